@@ -1,0 +1,118 @@
+/* Serving one request.  The order matters: the identity is checked before
+ * anything else is looked at, the body's size before a byte of it is read,
+ * and the handler runs inside one transaction that an error rolls back. */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "dispatch.h"
+#include "log.h"
+
+/* Whether the Content-Type header names mime (parameters such as charset
+ * may follow after ';'). */
+static int content_type_is(const char *ct, const char *mime)
+{
+    size_t n = strlen(mime);
+
+    if (ct == NULL || strncasecmp(ct, mime, n) != 0)
+        return 0;
+    ct += n;
+    while (*ct == ' ' || *ct == '\t')
+        ct++;
+    return *ct == '\0' || *ct == ';';
+}
+
+/* Reads and checks the body of a route that takes one: 413 and 415 before a
+ * byte is read, then JSON parsed strictly.  An empty body leaves r->json
+ * NULL: the handler decides whether it needs one. */
+static int take_body(struct request *r, const struct route *route)
+{
+    const char *ct = FCGX_GetParam("CONTENT_TYPE", r->fcgx->envp);
+    int is_json = content_type_is(ct, "application/json");
+    int is_csv = content_type_is(ct, "text/csv");
+    size_t len;
+
+    if (request_body_length(r, &len))
+        return -1;
+    if (len == 0)
+        return 0;
+    if (!is_json && !(is_csv && (route->flags & ROUTE_CSV)))
+        return request_fail(r, 415, "unsupported_media_type", NULL, "the body must be %s",
+                            (route->flags & ROUTE_CSV) ? "application/json or text/csv"
+                                                       : "application/json");
+    if (request_read_body(r))
+        return -1;
+    if (is_json && r->body_len > 0
+        && ledger_json_parse(r->body, r->body_len, &r->json, &r->err))
+        return -1;
+    return 0;
+}
+
+static void run_handler(struct request *r, const struct route *route)
+{
+    int write = (route->flags & ROUTE_WRITE) != 0;
+
+    /* Reads get a transaction too, so a page and its total come from one
+     * snapshot. */
+    if (ledger_begin(r->db, write, &r->err))
+        return;
+    if (route->handler(r)) {
+        ledger_rollback(r->db);
+        cJSON_Delete(r->out);
+        r->out = NULL;
+        if (r->err.status == 0)
+            request_fail(r, 500, "internal", NULL, "handler failed without an error");
+        return;
+    }
+    if (ledger_commit(r->db, &r->err)) {
+        cJSON_Delete(r->out);
+        r->out = NULL;
+    }
+}
+
+static long elapsed_us(const struct timespec *t0)
+{
+    struct timespec t1;
+
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (t1.tv_sec - t0->tv_sec) * 1000000L + (t1.tv_nsec - t0->tv_nsec) / 1000L;
+}
+
+void dispatch(FCGX_Request *fcgx, const struct config *cfg, ledger_db *db,
+              struct router *rt, uint64_t request_id)
+{
+    struct request r;
+    struct timespec t0;
+    const struct route *route = NULL;
+    const char *subject;
+
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    request_begin(&r, fcgx, cfg, db, request_id);
+    if (request_parse_uri(&r))
+        goto answer;
+    /* Identity comes from the FastCGI parameter the web server sets after
+     * authenticating, never from an HTTP_* header a client can send. */
+    subject = FCGX_GetParam(cfg->identity_param, fcgx->envp);
+    if (subject == NULL || subject[0] == '\0') {
+        request_fail(&r, 401, "unauthenticated", NULL, "no authenticated identity");
+        goto answer;
+    }
+    route = router_match(rt, &r);
+    if (route == NULL)
+        goto answer;
+    if (ledger_user_resolve(db, subject, FCGX_GetParam(cfg->email_param, fcgx->envp),
+                            FCGX_GetParam(cfg->name_param, fcgx->envp), &r.user_id, &r.err))
+        goto answer;
+    if ((route->flags & (ROUTE_JSON | ROUTE_CSV)) && take_body(&r, route))
+        goto answer;
+    run_handler(&r, route);
+answer:
+    response_send(&r);
+    if (r.err.status >= 500)
+        log_msg(LOG_ERROR, "req=%s %s %s: %s", r.id, r.method, r.path ? r.path : "-",
+                r.err.message);
+    log_msg(LOG_INFO, "req=%s user=%lld %s %s %d %ldus", r.id, (long long)r.user_id,
+            r.method, r.path ? r.path : "-", r.status, elapsed_us(&t0));
+    request_end(&r);
+}

@@ -1,0 +1,15 @@
+/* Serving one request: identity, route, body, transaction, handler, answer. */
+#ifndef LEDGER_FCGI_DISPATCH_H
+#define LEDGER_FCGI_DISPATCH_H
+
+#include <stdint.h>
+#include <fcgiapp.h>
+
+#include "conf.h"
+#include "ledger.h"
+#include "router.h"
+
+void dispatch(FCGX_Request *fcgx, const struct config *cfg, ledger_db *db,
+              struct router *rt, uint64_t request_id);
+
+#endif

@@ -1,0 +1,14 @@
+/* Handlers: thin.  Each reads its inputs from the request, calls libledger,
+ * and leaves r->out and r->status set (return 0) or r->err set (return -1). */
+#ifndef LEDGER_FCGI_HANDLERS_H
+#define LEDGER_FCGI_HANDLERS_H
+
+#include "request.h"
+
+/* Reads path capture i as a positive row id; 404 when it is not one. */
+int arg_id(struct request *r, int i, int64_t *id);
+
+int h_me_get(struct request *r);
+int h_categories_list(struct request *r);
+
+#endif

@@ -1,0 +1,229 @@
+/*
+ * ledger-fcgi: the FastCGI front end of the ledger service.
+ *
+ * A single-threaded FCGX_Accept_r loop.  Several processes may share one
+ * listening socket and one database (supervisord numprocs): SQLite's WAL and
+ * busy timeout let them queue for the write lock.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+#include <fcgiapp.h>
+
+#include <config.h>
+#include "conf.h"
+#include "dispatch.h"
+#include "listen.h"
+#include "log.h"
+#include "router.h"
+
+static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t reopen_requested;
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+    /* Makes an accept interrupted by this signal return instead of retrying. */
+    FCGX_ShutdownPending();
+}
+
+static void on_hup(int sig)
+{
+    (void)sig;
+    reopen_requested = 1;
+}
+
+/* Without SA_RESTART, so a process idle in accept() is woken by SIGTERM. */
+static void install_signals(void)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_stop;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    sa.sa_handler = on_hup;
+    sigaction(SIGHUP, &sa, NULL);
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, NULL);
+}
+
+/* While a request is served, stop signals wait: a read interrupted half-way
+ * through a body would fail the request in flight. */
+static void block_stop_signals(int block)
+{
+    sigset_t set;
+
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    sigprocmask(block ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: ledger-fcgi [--config FILE] [--db PATH] [--log FILE]\n"
+            "                   [--socket PATH [--socket-group GROUP] | --listen HOST:PORT [--allow-remote]]\n"
+            "                   [--check]\n"
+            "Without --socket or --listen, serves the FastCGI socket inherited on fd 0\n"
+            "(spawn-fcgi, supervisord fcgi-program, mod_fcgid).\n"
+            "--check opens and migrates the database, compiles the routes and exits.\n");
+}
+
+static int parse_args(int argc, char **argv, struct config *cfg, int *check)
+{
+    char msg[512];
+    int i;
+
+    /* The config file first, so flags override it wherever they stand. */
+    for (i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--config") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "ledger-fcgi: --config needs a file\n");
+                return -1;
+            }
+            if (config_load(cfg, argv[i + 1], msg, sizeof msg)) {
+                fprintf(stderr, "ledger-fcgi: %s\n", msg);
+                return -1;
+            }
+        }
+    for (i = 1; i < argc; i++) {
+        static const struct { const char *flag, *key; } valued[] = {
+            { "--config", NULL }, { "--db", "db" }, { "--socket", "socket" },
+            { "--socket-group", "socket_group" }, { "--listen", "listen" },
+            { "--log", "log_file" }, { "--log-level", "log_level" },
+        };
+        size_t k;
+        int done = 0;
+
+        for (k = 0; k < sizeof valued / sizeof valued[0]; k++) {
+            if (strcmp(argv[i], valued[k].flag) != 0)
+                continue;
+            if (i + 1 >= argc) {
+                fprintf(stderr, "ledger-fcgi: %s needs a value\n", argv[i]);
+                return -1;
+            }
+            if (valued[k].key && config_set(cfg, valued[k].key, argv[i + 1], msg, sizeof msg)) {
+                fprintf(stderr, "ledger-fcgi: %s: %s\n", argv[i], msg);
+                return -1;
+            }
+            i++;
+            done = 1;
+            break;
+        }
+        if (done)
+            continue;
+        if (strcmp(argv[i], "--allow-remote") == 0) {
+            cfg->allow_remote = 1;
+        } else if (strcmp(argv[i], "--check") == 0) {
+            *check = 1;
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            exit(0);
+        } else {
+            fprintf(stderr, "ledger-fcgi: unknown argument %s\n", argv[i]);
+            usage(stderr);
+            return -1;
+        }
+    }
+    if (cfg->socket_path[0] && cfg->listen_addr[0]) {
+        fprintf(stderr, "ledger-fcgi: give --socket or --listen, not both\n");
+        return -1;
+    }
+    return 0;
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= UINT64_C(0xbf58476d1ce4e5b9);
+    x ^= x >> 27;
+    x *= UINT64_C(0x94d049bb133111eb);
+    return x ^ (x >> 31);
+}
+
+int main(int argc, char **argv)
+{
+    struct config cfg;
+    struct router *rt = NULL;
+    ledger_db *db = NULL;
+    ledger_error err;
+    FCGX_Request req;
+    char msg[512];
+    uint64_t seed = 0, seq = 0;
+    int check = 0, fd, rc = 1;
+
+    config_defaults(&cfg);
+    if (parse_args(argc, argv, &cfg, &check))
+        return 2;
+    log_init(cfg.log_level, cfg.log_file);
+    if (log_reopen()) {
+        fprintf(stderr, "ledger-fcgi: cannot open log %s: %s\n", cfg.log_file, strerror(errno));
+        return 1;
+    }
+    if (router_new(&rt, msg, sizeof msg)) {
+        log_msg(LOG_ERROR, "route table: %s", msg);
+        goto out;
+    }
+    if (ledger_open(cfg.db, &db, &err) || ledger_set_home_currency(db, cfg.home_currency, &err)) {
+        log_msg(LOG_ERROR, "database %s: %s", cfg.db, err.message);
+        goto out;
+    }
+    if (check) {
+        printf("ok: %s at schema version %d, %zu routes\n", cfg.db,
+               ledger_schema_version(db), route_count);
+        rc = 0;
+        goto out;
+    }
+    if (cfg.socket_path[0])
+        fd = listen_unix(cfg.socket_path, cfg.socket_group, msg, sizeof msg);
+    else if (cfg.listen_addr[0])
+        fd = listen_tcp(cfg.listen_addr, cfg.allow_remote, msg, sizeof msg);
+    else
+        fd = listen_inherited(msg, sizeof msg);
+    if (fd < 0) {
+        log_msg(LOG_ERROR, "%s", msg);
+        goto out;
+    }
+    if (FCGX_Init() != 0 || FCGX_InitRequest(&req, fd, 0) != 0) {
+        log_msg(LOG_ERROR, "FastCGI initialisation failed");
+        goto out;
+    }
+    /* Request ids: a random per-process base, mixed with a counter. */
+    if (getrandom(&seed, sizeof seed, 0) != sizeof seed)
+        seed = (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL);
+    install_signals();
+    log_msg(LOG_INFO, "ledger-fcgi %s serving %s (schema %d, pid %d)", PACKAGE_VERSION,
+            cfg.socket_path[0] ? cfg.socket_path : cfg.listen_addr[0] ? cfg.listen_addr : "fd 0",
+            ledger_schema_version(db), (int)getpid());
+    while (!stop_requested) {
+        block_stop_signals(0);
+        if (FCGX_Accept_r(&req) < 0)
+            break;
+        block_stop_signals(1);
+        if (reopen_requested) {
+            reopen_requested = 0;
+            log_reopen();
+        }
+        dispatch(&req, &cfg, db, rt, mix64(seed + ++seq));
+        FCGX_Finish_r(&req);
+    }
+    FCGX_Free(&req, 1);
+    log_msg(LOG_INFO, "ledger-fcgi stopping (pid %d)", (int)getpid());
+    if (cfg.socket_path[0])
+        unlink(cfg.socket_path);
+    rc = 0;
+out:
+    ledger_close(db);
+    router_free(rt);
+    return rc;
+}

@@ -1,0 +1,343 @@
+/* Reading a FastCGI request and writing its response. */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "request.h"
+
+void request_begin(struct request *r, FCGX_Request *fcgx, const struct config *cfg,
+                   ledger_db *db, uint64_t id)
+{
+    memset(r, 0, sizeof *r);
+    r->fcgx = fcgx;
+    r->cfg = cfg;
+    r->db = db;
+    snprintf(r->id, sizeof r->id, "%016" PRIx64, id);
+    r->method = FCGX_GetParam("REQUEST_METHOD", fcgx->envp);
+    if (r->method == NULL)
+        r->method = "";
+    r->status = 200;
+}
+
+void request_end(struct request *r)
+{
+    size_t i;
+    int j;
+
+    for (i = 0; i < r->nquery; i++) {
+        free(r->query[i].key);
+        free(r->query[i].value);
+    }
+    free(r->query);
+    for (j = 0; j < r->nargs; j++)
+        free(r->args[j]);
+    free(r->path);
+    free(r->body);
+    cJSON_Delete(r->json);
+    cJSON_Delete(r->out);
+    memset(r, 0, sizeof *r);
+}
+
+int request_fail(struct request *r, int status, const char *code,
+                 const char *field, const char *fmt, ...)
+{
+    char msg[sizeof r->err.message];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return ledger_error_set(&r->err, status, code, field, "%s", msg);
+}
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = tolower(c);
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+/* Whether s[0..n) is well-formed UTF-8 (no overlongs or surrogates). */
+static int utf8_valid(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+
+    while (i < n) {
+        unsigned char c = s[i];
+        size_t len, k;
+        unsigned cp;
+
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if (c >= 0xC2 && c <= 0xDF)
+            len = 2, cp = c & 0x1F;
+        else if (c >= 0xE0 && c <= 0xEF)
+            len = 3, cp = c & 0x0F;
+        else if (c >= 0xF0 && c <= 0xF4)
+            len = 4, cp = c & 0x07;
+        else
+            return 0;
+        if (n - i < len)
+            return 0;
+        for (k = 1; k < len; k++) {
+            if ((s[i + k] & 0xC0) != 0x80)
+                return 0;
+            cp = (cp << 6) | (s[i + k] & 0x3F);
+        }
+        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF))
+            || (cp >= 0xD800 && cp <= 0xDFFF))
+            return 0;
+        i += len;
+    }
+    return 1;
+}
+
+/* Decodes %XX and '+' in s[0..n) into a new string.  NUL bytes and invalid
+ * UTF-8 are refused: every value ends up in a C string or the database. */
+static char *url_decode(const char *s, size_t n, int plus_is_space)
+{
+    char *out = malloc(n + 1), *o = out;
+    size_t i;
+
+    if (out == NULL)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        int hi, lo;
+
+        if (s[i] == '%' && i + 2 < n
+            && (hi = hexval((unsigned char)s[i + 1])) >= 0
+            && (lo = hexval((unsigned char)s[i + 2])) >= 0) {
+            *o++ = (char)(hi * 16 + lo);
+            i += 2;
+        } else if (s[i] == '+' && plus_is_space) {
+            *o++ = ' ';
+        } else {
+            *o++ = s[i];
+        }
+    }
+    *o = '\0';
+    if (memchr(out, '\0', (size_t)(o - out)) || !utf8_valid((unsigned char *)out, (size_t)(o - out))) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+static int add_param(struct request *r, const char *s, size_t n)
+{
+    const char *eq = memchr(s, '=', n);
+    size_t klen = eq ? (size_t)(eq - s) : n;
+    struct query_param *q;
+    char *key, *value;
+
+    if (n == 0)
+        return 0;
+    key = url_decode(s, klen, 1);
+    value = eq ? url_decode(eq + 1, n - klen - 1, 1) : strdup("");
+    if (key == NULL || value == NULL) {
+        free(key);
+        free(value);
+        return request_fail(r, 400, "invalid_field", NULL,
+                            "the query string is not valid percent-encoded UTF-8");
+    }
+    klen = strlen(key);
+    if (klen > 2 && strcmp(key + klen - 2, "[]") == 0)
+        key[klen - 2] = '\0';
+    q = realloc(r->query, (r->nquery + 1) * sizeof *q);
+    if (q == NULL) {
+        free(key);
+        free(value);
+        return request_fail(r, 500, "internal", NULL, "out of memory");
+    }
+    r->query = q;
+    q[r->nquery].key = key;
+    q[r->nquery].value = value;
+    r->nquery++;
+    return 0;
+}
+
+#define MAX_QUERY_PARAMS 256
+
+int request_parse_uri(struct request *r)
+{
+    const char *uri = FCGX_GetParam("REQUEST_URI", r->fcgx->envp);
+    const char *q, *s;
+
+    if (uri == NULL || uri[0] != '/')
+        return request_fail(r, 400, "invalid_request", NULL, "no request URI");
+    q = strchr(uri, '?');
+    r->path = q ? strndup(uri, (size_t)(q - uri)) : strdup(uri);
+    if (r->path == NULL)
+        return request_fail(r, 500, "internal", NULL, "out of memory");
+    if (q == NULL)
+        return 0;
+    for (s = q + 1;;) {
+        const char *amp = strchr(s, '&');
+        size_t n = amp ? (size_t)(amp - s) : strlen(s);
+
+        if (r->nquery >= MAX_QUERY_PARAMS)
+            return request_fail(r, 400, "invalid_field", NULL,
+                                "more than %d query parameters", MAX_QUERY_PARAMS);
+        if (add_param(r, s, n))
+            return -1;
+        if (amp == NULL)
+            break;
+        s = amp + 1;
+    }
+    return 0;
+}
+
+const char *query_get(const struct request *r, const char *key)
+{
+    size_t i;
+
+    for (i = 0; i < r->nquery; i++)
+        if (strcmp(r->query[i].key, key) == 0)
+            return r->query[i].value;
+    return NULL;
+}
+
+int query_has(const struct request *r, const char *key)
+{
+    return query_get(r, key) != NULL;
+}
+
+int request_body_length(struct request *r, size_t *out)
+{
+    const char *cl = FCGX_GetParam("CONTENT_LENGTH", r->fcgx->envp);
+    unsigned long long len = 0;
+    const char *p;
+
+    *out = 0;
+    if (cl == NULL || cl[0] == '\0')
+        return 0;
+    for (p = cl; *p; p++) {
+        if (!isdigit((unsigned char)*p))
+            return request_fail(r, 400, "invalid_request", NULL,
+                                "Content-Length is not a number");
+        /* Stop accumulating once past the limit: the value only has to be
+         * known to be too large, and this cannot overflow. */
+        if (len <= r->cfg->max_body_bytes)
+            len = len * 10 + (unsigned)(*p - '0');
+    }
+    if (len > r->cfg->max_body_bytes)
+        return request_fail(r, 413, "payload_too_large", NULL,
+                            "the body is larger than %zu bytes", r->cfg->max_body_bytes);
+    *out = (size_t)len;
+    return 0;
+}
+
+int request_read_body(struct request *r)
+{
+    size_t len, got = 0;
+
+    if (request_body_length(r, &len))
+        return -1;
+    if (len == 0)
+        return 0;
+    r->body = malloc((size_t)len);
+    if (r->body == NULL)
+        return request_fail(r, 500, "internal", NULL, "out of memory");
+    /* FCGX_GetStr returns what has arrived in the current records; loop
+     * until every byte is here or the stream ends. */
+    while (got < len) {
+        size_t want = len - got > (1u << 30) ? (1u << 30) : len - got;
+        int n = FCGX_GetStr(r->body + got, (int)want, r->fcgx->in);
+
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    if (got != len)
+        return request_fail(r, 400, "invalid_request", NULL,
+                            "the body ended after %zu of %zu bytes", got, len);
+    r->body_len = got;
+    return 0;
+}
+
+static const char *reason(int status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 201: return "Created";
+    case 204: return "No Content";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 409: return "Conflict";
+    case 413: return "Payload Too Large";
+    case 415: return "Unsupported Media Type";
+    case 503: return "Service Unavailable";
+    default: return status >= 500 ? "Internal Server Error" : "Error";
+    }
+}
+
+static cJSON *error_body(const struct request *r)
+{
+    cJSON *doc = cJSON_CreateObject(), *e = cJSON_AddObjectToObject(doc, "error");
+    int internal = r->err.status >= 500 && r->err.status != 503;
+
+    cJSON_AddNumberToObject(e, "status", r->err.status);
+    cJSON_AddStringToObject(e, "code", internal ? "internal" : r->err.code);
+    if (r->err.field[0] && !internal)
+        cJSON_AddStringToObject(e, "field", r->err.field);
+    if (internal) {
+        /* The log has the detail under this id; the client gets no internals. */
+        char msg[64];
+
+        snprintf(msg, sizeof msg, "internal error (request %s)", r->id);
+        cJSON_AddStringToObject(e, "message", msg);
+    } else {
+        cJSON_AddStringToObject(e, "message", r->err.message);
+    }
+    return doc;
+}
+
+void response_send(struct request *r)
+{
+    char head[512];
+    char *text = NULL;
+    cJSON *errdoc = NULL;
+    int status = r->err.status ? r->err.status : r->status, n;
+
+    if (r->err.status)
+        errdoc = error_body(r);
+    if (status != 204) {
+        text = cJSON_PrintUnformatted(errdoc ? errdoc : r->out);
+        if (text == NULL) {
+            status = 500;
+            text = strdup("{\"error\":{\"status\":500,\"code\":\"internal\",\"message\":\"out of memory\"}}");
+        }
+    }
+    /* Responses are formatted with the C library's snprintf and written as
+     * bytes: libfcgi's own printf does not know %zu. */
+    n = snprintf(head, sizeof head,
+                 "Status: %d %s\r\n"
+                 "X-Request-Id: %s\r\n"
+                 "Cache-Control: no-store\r\n"
+                 "X-Content-Type-Options: nosniff\r\n"
+                 "%s%s%s"
+                 "%s"
+                 "\r\n",
+                 status, reason(status), r->id,
+                 r->allow ? "Allow: " : "", r->allow ? r->allow : "", r->allow ? "\r\n" : "",
+                 text ? "Content-Type: application/json; charset=utf-8\r\n" : "");
+    FCGX_PutStr(head, n, r->fcgx->out);
+    if (text) {
+        FCGX_PutStr(text, (int)strlen(text), r->fcgx->out);
+        FCGX_PutStr("\n", 1, r->fcgx->out);
+    }
+    r->status = status;
+    free(text);
+    cJSON_Delete(errdoc);
+}

@@ -1,0 +1,67 @@
+/* One FastCGI request: what came in, and what goes out. */
+#ifndef LEDGER_FCGI_REQUEST_H
+#define LEDGER_FCGI_REQUEST_H
+
+#include <stdint.h>
+#include <fcgiapp.h>
+
+#include "conf.h"
+#include "ledger.h"
+
+#define ROUTE_MAX_ARGS 4
+
+struct query_param {
+    char *key;    /* decoded, a trailing "[]" removed */
+    char *value;  /* decoded */
+};
+
+/* Everything here lives for one request; request_end frees it.  Pointers
+ * into the FastCGI environment (method) die at the next accept. */
+struct request {
+    FCGX_Request *fcgx;
+    const struct config *cfg;
+    ledger_db *db;
+    char id[17];
+    const char *method;
+    char *path;                 /* raw path, no query string */
+    struct query_param *query;
+    size_t nquery;
+    char *body;                 /* exactly body_len bytes, not NUL-terminated */
+    size_t body_len;
+    cJSON *json;                /* parsed body of a JSON route */
+    int64_t user_id;
+    char *args[ROUTE_MAX_ARGS]; /* decoded path captures */
+    int nargs;
+
+    int status;                 /* response */
+    cJSON *out;
+    ledger_error err;
+    const char *allow;          /* Allow header of a 405 */
+};
+
+void request_begin(struct request *r, FCGX_Request *fcgx, const struct config *cfg,
+                   ledger_db *db, uint64_t seq);
+void request_end(struct request *r);
+
+/* Splits the URI into path and query; a malformed query is a 400. */
+int request_parse_uri(struct request *r);
+/* Validates CONTENT_LENGTH: all digits (else 400) and within the limit
+ * (else 413), without reading anything.  No header means 0. */
+int request_body_length(struct request *r, size_t *len);
+/* Checks the length as above, then reads exactly that many bytes; a body
+ * that ends early is a 400, never processed truncated. */
+int request_read_body(struct request *r);
+/* The first value of key in the query string, or NULL. */
+const char *query_get(const struct request *r, const char *key);
+/* Whether key appears at all (an explicit empty value counts). */
+int query_has(const struct request *r, const char *key);
+
+/* Sets r->err and returns -1, for handlers: `return request_fail(r, 400, ...)`. */
+int request_fail(struct request *r, int status, const char *code,
+                 const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* Writes the response: r->out with r->status, or the error body from r->err. */
+void response_send(struct request *r);
+
+#endif

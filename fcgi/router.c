@@ -1,0 +1,161 @@
+/* Matching a request path against the compiled route table. */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "router.h"
+
+struct router {
+    pcre2_code **code;
+    pcre2_match_data **match;
+    char allow[128];
+};
+
+int router_new(struct router **out, char *msg, size_t msglen)
+{
+    struct router *rt = calloc(1, sizeof *rt);
+    size_t i;
+
+    if (rt == NULL || (rt->code = calloc(route_count, sizeof *rt->code)) == NULL
+        || (rt->match = calloc(route_count, sizeof *rt->match)) == NULL) {
+        snprintf(msg, msglen, "out of memory");
+        goto fail;
+    }
+    for (i = 0; i < route_count; i++) {
+        int errcode;
+        PCRE2_SIZE erroff;
+        PCRE2_UCHAR why[160];
+
+        rt->code[i] = pcre2_compile((PCRE2_SPTR)routes[i].pattern, PCRE2_ZERO_TERMINATED,
+                                    PCRE2_ANCHORED | PCRE2_ENDANCHORED | PCRE2_DOLLAR_ENDONLY,
+                                    &errcode, &erroff, NULL);
+        if (rt->code[i] == NULL) {
+            pcre2_get_error_message(errcode, why, sizeof why);
+            snprintf(msg, msglen, "route %s %s: %s at offset %zu", routes[i].method,
+                     routes[i].pattern, (char *)why, (size_t)erroff);
+            goto fail;
+        }
+        /* JIT is an optimisation: where the platform has none, the
+         * interpreter answers the same. */
+        pcre2_jit_compile(rt->code[i], PCRE2_JIT_COMPLETE);
+        rt->match[i] = pcre2_match_data_create_from_pattern(rt->code[i], NULL);
+        if (rt->match[i] == NULL) {
+            snprintf(msg, msglen, "out of memory");
+            goto fail;
+        }
+    }
+    *out = rt;
+    return 0;
+fail:
+    router_free(rt);
+    return -1;
+}
+
+void router_free(struct router *rt)
+{
+    size_t i;
+
+    if (rt == NULL)
+        return;
+    for (i = 0; i < route_count; i++) {
+        if (rt->code)
+            pcre2_code_free(rt->code[i]);
+        if (rt->match)
+            pcre2_match_data_free(rt->match[i]);
+    }
+    free(rt->code);
+    free(rt->match);
+    free(rt);
+}
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* A path segment, percent-decoded.  NULL for a NUL byte or bad escape. */
+static char *segment_decode(const char *s, size_t n)
+{
+    char *out = malloc(n + 1), *o = out;
+    size_t i;
+
+    if (out == NULL)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        if (s[i] == '%') {
+            int hi = i + 2 < n ? hexval((unsigned char)s[i + 1]) : -1;
+            int lo = i + 2 < n ? hexval((unsigned char)s[i + 2]) : -1;
+
+            if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
+                free(out);
+                return NULL;
+            }
+            *o++ = (char)(hi * 16 + lo);
+            i += 2;
+        } else {
+            *o++ = s[i];
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+static int matches(struct router *rt, size_t i, const char *path)
+{
+    return pcre2_match(rt->code[i], (PCRE2_SPTR)path, strlen(path), 0, 0,
+                       rt->match[i], NULL) > 0;
+}
+
+const struct route *router_match(struct router *rt, struct request *r)
+{
+    size_t i, used = 0;
+    int path_known = 0;
+
+    rt->allow[0] = '\0';
+    for (i = 0; i < route_count; i++) {
+        PCRE2_SIZE *ov;
+        uint32_t k, n;
+
+        if (!matches(rt, i, r->path))
+            continue;
+        path_known = 1;
+        if (strcmp(routes[i].method, r->method) != 0) {
+            if (!strstr(rt->allow, routes[i].method)) {
+                int w = snprintf(rt->allow + used, sizeof rt->allow - used, "%s%s",
+                                 used ? ", " : "", routes[i].method);
+                if (w > 0 && (size_t)w < sizeof rt->allow - used)
+                    used += (size_t)w;
+            }
+            continue;
+        }
+        ov = pcre2_get_ovector_pointer(rt->match[i]);
+        n = pcre2_get_ovector_count(rt->match[i]);
+        for (k = 1; k < n && r->nargs < ROUTE_MAX_ARGS; k++) {
+            char *arg = segment_decode(r->path + ov[2 * k], ov[2 * k + 1] - ov[2 * k]);
+
+            if (arg == NULL) {
+                request_fail(r, 400, "invalid_request", NULL,
+                             "the path has a bad percent-escape");
+                return NULL;
+            }
+            r->args[r->nargs++] = arg;
+        }
+        return &routes[i];
+    }
+    if (path_known) {
+        r->allow = rt->allow;
+        request_fail(r, 405, "method_not_allowed", NULL,
+                     "%s is not allowed here; allowed: %s", r->method, rt->allow);
+    } else {
+        request_fail(r, 404, "not_found", NULL, "no such route");
+    }
+    return NULL;
+}

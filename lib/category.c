@@ -1,0 +1,151 @@
+/*
+ * Categories (Business rule C): every write path stores the folded slug, so
+ * "Dining", "DINING" and " dining " are one category in every report.
+ */
+#include <ctype.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *const builtin[] = {
+    "groceries", "dining", "transport", "fuel", "travel", "accommodation",
+    "entertainment", "shopping", "health", "fitness", "personal_care",
+    "education", "utilities", "phone_internet", "rent", "home", "insurance",
+    "subscriptions", "gifts", "pets", "investment", "other", "fees",
+    "transfers", "income", "loan_interest", NULL
+};
+
+/* Names that fold to another canonical category. */
+static const struct { const char *from, *to; } synonyms[] = {
+    { "payment", "transfers" },
+    { "payments", "transfers" },
+    { "transfer", "transfers" },
+    { "fee", "fees" },
+    { "phone_and_internet", "phone_internet" },
+    { "personal", "personal_care" },
+    { "subscription", "subscriptions" },
+    { "gift", "gifts" },
+    { "pet", "pets" },
+    { "investments", "investment" },
+    { NULL, NULL }
+};
+
+const char *const *ledger_category_builtin(void)
+{
+    return builtin;
+}
+
+enum ledger_category_fold ledger_category_fold(const char *in, char *out)
+{
+    size_t n = 0;
+    int gap = 0, i;
+
+    if (in == NULL) {
+        out[0] = '\0';
+        return LEDGER_CATEGORY_EMPTY;
+    }
+    /* Lower-case ASCII letters and digits; any run of other characters
+     * becomes one '_' between words.  Non-ASCII bytes are kept as they are,
+     * so a category named in another script survives folding. */
+    for (; *in; in++) {
+        unsigned char c = (unsigned char)*in;
+
+        if (!isalnum(c) && c < 0x80) {
+            gap = 1;
+            continue;
+        }
+        if (gap && n > 0) {
+            if (n + 2 > LEDGER_CATEGORY_MAX - 1)
+                break;
+            out[n++] = '_';
+        }
+        if (n + 1 > LEDGER_CATEGORY_MAX - 1)
+            break;
+        gap = 0;
+        out[n++] = (char)(c < 0x80 ? tolower(c) : c);
+    }
+    /* A name cut at the length limit must not end inside a UTF-8 sequence:
+     * if the next input byte continues one, drop its lead and tail. */
+    if (((unsigned char)*in & 0xC0) == 0x80) {
+        while (n > 0 && ((unsigned char)out[n - 1] & 0xC0) == 0x80)
+            n--;
+        if (n > 0)
+            n--;
+    }
+    while (n > 0 && out[n - 1] == '_')
+        n--;
+    out[n] = '\0';
+    if (n == 0)
+        return LEDGER_CATEGORY_EMPTY;
+    if (strcmp(out, "refund") == 0 || strcmp(out, "refunds") == 0)
+        return LEDGER_CATEGORY_REFUND;
+    for (i = 0; synonyms[i].from; i++)
+        if (strcmp(out, synonyms[i].from) == 0) {
+            strcpy(out, synonyms[i].to);
+            break;
+        }
+    return LEDGER_CATEGORY_OK;
+}
+
+/* Usage counts are over the caller's own rows that any query would show:
+ * reconciled manual rows are hidden everywhere, so they are not counted. */
+static const char SQL_CATEGORY_USAGE[] =
+    "SELECT COALESCE(o.category, t.category) AS c, COUNT(*)"
+    "  FROM transactions t LEFT JOIN transaction_overrides o ON o.transaction_id = t.id"
+    " WHERE t.owner_id = ? AND t.reconciled_with_id IS NULL AND c IS NOT NULL"
+    " GROUP BY c ORDER BY c";
+
+int ledger_categories_list(ledger_db *db, int64_t user_id, cJSON **out,
+                           ledger_error *err)
+{
+    cJSON *doc = cJSON_CreateObject(), *items, *row;
+    sqlite3_stmt *st = NULL;
+    int rc, i;
+
+    if (doc == NULL || (items = cJSON_AddArrayToObject(doc, "items")) == NULL)
+        goto oom;
+    for (i = 0; builtin[i]; i++) {
+        if ((row = cJSON_CreateObject()) == NULL)
+            goto oom;
+        cJSON_AddItemToArray(items, row);
+        cJSON_AddStringToObject(row, "category", builtin[i]);
+        cJSON_AddBoolToObject(row, "builtin", 1);
+        cJSON_AddNumberToObject(row, "usage_count", 0);
+    }
+    st = db_stmt(db, SQL_CATEGORY_USAGE, err);
+    if (st == NULL)
+        goto fail;
+    sqlite3_bind_int64(st, 1, user_id);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        double count = (double)sqlite3_column_int64(st, 1);
+
+        cJSON_ArrayForEach(row, items)
+            if (strcmp(cJSON_GetObjectItem(row, "category")->valuestring, name) == 0)
+                break;
+        if (row == NULL) {
+            if ((row = cJSON_CreateObject()) == NULL)
+                goto oom;
+            cJSON_AddItemToArray(items, row);
+            cJSON_AddStringToObject(row, "category", name);
+            cJSON_AddBoolToObject(row, "builtin", 0);
+            cJSON_AddNumberToObject(row, "usage_count", count);
+        } else {
+            cJSON_SetNumberValue(cJSON_GetObjectItem(row, "usage_count"), count);
+        }
+    }
+    if (rc != SQLITE_DONE) {
+        db_error(db, err, "categories");
+        goto fail;
+    }
+    db_stmt_done(st);
+    cJSON_AddNumberToObject(doc, "total", cJSON_GetArraySize(items));
+    *out = doc;
+    return LEDGER_OK;
+oom:
+    ledger_error_set(err, 500, "internal", NULL, "out of memory");
+fail:
+    db_stmt_done(st);
+    cJSON_Delete(doc);
+    return LEDGER_ERR;
+}

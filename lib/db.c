@@ -1,0 +1,183 @@
+/* Opening the database: pragmas, migrations, transactions. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Long enough for a queue of writers from a few processes; short enough that
+ * a stuck writer shows up as an error rather than a hung request. */
+#define BUSY_TIMEOUT_MS 5000
+
+int db_error(ledger_db *db, ledger_error *err, const char *what)
+{
+    int rc = sqlite3_extended_errcode(db->sql);
+
+    if ((rc & 0xff) == SQLITE_CONSTRAINT)
+        return ledger_error_set(err, 409, "conflict", NULL, "%s: %s", what,
+                                sqlite3_errmsg(db->sql));
+    if ((rc & 0xff) == SQLITE_BUSY)
+        return ledger_error_set(err, 503, "busy", NULL,
+                                "the database is busy; try again");
+    return ledger_error_set(err, 500, "internal", NULL, "%s: %s", what,
+                            sqlite3_errmsg(db->sql));
+}
+
+int db_bind_text(sqlite3_stmt *st, int idx, const char *text)
+{
+    if (text == NULL)
+        return sqlite3_bind_null(st, idx);
+    return sqlite3_bind_text(st, idx, text, -1, SQLITE_TRANSIENT);
+}
+
+static int exec(ledger_db *db, const char *sql, ledger_error *err)
+{
+    char *msg = NULL;
+
+    if (sqlite3_exec(db->sql, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        ledger_error_set(err, 500, "internal", NULL, "%s", msg ? msg : "sqlite error");
+        sqlite3_free(msg);
+        return LEDGER_ERR;
+    }
+    return LEDGER_OK;
+}
+
+int ledger_schema_latest(void)
+{
+    return db_migrations[db_migration_count - 1].version;
+}
+
+int ledger_schema_version(ledger_db *db)
+{
+    sqlite3_stmt *st = NULL;
+    int v = -1;
+
+    if (sqlite3_prepare_v2(db->sql, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK
+        && sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* All pending migrations run in one transaction, and the version is read
+ * again inside it: two processes starting together must not both migrate. */
+static int migrate(ledger_db *db, ledger_error *err)
+{
+    int latest = ledger_schema_latest(), have, i;
+    char pragma[64];
+
+    if (exec(db, "BEGIN IMMEDIATE", err))
+        return LEDGER_ERR;
+    have = ledger_schema_version(db);
+    if (have > latest) {
+        ledger_error_set(err, 500, "schema_too_new", NULL,
+                         "database schema version %d is newer than this program "
+                         "knows (%d); run a newer ledger-fcgi", have, latest);
+        goto fail;
+    }
+    for (i = 0; i < db_migration_count; i++) {
+        const struct db_migration *m = &db_migrations[i];
+
+        if (m->version <= have)
+            continue;
+        if (exec(db, m->sql, err)) {
+            char why[sizeof err->message];
+
+            snprintf(why, sizeof why, "%s", err->message);
+            ledger_error_set(err, 500, "migration_failed", NULL,
+                             "migration %04d_%s failed: %s", m->version, m->name, why);
+            goto fail;
+        }
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", m->version);
+        if (exec(db, pragma, err))
+            goto fail;
+    }
+    return exec(db, "COMMIT", err);
+fail:
+    sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+    return LEDGER_ERR;
+}
+
+int ledger_open(const char *path, ledger_db **out, ledger_error *err)
+{
+    ledger_db *db;
+    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+
+    db = calloc(1, sizeof *db);
+    if (db == NULL)
+        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+    memcpy(db->home_currency, "AUD", 4);
+    if (sqlite3_open_v2(path, &db->sql, flags, NULL) != SQLITE_OK) {
+        ledger_error_set(err, 500, "internal", NULL, "cannot open database %s: %s",
+                         path, db->sql ? sqlite3_errmsg(db->sql) : "out of memory");
+        goto fail;
+    }
+    sqlite3_extended_result_codes(db->sql, 1);
+    sqlite3_busy_timeout(db->sql, BUSY_TIMEOUT_MS);
+    /* WAL lets readers in other processes run beside the one writer;
+     * synchronous=FULL because an acknowledged write must survive a power
+     * cut, which NORMAL does not promise in WAL mode. */
+    if (exec(db, "PRAGMA journal_mode = WAL", err)
+        || exec(db, "PRAGMA synchronous = FULL", err)
+        || exec(db, "PRAGMA foreign_keys = ON", err)
+        || migrate(db, err))
+        goto fail;
+    *out = db;
+    return LEDGER_OK;
+fail:
+    ledger_close(db);
+    return LEDGER_ERR;
+}
+
+void ledger_close(ledger_db *db)
+{
+    if (db == NULL)
+        return;
+    db_stmt_cache_free(db->cache);
+    sqlite3_close(db->sql);
+    free(db);
+}
+
+int ledger_set_home_currency(ledger_db *db, const char *code, ledger_error *err)
+{
+    int i;
+
+    if (code == NULL || strlen(code) != 3)
+        goto bad;
+    for (i = 0; i < 3; i++)
+        if (code[i] < 'A' || code[i] > 'Z')
+            goto bad;
+    memcpy(db->home_currency, code, 4);
+    return LEDGER_OK;
+bad:
+    return ledger_error_set(err, 400, "invalid_field", "home_currency",
+                            "home_currency must be three upper-case letters (ISO 4217)");
+}
+
+const char *ledger_home_currency(const ledger_db *db)
+{
+    return db->home_currency;
+}
+
+int ledger_begin(ledger_db *db, int write, ledger_error *err)
+{
+    if (sqlite3_exec(db->sql, write ? "BEGIN IMMEDIATE" : "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+        return db_error(db, err, "begin");
+    return LEDGER_OK;
+}
+
+int ledger_commit(ledger_db *db, ledger_error *err)
+{
+    if (sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+        db_error(db, err, "commit");
+        ledger_rollback(db);
+        return LEDGER_ERR;
+    }
+    return LEDGER_OK;
+}
+
+void ledger_rollback(ledger_db *db)
+{
+    if (!sqlite3_get_autocommit(db->sql))
+        sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+}

@@ -1,0 +1,28 @@
+/* The one error struct every libledger function reports through. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ledger.h"
+
+int ledger_error_set(ledger_error *err, int status, const char *code,
+                     const char *field, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (err == NULL)
+        return LEDGER_ERR;
+    err->status = status;
+    snprintf(err->code, sizeof err->code, "%s", code);
+    snprintf(err->field, sizeof err->field, "%s", field ? field : "");
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    return LEDGER_ERR;
+}
+
+void ledger_error_clear(ledger_error *err)
+{
+    if (err)
+        memset(err, 0, sizeof *err);
+}

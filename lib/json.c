@@ -1,0 +1,401 @@
+/*
+ * A strict JSON reader that builds cJSON trees.
+ *
+ * cJSON_Parse is lenient where a money service cannot be: it accepts invalid
+ * UTF-8 and numbers such as "1." or "+1", and it keeps only a double for a
+ * number, so "0.1" cannot be told from "0.1000000000000000055".  This reader
+ * follows RFC 8259 exactly, refuses NUL characters inside strings (they
+ * would silently cut C strings short), bounds nesting depth, and stores each
+ * number's literal text in valuestring (cJSON_Delete frees it), from which
+ * money.c reads cents without passing through a double.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ledger.h"
+
+struct reader {
+    const unsigned char *p, *start, *end;
+    ledger_error *err;
+    int depth;
+};
+
+static int fail(struct reader *r, const char *why)
+{
+    return ledger_error_set(r->err, 400, "invalid_json", NULL,
+                            "invalid JSON at byte %zu: %s",
+                            (size_t)(r->p - r->start), why);
+}
+
+static void skip_ws(struct reader *r)
+{
+    while (r->p < r->end && (*r->p == ' ' || *r->p == '\t' || *r->p == '\n' || *r->p == '\r'))
+        r->p++;
+}
+
+static int parse_value(struct reader *r, cJSON **out);
+
+static int hex4(struct reader *r, unsigned *cp)
+{
+    unsigned v = 0;
+    int i;
+
+    if (r->end - r->p < 4)
+        return fail(r, "truncated \\u escape");
+    for (i = 0; i < 4; i++) {
+        unsigned char c = r->p[i];
+
+        v <<= 4;
+        if (c >= '0' && c <= '9')
+            v |= c - '0';
+        else if (c >= 'a' && c <= 'f')
+            v |= c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F')
+            v |= c - 'A' + 10;
+        else
+            return fail(r, "bad \\u escape");
+    }
+    r->p += 4;
+    *cp = v;
+    return LEDGER_OK;
+}
+
+static size_t put_utf8(unsigned char *o, unsigned cp)
+{
+    if (cp < 0x80) {
+        o[0] = (unsigned char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        o[0] = (unsigned char)(0xC0 | (cp >> 6));
+        o[1] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        o[0] = (unsigned char)(0xE0 | (cp >> 12));
+        o[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+        o[2] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    o[0] = (unsigned char)(0xF0 | (cp >> 18));
+    o[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+    o[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+    o[3] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs, no
+ * surrogates, nothing past U+10FFFF), or 0. */
+static size_t utf8_len(const unsigned char *p, const unsigned char *end)
+{
+    unsigned char c = p[0];
+    size_t n, i;
+    unsigned cp;
+
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        n = 2, cp = c & 0x1F;
+    else if (c >= 0xE0 && c <= 0xEF)
+        n = 3, cp = c & 0x0F;
+    else if (c >= 0xF0 && c <= 0xF4)
+        n = 4, cp = c & 0x07;
+    else
+        return 0;
+    if ((size_t)(end - p) < n)
+        return 0;
+    for (i = 1; i < n; i++) {
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (p[i] & 0x3F);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF))
+        || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return n;
+}
+
+/* Reads a string at r->p (on the opening quote) into a malloc'd buffer. */
+static int parse_string(struct reader *r, char **out)
+{
+    const unsigned char *q;
+    unsigned char *buf, *o;
+
+    r->p++;
+    /* The decoded text is never longer than the escaped text. */
+    for (q = r->p; q < r->end && *q != '"'; q++)
+        if (*q == '\\' && q + 1 < r->end)
+            q++;
+    if (q >= r->end)
+        return fail(r, "unterminated string");
+    buf = malloc((size_t)(q - r->p) + 1);
+    if (buf == NULL)
+        return ledger_error_set(r->err, 500, "internal", NULL, "out of memory");
+    o = buf;
+    while (*r->p != '"') {
+        unsigned char c = *r->p;
+
+        if (c < 0x20) {
+            fail(r, c == 0 ? "NUL character in string" : "control character in string");
+            goto bad;
+        }
+        if (c == '\\') {
+            unsigned cp;
+
+            r->p++;
+            switch (*r->p++) {
+            case '"': *o++ = '"'; break;
+            case '\\': *o++ = '\\'; break;
+            case '/': *o++ = '/'; break;
+            case 'b': *o++ = '\b'; break;
+            case 'f': *o++ = '\f'; break;
+            case 'n': *o++ = '\n'; break;
+            case 'r': *o++ = '\r'; break;
+            case 't': *o++ = '\t'; break;
+            case 'u':
+                if (hex4(r, &cp))
+                    goto bad;
+                if (cp >= 0xD800 && cp <= 0xDBFF) {
+                    unsigned lo;
+
+                    if (r->end - r->p < 6 || r->p[0] != '\\' || r->p[1] != 'u') {
+                        fail(r, "unpaired surrogate in \\u escape");
+                        goto bad;
+                    }
+                    r->p += 2;
+                    if (hex4(r, &lo))
+                        goto bad;
+                    if (lo < 0xDC00 || lo > 0xDFFF) {
+                        fail(r, "unpaired surrogate in \\u escape");
+                        goto bad;
+                    }
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+                    fail(r, "unpaired surrogate in \\u escape");
+                    goto bad;
+                } else if (cp == 0) {
+                    fail(r, "NUL character in string");
+                    goto bad;
+                }
+                o += put_utf8(o, cp);
+                break;
+            default:
+                r->p--;
+                fail(r, "bad escape");
+                goto bad;
+            }
+            continue;
+        }
+        {
+            size_t n = utf8_len(r->p, r->end);
+
+            if (n == 0) {
+                fail(r, "invalid UTF-8");
+                goto bad;
+            }
+            memcpy(o, r->p, n);
+            o += n;
+            r->p += n;
+        }
+    }
+    r->p++;
+    *o = '\0';
+    *out = (char *)buf;
+    return LEDGER_OK;
+bad:
+    free(buf);
+    return LEDGER_ERR;
+}
+
+static int digits(struct reader *r)
+{
+    const unsigned char *s = r->p;
+
+    while (r->p < r->end && *r->p >= '0' && *r->p <= '9')
+        r->p++;
+    return r->p > s;
+}
+
+static int parse_number(struct reader *r, cJSON **out)
+{
+    const unsigned char *s = r->p;
+    size_t n;
+    char *text;
+    cJSON *item;
+
+    if (r->p < r->end && *r->p == '-')
+        r->p++;
+    if (r->p < r->end && *r->p == '0')
+        r->p++;
+    else if (!digits(r))
+        return fail(r, "bad number");
+    if (r->p < r->end && *r->p == '.') {
+        r->p++;
+        if (!digits(r))
+            return fail(r, "bad number");
+    }
+    if (r->p < r->end && (*r->p == 'e' || *r->p == 'E')) {
+        r->p++;
+        if (r->p < r->end && (*r->p == '+' || *r->p == '-'))
+            r->p++;
+        if (!digits(r))
+            return fail(r, "bad number");
+    }
+    n = (size_t)(r->p - s);
+    text = malloc(n + 1);
+    if (text == NULL)
+        return ledger_error_set(r->err, 500, "internal", NULL, "out of memory");
+    memcpy(text, s, n);
+    text[n] = '\0';
+    item = cJSON_CreateNumber(strtod(text, NULL));
+    if (item == NULL) {
+        free(text);
+        return ledger_error_set(r->err, 500, "internal", NULL, "out of memory");
+    }
+    item->valuestring = text;
+    *out = item;
+    return LEDGER_OK;
+}
+
+static int literal(struct reader *r, const char *word, cJSON *(*make)(void), cJSON **out)
+{
+    size_t n = strlen(word);
+
+    if ((size_t)(r->end - r->p) < n || memcmp(r->p, word, n) != 0)
+        return fail(r, "unexpected character");
+    r->p += n;
+    *out = make();
+    return *out ? LEDGER_OK
+                : ledger_error_set(r->err, 500, "internal", NULL, "out of memory");
+}
+
+static cJSON *make_true(void) { return cJSON_CreateTrue(); }
+static cJSON *make_false(void) { return cJSON_CreateFalse(); }
+
+static int parse_container(struct reader *r, int object, cJSON **out)
+{
+    cJSON *c = object ? cJSON_CreateObject() : cJSON_CreateArray();
+    char close = object ? '}' : ']';
+
+    if (c == NULL)
+        return ledger_error_set(r->err, 500, "internal", NULL, "out of memory");
+    if (++r->depth > LEDGER_JSON_MAX_DEPTH) {
+        fail(r, "nested too deeply");
+        goto bad;
+    }
+    r->p++;
+    skip_ws(r);
+    if (r->p < r->end && *r->p == close) {
+        r->p++;
+        goto done;
+    }
+    for (;;) {
+        char *key = NULL;
+        cJSON *v = NULL;
+
+        skip_ws(r);
+        if (object) {
+            if (r->p >= r->end || *r->p != '"') {
+                fail(r, "expected a string key");
+                goto bad;
+            }
+            if (parse_string(r, &key))
+                goto bad;
+            skip_ws(r);
+            if (r->p >= r->end || *r->p != ':') {
+                free(key);
+                fail(r, "expected ':'");
+                goto bad;
+            }
+            r->p++;
+            skip_ws(r);
+        }
+        if (parse_value(r, &v)) {
+            free(key);
+            goto bad;
+        }
+        if (object) {
+            /* The first of repeated keys wins, as cJSON_GetObjectItem finds it. */
+            cJSON_AddItemToObject(c, key, v);
+            free(key);
+        } else {
+            cJSON_AddItemToArray(c, v);
+        }
+        skip_ws(r);
+        if (r->p < r->end && *r->p == ',') {
+            r->p++;
+            continue;
+        }
+        if (r->p < r->end && *r->p == close) {
+            r->p++;
+            break;
+        }
+        fail(r, object ? "expected ',' or '}'" : "expected ',' or ']'");
+        goto bad;
+    }
+done:
+    r->depth--;
+    *out = c;
+    return LEDGER_OK;
+bad:
+    cJSON_Delete(c);
+    return LEDGER_ERR;
+}
+
+static int parse_value(struct reader *r, cJSON **out)
+{
+    char *s;
+
+    skip_ws(r);
+    if (r->p >= r->end)
+        return fail(r, "unexpected end of input");
+    switch (*r->p) {
+    case '{':
+        return parse_container(r, 1, out);
+    case '[':
+        return parse_container(r, 0, out);
+    case '"':
+        if (parse_string(r, &s))
+            return LEDGER_ERR;
+        *out = cJSON_CreateNull();
+        if (*out == NULL) {
+            free(s);
+            return ledger_error_set(r->err, 500, "internal", NULL, "out of memory");
+        }
+        (*out)->type = cJSON_String;
+        (*out)->valuestring = s;
+        return LEDGER_OK;
+    case 't':
+        return literal(r, "true", make_true, out);
+    case 'f':
+        return literal(r, "false", make_false, out);
+    case 'n':
+        return literal(r, "null", cJSON_CreateNull, out);
+    default:
+        if (*r->p == '-' || (*r->p >= '0' && *r->p <= '9'))
+            return parse_number(r, out);
+        return fail(r, "unexpected character");
+    }
+}
+
+int ledger_json_parse(const char *buf, size_t len, cJSON **out, ledger_error *err)
+{
+    struct reader r;
+    cJSON *root = NULL;
+
+    r.start = r.p = (const unsigned char *)buf;
+    r.end = r.p + len;
+    r.err = err;
+    r.depth = 0;
+    if (len == 0)
+        return fail(&r, "empty body");
+    if (parse_value(&r, &root))
+        return LEDGER_ERR;
+    skip_ws(&r);
+    if (r.p != r.end) {
+        cJSON_Delete(root);
+        return fail(&r, "trailing characters after the JSON value");
+    }
+    *out = root;
+    return LEDGER_OK;
+}

@@ -1,0 +1,138 @@
+/*
+ * libledger: the domain and storage core of the ledger service.
+ *
+ * Everything here is independent of HTTP and FastCGI: a front end (the
+ * FastCGI program, a test, a command-line tool) calls these functions and
+ * turns a failure into whatever its protocol needs.  Failures are reported in
+ * a caller-owned ledger_error, so reporting one never allocates.
+ *
+ * Money is int64_t cents; percentages are int64_t hundredths of a percent.
+ * Functions return LEDGER_OK (0) or LEDGER_ERR (-1) and fill their
+ * out-parameters only on success.  A cJSON document returned through an
+ * out-parameter belongs to the caller, who frees it with cJSON_Delete.
+ */
+#ifndef LEDGER_H
+#define LEDGER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cjson/cJSON.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LEDGER_OK 0
+#define LEDGER_ERR (-1)
+
+/* An HTTP-like status, a stable machine code, the field at fault (empty when
+ * no single field is) and a human message.  Fixed-size: never allocates. */
+typedef struct ledger_error {
+    int status;
+    char code[32];
+    char field[64];
+    char message[256];
+} ledger_error;
+
+/* Fills err and returns LEDGER_ERR, so callers can `return ledger_error_set(...)`.
+ * field may be NULL. */
+int ledger_error_set(ledger_error *err, int status, const char *code,
+                     const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+void ledger_error_clear(ledger_error *err);
+
+/* ---- database ---------------------------------------------------------- */
+
+typedef struct ledger_db ledger_db;
+
+/* Opens (creating if needed) the database at path (":memory:" for tests),
+ * sets WAL, foreign keys and the busy timeout, and applies every pending
+ * migration in one transaction.  A database written by a newer release is
+ * refused.  The caller closes the handle with ledger_close. */
+int ledger_open(const char *path, ledger_db **out, ledger_error *err);
+void ledger_close(ledger_db *db);
+
+/* The schema version the database is at, and the newest this library knows. */
+int ledger_schema_version(ledger_db *db);
+int ledger_schema_latest(void);
+
+/* Home currency (three upper-case letters, default AUD): the currency of
+ * amount_aud and the default currency of new rows. */
+int ledger_set_home_currency(ledger_db *db, const char *code, ledger_error *err);
+const char *ledger_home_currency(const ledger_db *db);
+
+/* One request, one transaction: write transactions start with BEGIN
+ * IMMEDIATE so a writer waits for the lock up front rather than failing to
+ * upgrade half-way through. */
+int ledger_begin(ledger_db *db, int write, ledger_error *err);
+int ledger_commit(ledger_db *db, ledger_error *err);
+void ledger_rollback(ledger_db *db);
+
+/* ---- JSON -------------------------------------------------------------- */
+
+/* Strict RFC 8259 parse of buf[0..len) (no NUL terminator needed) into a
+ * cJSON tree.  Unlike cJSON_Parse it validates UTF-8, refuses NUL characters
+ * in strings, limits nesting depth, and keeps each number's literal text in
+ * the item's valuestring so money can be read exactly.  Errors are 400
+ * invalid_json with the byte offset. */
+int ledger_json_parse(const char *buf, size_t len, cJSON **out, ledger_error *err);
+
+#define LEDGER_JSON_MAX_DEPTH 64
+
+/* ---- money and percentages ---------------------------------------------- */
+
+/* Largest accepted magnitude: 10^13 currency units. */
+#define LEDGER_MONEY_MAX_CENTS INT64_C(1000000000000000)
+
+/* Parses a decimal literal ("12.3", "-0.05", "1e2") with at most two
+ * decimals and magnitude at most 10^13 into cents.  Returns LEDGER_ERR for
+ * anything else, without touching *cents. */
+int ledger_decimal2_parse(const char *text, int64_t *cents);
+
+/* Reads a JSON number item (as made by ledger_json_parse) as cents.
+ * field names the field for the error. */
+int ledger_money_from_json(const cJSON *item, const char *field,
+                           int64_t *cents, ledger_error *err);
+/* Reads a percentage in hundredths, 0 <= p <= 100.00. */
+int ledger_percent_from_json(const cJSON *item, const char *field,
+                             int64_t *hundredths, ledger_error *err);
+
+/* Formats cents as "-12.34" into buf (at least 24 bytes). */
+char *ledger_decimal2_format(int64_t cents, char *buf, size_t len);
+/* A JSON number holding exactly cents/100 with two decimals. */
+cJSON *ledger_money_to_json(int64_t cents);
+
+/* ---- categories ----------------------------------------------------------- */
+
+/* Result of folding a category name (Business rule C). */
+enum ledger_category_fold {
+    LEDGER_CATEGORY_EMPTY = 0,   /* nothing left after folding */
+    LEDGER_CATEGORY_OK = 1,      /* out holds the canonical slug */
+    LEDGER_CATEGORY_REFUND = 2   /* "refund": the merchant's usual category */
+};
+#define LEDGER_CATEGORY_MAX 64
+
+/* Folds case and separator variants into one lower-case slug in out
+ * (LEDGER_CATEGORY_MAX bytes); "payment" becomes "transfers". */
+enum ledger_category_fold ledger_category_fold(const char *in, char *out);
+/* The built-in canonical categories, NULL-terminated. */
+const char *const *ledger_category_builtin(void);
+/* GET /api/categories: {"items": [{category, builtin, usage_count}], "total"}. */
+int ledger_categories_list(ledger_db *db, int64_t user_id, cJSON **out,
+                           ledger_error *err);
+
+/* ---- users ---------------------------------------------------------------- */
+
+/* Maps the identity the proxy authenticated (its subject, plus the email and
+ * name claims when present, else NULL) to a user id, creating the user on
+ * first sight, or binding a placeholder user created for that email. */
+int ledger_user_resolve(ledger_db *db, const char *subject, const char *email,
+                        const char *name, int64_t *user_id, ledger_error *err);
+/* GET /api/me: {id, email, name}. */
+int ledger_user_get(ledger_db *db, int64_t user_id, cJSON **out, ledger_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LEDGER_H */

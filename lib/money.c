@@ -1,0 +1,149 @@
+/*
+ * Money and percentages: the one place decimal text becomes integers and
+ * back.  Both are fixed-point with two decimals (cents, hundredths of a
+ * percent), and neither ever passes through a double: the literal text that
+ * json.c keeps is read digit by digit.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ledger.h"
+
+#define MAX_DIGITS 64
+
+int ledger_decimal2_parse(const char *text, int64_t *cents)
+{
+    const char *s = text;
+    char dig[MAX_DIGITS];
+    int nd = 0, frac = 0, neg = 0, shift, i;
+    long exp = 0;
+    int64_t v = 0;
+
+    if (s == NULL)
+        return LEDGER_ERR;
+    if (*s == '-') {
+        neg = 1;
+        s++;
+    }
+    if (!isdigit((unsigned char)*s))
+        return LEDGER_ERR;
+    for (; isdigit((unsigned char)*s) || *s == '.'; s++) {
+        if (*s == '.') {
+            if (frac || !isdigit((unsigned char)s[1]))
+                return LEDGER_ERR;
+            frac = -1;  /* counting starts with the next digit */
+            continue;
+        }
+        if (frac)
+            frac--;
+        if (nd == 0 && *s == '0')
+            continue;  /* leading zeros carry nothing */
+        if (nd == MAX_DIGITS)
+            return LEDGER_ERR;
+        dig[nd++] = *s;
+    }
+    frac = frac ? -frac - 1 : 0;  /* digits after the point */
+    if (*s == 'e' || *s == 'E') {
+        int eneg = 0;
+
+        s++;
+        if (*s == '+' || *s == '-')
+            eneg = *s++ == '-';
+        if (!isdigit((unsigned char)*s))
+            return LEDGER_ERR;
+        for (; isdigit((unsigned char)*s); s++)
+            if (exp < 100000)
+                exp = exp * 10 + (*s - '0');
+        if (eneg)
+            exp = -exp;
+    }
+    if (*s != '\0')
+        return LEDGER_ERR;
+    if (nd == 0) {
+        *cents = 0;
+        return LEDGER_OK;
+    }
+    /* value = dig * 10^(exp - frac); cents = dig * 10^(exp - frac + 2) */
+    if (exp - frac + 2 < -MAX_DIGITS || exp - frac + 2 > 20)
+        return LEDGER_ERR;
+    shift = (int)(exp - frac + 2);
+    while (shift < 0) {
+        if (dig[nd - 1] != '0')
+            return LEDGER_ERR;  /* a non-zero digit below a cent */
+        nd--;
+        shift++;
+    }
+    if (nd + shift > 16)
+        return LEDGER_ERR;
+    for (i = 0; i < nd; i++)
+        v = v * 10 + (dig[i] - '0');
+    for (i = 0; i < shift; i++)
+        v *= 10;
+    if (v > LEDGER_MONEY_MAX_CENTS)
+        return LEDGER_ERR;
+    *cents = neg ? -v : v;
+    return LEDGER_OK;
+}
+
+static int decimal2_from_json(const cJSON *item, const char *field, int64_t *out,
+                              const char *what, ledger_error *err)
+{
+    char buf[40];
+    const char *text;
+
+    if (!cJSON_IsNumber(item))
+        return ledger_error_set(err, 400, "invalid_field", field,
+                                "%s must be a number", field);
+    text = item->valuestring;
+    if (text == NULL) {
+        /* A tree built in C rather than parsed: its double is all there is. */
+        snprintf(buf, sizeof buf, "%.2f", item->valuedouble);
+        text = buf;
+        if (item->valuedouble != item->valuedouble)
+            text = "NaN";
+    }
+    if (ledger_decimal2_parse(text, out))
+        return ledger_error_set(err, 400, "invalid_field", field,
+                                "%s must be %s with at most 2 decimal places", field, what);
+    return LEDGER_OK;
+}
+
+int ledger_money_from_json(const cJSON *item, const char *field, int64_t *cents,
+                           ledger_error *err)
+{
+    return decimal2_from_json(item, field, cents,
+                              "an amount of at most 10000000000000", err);
+}
+
+int ledger_percent_from_json(const cJSON *item, const char *field,
+                             int64_t *hundredths, ledger_error *err)
+{
+    int64_t v;
+
+    if (decimal2_from_json(item, field, &v, "a percentage from 0 to 100", err))
+        return LEDGER_ERR;
+    if (v < 0 || v > 10000)
+        return ledger_error_set(err, 400, "invalid_field", field,
+                                "%s must be a percentage from 0 to 100", field);
+    *hundredths = v;
+    return LEDGER_OK;
+}
+
+char *ledger_decimal2_format(int64_t cents, char *buf, size_t len)
+{
+    /* Through uint64_t so INT64_MIN has a magnitude too. */
+    uint64_t mag = cents < 0 ? (uint64_t)0 - (uint64_t)cents : (uint64_t)cents;
+
+    snprintf(buf, len, "%s%" PRIu64 ".%02" PRIu64, cents < 0 ? "-" : "",
+             mag / 100, mag % 100);
+    return buf;
+}
+
+cJSON *ledger_money_to_json(int64_t cents)
+{
+    char buf[32];
+
+    return cJSON_CreateRaw(ledger_decimal2_format(cents, buf, sizeof buf));
+}

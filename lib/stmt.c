@@ -1,0 +1,121 @@
+/*
+ * The prepared-statement cache.  Every statement is prepared once per
+ * connection (SQLITE_PREPARE_PERSISTENT) and reused; it is keyed by its SQL
+ * text, so a query assembled from fixed fragments is cached like any other.
+ * The set of texts is bounded by the code: user values are always bound,
+ * array filters go through json_each(?), never into the text.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct stmt_entry {
+    char *sql;
+    uint64_t hash;
+    sqlite3_stmt *st;
+    struct stmt_entry *next;
+};
+
+struct stmt_cache {
+    size_t nbuckets, count;
+    struct stmt_entry **buckets;
+};
+
+static uint64_t fnv1a(const char *s)
+{
+    uint64_t h = UINT64_C(1469598103934665603);
+
+    while (*s) {
+        h ^= (unsigned char)*s++;
+        h *= UINT64_C(1099511628211);
+    }
+    return h;
+}
+
+static int cache_grow(struct stmt_cache *c)
+{
+    size_t n = c->nbuckets ? c->nbuckets * 2 : 64, i;
+    struct stmt_entry **b = calloc(n, sizeof *b);
+
+    if (b == NULL)
+        return -1;
+    for (i = 0; i < c->nbuckets; i++) {
+        struct stmt_entry *e = c->buckets[i], *next;
+
+        for (; e; e = next) {
+            next = e->next;
+            e->next = b[e->hash % n];
+            b[e->hash % n] = e;
+        }
+    }
+    free(c->buckets);
+    c->buckets = b;
+    c->nbuckets = n;
+    return 0;
+}
+
+sqlite3_stmt *db_stmt(ledger_db *db, const char *sql, ledger_error *err)
+{
+    struct stmt_cache *c = db->cache;
+    struct stmt_entry *e;
+    uint64_t h = fnv1a(sql);
+
+    if (c == NULL) {
+        c = db->cache = calloc(1, sizeof *c);
+        if (c == NULL || cache_grow(c))
+            goto oom;
+    }
+    for (e = c->buckets[h % c->nbuckets]; e; e = e->next)
+        if (e->hash == h && strcmp(e->sql, sql) == 0)
+            return e->st;
+    if (c->count >= c->nbuckets && cache_grow(c))
+        goto oom;
+    e = calloc(1, sizeof *e);
+    if (e == NULL || (e->sql = strdup(sql)) == NULL) {
+        free(e);
+        goto oom;
+    }
+    if (sqlite3_prepare_v3(db->sql, sql, -1, SQLITE_PREPARE_PERSISTENT, &e->st, NULL) != SQLITE_OK) {
+        db_error(db, err, "prepare");
+        free(e->sql);
+        free(e);
+        return NULL;
+    }
+    e->hash = h;
+    e->next = c->buckets[h % c->nbuckets];
+    c->buckets[h % c->nbuckets] = e;
+    c->count++;
+    return e->st;
+oom:
+    ledger_error_set(err, 500, "internal", NULL, "out of memory");
+    return NULL;
+}
+
+void db_stmt_done(sqlite3_stmt *st)
+{
+    if (st) {
+        sqlite3_reset(st);
+        sqlite3_clear_bindings(st);
+    }
+}
+
+void db_stmt_cache_free(struct stmt_cache *c)
+{
+    size_t i;
+
+    if (c == NULL)
+        return;
+    for (i = 0; i < c->nbuckets; i++) {
+        struct stmt_entry *e = c->buckets[i], *next;
+
+        for (; e; e = next) {
+            next = e->next;
+            sqlite3_finalize(e->st);
+            free(e->sql);
+            free(e);
+        }
+    }
+    free(c->buckets);
+    free(c);
+}

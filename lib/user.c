@@ -1,0 +1,167 @@
+/* Users: the identity the proxy authenticated, mapped to a row. */
+#include <string.h>
+
+#include "internal.h"
+
+#define MAX_SUBJECT 512
+#define MAX_PROFILE 320
+
+static const char SQL_USER_BY_SUBJECT[] =
+    "SELECT id, email IS ?2 OR ?2 IS NULL, name IS ?3 OR ?3 IS NULL"
+    "  FROM users WHERE subject = ?1";
+/* A placeholder made for this email by someone who shares with the user. */
+static const char SQL_USER_BIND_PLACEHOLDER[] =
+    "UPDATE users SET subject = ?1, name = COALESCE(?3, name)"
+    " WHERE email = ?2 AND subject IS NULL RETURNING id";
+/* An email another account already holds is not taken from it. */
+static const char SQL_USER_INSERT[] =
+    "INSERT INTO users (subject, email, name)"
+    " VALUES (?1, CASE WHEN EXISTS (SELECT 1 FROM users WHERE email = ?2)"
+    "                  THEN NULL ELSE ?2 END, ?3)"
+    " RETURNING id";
+static const char SQL_USER_UPDATE_PROFILE[] =
+    "UPDATE OR IGNORE users SET email = COALESCE(?2, email), name = COALESCE(?3, name)"
+    " WHERE id = ?1";
+static const char SQL_USER_GET[] =
+    "SELECT id, email, name FROM users WHERE id = ?";
+
+/* Looks the subject up; *found says whether it exists, *stale whether the
+ * claims differ from what is stored. */
+static int lookup(ledger_db *db, const char *subject, const char *email,
+                  const char *name, int64_t *id, int *found, int *stale,
+                  ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_USER_BY_SUBJECT, err);
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    db_bind_text(st, 1, subject);
+    db_bind_text(st, 2, email);
+    db_bind_text(st, 3, name);
+    rc = sqlite3_step(st);
+    *found = rc == SQLITE_ROW;
+    if (*found) {
+        *id = sqlite3_column_int64(st, 0);
+        *stale = !sqlite3_column_int(st, 1) || !sqlite3_column_int(st, 2);
+    }
+    db_stmt_done(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return db_error(db, err, "user lookup");
+    return LEDGER_OK;
+}
+
+/* Runs a statement binding (subject or id, email, name) that returns an id. */
+static int write_user(ledger_db *db, const char *sql, const char *subject,
+                      int64_t id, const char *email, const char *name,
+                      int64_t *out, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, sql, err);
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    if (subject)
+        db_bind_text(st, 1, subject);
+    else
+        sqlite3_bind_int64(st, 1, id);
+    db_bind_text(st, 2, email);
+    db_bind_text(st, 3, name);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && out)
+        *out = sqlite3_column_int64(st, 0);
+    else if (out)
+        *out = 0;
+    db_stmt_done(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return db_error(db, err, "user write");
+    return LEDGER_OK;
+}
+
+int ledger_user_resolve(ledger_db *db, const char *subject, const char *email,
+                        const char *name, int64_t *user_id, ledger_error *err)
+{
+    int64_t id = 0;
+    int found, stale = 0;
+
+    if (subject == NULL || subject[0] == '\0')
+        return ledger_error_set(err, 401, "unauthenticated", NULL,
+                                "no authenticated identity");
+    if (strlen(subject) > MAX_SUBJECT)
+        return ledger_error_set(err, 401, "unauthenticated", NULL,
+                                "the identity is longer than %d bytes", MAX_SUBJECT);
+    /* Empty or oversized claims are treated as absent: the identity itself
+     * is what authenticates, the claims only fill the profile. */
+    if (email && (email[0] == '\0' || strlen(email) > MAX_PROFILE || !strchr(email, '@')))
+        email = NULL;
+    if (name && (name[0] == '\0' || strlen(name) > MAX_PROFILE))
+        name = NULL;
+
+    if (lookup(db, subject, email, name, &id, &found, &stale, err))
+        return LEDGER_ERR;
+    if (found && !stale) {
+        *user_id = id;
+        return LEDGER_OK;
+    }
+    /* First sight or changed claims: decide again under the write lock, in
+     * case another process got here first. */
+    if (ledger_begin(db, 1, err))
+        return LEDGER_ERR;
+    if (lookup(db, subject, email, name, &id, &found, &stale, err))
+        goto fail;
+    if (found) {
+        if (stale && write_user(db, SQL_USER_UPDATE_PROFILE, NULL, id, email, name, NULL, err))
+            goto fail;
+    } else {
+        id = 0;
+        if (email && write_user(db, SQL_USER_BIND_PLACEHOLDER, subject, 0, email, name, &id, err))
+            goto fail;
+        if (id == 0 && write_user(db, SQL_USER_INSERT, subject, 0, email, name, &id, err))
+            goto fail;
+    }
+    if (ledger_commit(db, err))
+        return LEDGER_ERR;
+    *user_id = id;
+    return LEDGER_OK;
+fail:
+    ledger_rollback(db);
+    return LEDGER_ERR;
+}
+
+int ledger_user_get(ledger_db *db, int64_t user_id, cJSON **out, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_USER_GET, err);
+    cJSON *doc = NULL;
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, user_id);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        const char *email = (const char *)sqlite3_column_text(st, 1);
+        const char *name = (const char *)sqlite3_column_text(st, 2);
+
+        doc = cJSON_CreateObject();
+        if (doc) {
+            cJSON_AddNumberToObject(doc, "id", (double)sqlite3_column_int64(st, 0));
+            if (email)
+                cJSON_AddStringToObject(doc, "email", email);
+            else
+                cJSON_AddNullToObject(doc, "email");
+            if (name)
+                cJSON_AddStringToObject(doc, "name", name);
+            else
+                cJSON_AddNullToObject(doc, "name");
+        }
+    }
+    db_stmt_done(st);
+    if (rc == SQLITE_DONE)
+        return ledger_error_set(err, 404, "not_found", NULL, "no such user");
+    if (rc != SQLITE_ROW)
+        return db_error(db, err, "user");
+    if (doc == NULL)
+        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+    *out = doc;
+    return LEDGER_OK;
+}

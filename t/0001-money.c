@@ -1,0 +1,123 @@
+/* Money and percentages: decimal text to integer hundredths and back. */
+#include "ledger.h"
+#include "tap.h"
+
+static void parses(const char *text, long long want)
+{
+    int64_t v = -999;
+
+    ok(ledger_decimal2_parse(text, &v) == LEDGER_OK && v == want,
+       "'%s' is %lld hundredths (got %lld)", text, want, (long long)v);
+}
+
+static void refuses(const char *text)
+{
+    int64_t v = 4242;
+
+    ok(ledger_decimal2_parse(text, &v) == LEDGER_ERR && v == 4242, "'%s' is refused", text);
+}
+
+static void from_json(const char *json, int want_ok, long long want)
+{
+    cJSON *doc = NULL;
+    ledger_error err;
+    int64_t v = 0;
+    int rc;
+
+    ledger_error_clear(&err);
+    if (ledger_json_parse(json, strlen(json), &doc, &err)) {
+        ok(0, "parse %s: %s", json, err.message);
+        return;
+    }
+    rc = ledger_money_from_json(cJSON_GetObjectItem(doc, "amount"), "amount", &v, &err);
+    if (want_ok)
+        ok(rc == LEDGER_OK && v == want, "%s gives %lld cents", json, want);
+    else
+        ok(rc == LEDGER_ERR && err.status == 400 && strcmp(err.code, "invalid_field") == 0
+           && strcmp(err.field, "amount") == 0, "%s is a 400 naming amount (%s)", json, err.message);
+    cJSON_Delete(doc);
+}
+
+int main(void)
+{
+    char buf[32];
+    int64_t p;
+    ledger_error err;
+    cJSON *doc = NULL;
+
+    parses("0", 0);
+    parses("12", 1200);
+    parses("12.3", 1230);
+    parses("12.34", 1234);
+    parses("-12.34", -1234);
+    parses("0.01", 1);
+    parses("0.10", 10);
+    parses("12.300", 1230);           /* trailing zeros are not decimals */
+    parses("1e2", 10000);
+    parses("1.5E1", 1500);
+    parses("1234e-2", 1234);
+    parses("0.1", 10);                /* no binary rounding: exactly 10 cents */
+    parses("10000000000000", INT64_C(1000000000000000));  /* 10^13 exactly */
+    parses("-10000000000000", -INT64_C(1000000000000000));
+    parses("9999999999999.99", INT64_C(999999999999999));
+    parses("000012.5", 1250);
+    parses("0e999999", 0);
+
+    refuses("12.345");
+    refuses("0.001");
+    refuses("1e-3");
+    refuses("10000000000000.01");     /* over 10^13 */
+    refuses("1e14");
+    refuses("99999999999999999999999");
+    refuses("");
+    refuses("-");
+    refuses("abc");
+    refuses("1.");
+    refuses(".5");
+    refuses("1..2");
+    refuses("1e");
+    refuses("NaN");
+    refuses("Infinity");
+    refuses("12.34 ");
+    refuses("+1");
+    refuses("10000000000000.001");    /* a double would round this to 10^13 */
+
+    from_json("{\"amount\": 12.34}", 1, 1234);
+    from_json("{\"amount\": 0.3}", 1, 30);
+    from_json("{\"amount\": 12.345}", 0, 0);
+    from_json("{\"amount\": \"12.34\"}", 0, 0);
+    from_json("{\"amount\": null}", 0, 0);
+    from_json("{\"amount\": true}", 0, 0);
+    from_json("{\"amount\": 1e300}", 0, 0);
+
+    is_str(ledger_decimal2_format(1234, buf, sizeof buf), "12.34", "format 1234");
+    is_str(ledger_decimal2_format(-5, buf, sizeof buf), "-0.05", "format -5");
+    is_str(ledger_decimal2_format(0, buf, sizeof buf), "0.00", "format 0");
+    is_str(ledger_decimal2_format(INT64_MIN, buf, sizeof buf), "-92233720368547758.08",
+           "format INT64_MIN without overflow");
+
+    ledger_error_clear(&err);
+    ledger_json_parse("[33.33, 100, 100.01, -1, 0]", strlen("[33.33, 100, 100.01, -1, 0]"), &doc, &err);
+    ok(ledger_percent_from_json(cJSON_GetArrayItem(doc, 0), "share_percent", &p, &err) == 0
+       && p == 3333, "33.33%% is 3333 hundredths");
+    ok(ledger_percent_from_json(cJSON_GetArrayItem(doc, 1), "share_percent", &p, &err) == 0
+       && p == 10000, "100%% is 10000 hundredths");
+    ok(ledger_percent_from_json(cJSON_GetArrayItem(doc, 2), "share_percent", &p, &err) != 0,
+       "100.01%% is refused");
+    ok(ledger_percent_from_json(cJSON_GetArrayItem(doc, 3), "share_percent", &p, &err) != 0,
+       "-1%% is refused");
+    ok(ledger_percent_from_json(cJSON_GetArrayItem(doc, 4), "share_percent", &p, &err) == 0
+       && p == 0, "0%% is 0");
+    cJSON_Delete(doc);
+
+    doc = cJSON_CreateObject();
+    cJSON_AddItemToObject(doc, "a", ledger_money_to_json(-1234));
+    {
+        char *text = cJSON_PrintUnformatted(doc);
+
+        is_str(text, "{\"a\":-12.34}", "money prints as an exact JSON number");
+        free(text);
+    }
+    cJSON_Delete(doc);
+    return done_testing();
+}

@@ -1,0 +1,54 @@
+/* Category folding (Business rule C). */
+#include "ledger.h"
+#include "tap.h"
+
+static void folds(const char *in, enum ledger_category_fold want_rc, const char *want)
+{
+    char out[LEDGER_CATEGORY_MAX];
+    enum ledger_category_fold rc = ledger_category_fold(in, out);
+
+    ok(rc == want_rc && strcmp(out, want) == 0, "'%s' folds to '%s' (got '%s')",
+       in ? in : "(null)", want, out);
+}
+
+int main(void)
+{
+    const char *const *b = ledger_category_builtin();
+    char out[LEDGER_CATEGORY_MAX], longname[300];
+    int n = 0, i, all_fold_to_self = 1;
+
+    folds("Dining", LEDGER_CATEGORY_OK, "dining");
+    folds("DINING", LEDGER_CATEGORY_OK, "dining");
+    folds("  dining  ", LEDGER_CATEGORY_OK, "dining");
+    folds("Personal Care", LEDGER_CATEGORY_OK, "personal_care");
+    folds("personal-care", LEDGER_CATEGORY_OK, "personal_care");
+    folds("Phone & Internet", LEDGER_CATEGORY_OK, "phone_internet");
+    folds("Phone and Internet", LEDGER_CATEGORY_OK, "phone_internet");
+    folds("Loan Interest", LEDGER_CATEGORY_OK, "loan_interest");
+    folds("payment", LEDGER_CATEGORY_OK, "transfers");
+    folds("Payment", LEDGER_CATEGORY_OK, "transfers");
+    folds("Transfer", LEDGER_CATEGORY_OK, "transfers");
+    folds("refund", LEDGER_CATEGORY_REFUND, "refund");
+    folds("REFUND", LEDGER_CATEGORY_REFUND, "refund");
+    folds("Kids' Stuff", LEDGER_CATEGORY_OK, "kids_stuff");
+    folds("Café", LEDGER_CATEGORY_OK, "caf\xc3\xa9");
+    folds("", LEDGER_CATEGORY_EMPTY, "");
+    folds(" - ", LEDGER_CATEGORY_EMPTY, "");
+    folds(NULL, LEDGER_CATEGORY_EMPTY, "");
+
+    for (i = 0; b[i]; i++) {
+        n++;
+        if (ledger_category_fold(b[i], out) != LEDGER_CATEGORY_OK || strcmp(out, b[i]) != 0)
+            all_fold_to_self = 0;
+    }
+    is_int(n, 26, "26 built-in categories (22 at first release + 4 named later)");
+    ok(all_fold_to_self, "every built-in category is already canonical");
+
+    /* A long name is cut at the limit and never ends inside a UTF-8 character. */
+    memset(longname, 'a', 62);
+    strcpy(longname + 62, "\xc3\xa9\xc3\xa9 tail");
+    ledger_category_fold(longname, out);
+    ok(strlen(out) < LEDGER_CATEGORY_MAX && strlen(out) == 62,
+       "a name cut at the limit drops a split character (length %zu)", strlen(out));
+    return done_testing();
+}

@@ -1,0 +1,202 @@
+/* Opening, migrating, users, categories: the library against a database. */
+#include <stdio.h>
+#include <unistd.h>
+#include <sqlite3.h>
+
+#include "ledger.h"
+#include "tap.h"
+
+static int user_version(const char *path)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    int v = -1;
+
+    sqlite3_open(path, &db);
+    sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+static void set_user_version(const char *path, int v)
+{
+    sqlite3 *db;
+    char sql[64];
+
+    snprintf(sql, sizeof sql, "PRAGMA user_version = %d", v);
+    sqlite3_open(path, &db);
+    sqlite3_exec(db, sql, NULL, NULL, NULL);
+    sqlite3_close(db);
+}
+
+static int count(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    int v = -1;
+
+    sqlite3_open(path, &db);
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+int main(void)
+{
+    char dir[] = "/tmp/ledger-t0004-XXXXXX", path[128], wal[200], shm[200];
+    ledger_db *db = NULL;
+    ledger_error err;
+    int64_t alice = 0, again = 0, bob = 0, placeholder = 0;
+    cJSON *doc = NULL;
+    int latest = ledger_schema_latest();
+
+    ok(mkdtemp(dir) != NULL, "temporary directory");
+    snprintf(path, sizeof path, "%s/ledger.db", dir);
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    snprintf(shm, sizeof shm, "%s-shm", path);
+
+    /* An empty database is migrated to the latest version. */
+    ledger_error_clear(&err);
+    ok(ledger_open(path, &db, &err) == LEDGER_OK, "open an empty database (%s)", err.message);
+    is_int(ledger_schema_version(db), latest, "migrated to the latest version");
+    ok(latest >= 2, "there are migrations to apply");
+    ledger_close(db);
+    is_int(user_version(path), latest, "PRAGMA user_version is stored");
+    is_int(count(path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'transactions'"), 1,
+           "the transactions table exists");
+
+    /* Re-opening an up-to-date database changes nothing. */
+    ledger_error_clear(&err);
+    ok(ledger_open(path, &db, &err) == LEDGER_OK, "re-open an up-to-date database");
+    is_int(ledger_schema_version(db), latest, "still at the latest version");
+
+    /* Users. */
+    ok(ledger_user_resolve(db, "alice-sub", "alice@example.org", "Alice", &alice, &err) == 0
+       && alice > 0, "a new identity creates a user");
+    ok(ledger_user_resolve(db, "alice-sub", NULL, NULL, &again, &err) == 0 && again == alice,
+       "the same identity maps to the same user");
+    ok(ledger_user_resolve(db, "bob-sub", "bob@example.org", NULL, &bob, &err) == 0
+       && bob != alice, "another identity is another user");
+    ok(ledger_user_resolve(db, "", NULL, NULL, &again, &err) == LEDGER_ERR && err.status == 401,
+       "an empty identity is 401");
+    ok(ledger_user_resolve(db, NULL, NULL, NULL, &again, &err) == LEDGER_ERR && err.status == 401,
+       "no identity is 401");
+    ok(ledger_user_resolve(db, "mallory", "alice@example.org", NULL, &again, &err) == 0
+       && again != alice, "a second identity claiming a taken email gets its own user");
+    ledger_user_get(db, again, &doc, &err);
+    ok(cJSON_IsNull(cJSON_GetObjectItem(doc, "email")), "and the email stays with its owner");
+    cJSON_Delete(doc);
+    ledger_user_get(db, alice, &doc, &err);
+    is_str(cJSON_GetObjectItem(doc, "email")->valuestring, "alice@example.org", "me: email");
+    is_str(cJSON_GetObjectItem(doc, "name")->valuestring, "Alice", "me: name");
+    cJSON_Delete(doc);
+    ok(ledger_user_resolve(db, "alice-sub", NULL, "Alice Smith", &again, &err) == 0, "new name claim");
+    ledger_user_get(db, alice, &doc, &err);
+    is_str(cJSON_GetObjectItem(doc, "name")->valuestring, "Alice Smith", "the profile follows the claims");
+    cJSON_Delete(doc);
+    ok(ledger_user_get(db, 999999, &doc, &err) == LEDGER_ERR && err.status == 404, "unknown user 404");
+    ledger_close(db);
+
+    /* A placeholder (added by email, no subject yet) is bound at first sign-in. */
+    {
+        sqlite3 *raw;
+
+        sqlite3_open(path, &raw);
+        sqlite3_exec(raw, "INSERT INTO users (email, name) VALUES ('carol@example.org', 'Carol')",
+                     NULL, NULL, NULL);
+        placeholder = sqlite3_last_insert_rowid(raw);
+        sqlite3_close(raw);
+    }
+    ledger_open(path, &db, &err);
+    ok(ledger_user_resolve(db, "carol-sub", "Carol@Example.org", NULL, &again, &err) == 0
+       && again == placeholder, "signing in with a placeholder's email binds that user");
+
+    /* Categories: built-ins with the caller's usage counts. */
+    {
+        sqlite3 *raw;
+        char sql[512];
+        cJSON *row;
+        int dining = -1, other_users = 0, custom = -1;
+
+        sqlite3_open(path, &raw);
+        snprintf(sql, sizeof sql,
+                 "INSERT INTO transactions (owner_id, date, amount, category) VALUES"
+                 " (%lld, '2026-01-01', 100, 'dining'), (%lld, '2026-01-02', 100, 'dining'),"
+                 " (%lld, '2026-01-03', 100, 'kids_stuff'), (%lld, '2026-01-03', 100, 'dining')",
+                 (long long)alice, (long long)alice, (long long)alice, (long long)bob);
+        sqlite3_exec(raw, sql, NULL, NULL, NULL);
+        sqlite3_close(raw);
+        ok(ledger_categories_list(db, alice, &doc, &err) == 0, "categories list");
+        cJSON_ArrayForEach(row, cJSON_GetObjectItem(doc, "items")) {
+            const char *c = cJSON_GetObjectItem(row, "category")->valuestring;
+            int uses = cJSON_GetObjectItem(row, "usage_count")->valueint;
+
+            if (strcmp(c, "dining") == 0)
+                dining = uses;
+            if (strcmp(c, "kids_stuff") == 0)
+                custom = uses;
+            if (uses > 2)
+                other_users = 1;
+        }
+        is_int(dining, 2, "dining counts only the caller's two rows");
+        is_int(custom, 1, "a used custom category is listed");
+        ok(!other_users, "no other user's rows are counted");
+        cJSON_Delete(doc);
+    }
+    ledger_close(db);
+
+    /* A database from a newer release is refused, untouched. */
+    set_user_version(path, latest + 1);
+    ledger_error_clear(&err);
+    db = NULL;
+    ok(ledger_open(path, &db, &err) == LEDGER_ERR && db == NULL
+       && strstr(err.message, "newer") != NULL, "a newer database is refused (%s)", err.message);
+    is_int(user_version(path), latest + 1, "and left as it was");
+
+    /* A partly migrated database catches up. */
+    {
+        char path1[140];
+
+        snprintf(path1, sizeof path1, "%s/v1.db", dir);
+        {
+            sqlite3 *raw;
+
+            sqlite3_open(path1, &raw);
+            sqlite3_exec(raw, "CREATE TABLE users (id INTEGER PRIMARY KEY, subject TEXT UNIQUE,"
+                         " email TEXT COLLATE NOCASE, name TEXT, created_at TEXT NOT NULL DEFAULT 'x');"
+                         "CREATE UNIQUE INDEX users_email ON users(email) WHERE email IS NOT NULL;"
+                         "CREATE TABLE user_contacts (user_id INTEGER, contact_id INTEGER,"
+                         " PRIMARY KEY (user_id, contact_id)) WITHOUT ROWID;"
+                         "PRAGMA user_version = 1;", NULL, NULL, NULL);
+            sqlite3_close(raw);
+        }
+        ok(ledger_open(path1, &db, &err) == LEDGER_OK && ledger_schema_version(db) == latest,
+           "a version-1 database is migrated forward");
+        ledger_close(db);
+        unlink(path1);
+        snprintf(wal, sizeof wal, "%s-wal", path1);
+        unlink(wal);
+        snprintf(shm, sizeof shm, "%s-shm", path1);
+        unlink(shm);
+    }
+
+    /* An in-memory database works for tests. */
+    ok(ledger_open(":memory:", &db, &err) == LEDGER_OK, "in-memory database");
+    ok(ledger_set_home_currency(db, "EUR", &err) == 0
+       && strcmp(ledger_home_currency(db), "EUR") == 0, "home currency is settable");
+    ok(ledger_set_home_currency(db, "eur", &err) == LEDGER_ERR, "lower-case currency refused");
+    ledger_close(db);
+
+    unlink(path);
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    unlink(wal);
+    snprintf(shm, sizeof shm, "%s-shm", path);
+    unlink(shm);
+    rmdir(dir);
+    return done_testing();
+}
