@@ -10,5 +10,9 @@ int arg_id(struct request *r, int i, int64_t *id);
 
 int h_me_get(struct request *r);
 int h_categories_list(struct request *r);
+int h_tags_list(struct request *r);
+int h_tags_create(struct request *r);
+int h_tags_update(struct request *r);
+int h_tags_delete(struct request *r);
 
 #endif

@@ -8,6 +8,10 @@
 const struct route routes[] = {
     { "GET", "/api/me", h_me_get, 0 },
     { "GET", "/api/categories", h_categories_list, 0 },
+    { "GET", "/api/tags", h_tags_list, 0 },
+    { "POST", "/api/tags", h_tags_create, ROUTE_WRITE | ROUTE_JSON },
+    { "PATCH", "/api/tags/" ID, h_tags_update, ROUTE_WRITE | ROUTE_JSON },
+    { "DELETE", "/api/tags/" ID, h_tags_delete, ROUTE_WRITE },
 };
 
 const size_t route_count = sizeof routes / sizeof routes[0];

@@ -36,3 +36,21 @@ int db_error(ledger_db *db, ledger_error *err, const char *what);
 int db_bind_text(sqlite3_stmt *st, int idx, const char *text);
 
 #endif
+
+/* ---- reading fields of a JSON request body (fields.c) ----------------------
+ * Each returns LEDGER_OK, or LEDGER_ERR with a 400 invalid_field naming the
+ * field.  *present says whether the key was there at all (NULL: don't care);
+ * a JSON null counts as present with the value NULL / unset. */
+
+/* The body must be an object: else 400 invalid_json. */
+int field_require_object(const cJSON *body, ledger_error *err);
+/* A string of 1..maxlen bytes after trimming spaces (or null when nullable).
+ * *out points into the document. */
+int field_text(const cJSON *obj, const char *name, int required, int nullable,
+               size_t maxlen, const char **out, int *present, ledger_error *err);
+/* A color "#rgb" or "#rrggbb" (or null). */
+int field_color(const cJSON *obj, const char *name, const char **out, int *present,
+                ledger_error *err);
+
+/* 404 when the tag does not exist, 403 when it is not the user's. */
+int tag_check_owner(ledger_db *db, int64_t user_id, int64_t tag_id, ledger_error *err);

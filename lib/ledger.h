@@ -131,6 +131,22 @@ int ledger_user_resolve(ledger_db *db, const char *subject, const char *email,
 /* GET /api/me: {id, email, name}. */
 int ledger_user_get(ledger_db *db, int64_t user_id, cJSON **out, ledger_error *err);
 
+/* ---- tags ------------------------------------------------------------------- */
+
+/* The tag every CSV-imported row receives; no one else may take the name. */
+#define LEDGER_TAG_CSV_IMPORT "csv-import"
+
+/* GET /api/tags: the caller's tags, {items: [{id, name, color, usage_count}], total}. */
+int ledger_tag_list(ledger_db *db, int64_t user_id, cJSON **out, ledger_error *err);
+/* POST /api/tags {name, color?}; a name the caller has (any case) is 409. */
+int ledger_tag_create(ledger_db *db, int64_t user_id, const cJSON *body, cJSON **out,
+                      ledger_error *err);
+/* PATCH /api/tags/{id} {name?, color?}; another user's tag is 403. */
+int ledger_tag_update(ledger_db *db, int64_t user_id, int64_t tag_id, const cJSON *body,
+                      cJSON **out, ledger_error *err);
+/* DELETE /api/tags/{id}: the tag and its links. */
+int ledger_tag_delete(ledger_db *db, int64_t user_id, int64_t tag_id, ledger_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,227 @@
+/* Tags: the caller's own labels, with usage counts. */
+#include <string.h>
+#include <strings.h>
+
+#include "internal.h"
+
+#define TAG_NAME_MAX 64
+
+static const char SQL_TAG_LIST[] =
+    "SELECT g.id, g.name, g.color,"
+    "       (SELECT COUNT(*) FROM transaction_tags tt JOIN transactions t ON t.id = tt.transaction_id"
+    "         WHERE tt.tag_id = g.id AND t.reconciled_with_id IS NULL)"
+    "  FROM tags g WHERE g.owner_id = ? ORDER BY g.name COLLATE NOCASE, g.id";
+static const char SQL_TAG_ONE[] =
+    "SELECT g.id, g.name, g.color,"
+    "       (SELECT COUNT(*) FROM transaction_tags tt JOIN transactions t ON t.id = tt.transaction_id"
+    "         WHERE tt.tag_id = g.id AND t.reconciled_with_id IS NULL)"
+    "  FROM tags g WHERE g.id = ?";
+static const char SQL_TAG_OWNER[] = "SELECT owner_id FROM tags WHERE id = ?";
+static const char SQL_TAG_NAME_TAKEN[] =
+    "SELECT 1 FROM tags WHERE owner_id = ? AND name = ? COLLATE NOCASE AND id IS NOT ?";
+static const char SQL_TAG_INSERT[] =
+    "INSERT INTO tags (owner_id, name, color) VALUES (?, ?, ?)";
+static const char SQL_TAG_UPDATE[] =
+    "UPDATE tags SET name = COALESCE(?2, name), color = CASE WHEN ?3 THEN ?4 ELSE color END"
+    " WHERE id = ?1";
+static const char SQL_TAG_DELETE[] = "DELETE FROM tags WHERE id = ?";
+
+static cJSON *tag_row(sqlite3_stmt *st)
+{
+    cJSON *row = cJSON_CreateObject();
+    const char *color = (const char *)sqlite3_column_text(st, 2);
+
+    if (row == NULL)
+        return NULL;
+    cJSON_AddNumberToObject(row, "id", (double)sqlite3_column_int64(st, 0));
+    cJSON_AddStringToObject(row, "name", (const char *)sqlite3_column_text(st, 1));
+    if (color)
+        cJSON_AddStringToObject(row, "color", color);
+    else
+        cJSON_AddNullToObject(row, "color");
+    cJSON_AddNumberToObject(row, "usage_count", (double)sqlite3_column_int64(st, 3));
+    return row;
+}
+
+int ledger_tag_list(ledger_db *db, int64_t user_id, cJSON **out, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_TAG_LIST, err);
+    cJSON *doc, *items, *row;
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    doc = cJSON_CreateObject();
+    items = cJSON_AddArrayToObject(doc, "items");
+    sqlite3_bind_int64(st, 1, user_id);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if ((row = tag_row(st)) == NULL)
+            break;
+        cJSON_AddItemToArray(items, row);
+    }
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE) {
+        cJSON_Delete(doc);
+        return rc == SQLITE_ROW ? ledger_error_set(err, 500, "internal", NULL, "out of memory")
+                                : db_error(db, err, "tags");
+    }
+    cJSON_AddNumberToObject(doc, "total", cJSON_GetArraySize(items));
+    *out = doc;
+    return LEDGER_OK;
+}
+
+static int tag_get(ledger_db *db, int64_t tag_id, cJSON **out, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_TAG_ONE, err);
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, tag_id);
+    rc = sqlite3_step(st);
+    *out = rc == SQLITE_ROW ? tag_row(st) : NULL;
+    db_stmt_done(st);
+    if (rc == SQLITE_DONE)
+        return ledger_error_set(err, 404, "not_found", NULL, "no such tag");
+    if (rc != SQLITE_ROW)
+        return db_error(db, err, "tag");
+    return *out ? LEDGER_OK : ledger_error_set(err, 500, "internal", NULL, "out of memory");
+}
+
+/* Tags belong to one user: another user's tag is 403, a missing one 404. */
+int tag_check_owner(ledger_db *db, int64_t user_id, int64_t tag_id, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_TAG_OWNER, err);
+    int rc;
+    int64_t owner = 0;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, tag_id);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        owner = sqlite3_column_int64(st, 0);
+    db_stmt_done(st);
+    if (rc == SQLITE_DONE)
+        return ledger_error_set(err, 404, "not_found", NULL, "no such tag");
+    if (rc != SQLITE_ROW)
+        return db_error(db, err, "tag");
+    if (owner != user_id)
+        return ledger_error_set(err, 403, "forbidden", NULL, "the tag belongs to another user");
+    return LEDGER_OK;
+}
+
+/* A name: 1..64 bytes, no control characters, unique per owner ignoring
+ * case, and not the name reserved for CSV imports. */
+static int check_name(ledger_db *db, int64_t user_id, int64_t tag_id, const char *name,
+                      ledger_error *err)
+{
+    sqlite3_stmt *st;
+    const unsigned char *p;
+    int rc;
+
+    for (p = (const unsigned char *)name; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return ledger_error_set(err, 400, "invalid_field", "name",
+                                    "name must not contain control characters");
+    if (strcasecmp(name, LEDGER_TAG_CSV_IMPORT) == 0)
+        return ledger_error_set(err, 400, "invalid_field", "name",
+                                "the tag name %s is reserved for CSV imports",
+                                LEDGER_TAG_CSV_IMPORT);
+    st = db_stmt(db, SQL_TAG_NAME_TAKEN, err);
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, user_id);
+    db_bind_text(st, 2, name);
+    if (tag_id)
+        sqlite3_bind_int64(st, 3, tag_id);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    if (rc == SQLITE_ROW)
+        return ledger_error_set(err, 409, "conflict", "name", "a tag named '%s' already exists", name);
+    if (rc != SQLITE_DONE)
+        return db_error(db, err, "tag name");
+    return LEDGER_OK;
+}
+
+int ledger_tag_create(ledger_db *db, int64_t user_id, const cJSON *body, cJSON **out,
+                      ledger_error *err)
+{
+    const char *name, *color;
+    sqlite3_stmt *st;
+    int rc;
+
+    if (field_require_object(body, err)
+        || field_text(body, "name", 1, 0, TAG_NAME_MAX, &name, NULL, err)
+        || field_color(body, "color", &color, NULL, err)
+        || check_name(db, user_id, 0, name, err))
+        return LEDGER_ERR;
+    if ((st = db_stmt(db, SQL_TAG_INSERT, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, user_id);
+    db_bind_text(st, 2, name);
+    db_bind_text(st, 3, color);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE)
+        return db_error(db, err, "tag insert");
+    return tag_get(db, sqlite3_last_insert_rowid(db->sql), out, err);
+}
+
+int ledger_tag_update(ledger_db *db, int64_t user_id, int64_t tag_id, const cJSON *body,
+                      cJSON **out, ledger_error *err)
+{
+    const char *name, *color;
+    int has_color;
+    sqlite3_stmt *st;
+    cJSON *cur = NULL;
+    int rc;
+
+    if (tag_check_owner(db, user_id, tag_id, err)
+        || field_require_object(body, err)
+        || field_text(body, "name", 0, 0, TAG_NAME_MAX, &name, NULL, err)
+        || field_color(body, "color", &color, &has_color, err))
+        return LEDGER_ERR;
+    if (name) {
+        /* The CSV import tag keeps its name: imports find it by that name. */
+        if (tag_get(db, tag_id, &cur, err))
+            return LEDGER_ERR;
+        rc = strcmp(cJSON_GetObjectItem(cur, "name")->valuestring, LEDGER_TAG_CSV_IMPORT) == 0
+             && strcmp(name, LEDGER_TAG_CSV_IMPORT) != 0;
+        cJSON_Delete(cur);
+        if (rc)
+            return ledger_error_set(err, 400, "invalid_field", "name",
+                                    "the %s tag cannot be renamed", LEDGER_TAG_CSV_IMPORT);
+        if (strcmp(name, LEDGER_TAG_CSV_IMPORT) != 0
+            && check_name(db, user_id, tag_id, name, err))
+            return LEDGER_ERR;
+    }
+    if ((st = db_stmt(db, SQL_TAG_UPDATE, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, tag_id);
+    db_bind_text(st, 2, name);
+    sqlite3_bind_int(st, 3, has_color);
+    db_bind_text(st, 4, color);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE)
+        return db_error(db, err, "tag update");
+    return tag_get(db, tag_id, out, err);
+}
+
+int ledger_tag_delete(ledger_db *db, int64_t user_id, int64_t tag_id, ledger_error *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if (tag_check_owner(db, user_id, tag_id, err))
+        return LEDGER_ERR;
+    if ((st = db_stmt(db, SQL_TAG_DELETE, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, tag_id);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE)
+        return db_error(db, err, "tag delete");
+    return LEDGER_OK;
+}

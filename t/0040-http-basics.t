@@ -1,0 +1,66 @@
+#!/usr/bin/perl
+# Behind nginx: identity, errors, routing, bodies (CommonChecks), and tags.
+use strict;
+use warnings;
+use Test::More;
+use Rig;
+use CommonChecks qw(error_is);
+
+my $rig = Rig->new(server => 'nginx');
+CommonChecks::run($rig);
+
+# ---- tags ---------------------------------------------------------------------
+my $res = $rig->post('/api/tags', { name => 'Holiday', color => '#1e90ff' }, user => 'alice');
+is($res->{status}, 201, 'create a tag');
+my $tag = $res->{json};
+is_deeply([@$tag{qw(name color usage_count)}], ['Holiday', '#1e90ff', 0], 'the created tag');
+error_is($rig->post('/api/tags', { name => 'holiday' }, user => 'alice'), 409, 'conflict',
+         'a name the caller has, in another case');
+is($rig->post('/api/tags', { name => 'Holiday' }, user => 'bob')->{status}, 201,
+   'another user may use the same name');
+error_is($rig->post('/api/tags', { name => 'csv-import' }, user => 'alice'), 400, 'invalid_field',
+         'csv-import is reserved', 'name');
+error_is($rig->post('/api/tags', { name => '   ' }, user => 'alice'), 400, 'invalid_field',
+         'a blank name', 'name');
+error_is($rig->post('/api/tags', { name => 'x' x 65 }, user => 'alice'), 400, 'invalid_field',
+         'an over-long name', 'name');
+error_is($rig->post('/api/tags', { name => "a\nb" }, user => 'alice'), 400, 'invalid_field',
+         'a control character', 'name');
+error_is($rig->post('/api/tags', { name => 'c', color => 'blue' }, user => 'alice'), 400,
+         'invalid_field', 'a color that is not #rrggbb', 'color');
+error_is($rig->post('/api/tags', { name => 'c', color => 7 }, user => 'alice'), 400,
+         'invalid_field', 'a color of the wrong type', 'color');
+error_is($rig->post('/api/tags', { color => '#fff' }, user => 'alice'), 400, 'invalid_field',
+         'a missing name', 'name');
+is($rig->post('/api/tags', { name => "Robert'); DROP TABLE tags;--" }, user => 'alice')->{status},
+   201, 'SQL-looking text is just a name');
+
+$res = $rig->get('/api/tags', user => 'alice');
+my @names = map { $_->{name} } @{ $res->{json}{items} };
+ok((grep { $_ eq 'Holiday' } @names), 'the list has the tag');
+ok(!(grep { $_->{id} == $tag->{id} && $_->{name} ne 'Holiday' } @{ $res->{json}{items} }), 'unchanged');
+is($res->{json}{total}, scalar @names, 'total');
+my $bobs = $rig->get('/api/tags', user => 'bob')->{json};
+is($bobs->{total}, 1, "bob sees only his own tag");
+
+$res = $rig->patch("/api/tags/$tag->{id}", { name => 'Trip', color => undef }, user => 'alice');
+is($res->{status}, 200, 'rename and clear the color');
+is_deeply([@{ $res->{json} }{qw(name color)}], ['Trip', undef], 'the patched tag');
+$res = $rig->patch("/api/tags/$tag->{id}", { color => '#abc' }, user => 'alice');
+is_deeply([@{ $res->{json} }{qw(name color)}], ['Trip', '#abc'], 'a patch leaves absent fields alone');
+error_is($rig->patch("/api/tags/$tag->{id}", { name => 'Robert\'); DROP TABLE tags;--' }, user => 'alice'),
+         409, 'conflict', 'rename onto another tag');
+error_is($rig->patch("/api/tags/$tag->{id}", { name => 'Mine now' }, user => 'bob'), 403,
+         'forbidden', "another user's tag cannot be renamed");
+error_is($rig->del("/api/tags/$tag->{id}", user => 'bob'), 403, 'forbidden',
+         "another user's tag cannot be deleted");
+is($rig->get('/api/tags', user => 'alice')->{json}{total}, scalar @names,
+   "and alice's tags are as they were");
+error_is($rig->patch('/api/tags/999999', { name => 'x' }, user => 'alice'), 404, 'not_found',
+         'a missing tag');
+$res = $rig->del("/api/tags/$tag->{id}", user => 'alice');
+is($res->{status}, 204, 'delete a tag');
+is($res->{content} // '', '', 'with no body');
+error_is($rig->del("/api/tags/$tag->{id}", user => 'alice'), 404, 'not_found', 'deleted twice');
+
+done_testing();

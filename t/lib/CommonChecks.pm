@@ -1,0 +1,134 @@
+# The checks every web server in front of ledger-fcgi must pass: identity
+# only from the authenticated parameter, the error body, the request id, the
+# body limits and media types.  t/0040 runs them behind nginx, t/0041 behind
+# Apache httpd.
+package CommonChecks;
+
+use strict;
+use warnings;
+use Test::More;
+
+our @EXPORT_OK = qw(run error_is);
+use Exporter 'import';
+
+# error_is($res, $status, $code, $name, [$field])
+sub error_is {
+    my ($res, $status, $code, $name, $field) = @_;
+    my $e = ref $res->{json} eq 'HASH' ? $res->{json}{error} : undef;
+    my $good = $res->{status} == $status && ref $e eq 'HASH'
+        && ($e->{code} // '') eq $code && ($e->{status} // 0) == $status
+        && defined $e->{message} && length $e->{message}
+        && (!defined $field || ($e->{field} // '') eq $field);
+    ok($good, "$name: $status $code" . (defined $field ? " naming $field" : ''))
+        or diag("got $res->{status}: $res->{content}");
+    return $good;
+}
+
+sub run {
+    my ($rig) = @_;
+    my $res;
+
+    # ---- identity -------------------------------------------------------
+    $res = $rig->get('/api/me', open => 1);
+    error_is($res, 401, 'unauthenticated', 'no identity');
+    like($res->{headers}{'x-request-id'} // '', qr/^[0-9a-f]{16}$/, 'a 401 carries X-Request-Id');
+    like($res->{headers}{'content-type'} // '', qr{^application/json; charset=utf-8},
+         'errors are JSON');
+
+    for my $h ('X-Remote-User', 'Remote-User', 'X-Forwarded-User', 'X-Auth-Request-User',
+               'OIDC-CLAIM-email', 'X-Email') {
+        $res = $rig->get('/api/me', open => 1, headers => { $h => 'alice' });
+        error_is($res, 401, 'unauthenticated', "a spoofed $h header does not authenticate");
+    }
+    # nginx fills $remote_user from any client's Basic header, authenticated
+    # or not: where the location does not authenticate, it must not count.
+    $res = $rig->get('/api/me', open => 1, user => 'alice');
+    error_is($res, 401, 'unauthenticated', "a client's own Basic header is not an identity");
+    $res = $rig->get('/api/tags', open => 1, user => 'alice');
+    error_is($res, 401, 'unauthenticated', 'nor on any other route');
+    $res = $rig->request('POST', '/api/tags', open => 1, json => { name => 'x' },
+                         headers => { 'X-Remote-User' => 'alice' });
+    error_is($res, 401, 'unauthenticated', 'a spoofed write is refused');
+
+    $res = $rig->get('/api/me', user => 'alice');
+    is($res->{status}, 200, 'an authenticated user reaches /api/me');
+    my $alice = $res->{json};
+    ok($alice->{id} > 0, 'the user was created on first request');
+    ok(exists $alice->{email} && exists $alice->{name}, 'me has id, email and name');
+    like($res->{headers}{'x-request-id'} // '', qr/^[0-9a-f]{16}$/, 'a 200 carries X-Request-Id');
+    isnt($res->{headers}{'x-request-id'}, $rig->get('/api/me', user => 'alice')->{headers}{'x-request-id'},
+         'request ids differ between requests');
+    is($rig->get('/api/me', user => 'alice')->{json}{id}, $alice->{id}, 'the same identity, the same user');
+    my $bob = $rig->get('/api/me', user => 'bob')->{json};
+    ok($bob->{id} && $bob->{id} != $alice->{id}, 'another identity is another user');
+    $res = $rig->get('/api/me', user => 'alice', headers => { 'X-Remote-User' => 'bob' });
+    is($res->{json}{id}, $alice->{id}, 'a header cannot switch an authenticated user');
+
+    # ---- routing -------------------------------------------------------------
+    error_is($rig->get('/api/no-such-thing', user => 'alice'), 404, 'not_found', 'unknown route');
+    error_is($rig->get('/api/tags/abc', user => 'alice'), 404, 'not_found', 'non-numeric id');
+    error_is($rig->get('/api/me/', user => 'alice'), 404, 'not_found', 'trailing slash is another path');
+    $res = $rig->request('DELETE', '/api/me', user => 'alice');
+    error_is($res, 405, 'method_not_allowed', 'wrong method');
+    is($res->{headers}{allow}, 'GET', '405 names the allowed methods in Allow');
+    $res = $rig->request('PUT', '/api/tags', user => 'alice', json => {});
+    error_is($res, 405, 'method_not_allowed', 'PUT on a collection');
+    like($res->{headers}{allow} // '', qr/^(GET, POST|POST, GET)$/, 'Allow lists GET and POST');
+
+    # ---- bodies ----------------------------------------------------------
+    error_is($rig->request('POST', '/api/tags', user => 'alice', body => '{"name": "x"',
+                           type => 'application/json'),
+             400, 'invalid_json', 'truncated JSON');
+    error_is($rig->request('POST', '/api/tags', user => 'alice', body => "{\"name\": \"\xff\"}",
+                           type => 'application/json'),
+             400, 'invalid_json', 'invalid UTF-8');
+    error_is($rig->request('POST', '/api/tags', user => 'alice', body => '["name"]',
+                           type => 'application/json'),
+             400, 'invalid_json', 'an array where an object is expected');
+    error_is($rig->request('POST', '/api/tags', user => 'alice', body => '{"name": NaN}',
+                           type => 'application/json'),
+             400, 'invalid_json', 'NaN');
+    error_is($rig->request('POST', '/api/tags', user => 'alice', body => ('[' x 5000),
+                           type => 'application/json'),
+             400, 'invalid_json', 'deeply nested JSON');
+    error_is($rig->request('POST', '/api/tags', user => 'alice', body => '',
+                           type => 'application/json'),
+             400, 'invalid_json', 'a required body that is missing');
+    error_is($rig->post('/api/tags', { name => 42 }, user => 'alice'),
+             400, 'invalid_field', 'a wrong JSON type', 'name');
+    error_is($rig->request('POST', '/api/tags', user => 'alice', body => 'name=x',
+                           type => 'application/x-www-form-urlencoded'),
+             415, 'unsupported_media_type', 'a form body');
+    error_is($rig->request('POST', '/api/tags', user => 'alice', body => 'name,x',
+                           type => 'text/csv'),
+             415, 'unsupported_media_type', 'CSV where only JSON is taken');
+    is($rig->request('POST', '/api/tags', user => 'alice', body => '{"name":"charset"}',
+                     type => 'application/json; charset=utf-8')->{status},
+       201, 'a charset parameter on the content type is fine');
+
+    # Over the limit (16 MiB by default): 413, and nothing was written.
+    my $before = $rig->get('/api/tags', user => 'alice')->{json}{total};
+    my $big = '{"name": "big", "pad": "' . ('x' x (16 * 1024 * 1024)) . '"}';
+    $res = $rig->request('POST', '/api/tags', user => 'alice', body => $big,
+                         type => 'application/json');
+    error_is($res, 413, 'payload_too_large', 'a body over max_body_bytes');
+    is($rig->get('/api/tags', user => 'alice')->{json}{total}, $before, 'and nothing was written');
+    $res = $rig->request('POST', '/api/tags', user => 'alice', type => 'application/json',
+                         body => '{"name": "just-under", "pad": "' . ('y' x (1024 * 1024)) . '"}');
+    is($res->{status}, 201, 'a 1 MiB body is read whole');
+
+    # ---- bad query strings -------------------------------------------------
+    error_is($rig->get('/api/tags?x=%00', user => 'alice'), 400, 'invalid_field', 'a NUL in the query');
+    error_is($rig->get('/api/tags?x=%ff', user => 'alice'), 400, 'invalid_field', 'invalid UTF-8 in the query');
+
+    # ---- categories ----------------------------------------------------------
+    $res = $rig->get('/api/categories', user => 'alice');
+    is($res->{status}, 200, 'GET /api/categories');
+    my %cat = map { $_->{category} => $_ } @{ $res->{json}{items} };
+    ok($cat{$_} && $cat{$_}{builtin}, "built-in category $_")
+        for qw(groceries dining transfers income fees loan_interest);
+    is(scalar(grep { $_->{builtin} } @{ $res->{json}{items} }), 26, '26 built-in categories');
+    is($res->{json}{total}, scalar @{ $res->{json}{items} }, 'total counts the items');
+}
+
+1;

@@ -1,0 +1,331 @@
+# The HTTP test rig: a real web server (nginx or Apache httpd) on a random
+# 127.0.0.1 port in front of the real ledger-fcgi on a unix socket, with a
+# fresh database in a temporary directory.  Everything it starts is stopped
+# when the object goes away (or the test ends), and nothing is left behind.
+#
+# Identity is set the way production sets it: the web server authenticates
+# (HTTP Basic here, mod_auth_openidc in production) and passes REMOTE_USER as
+# a FastCGI parameter.  nginx also serves the API on a second port without
+# authentication and without REMOTE_USER, to prove that nothing a client
+# sends there (an Authorization header included) becomes an identity.
+package Rig;
+
+use strict;
+use warnings;
+use Carp qw(croak);
+use Cwd ();
+use Digest::SHA qw(sha1);
+use File::Temp qw(tempdir);
+use HTTP::Tiny;
+use IO::Socket::INET;
+use JSON::PP;
+use MIME::Base64 qw(encode_base64);
+use POSIX qw(:sys_wait_h);
+use Time::HiRes qw(sleep time);
+
+our @USERS = qw(alice bob carol dave erin);
+my @LIVE;
+
+sub srcdir { Cwd::abs_path($ENV{LEDGER_SRCDIR} // '.') }
+sub fcgi_bin { $ENV{LEDGER_FCGI} // 'fcgi/ledger-fcgi' }
+
+sub free_port {
+    my $s = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0,
+                                  Listen => 1, ReuseAddr => 1) or croak "no free port: $!";
+    my $port = $s->sockport;
+    close $s;
+    return $port;
+}
+
+sub find_program {
+    my ($name) = @_;
+    for my $d (split(/:/, $ENV{PATH} // ''), '/usr/sbin', '/usr/local/sbin', '/sbin') {
+        return "$d/$name" if -x "$d/$name";
+    }
+    return undef;
+}
+
+sub write_file {
+    my ($path, $text) = @_;
+    open my $fh, '>', $path or croak "$path: $!";
+    print $fh $text;
+    close $fh;
+}
+
+sub slurp {
+    my ($path) = @_;
+    open my $fh, '<', $path or return '';
+    local $/;
+    return scalar <$fh>;
+}
+
+# Options: server => 'nginx' | 'apache', db => path (else a new one),
+# fcgi_args => [...], start => 0 to only prepare.
+sub new {
+    my ($class, %o) = @_;
+    my $self = bless {
+        server => $o{server} // 'nginx',
+        fcgi_args => $o{fcgi_args} // [],
+        pids => {},
+    }, $class;
+    $self->{dir} = tempdir('ledger-rig-XXXXXX', TMPDIR => 1, CLEANUP => 1);
+    # The web server's workers run as www-data when the tests run as root:
+    # they must reach the socket through this directory.
+    chmod 0711, $self->{dir};
+    $self->{db} = $o{db} // "$self->{dir}/ledger.db";
+    $self->{sock} = "$self->{dir}/ledger.sock";
+    $self->{port} = free_port();
+    $self->{open_port} = free_port();
+    $self->{root} = $> == 0;
+    my $pw = '';
+    $pw .= "$_:{SHA}" . encode_base64(sha1("$_-pw"), '') . "\n" for @USERS;
+    write_file("$self->{dir}/htpasswd", $pw);
+    chmod 0644, "$self->{dir}/htpasswd";
+    push @LIVE, $self;
+    $self->start unless defined $o{start} && !$o{start};
+    return $self;
+}
+
+sub dir { $_[0]{dir} }
+sub db_path { $_[0]{db} }
+sub port { $_[0]{port} }
+sub socket_path { $_[0]{sock} }
+
+sub spawn {
+    my ($self, $name, @cmd) = @_;
+    my $log = "$self->{dir}/$name.out";
+    my $pid = fork // croak "fork: $!";
+    if ($pid == 0) {
+        open STDIN, '<', '/dev/null';
+        open STDOUT, '>>', $log;
+        open STDERR, '>>', $log;
+        exec @cmd or POSIX::_exit(127);
+    }
+    $self->{pids}{$name} = $pid;
+    return $pid;
+}
+
+sub wait_until {
+    my ($what, $timeout, $cond) = @_;
+    my $end = time + $timeout;
+    while (time < $end) {
+        return 1 if $cond->();
+        sleep 0.05;
+    }
+    croak "timed out waiting for $what";
+}
+
+sub fcgi_command {
+    my ($self) = @_;
+    my @cmd = (fcgi_bin(), '--db', $self->{db}, '--socket', $self->{sock},
+               @{ $self->{fcgi_args} });
+    push @cmd, '--socket-group', 'www-data' if $self->{root};
+    if ($ENV{LEDGER_VALGRIND}) {
+        unshift @cmd, 'valgrind', '--quiet', '--error-exitcode=99', '--leak-check=full',
+            '--errors-for-leak-kinds=definite', '--show-leak-kinds=definite',
+            "--log-file=$self->{dir}/valgrind.%p.log";
+    }
+    return @cmd;
+}
+
+sub start_fcgi {
+    my ($self) = @_;
+    unlink $self->{sock};
+    $self->spawn('fcgi', $self->fcgi_command);
+    wait_until('ledger-fcgi socket', $ENV{LEDGER_VALGRIND} ? 60 : 10, sub {
+        croak "ledger-fcgi exited:\n" . slurp("$self->{dir}/fcgi.out")
+            if waitpid($self->{pids}{fcgi}, WNOHANG) > 0;
+        -S $self->{sock};
+    });
+}
+
+sub start {
+    my ($self) = @_;
+    $self->start_fcgi;
+    $self->{server} eq 'apache' ? $self->start_apache : $self->start_nginx;
+    for my $p ($self->{port}, $self->{open_port}) {
+        wait_until("web server on port $p", 10, sub {
+            croak "$self->{server} exited:\n" . slurp("$self->{dir}/$self->{server}.out")
+                . slurp("$self->{dir}/$self->{server}-error.log")
+                if waitpid($self->{pids}{ $self->{server} }, WNOHANG) > 0;
+            IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $p);
+        });
+    }
+    $self->{http} = HTTP::Tiny->new(timeout => 60, keep_alive => 0);
+    return $self;
+}
+
+sub start_nginx {
+    my ($self) = @_;
+    my $d = $self->{dir};
+    my $nginx = find_program('nginx') or croak 'nginx not found (apt-get install nginx)';
+    my $params = srcdir() . '/etc/nginx-fastcgi-params.conf';
+    my $user = $self->{root} ? "user www-data;\n" : '';
+    mkdir "$d/nginx-tmp";
+    write_file("$d/nginx.conf", <<"CONF");
+${user}worker_processes 1;
+pid $d/nginx.pid;
+error_log $d/nginx-error.log warn;
+events { worker_connections 256; }
+http {
+    access_log off;
+    client_body_temp_path $d/nginx-tmp/body;
+    fastcgi_temp_path $d/nginx-tmp/fastcgi;
+    proxy_temp_path $d/nginx-tmp/proxy;
+    uwsgi_temp_path $d/nginx-tmp/uwsgi;
+    scgi_temp_path $d/nginx-tmp/scgi;
+    # Above the service's own limit, so its 413 is what a client sees.
+    client_max_body_size 64m;
+    server {
+        listen 127.0.0.1:$self->{port};
+        location /api/ {
+            auth_basic "ledger";
+            auth_basic_user_file $d/htpasswd;
+            include $params;
+            # Only here, where nginx has checked the password.
+            fastcgi_param REMOTE_USER \$remote_user;
+            fastcgi_pass unix:$self->{sock};
+        }
+    }
+    server {
+        listen 127.0.0.1:$self->{open_port};
+        location /api/ {
+            include $params;
+            fastcgi_pass unix:$self->{sock};
+        }
+    }
+}
+CONF
+    $self->spawn('nginx', $nginx, '-p', $d, '-c', "$d/nginx.conf", '-g', 'daemon off;');
+}
+
+sub apache_modules {
+    my @mods = qw(mpm_event authz_core authz_user authn_core authn_file auth_basic
+                  proxy proxy_fcgi);
+    return join '', map { "LoadModule ${_}_module /usr/lib/apache2/modules/mod_$_.so\n" } @mods;
+}
+
+sub start_apache {
+    my ($self) = @_;
+    my $d = $self->{dir};
+    my $httpd = find_program('apache2') // find_program('httpd')
+        or croak 'apache2 not found (apt-get install apache2)';
+    my $user = $self->{root} ? "User www-data\nGroup www-data\n" : '';
+    write_file("$d/httpd.conf", apache_modules() . <<"CONF");
+ServerName 127.0.0.1
+Listen 127.0.0.1:$self->{port}
+Listen 127.0.0.1:$self->{open_port}
+PidFile $d/httpd.pid
+ErrorLog $d/apache-error.log
+LogLevel warn
+DefaultRuntimeDir $d
+Mutex file:$d default
+${user}StartServers 1
+ServerLimit 1
+ThreadsPerChild 8
+MaxRequestWorkers 8
+LimitRequestBody 67108864
+<VirtualHost 127.0.0.1:$self->{port}>
+    <Location "/api/">
+        AuthType Basic
+        AuthName "ledger"
+        AuthBasicProvider file
+        AuthUserFile "$d/htpasswd"
+        Require valid-user
+        SetHandler "proxy:unix:$self->{sock}|fcgi://localhost/"
+    </Location>
+</VirtualHost>
+<VirtualHost 127.0.0.1:$self->{open_port}>
+    <Location "/api/">
+        Require all granted
+        SetHandler "proxy:unix:$self->{sock}|fcgi://localhost/"
+    </Location>
+</VirtualHost>
+CONF
+    $self->spawn('apache', $httpd, '-f', "$d/httpd.conf", '-DFOREGROUND');
+}
+
+# $rig->request(METHOD, PATH, user => NAME | open => 1, json => REF,
+#               body => BYTES, type => CONTENT_TYPE, headers => {...})
+# Returns {status, headers, content, json (decoded when the reply is JSON)}.
+sub request {
+    my ($self, $method, $path, %o) = @_;
+    my %h = %{ $o{headers} // {} };
+    my $port = $o{open} ? $self->{open_port} : $self->{port};
+    if (defined $o{user}) {
+        $h{Authorization} = 'Basic ' . encode_base64("$o{user}:$o{user}-pw", '');
+    }
+    my %args = (headers => \%h);
+    if (exists $o{json}) {
+        $args{content} = JSON::PP->new->canonical->encode($o{json});
+        $h{'Content-Type'} //= 'application/json';
+    } elsif (defined $o{body}) {
+        $args{content} = $o{body};
+    }
+    $h{'Content-Type'} = $o{type} if defined $o{type};
+    my $r = $self->{http}->request($method, "http://127.0.0.1:$port$path", \%args);
+    my $res = { status => $r->{status}, headers => $r->{headers}, content => $r->{content} };
+    if (($r->{headers}{'content-type'} // '') =~ m{^application/json}) {
+        $res->{json} = eval { JSON::PP->new->decode($r->{content}) };
+    }
+    return $res;
+}
+
+sub get { my ($s, $p, %o) = @_; $s->request('GET', $p, %o) }
+sub post { my ($s, $p, $j, %o) = @_; $s->request('POST', $p, json => $j, %o) }
+sub patch { my ($s, $p, $j, %o) = @_; $s->request('PATCH', $p, json => $j, %o) }
+sub put { my ($s, $p, $j, %o) = @_; $s->request('PUT', $p, json => $j, %o) }
+sub del { my ($s, $p, %o) = @_; $s->request('DELETE', $p, %o) }
+
+sub fcgi_pid { $_[0]{pids}{fcgi} }
+sub fcgi_log { slurp("$_[0]{dir}/fcgi.out") }
+
+# Sends a signal to ledger-fcgi and waits for it to exit; returns the wait
+# status, or undef if it had to be killed.
+sub stop_fcgi {
+    my ($self, $sig, $timeout) = @_;
+    my $pid = delete $self->{pids}{fcgi} or return undef;
+    kill $sig // 'TERM', $pid;
+    my $end = time + ($timeout // 10);
+    while (time < $end) {
+        return $? if waitpid($pid, WNOHANG) > 0;
+        sleep 0.05;
+    }
+    kill 'KILL', $pid;
+    waitpid($pid, 0);
+    return undef;
+}
+
+sub stop {
+    my ($self) = @_;
+    local $?;  # called from END: must not change the test's exit status
+    for my $name (reverse sort keys %{ $self->{pids} }) {
+        my $pid = delete $self->{pids}{$name};
+        kill 'TERM', $pid;
+        my $end = time + 10;
+        my $gone = 0;
+        while (time < $end) {
+            if (waitpid($pid, WNOHANG) > 0) { $gone = 1; last }
+            sleep 0.05;
+        }
+        unless ($gone) {
+            kill 'KILL', $pid;
+            waitpid($pid, 0);
+        }
+    }
+    if ($ENV{LEDGER_VALGRIND}) {
+        for my $f (glob "$self->{dir}/valgrind.*.log") {
+            my $t = slurp($f);
+            next unless $t =~ /\S/;
+            print STDERR "# valgrind: $t";
+            $self->{valgrind_errors} .= $t;
+        }
+    }
+}
+
+sub valgrind_errors { $_[0]{valgrind_errors} // '' }
+
+sub DESTROY { $_[0]->stop if $_[0]{pids} }
+END { $_->stop for @LIVE; @LIVE = () }
+
+1;
