@@ -1,0 +1,89 @@
+#!/usr/bin/perl
+# The configuration an operator copies from etc/ is accepted by the real
+# programs: nginx -t and apache2 -t with the modules it needs loaded.
+use strict;
+use warnings;
+use Test::More;
+use File::Temp qw(tempdir);
+use Rig;
+
+my $etc = Rig::srcdir() . '/etc';
+my $dir = tempdir('ledger-etc-XXXXXX', TMPDIR => 1, CLEANUP => 1);
+
+# ---- nginx ------------------------------------------------------------------------
+my $params = Rig::slurp("$etc/nginx-fastcgi-params.conf");
+unlike($params, qr/^\s*fastcgi_param\s+REMOTE_USER/m,
+       'the shared FastCGI params never pass REMOTE_USER');
+my $site = Rig::slurp("$etc/nginx-ledger.conf");
+unlike($site, qr/^\s*include\s+\S*fastcgi_params\s*;/m, "the server block does not include Debian's fastcgi_params");
+my @remote_user = $site =~ /^\s*fastcgi_param\s+REMOTE_USER\s+(\S+);/mg;
+is_deeply(\@remote_user, ['$ledger_user'], 'REMOTE_USER comes only from the auth_request answer');
+like($site, qr/auth_request_set \$ledger_user \$upstream_http_x_auth_request_user;/, 'set from the auth proxy');
+
+SKIP: {
+    my $nginx = Rig::find_program('nginx') or skip 'nginx not installed', 1;
+    my $port = Rig::free_port();
+    # The test has no certificate: plain HTTP on loopback instead of TLS.
+    (my $s = $site) =~ s/^\s*listen 443 ssl;/    listen 127.0.0.1:$port;/m;
+    $s =~ s/^\s*ssl_certificate\S*\s+\S+;\n//mg;
+    $s =~ s{include /etc/nginx/nginx-fastcgi-params.conf;}{include $etc/nginx-fastcgi-params.conf;};
+    Rig::write_file("$dir/site.conf", $s);
+    mkdir "$dir/tmp";
+    Rig::write_file("$dir/nginx.conf", <<"CONF");
+pid $dir/nginx.pid;
+error_log $dir/error.log;
+events { }
+http {
+    access_log off;
+    client_body_temp_path $dir/tmp/body;
+    fastcgi_temp_path $dir/tmp/fastcgi;
+    proxy_temp_path $dir/tmp/proxy;
+    uwsgi_temp_path $dir/tmp/uwsgi;
+    scgi_temp_path $dir/tmp/scgi;
+    include $dir/site.conf;
+}
+CONF
+    my $out = `$nginx -t -p $dir -c $dir/nginx.conf 2>&1`;
+    is($?, 0, 'nginx -t accepts etc/nginx-ledger.conf') or diag $out;
+}
+
+# ---- Apache httpd ---------------------------------------------------------------------
+my $apache_site = Rig::slurp("$etc/apache-ledger.conf");
+like($apache_site, qr/OIDCPassClaimsAs environment/, 'claims reach the service as parameters, not headers');
+like($apache_site, qr{SetHandler "proxy:unix:[^"]+\|fcgi://localhost/"}, 'forwarded with mod_proxy_fcgi');
+like($apache_site, qr{<Location "/api/">}, 'mounted at /api');
+
+SKIP: {
+    my $httpd = Rig::find_program('apache2') // Rig::find_program('httpd')
+        or skip 'apache2 not installed', 1;
+    my $mods = '/usr/lib/apache2/modules';
+    skip 'mod_auth_openidc not installed (apt-get install libapache2-mod-auth-openidc)', 1
+        unless -e "$mods/mod_auth_openidc.so";
+    my $port = Rig::free_port();
+    my $load = join '', map { "LoadModule ${_}_module $mods/mod_$_.so\n" }
+        qw(mpm_event authz_core authz_user authn_core auth_openidc proxy proxy_fcgi);
+    Rig::write_file("$dir/httpd.conf", <<"CONF");
+$load
+ServerName 127.0.0.1
+Listen 127.0.0.1:$port
+PidFile $dir/httpd.pid
+ErrorLog $dir/apache-error.log
+DefaultRuntimeDir $dir
+<VirtualHost 127.0.0.1:$port>
+    Include $etc/apache-ledger.conf
+</VirtualHost>
+CONF
+    my $out = `$httpd -t -f $dir/httpd.conf 2>&1`;
+    is($?, 0, 'apache2 -t accepts etc/apache-ledger.conf with mod_auth_openidc and mod_proxy_fcgi')
+        or diag $out;
+}
+
+# ---- the sample ledger.conf -------------------------------------------------------------
+{
+    (my $conf = Rig::slurp("$etc/ledger.conf")) =~ s{^db = .*$}{db = $dir/sample.db}m;
+    Rig::write_file("$dir/ledger.conf", $conf);
+    my $out = `@{[Rig::fcgi_bin()]} --config $dir/ledger.conf --check 2>&1`;
+    is($?, 0, 'ledger-fcgi accepts etc/ledger.conf') or diag $out;
+}
+
+done_testing();

@@ -1,0 +1,236 @@
+#!/usr/bin/perl
+# ledger-fcgi as a process: start-up and migrations, the listening socket
+# (unix, loopback TCP, inherited fd 0), signals, the log, and bodies that no
+# web server would send, spoken over FastCGI directly.
+use strict;
+use warnings;
+use Test::More;
+use File::Temp qw(tempdir);
+use IO::Socket::UNIX;
+use JSON::PP;
+use POSIX qw(:sys_wait_h);
+use Time::HiRes qw(sleep time);
+use Rig;
+use FCGIClient;
+
+my $bin = Rig::fcgi_bin();
+my $dir = tempdir('ledger-proc-XXXXXX', TMPDIR => 1, CLEANUP => 1);
+my @kids;
+END { local $?; kill 'KILL', @kids if @kids; waitpid($_, 0) for @kids }
+
+sub run_cmd {
+    my (@cmd) = @_;
+    my $out = `@{[ join ' ', map { quotemeta } @cmd ]} 2>&1`;
+    return ($? >> 8, $out);
+}
+
+sub spawn {
+    my (%o) = @_;
+    my $pid = fork // die;
+    if ($pid == 0) {
+        if ($o{stdin}) { open STDIN, '<&', $o{stdin} or die } else { open STDIN, '<', '/dev/null' }
+        open STDOUT, '>>', "$dir/spawn.out";
+        open STDERR, '>>', "$dir/spawn.out";
+        exec @{ $o{cmd} } or POSIX::_exit(127);
+    }
+    push @kids, $pid;
+    return $pid;
+}
+
+sub wait_exit {
+    my ($pid, $timeout) = @_;
+    my $end = time + $timeout;
+    while (time < $end) {
+        if (waitpid($pid, WNOHANG) > 0) {
+            @kids = grep { $_ != $pid } @kids;
+            return $?;
+        }
+        sleep 0.02;
+    }
+    return undef;
+}
+
+sub wait_for { my ($c) = @_; my $end = time + 10; until ($c->()) { return 0 if time > $end; sleep 0.02 } 1 }
+
+sub me_params { FCGIClient::params('GET', '/api/me', REMOTE_USER => $_[0] // 'alice') }
+
+# ---- start-up and migrations ------------------------------------------------
+my ($rc, $out) = run_cmd($bin, '--db', "$dir/a.db", '--check');
+is($rc, 0, '--check on an empty database succeeds');
+like($out, qr/schema version (\d+)/, 'and reports the schema version');
+my ($v) = $out =~ /schema version (\d+)/;
+($rc, $out) = run_cmd($bin, '--db', "$dir/a.db", '--check');
+is($rc, 0, '--check on an up-to-date database succeeds');
+like($out, qr/schema version $v\b/, 'at the same version');
+{
+    open my $fh, '|-', 'sqlite3', "$dir/a.db" or die;
+    print $fh 'PRAGMA user_version = ' . ($v + 1) . ";\n";
+    close $fh;
+}
+($rc, $out) = run_cmd($bin, '--db', "$dir/a.db", '--check');
+isnt($rc, 0, 'a database from a newer release is refused');
+like($out, qr/newer/, 'with a clear message');
+
+($rc, $out) = run_cmd($bin, '--bogus');
+is($rc, 2, 'an unknown flag is a usage error');
+($rc, $out) = run_cmd($bin, '--db', "$dir/b.db", '--check', '--config', '/nonexistent.conf');
+isnt($rc, 0, 'a missing config file is an error');
+{
+    open my $fh, '>', "$dir/bad.conf" or die;
+    print $fh "db = $dir/b.db\nidentity_param = HTTP_X_REMOTE_USER\n";
+    close $fh;
+}
+($rc, $out) = run_cmd($bin, '--config', "$dir/bad.conf", '--check');
+isnt($rc, 0, 'an HTTP header as identity_param is refused');
+like($out, qr/bad\.conf:2: .*HTTP header/, 'naming the file and line');
+{
+    open my $fh, '>', "$dir/good.conf" or die;
+    print $fh "# sample\ndb = $dir/c.db\nidentity_param = LEDGER_USER\nmax_body_bytes = 100\n"
+        . "log_level = debug\nhome_currency = NZD\n";
+    close $fh;
+}
+($rc, $out) = run_cmd($bin, '--config', "$dir/good.conf", '--check');
+is($rc, 0, 'a valid config file') or diag $out;
+ok(-e "$dir/c.db", 'its db setting is used');
+
+# ---- --listen: loopback only unless told otherwise ------------------------------
+($rc, $out) = run_cmd($bin, '--db', "$dir/d.db", '--listen', '0.0.0.0:' . Rig::free_port());
+isnt($rc, 0, '--listen on a non-loopback address is refused');
+like($out, qr/loopback/, 'saying why');
+($rc, $out) = run_cmd($bin, '--db', "$dir/d.db", '--listen', '192.0.2.1:' . Rig::free_port());
+like($out, qr/loopback/, 'any non-loopback address');
+{
+    my $port = Rig::free_port();
+    my $pid = spawn(cmd => [$bin, '--db', "$dir/d.db", '--listen', "127.0.0.1:$port"]);
+    ok(wait_for(sub { IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $port) }),
+       '--listen 127.0.0.1:PORT serves');
+    my $r = FCGIClient->new(port => $port)->request(me_params());
+    is($r->{status}, 200, 'a request over loopback TCP');
+    kill 'TERM', $pid;
+    is(wait_exit($pid, 5), 0, 'and it exits 0 on SIGTERM');
+}
+{
+    my $port = Rig::free_port();
+    my $pid = spawn(cmd => [$bin, '--db', "$dir/d.db", '--listen', "0.0.0.0:$port", '--allow-remote']);
+    ok(wait_for(sub { IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $port) }),
+       '--allow-remote overrides the loopback rule');
+    kill 'TERM', $pid;
+    wait_exit($pid, 5);
+}
+
+# ---- the unix socket, signals, bodies ------------------------------------------
+my $sock = "$dir/ledger.sock";
+my $log = "$dir/ledger.log";
+my $pid = spawn(cmd => [$bin, '--db', "$dir/e.db", '--socket', $sock, '--log', $log]);
+ok(wait_for(sub { -S $sock }), 'the unix socket appears');
+is((stat $sock)[2] & 07777, 0660, 'with mode 0660');
+
+my $r = FCGIClient->new(path => $sock)->request(me_params('alice'));
+is($r->{status}, 200, '/api/me over the socket');
+like($r->{headers}{'content-type'}, qr{^application/json; charset=utf-8$}, 'JSON content type');
+like($r->{headers}{'x-request-id'}, qr/^[0-9a-f]{16}$/, 'X-Request-Id');
+my $alice = decode_json($r->{body});
+
+$r = FCGIClient->new(path => $sock)->request(
+    FCGIClient::params('GET', '/api/me', HTTP_REMOTE_USER => 'alice', HTTP_X_REMOTE_USER => 'alice'));
+is($r->{status}, 401, 'HTTP_* parameters (client headers) never carry identity');
+$r = FCGIClient->new(path => $sock)->request(FCGIClient::params('GET', '/api/me', REMOTE_USER => ''));
+is($r->{status}, 401, 'an empty REMOTE_USER is no identity');
+$r = FCGIClient->new(path => $sock)->request(me_params('x' x 600));
+is($r->{status}, 401, 'an over-long identity is refused');
+
+my %json = (CONTENT_TYPE => 'application/json');
+sub tag_params { FCGIClient::params('POST', '/api/tags', REMOTE_USER => 'alice', %json, @_) }
+sub tag_count {
+    my $r = FCGIClient->new(path => $sock)->request(FCGIClient::params('GET', '/api/tags', REMOTE_USER => 'alice'));
+    return decode_json($r->{body})->{total};
+}
+
+$r = FCGIClient->new(path => $sock)->request(tag_params(CONTENT_LENGTH => '12abc'), '{"name":"x"}');
+is($r->{status}, 400, 'a Content-Length that is not all digits is a 400');
+$r = FCGIClient->new(path => $sock)->request(tag_params(CONTENT_LENGTH => '-5'), '');
+is($r->{status}, 400, 'a negative Content-Length is a 400');
+$r = FCGIClient->new(path => $sock)->request(tag_params(CONTENT_LENGTH => '9' x 40), '');
+is($r->{status}, 413, 'an absurd Content-Length is a 413, read or not');
+
+# A body that ends before Content-Length says: never processed truncated.
+my $before = tag_count();
+my $body = '{"name":"short"}';
+my $c = FCGIClient->new(path => $sock);
+$c->begin(tag_params(CONTENT_LENGTH => length($body) + 10));
+$c->send_stdin($body);
+$c->end_stdin;
+$r = $c->response;
+is($r->{status}, 400, 'a body shorter than Content-Length is a 400');
+like($r->{body}, qr/ended after/, 'saying it ended early');
+is(tag_count(), $before, 'and nothing was written');
+
+# The same body in many small records is read whole.
+$body = '{"name":"pieces","color":"#123456"}';
+$c = FCGIClient->new(path => $sock);
+$c->begin(tag_params(CONTENT_LENGTH => length $body));
+$c->send_stdin($_) for split //, $body;
+$c->end_stdin;
+is($c->response->{status}, 201, 'a body sent one byte per record is read whole');
+
+# NUL bytes in a body are not a string terminator.
+$body = qq({"name":"a\0b"});
+$r = FCGIClient->new(path => $sock)->request(tag_params(CONTENT_LENGTH => length $body), $body);
+is($r->{status}, 400, 'a raw NUL inside a JSON string is refused');
+
+# SIGHUP reopens the log, for logrotate.
+rename $log, "$log.1";
+kill 'HUP', $pid;
+sleep 0.2;
+FCGIClient->new(path => $sock)->request(me_params('alice'));
+ok(wait_for(sub { -s $log }), 'after SIGHUP the log is reopened at its path');
+like(Rig::slurp($log), qr/user=\d+ GET \/api\/me 200 \d+us/, 'one line per request: user, method, path, status, time');
+unlike(Rig::slurp("$log.1") . Rig::slurp($log), qr/short|pieces/, 'no request bodies in the log');
+
+# SIGTERM in the middle of a request: the request finishes, then the process exits 0.
+$body = '{"name":"in-flight"}';
+$c = FCGIClient->new(path => $sock);
+$c->begin(tag_params(CONTENT_LENGTH => length $body));
+$c->send_stdin(substr($body, 0, 5));
+sleep 0.3;
+kill 'TERM', $pid;
+sleep 0.3;
+ok(kill(0, $pid), 'a SIGTERM mid-request does not kill the request');
+$c->send_stdin(substr($body, 5));
+$c->end_stdin;
+$r = $c->response;
+is($r->{status}, 201, 'the request in flight completes');
+is(wait_exit($pid, 5), 0, 'then ledger-fcgi exits 0');
+ok(!-e $sock, 'and removes its socket');
+
+# SIGTERM while idle in accept: exits promptly.
+$pid = spawn(cmd => [$bin, '--db', "$dir/e.db", '--socket', $sock]);
+wait_for(sub { -S $sock });
+sleep 0.2;
+my $t0 = time;
+kill 'TERM', $pid;
+is(wait_exit($pid, 5), 0, 'SIGTERM while idle: exit 0');
+cmp_ok(time - $t0, '<', 2, 'promptly, without waiting for a request');
+$pid = spawn(cmd => [$bin, '--db', "$dir/e.db", '--socket', $sock]);
+wait_for(sub { -S $sock });
+sleep 0.2;
+kill 'INT', $pid;
+is(wait_exit($pid, 5), 0, 'SIGINT too');
+
+# ---- the socket inherited on fd 0 (spawn-fcgi, supervisord, mod_fcgid) ------------
+{
+    my $path = "$dir/inherited.sock";
+    my $l = IO::Socket::UNIX->new(Local => $path, Type => SOCK_STREAM, Listen => 16) or die $!;
+    my $p = spawn(cmd => [$bin, '--db', "$dir/f.db"], stdin => $l);
+    close $l;
+    my $r2;
+    wait_for(sub { $r2 = eval { FCGIClient->new(path => $path)->request(me_params('bob')) } });
+    is($r2 && $r2->{status}, 200, 'serves the listening socket inherited on fd 0');
+    kill 'TERM', $p;
+    is(wait_exit($p, 5), 0, 'and stops on SIGTERM');
+}
+($rc, $out) = run_cmd($bin, '--db', "$dir/g.db");
+isnt($rc, 0, 'with no socket at all (stdin not a socket) it refuses to start');
+like($out, qr/not a listening socket/, 'and says what to do');
+
+done_testing();
