@@ -14,5 +14,10 @@ int h_tags_list(struct request *r);
 int h_tags_create(struct request *r);
 int h_tags_update(struct request *r);
 int h_tags_delete(struct request *r);
+int h_txn_list(struct request *r);
+int h_txn_create(struct request *r);
+int h_txn_get(struct request *r);
+int h_txn_update(struct request *r);
+int h_txn_delete(struct request *r);
 
 #endif

@@ -135,7 +135,7 @@ static int add_param(struct request *r, const char *s, size_t n)
 {
     const char *eq = memchr(s, '=', n);
     size_t klen = eq ? (size_t)(eq - s) : n;
-    struct query_param *q;
+    struct ledger_param *q;
     char *key, *value;
 
     if (n == 0)
@@ -208,6 +208,13 @@ const char *query_get(const struct request *r, const char *key)
 int query_has(const struct request *r, const char *key)
 {
     return query_get(r, key) != NULL;
+}
+
+struct ledger_params request_params(const struct request *r)
+{
+    struct ledger_params p = { r->query, r->nquery };
+
+    return p;
 }
 
 int request_body_length(struct request *r, size_t *out)

@@ -10,11 +10,6 @@
 
 #define ROUTE_MAX_ARGS 4
 
-struct query_param {
-    char *key;    /* decoded, a trailing "[]" removed */
-    char *value;  /* decoded */
-};
-
 /* Everything here lives for one request; request_end frees it.  Pointers
  * into the FastCGI environment (method) die at the next accept. */
 struct request {
@@ -24,7 +19,7 @@ struct request {
     char id[17];
     const char *method;
     char *path;                 /* raw path, no query string */
-    struct query_param *query;
+    struct ledger_param *query;   /* decoded; a trailing "[]" removed from keys */
     size_t nquery;
     char *body;                 /* exactly body_len bytes, not NUL-terminated */
     size_t body_len;
@@ -55,6 +50,8 @@ int request_read_body(struct request *r);
 const char *query_get(const struct request *r, const char *key);
 /* Whether key appears at all (an explicit empty value counts). */
 int query_has(const struct request *r, const char *key);
+/* The query as libledger's named parameters. */
+struct ledger_params request_params(const struct request *r);
 
 /* Sets r->err and returns -1, for handlers: `return request_fail(r, 400, ...)`. */
 int request_fail(struct request *r, int status, const char *code,

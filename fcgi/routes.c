@@ -12,6 +12,11 @@ const struct route routes[] = {
     { "POST", "/api/tags", h_tags_create, ROUTE_WRITE | ROUTE_JSON },
     { "PATCH", "/api/tags/" ID, h_tags_update, ROUTE_WRITE | ROUTE_JSON },
     { "DELETE", "/api/tags/" ID, h_tags_delete, ROUTE_WRITE },
+    { "GET", "/api/transactions", h_txn_list, 0 },
+    { "POST", "/api/transactions", h_txn_create, ROUTE_WRITE | ROUTE_JSON },
+    { "GET", "/api/transactions/" ID, h_txn_get, 0 },
+    { "PATCH", "/api/transactions/" ID, h_txn_update, ROUTE_WRITE | ROUTE_JSON },
+    { "DELETE", "/api/transactions/" ID, h_txn_delete, ROUTE_WRITE },
 };
 
 const size_t route_count = sizeof routes / sizeof routes[0];

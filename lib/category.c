@@ -3,6 +3,7 @@
  * "Dining", "DINING" and " dining " are one category in every report.
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -90,10 +91,9 @@ enum ledger_category_fold ledger_category_fold(const char *in, char *out)
 /* Usage counts are over the caller's own rows that any query would show:
  * reconciled manual rows are hidden everywhere, so they are not counted. */
 static const char SQL_CATEGORY_USAGE[] =
-    "SELECT COALESCE(o.category, t.category) AS c, COUNT(*)"
-    "  FROM transactions t LEFT JOIN transaction_overrides o ON o.transaction_id = t.id"
-    " WHERE t.owner_id = ? AND t.reconciled_with_id IS NULL AND c IS NOT NULL"
-    " GROUP BY c ORDER BY c";
+    "SELECT eff_category, COUNT(*) FROM transactions"
+    " WHERE owner_id = ? AND reconciled_with_id IS NULL AND eff_category IS NOT NULL"
+    " GROUP BY eff_category ORDER BY eff_category";
 
 int ledger_categories_list(ledger_db *db, int64_t user_id, cJSON **out,
                            ledger_error *err)
@@ -148,4 +148,40 @@ fail:
     db_stmt_done(st);
     cJSON_Delete(doc);
     return LEDGER_ERR;
+}
+
+/* The category a refund takes: the one the owner most often gives this
+ * merchant (else "other"), so a refund offsets the spending it returns. */
+static const char SQL_MERCHANT_USUAL[] =
+    "SELECT eff_category FROM transactions"
+    " WHERE owner_id = ?1 AND eff_merchant = ?2 AND eff_category IS NOT NULL"
+    "   AND reconciled_with_id IS NULL"
+    " GROUP BY eff_category ORDER BY COUNT(*) DESC, eff_category LIMIT 1";
+
+int category_resolve(ledger_db *db, int64_t owner, const char *merchant, const char *in,
+                     char *out, ledger_error *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    switch (ledger_category_fold(in, out)) {
+    case LEDGER_CATEGORY_OK:
+        return LEDGER_OK;
+    case LEDGER_CATEGORY_EMPTY:
+        return ledger_error_set(err, 400, "invalid_field", "category",
+                                "category must have at least one letter or digit");
+    case LEDGER_CATEGORY_REFUND:
+        break;
+    }
+    if ((st = db_stmt(db, SQL_MERCHANT_USUAL, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, owner);
+    db_bind_text(st, 2, merchant ? merchant : "");
+    rc = sqlite3_step(st);
+    snprintf(out, LEDGER_CATEGORY_MAX, "%s",
+             rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : "other");
+    db_stmt_done(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return db_error(db, err, "category");
+    return LEDGER_OK;
 }

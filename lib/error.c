@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ledger.h"
+#include "internal.h"
 
 int ledger_error_set(ledger_error *err, int status, const char *code,
                      const char *field, const char *fmt, ...)
@@ -25,4 +25,12 @@ void ledger_error_clear(ledger_error *err)
 {
     if (err)
         memset(err, 0, sizeof *err);
+}
+
+int error_as_field(ledger_error *err, const char *field)
+{
+    err->status = 400;
+    snprintf(err->code, sizeof err->code, "invalid_field");
+    snprintf(err->field, sizeof err->field, "%s", field);
+    return LEDGER_ERR;
 }

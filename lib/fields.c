@@ -1,6 +1,7 @@
 /* Reading and checking the fields of JSON request bodies.  Unknown fields
  * are ignored; a field of the wrong type is a 400 that names it. */
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -68,4 +69,171 @@ int field_color(const cJSON *obj, const char *name, const char **out, int *prese
 bad:
     return ledger_error_set(err, 400, "invalid_field", name,
                             "%s must be a color such as \"#1e90ff\"", name);
+}
+
+int valid_date(const char *s)
+{
+    static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+    int y, m, d, i, leap;
+
+    for (i = 0; i < 10; i++)
+        if (i == 4 || i == 7 ? s[i] != '-' : !isdigit((unsigned char)s[i]))
+            return 0;
+    if (s[10] != '\0')
+        return 0;
+    y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
+    m = (s[5] - '0') * 10 + (s[6] - '0');
+    d = (s[8] - '0') * 10 + (s[9] - '0');
+    if (y < 1900 || m < 1 || m > 12 || d < 1)
+        return 0;
+    leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    return d <= mdays[m - 1] + (m == 2 && leap);
+}
+
+int field_date(const cJSON *obj, const char *name, int required, const char **out,
+               int *present, ledger_error *err)
+{
+    if (field_text(obj, name, required, 0, 10, out, present, err)
+        || (*out && !valid_date(*out)))
+        return ledger_error_set(err, 400, "invalid_field", name,
+                                "%s must be a date YYYY-MM-DD", name);
+    return LEDGER_OK;
+}
+
+int field_money(const cJSON *obj, const char *name, int required, int nullable,
+                int64_t *out, int *set, int *present, ledger_error *err)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, name);
+
+    if (present)
+        *present = item != NULL;
+    *set = 0;
+    if (item == NULL || (cJSON_IsNull(item) && nullable)) {
+        if (required)
+            return ledger_error_set(err, 400, "invalid_field", name, "%s is required", name);
+        return LEDGER_OK;
+    }
+    if (ledger_money_from_json(item, name, out, err))
+        return LEDGER_ERR;
+    *set = 1;
+    return LEDGER_OK;
+}
+
+int json_id(const cJSON *item, int64_t *out)
+{
+    const char *s;
+    int64_t v = 0;
+
+    if (!cJSON_IsNumber(item))
+        return LEDGER_ERR;
+    if (item->valuestring == NULL) {
+        if (item->valuedouble < 1 || item->valuedouble > 9e15
+            || item->valuedouble != (double)(int64_t)item->valuedouble)
+            return LEDGER_ERR;
+        *out = (int64_t)item->valuedouble;
+        return LEDGER_OK;
+    }
+    /* Digits only: "1e3" or "7.0" is not an id. */
+    for (s = item->valuestring; *s; s++) {
+        if (!isdigit((unsigned char)*s) || v > INT64_C(100000000000000))
+            return LEDGER_ERR;
+        v = v * 10 + (*s - '0');
+    }
+    if (v <= 0)
+        return LEDGER_ERR;
+    *out = v;
+    return LEDGER_OK;
+}
+
+int field_id(const cJSON *obj, const char *name, int required, int nullable,
+             int64_t *out, int *present, ledger_error *err)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, name);
+
+    if (present)
+        *present = item != NULL;
+    *out = 0;
+    if (item == NULL || (cJSON_IsNull(item) && nullable)) {
+        if (required && item == NULL)
+            return ledger_error_set(err, 400, "invalid_field", name, "%s is required", name);
+        return LEDGER_OK;
+    }
+    if (json_id(item, out))
+        return ledger_error_set(err, 400, "invalid_field", name,
+                                "%s must be a positive integer id", name);
+    return LEDGER_OK;
+}
+
+int field_enum(const cJSON *obj, const char *name, const char *const *allowed,
+               int nullable, const char **out, int *present, ledger_error *err)
+{
+    char list[256];
+    size_t used = 0;
+    int i;
+
+    if (field_text(obj, name, 0, nullable, 64, out, present, err))
+        goto bad;
+    if (*out == NULL) {
+        if (present && *present && !nullable)
+            goto bad;
+        return LEDGER_OK;
+    }
+    for (i = 0; allowed[i]; i++)
+        if (strcmp(*out, allowed[i]) == 0)
+            return LEDGER_OK;
+bad:
+    list[0] = '\0';
+    for (i = 0; allowed[i] && used < sizeof list; i++) {
+        int w = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", allowed[i]);
+
+        if (w > 0)
+            used += (size_t)w;
+    }
+    return ledger_error_set(err, 400, "invalid_field", name, "%s must be one of %s", name, list);
+}
+
+int field_id_array(const cJSON *obj, const char *name, size_t max, cJSON **ids,
+                   ledger_error *err)
+{
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(obj, name), *item;
+    cJSON *out;
+    size_t n = 0;
+
+    if (!cJSON_IsArray(arr))
+        return ledger_error_set(err, 400, "invalid_field", name,
+                                "%s must be an array of ids", name);
+    n = (size_t)cJSON_GetArraySize(arr);
+    if (n == 0 || n > max)
+        return ledger_error_set(err, 400, "invalid_field", name,
+                                "%s must hold 1 to %zu ids", name, max);
+    out = cJSON_CreateArray();
+    if (out == NULL)
+        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+    cJSON_ArrayForEach(item, arr) {
+        int64_t id;
+
+        if (json_id(item, &id)) {
+            cJSON_Delete(out);
+            return ledger_error_set(err, 400, "invalid_field", name,
+                                    "%s must be an array of positive integer ids", name);
+        }
+        cJSON_AddItemToArray(out, cJSON_CreateNumber((double)id));
+    }
+    *ids = out;
+    return LEDGER_OK;
+}
+
+const char *param_get(const struct ledger_params *p, const char *key)
+{
+    size_t i;
+
+    for (i = 0; p && i < p->count; i++)
+        if (strcmp(p->items[i].key, key) == 0)
+            return p->items[i].value;
+    return NULL;
+}
+
+int param_has(const struct ledger_params *p, const char *key)
+{
+    return param_get(p, key) != NULL;
 }

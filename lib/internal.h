@@ -54,3 +54,110 @@ int field_color(const cJSON *obj, const char *name, const char **out, int *prese
 
 /* 404 when the tag does not exist, 403 when it is not the user's. */
 int tag_check_owner(ledger_db *db, int64_t user_id, int64_t tag_id, ledger_error *err);
+
+/* More field readers.  Dates are YYYY-MM-DD and real calendar dates. */
+int field_date(const cJSON *obj, const char *name, int required, const char **out,
+               int *present, ledger_error *err);
+int valid_date(const char *s);
+/* Money in cents; *present as above; a JSON null leaves *set 0. */
+int field_money(const cJSON *obj, const char *name, int required, int nullable,
+                int64_t *out, int *set, int *present, ledger_error *err);
+/* A positive integer id (or null when nullable: *out 0). */
+int field_id(const cJSON *obj, const char *name, int required, int nullable,
+             int64_t *out, int *present, ledger_error *err);
+/* A JSON number or integer-valued literal as a positive id. */
+int json_id(const cJSON *item, int64_t *out);
+/* One of a NULL-terminated list of values (or null when nullable). */
+int field_enum(const cJSON *obj, const char *name, const char *const *allowed,
+               int nullable, const char **out, int *present, ledger_error *err);
+/* An array of 1..max positive ids (repeats allowed), copied into *ids. */
+int field_id_array(const cJSON *obj, const char *name, size_t max, cJSON **ids,
+                   ledger_error *err);
+
+/* Named parameters. */
+const char *param_get(const struct ledger_params *p, const char *key);
+int param_has(const struct ledger_params *p, const char *key);
+
+/* ---- access (access.c) ---------------------------------------------------- */
+struct txn_access {
+    int64_t owner_id;
+    int64_t statement_id;  /* 0 for a manual row */
+    int is_owner;
+};
+/* canAccessTransactions for one row: 404 missing (or hidden), 403 stranger. */
+int access_txn(ledger_db *db, int64_t me, int64_t txn_id, struct txn_access *out,
+               ledger_error *err);
+/* The same for every id of a JSON array: all accessible, or 404/403. */
+int access_txn_set(ledger_db *db, int64_t me, const cJSON *ids, ledger_error *err);
+/* Whether the caller is a participant of the trip (derived: its owner, or
+ * with a row, a split or a payment in it); 404 when there is no such trip. */
+int access_trip(ledger_db *db, int64_t me, int64_t trip_id, int *participant,
+                ledger_error *err);
+
+/* ---- splits (split.c) ----------------------------------------------------- */
+struct split_share {
+    int64_t participant_id;
+    int64_t share;  /* hundredths of a percent */
+};
+struct split_set {
+    struct split_share *v;
+    size_t n;
+};
+/* Validates an array of {participant_id, share_percent} for a row owned by
+ * owner and completes it to 100% with an owner row (rule A).  The caller
+ * frees *out with split_set_free. */
+int split_parse(ledger_db *db, const cJSON *arr, const char *field, int64_t owner,
+                struct split_set *out, ledger_error *err);
+void split_set_free(struct split_set *s);
+int split_write(ledger_db *db, int64_t txn_id, const struct split_set *s, ledger_error *err);
+/* Apportions amount cents over the shares by largest remainder into cents[]
+ * (n entries), so they sum exactly to amount when the shares total 100%. */
+void split_apportion(int64_t amount, struct split_share *v, size_t n, int64_t owner,
+                     int64_t *cents);
+
+/* ---- transaction rows (txn_row.c) ---------------------------------------------
+ * The columns every transaction read selects, from "transactions t"; the
+ * statement binds :me (the viewer).  txn_row_json turns a row into the API
+ * shape; the caller frees it. */
+#define TXN_COLUMNS \
+    "t.id, t.statement_id, t.owner_id, t.date, t.description, t.merchant," \
+    " t.merchant_normalized, t.category, t.transaction_type, t.amount, t.currency," \
+    " t.amount_aud, t.exchange_rate_to_aud, t.payment_method, t.principal_amount," \
+    " t.interest_amount," \
+    " COALESCE(r.created_at, t.created_at), r.id," \
+    " t.override_category, t.override_merchant_normalized, t.override_share," \
+    " t.override_trip_id," \
+    " (SELECT bank_name FROM statements WHERE id = t.statement_id)," \
+    " (SELECT json_group_array(json_array(id, name, color)) FROM" \
+    "   (SELECT g.id, g.name, g.color FROM transaction_tags tt JOIN tags g ON g.id = tt.tag_id" \
+    "     WHERE tt.transaction_id = t.id AND g.owner_id = :me ORDER BY g.name COLLATE NOCASE, g.id))," \
+    " (SELECT CASE WHEN COUNT(*) THEN json_group_array(json_array(pid, name, share, settled, email)) END" \
+    "    FROM (SELECT s.participant_id AS pid, u.name, s.share_percent AS share, s.settled, u.email" \
+    "            FROM splits s JOIN users u ON u.id = s.participant_id" \
+    "           WHERE s.transaction_id = t.id ORDER BY s.participant_id))"
+/* The manual row reconciled into a statement row, for its Imported date. */
+#define TXN_JOIN_RECONCILED \
+    " LEFT JOIN transactions r ON r.reconciled_with_id = t.id"
+cJSON *txn_row_json(sqlite3_stmt *st, int64_t me);
+
+/* ---- categories and transactions ------------------------------------------ */
+/* Folds in into out (LEDGER_CATEGORY_MAX bytes) per rule C; "refund" becomes
+ * the category owner most often gives merchant, else "other". */
+int category_resolve(ledger_db *db, int64_t owner, const char *merchant, const char *in,
+                     char *out, ledger_error *err);
+extern const char *const txn_types[];
+extern const char *const txn_payment_methods[];
+/* Reads one row (no access check: the caller has done it). */
+int txn_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err);
+/* Links the caller's tags (a JSON array of ids) to a row; another user's
+ * tag is a 400 on tag_ids. */
+int txn_link_tags(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *tag_ids,
+                  ledger_error *err);
+
+/* EXPLAIN QUERY PLAN lines of GET /api/transactions with these parameters. */
+int txn_list_plan(ledger_db *db, int64_t me, const struct ledger_params *params,
+                  cJSON **out, ledger_error *err);
+
+/* Recasts a lookup failure (a missing or foreign id named in a body) as a
+ * 400 invalid_field on field, keeping the message. */
+int error_as_field(ledger_error *err, const char *field);

@@ -131,6 +131,17 @@ int ledger_user_resolve(ledger_db *db, const char *subject, const char *email,
 /* GET /api/me: {id, email, name}. */
 int ledger_user_get(ledger_db *db, int64_t user_id, cJSON **out, ledger_error *err);
 
+/* ---- named parameters (a query string, already decoded) -------------------- */
+
+struct ledger_param {
+    char *key;    /* without a trailing "[]" */
+    char *value;
+};
+struct ledger_params {
+    const struct ledger_param *items;
+    size_t count;
+};
+
 /* ---- tags ------------------------------------------------------------------- */
 
 /* The tag every CSV-imported row receives; no one else may take the name. */
@@ -146,6 +157,26 @@ int ledger_tag_update(ledger_db *db, int64_t user_id, int64_t tag_id, const cJSO
                       cJSON **out, ledger_error *err);
 /* DELETE /api/tags/{id}: the tag and its links. */
 int ledger_tag_delete(ledger_db *db, int64_t user_id, int64_t tag_id, ledger_error *err);
+
+/* ---- transactions --------------------------------------------------------------
+ * Every call checks canAccessTransactions: the owner, or a participant with a
+ * split on the row; anyone else gets 403, a missing (or reconciled, hence
+ * hidden) row 404. */
+
+/* GET /api/transactions with the filters, sort and pagination of API.md 3,
+ * given as named parameters: {items, total, limit, offset, next_cursor}. */
+int ledger_txn_list(ledger_db *db, int64_t me, const struct ledger_params *params,
+                    cJSON **out, ledger_error *err);
+/* POST /api/transactions: a manual row owned by me; the new row. */
+int ledger_txn_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
+                      ledger_error *err);
+int ledger_txn_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err);
+/* PATCH: overrides, type, payment method; date/amount/description of a
+ * manual row (its owner only). */
+int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
+                      cJSON **out, ledger_error *err);
+/* DELETE: manual rows, by their owner; a statement row is 409. */
+int ledger_txn_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err);
 
 #ifdef __cplusplus
 }

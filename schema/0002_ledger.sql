@@ -42,6 +42,11 @@ CREATE INDEX trips_owner ON trips(owner_id);
 -- statement's owner), so the effective owner COALESCE(owner_id, statement
 -- owner) of the specification is always just owner_id and scoping needs no
 -- join.
+--
+-- The per-transaction override record of the specification (category,
+-- merchant_normalized, my_share_percent, trip_id) lives in the override_*
+-- columns of the row itself: every read needs it, and the effective values
+-- derived from it (eff_*) can then be indexed.  NULL means "not overridden".
 CREATE TABLE transactions (
     id                    INTEGER PRIMARY KEY,
     statement_id          INTEGER REFERENCES statements(id) ON DELETE CASCADE,
@@ -54,7 +59,7 @@ CREATE TABLE transactions (
     transaction_type      TEXT NOT NULL DEFAULT 'debit',
     amount                INTEGER NOT NULL CHECK (amount >= 0),
     currency              TEXT NOT NULL DEFAULT 'AUD',
-    amount_aud            INTEGER,
+    amount_aud            INTEGER CHECK (amount_aud >= 0),
     exchange_rate_to_aud  TEXT,           -- decimal text, kept exactly as given
     payment_method        TEXT CHECK (payment_method IN
                             ('card','cash','bank_transfer','other','credits')),
@@ -63,22 +68,27 @@ CREATE TABLE transactions (
     interest_amount       INTEGER,
     fitid                 TEXT,           -- the bank's id of an imported row
     import_id             INTEGER,        -- CSV import batch
-    created_at            TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+    created_at            TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+    override_category             TEXT,
+    override_merchant_normalized  TEXT,
+    override_share                INTEGER CHECK (override_share BETWEEN 0 AND 10000),
+    override_trip_id              INTEGER REFERENCES trips(id) ON DELETE SET NULL,
+    eff_category  TEXT GENERATED ALWAYS AS (COALESCE(override_category, category)) VIRTUAL,
+    -- The merchant a row is listed, searched and sorted under; '' for none.
+    eff_merchant  TEXT GENERATED ALWAYS AS
+        (COALESCE(override_merchant_normalized, merchant_normalized, merchant, '')) VIRTUAL
 );
 CREATE INDEX transactions_owner_date ON transactions(owner_id, date, id);
-CREATE INDEX transactions_statement ON transactions(statement_id, date);
-CREATE INDEX transactions_reconciled ON transactions(reconciled_with_id)
+CREATE INDEX transactions_owner_amount ON transactions(owner_id, amount, id);
+CREATE INDEX transactions_owner_created ON transactions(owner_id, created_at, id);
+CREATE INDEX transactions_owner_merchant ON transactions(owner_id, eff_merchant, id);
+CREATE INDEX transactions_owner_category ON transactions(owner_id, eff_category, date, id);
+CREATE INDEX transactions_statement ON transactions(statement_id, date, id);
+-- A statement row is the target of at most one reconciliation.
+CREATE UNIQUE INDEX transactions_reconciled ON transactions(reconciled_with_id)
     WHERE reconciled_with_id IS NOT NULL;
-
-CREATE TABLE transaction_overrides (
-    transaction_id       INTEGER PRIMARY KEY REFERENCES transactions(id) ON DELETE CASCADE,
-    category             TEXT,
-    merchant_normalized  TEXT,
-    my_share_percent     INTEGER CHECK (my_share_percent BETWEEN 0 AND 10000),
-    trip_id              INTEGER REFERENCES trips(id) ON DELETE SET NULL
-);
-CREATE INDEX transaction_overrides_trip ON transaction_overrides(trip_id)
-    WHERE trip_id IS NOT NULL;
+CREATE INDEX transactions_trip ON transactions(override_trip_id, date, id)
+    WHERE override_trip_id IS NOT NULL;
 
 CREATE TABLE tags (
     id          INTEGER PRIMARY KEY,

@@ -1,0 +1,43 @@
+/* /api/transactions */
+#include "handlers.h"
+
+int h_txn_list(struct request *r)
+{
+    struct ledger_params p = request_params(r);
+
+    return ledger_txn_list(r->db, r->user_id, &p, &r->out, &r->err);
+}
+
+int h_txn_create(struct request *r)
+{
+    r->status = 201;
+    return ledger_txn_create(r->db, r->user_id, r->json, &r->out, &r->err);
+}
+
+int h_txn_get(struct request *r)
+{
+    int64_t id;
+
+    if (arg_id(r, 0, &id))
+        return -1;
+    return ledger_txn_get(r->db, r->user_id, id, &r->out, &r->err);
+}
+
+int h_txn_update(struct request *r)
+{
+    int64_t id;
+
+    if (arg_id(r, 0, &id))
+        return -1;
+    return ledger_txn_update(r->db, r->user_id, id, r->json, &r->out, &r->err);
+}
+
+int h_txn_delete(struct request *r)
+{
+    int64_t id;
+
+    if (arg_id(r, 0, &id))
+        return -1;
+    r->status = 204;
+    return ledger_txn_delete(r->db, r->user_id, id, &r->err);
+}

@@ -1,0 +1,116 @@
+/*
+ * Who may touch what.  Every transaction-scoped operation goes through
+ * access_txn (canAccessTransactions of the specification): the owner, or a
+ * participant with a split on the row.  A row that does not exist is 404,
+ * one the caller may not touch is 403.  Reconciled manual rows are hidden
+ * from every query, so they do not exist here either.
+ */
+#include <stdlib.h>
+
+#include "internal.h"
+
+static const char SQL_ACCESS_TXN[] =
+    "SELECT t.owner_id, t.statement_id,"
+    "       t.owner_id = ?2 OR EXISTS (SELECT 1 FROM splits s"
+    "                                   WHERE s.transaction_id = t.id AND s.participant_id = ?2)"
+    "  FROM transactions t WHERE t.id = ?1 AND t.reconciled_with_id IS NULL";
+
+/* For a set of ids (a JSON array bound once): how many distinct ids were
+ * asked for, how many exist, and how many the caller may touch. */
+static const char SQL_ACCESS_SET[] =
+    "WITH ids AS (SELECT DISTINCT value AS id FROM json_each(?1))"
+    " SELECT (SELECT COUNT(*) FROM ids), COUNT(t.id),"
+    "        COALESCE(SUM(t.owner_id = ?2 OR EXISTS (SELECT 1 FROM splits s"
+    "                  WHERE s.transaction_id = t.id AND s.participant_id = ?2)), 0)"
+    "   FROM ids JOIN transactions t ON t.id = ids.id AND t.reconciled_with_id IS NULL";
+
+static const char SQL_TRIP_ACCESS[] =
+    "SELECT tr.owner_id = ?2"
+    "    OR EXISTS (SELECT 1 FROM transactions t WHERE t.override_trip_id = tr.id AND t.owner_id = ?2)"
+    "    OR EXISTS (SELECT 1 FROM transactions t JOIN splits s ON s.transaction_id = t.id"
+    "                WHERE t.override_trip_id = tr.id AND s.participant_id = ?2)"
+    "    OR EXISTS (SELECT 1 FROM split_payments p WHERE p.trip_id = tr.id"
+    "                AND (p.from_user_id = ?2 OR p.to_user_id = ?2))"
+    "  FROM trips tr WHERE tr.id = ?1";
+
+int access_txn(ledger_db *db, int64_t me, int64_t txn_id, struct txn_access *out,
+               ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_ACCESS_TXN, err);
+    int rc, allowed = 0;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, txn_id);
+    sqlite3_bind_int64(st, 2, me);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        out->owner_id = sqlite3_column_int64(st, 0);
+        out->statement_id = sqlite3_column_int64(st, 1);
+        out->is_owner = out->owner_id == me;
+        allowed = sqlite3_column_int(st, 2);
+    }
+    db_stmt_done(st);
+    if (rc == SQLITE_DONE)
+        return ledger_error_set(err, 404, "not_found", NULL, "no such transaction");
+    if (rc != SQLITE_ROW)
+        return db_error(db, err, "access");
+    if (!allowed)
+        return ledger_error_set(err, 403, "forbidden", NULL,
+                                "the transaction is not yours or shared with you");
+    return LEDGER_OK;
+}
+
+int access_txn_set(ledger_db *db, int64_t me, const cJSON *ids, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_ACCESS_SET, err);
+    char *text = cJSON_PrintUnformatted(ids);
+    int64_t asked = 0, found = 0, allowed = 0;
+    int rc;
+
+    if (st == NULL || text == NULL) {
+        free(text);
+        return st ? ledger_error_set(err, 500, "internal", NULL, "out of memory") : LEDGER_ERR;
+    }
+    sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, me);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        asked = sqlite3_column_int64(st, 0);
+        found = sqlite3_column_int64(st, 1);
+        allowed = sqlite3_column_int64(st, 2);
+    }
+    db_stmt_done(st);
+    free(text);
+    if (rc != SQLITE_ROW)
+        return db_error(db, err, "access");
+    if (found < asked)
+        return ledger_error_set(err, 404, "not_found", "ids",
+                                "%lld of the transactions do not exist",
+                                (long long)(asked - found));
+    if (allowed < found)
+        return ledger_error_set(err, 403, "forbidden", "ids",
+                                "%lld of the transactions are not yours or shared with you",
+                                (long long)(found - allowed));
+    return LEDGER_OK;
+}
+
+int access_trip(ledger_db *db, int64_t me, int64_t trip_id, int *participant,
+                ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_TRIP_ACCESS, err);
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, trip_id);
+    sqlite3_bind_int64(st, 2, me);
+    rc = sqlite3_step(st);
+    *participant = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
+    db_stmt_done(st);
+    if (rc == SQLITE_DONE)
+        return ledger_error_set(err, 404, "not_found", "trip_id", "no such trip");
+    if (rc != SQLITE_ROW)
+        return db_error(db, err, "trip access");
+    return LEDGER_OK;
+}

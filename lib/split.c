@@ -1,0 +1,206 @@
+/*
+ * Splits (Business rule A): the shares of one transaction total exactly
+ * 100%.  What the named participants leave is written as a row for the
+ * transaction's OWNER, never for whoever is looking, on every write path.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define FULL 10000  /* 100.00% in hundredths */
+#define MAX_PARTICIPANTS 100
+
+static const char SQL_USER_EXISTS[] = "SELECT 1 FROM users WHERE id = ?";
+static const char SQL_SPLIT_UPSERT[] =
+    "INSERT INTO splits (transaction_id, participant_id, share_percent) VALUES (?1, ?2, ?3)"
+    " ON CONFLICT (transaction_id, participant_id) DO UPDATE SET share_percent = excluded.share_percent";
+static const char SQL_SPLIT_PRUNE[] =
+    "DELETE FROM splits WHERE transaction_id = ?1"
+    "   AND participant_id NOT IN (SELECT value FROM json_each(?2))";
+
+void split_set_free(struct split_set *s)
+{
+    free(s->v);
+    s->v = NULL;
+    s->n = 0;
+}
+
+static int user_exists(ledger_db *db, int64_t id, int *yes, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_USER_EXISTS, err);
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, id);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return db_error(db, err, "participant");
+    *yes = rc == SQLITE_ROW;
+    return LEDGER_OK;
+}
+
+int split_parse(ledger_db *db, const cJSON *arr, const char *field, int64_t owner,
+                struct split_set *out, ledger_error *err)
+{
+    const cJSON *item;
+    int64_t total = 0;
+    int owner_named = 0;
+    size_t n, i;
+
+    memset(out, 0, sizeof *out);
+    if (!cJSON_IsArray(arr))
+        return ledger_error_set(err, 400, "invalid_field", field,
+                                "%s must be an array of {participant_id, share_percent}", field);
+    n = (size_t)cJSON_GetArraySize(arr);
+    if (n == 0)
+        return ledger_error_set(err, 400, "invalid_field", field,
+                                "%s must name at least one participant (clearing splits is "
+                                "DELETE /api/transactions/{id}/splits)", field);
+    if (n > MAX_PARTICIPANTS)
+        return ledger_error_set(err, 400, "invalid_field", field,
+                                "%s names more than %d participants", field, MAX_PARTICIPANTS);
+    out->v = calloc(n + 1, sizeof *out->v);  /* +1: the owner's remainder */
+    if (out->v == NULL)
+        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+    cJSON_ArrayForEach(item, arr) {
+        struct split_share *s = &out->v[out->n];
+        int exists = 0;
+
+        if (!cJSON_IsObject(item)) {
+            ledger_error_set(err, 400, "invalid_field", field,
+                             "each entry of %s must be an object", field);
+            goto fail;
+        }
+        if (field_id(item, "participant_id", 1, 0, &s->participant_id, NULL, err)
+            || ledger_percent_from_json(cJSON_GetObjectItemCaseSensitive(item, "share_percent"),
+                                        "share_percent", &s->share, err))
+            goto fail;
+        if (s->share <= 0) {
+            ledger_error_set(err, 400, "invalid_field", "share_percent",
+                             "share_percent must be more than 0");
+            goto fail;
+        }
+        for (i = 0; i < out->n; i++)
+            if (out->v[i].participant_id == s->participant_id) {
+                ledger_error_set(err, 400, "invalid_field", field,
+                                 "participant %lld is named twice", (long long)s->participant_id);
+                goto fail;
+            }
+        if (user_exists(db, s->participant_id, &exists, err))
+            goto fail;
+        if (!exists) {
+            ledger_error_set(err, 400, "invalid_field", "participant_id",
+                             "participant %lld does not exist", (long long)s->participant_id);
+            goto fail;
+        }
+        owner_named |= s->participant_id == owner;
+        total += s->share;
+        out->n++;
+    }
+    if (total > FULL) {
+        ledger_error_set(err, 400, "invalid_field", field, "the shares total more than 100%%");
+        goto fail;
+    }
+    if (owner_named && total != FULL) {
+        ledger_error_set(err, 400, "invalid_field", field,
+                         "the owner is named, so the shares must total exactly 100%%");
+        goto fail;
+    }
+    if (total < FULL) {
+        out->v[out->n].participant_id = owner;
+        out->v[out->n].share = FULL - total;
+        out->n++;
+    }
+    return LEDGER_OK;
+fail:
+    split_set_free(out);
+    return LEDGER_ERR;
+}
+
+/* Upserts each share and removes only participants no longer named, so the
+ * settled flags of those who stay survive. */
+int split_write(ledger_db *db, int64_t txn_id, const struct split_set *s, ledger_error *err)
+{
+    sqlite3_stmt *st;
+    cJSON *keep = cJSON_CreateArray();
+    char *text = NULL;
+    size_t i;
+    int rc = LEDGER_ERR;
+
+    if (keep == NULL)
+        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+    for (i = 0; i < s->n; i++) {
+        if ((st = db_stmt(db, SQL_SPLIT_UPSERT, err)) == NULL)
+            goto out;
+        sqlite3_bind_int64(st, 1, txn_id);
+        sqlite3_bind_int64(st, 2, s->v[i].participant_id);
+        sqlite3_bind_int64(st, 3, s->v[i].share);
+        if (sqlite3_step(st) != SQLITE_DONE) {
+            db_stmt_done(st);
+            db_error(db, err, "split");
+            goto out;
+        }
+        db_stmt_done(st);
+        cJSON_AddItemToArray(keep, cJSON_CreateNumber((double)s->v[i].participant_id));
+    }
+    text = cJSON_PrintUnformatted(keep);
+    if (text == NULL || (st = db_stmt(db, SQL_SPLIT_PRUNE, err)) == NULL) {
+        if (text == NULL)
+            ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        goto out;
+    }
+    sqlite3_bind_int64(st, 1, txn_id);
+    sqlite3_bind_text(st, 2, text, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(st) != SQLITE_DONE) {
+        db_stmt_done(st);
+        db_error(db, err, "split");
+        goto out;
+    }
+    db_stmt_done(st);
+    rc = LEDGER_OK;
+out:
+    free(text);
+    cJSON_Delete(keep);
+    return rc;
+}
+
+void split_apportion(int64_t amount, struct split_share *v, size_t n, int64_t owner,
+                     int64_t *cents)
+{
+    int64_t left = amount;
+    size_t i, k;
+    int64_t *rem = calloc(n ? n : 1, sizeof *rem);
+
+    for (i = 0; i < n; i++) {
+        __int128 exact = (__int128)amount * v[i].share;
+
+        cents[i] = (int64_t)(exact / FULL);
+        if (rem)
+            rem[i] = (int64_t)(exact % FULL);
+        left -= cents[i];
+    }
+    /* Largest remainder: the cents left over go one each to the largest
+     * fractional parts; ties to the owner's row, then the lowest id. */
+    for (k = 0; rem && left > 0 && k < n; k++, left--) {
+        size_t best = n;
+
+        for (i = 0; i < n; i++) {
+            if (rem[i] < 0)
+                continue;
+            if (best == n || rem[i] > rem[best]
+                || (rem[i] == rem[best]
+                    && (v[i].participant_id == owner
+                        || (v[best].participant_id != owner
+                            && v[i].participant_id < v[best].participant_id))))
+                best = i;
+        }
+        if (best == n)
+            break;
+        cents[best]++;
+        rem[best] = -1;
+    }
+    free(rem);
+}

@@ -1,0 +1,352 @@
+/* Transactions: create (manual rows), read one, patch, delete. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define DESCRIPTION_MAX 1000
+#define MERCHANT_MAX 200
+
+const char *const txn_types[] = {
+    "debit", "credit", "fee", "interest", "payment", "refund", NULL
+};
+const char *const txn_payment_methods[] = {
+    "card", "cash", "bank_transfer", "other", "credits", NULL
+};
+
+static const char SQL_TXN_GET[] =
+    "SELECT " TXN_COLUMNS " FROM transactions t" TXN_JOIN_RECONCILED
+    " WHERE t.id = :id AND t.reconciled_with_id IS NULL";
+static const char SQL_TXN_INSERT[] =
+    "INSERT INTO transactions (owner_id, date, description, merchant, transaction_type,"
+    " category, amount, currency, amount_aud, exchange_rate_to_aud, payment_method,"
+    " override_trip_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+/* Each field changes only when its flag is set, so one statement serves
+ * every combination a PATCH can send. */
+static const char SQL_TXN_PATCH[] =
+    "UPDATE transactions SET"
+    " override_category = CASE WHEN ?2 THEN ?3 ELSE override_category END,"
+    " override_merchant_normalized = CASE WHEN ?4 THEN ?5 ELSE override_merchant_normalized END,"
+    " override_share = CASE WHEN ?6 THEN ?7 ELSE override_share END,"
+    " override_trip_id = CASE WHEN ?8 THEN ?9 ELSE override_trip_id END,"
+    " transaction_type = CASE WHEN ?10 THEN ?11 ELSE transaction_type END,"
+    " payment_method = CASE WHEN ?12 THEN ?13 ELSE payment_method END,"
+    " date = CASE WHEN ?14 THEN ?15 ELSE date END,"
+    " amount = CASE WHEN ?16 THEN ?17 ELSE amount END,"
+    " description = CASE WHEN ?18 THEN ?19 ELSE description END"
+    " WHERE id = ?1";
+static const char SQL_TXN_DELETE[] = "DELETE FROM transactions WHERE id = ?";
+static const char SQL_TXN_MERCHANT[] =
+    "SELECT eff_merchant FROM transactions WHERE id = ?";
+static const char SQL_TAG_LINK[] =
+    "INSERT OR IGNORE INTO transaction_tags (transaction_id, tag_id) VALUES (?, ?)";
+
+int txn_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_TXN_GET, err);
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":id"), id);
+    sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":me"), me);
+    rc = sqlite3_step(st);
+    *out = rc == SQLITE_ROW ? txn_row_json(st, me) : NULL;
+    db_stmt_done(st);
+    if (rc == SQLITE_DONE)
+        return ledger_error_set(err, 404, "not_found", NULL, "no such transaction");
+    if (rc != SQLITE_ROW)
+        return db_error(db, err, "transaction");
+    return *out ? LEDGER_OK : ledger_error_set(err, 500, "internal", NULL, "out of memory");
+}
+
+int ledger_txn_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err)
+{
+    struct txn_access a;
+
+    if (access_txn(db, me, id, &a, err))
+        return LEDGER_ERR;
+    return txn_get(db, me, id, out, err);
+}
+
+/* An exchange rate: a positive decimal, kept as its text. */
+static int field_rate(const cJSON *obj, const char **out, ledger_error *err)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, "exchange_rate_to_aud");
+    const char *s;
+    int digits = 0, nonzero = 0, point = 0;
+
+    *out = NULL;
+    if (item == NULL || cJSON_IsNull(item))
+        return LEDGER_OK;
+    if (!cJSON_IsNumber(item) || item->valuestring == NULL || strlen(item->valuestring) > 24)
+        goto bad;
+    for (s = item->valuestring; *s; s++) {
+        if (*s == '.' && !point && digits) {
+            point = 1;
+            continue;
+        }
+        if (!isdigit((unsigned char)*s))
+            goto bad;
+        digits++;
+        nonzero |= *s != '0';
+    }
+    if (!nonzero || s[-1] == '.')
+        goto bad;
+    *out = item->valuestring;
+    return LEDGER_OK;
+bad:
+    return ledger_error_set(err, 400, "invalid_field", "exchange_rate_to_aud",
+                            "exchange_rate_to_aud must be a positive decimal number");
+}
+
+static int field_currency(const cJSON *obj, const char **out, ledger_error *err)
+{
+    if (field_text(obj, "currency", 0, 1, 3, out, NULL, err)
+        || (*out && (strlen(*out) != 3 || !isupper((unsigned char)(*out)[0])
+                     || !isupper((unsigned char)(*out)[1]) || !isupper((unsigned char)(*out)[2]))))
+        return ledger_error_set(err, 400, "invalid_field", "currency",
+                                "currency must be three upper-case letters (ISO 4217)");
+    return LEDGER_OK;
+}
+
+/* A trip the caller may put rows in: one they participate in. */
+static int check_trip(ledger_db *db, int64_t me, int64_t trip_id, ledger_error *err)
+{
+    int participant;
+
+    if (access_trip(db, me, trip_id, &participant, err))
+        return err->status == 404 ? error_as_field(err, "trip_id") : LEDGER_ERR;
+    if (!participant)
+        return ledger_error_set(err, 403, "forbidden", "trip_id",
+                                "trip %lld is not one you take part in", (long long)trip_id);
+    return LEDGER_OK;
+}
+
+int txn_link_tags(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *tag_ids,
+                  ledger_error *err)
+{
+    const cJSON *item;
+
+    cJSON_ArrayForEach(item, tag_ids) {
+        int64_t tag = (int64_t)item->valuedouble;
+        sqlite3_stmt *st;
+        int rc;
+
+        if (tag_check_owner(db, me, tag, err))
+            return err->status < 500 ? error_as_field(err, "tag_ids") : LEDGER_ERR;
+        if ((st = db_stmt(db, SQL_TAG_LINK, err)) == NULL)
+            return LEDGER_ERR;
+        sqlite3_bind_int64(st, 1, txn_id);
+        sqlite3_bind_int64(st, 2, tag);
+        rc = sqlite3_step(st);
+        db_stmt_done(st);
+        if (rc != SQLITE_DONE)
+            return db_error(db, err, "tag link");
+    }
+    return LEDGER_OK;
+}
+
+int ledger_txn_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
+                      ledger_error *err)
+{
+    const char *date, *description, *merchant, *type, *category, *currency, *rate, *method;
+    char folded[LEDGER_CATEGORY_MAX];
+    int64_t amount, amount_aud, trip_id, id;
+    int amount_set, has_aud, rc;
+    cJSON *tag_ids = NULL;
+    const cJSON *splits;
+    struct split_set ss = { NULL, 0 };
+    sqlite3_stmt *st;
+
+    if (field_require_object(body, err)
+        || field_date(body, "date", 1, &date, NULL, err)
+        || field_money(body, "amount", 1, 0, &amount, &amount_set, NULL, err)
+        || field_text(body, "description", 1, 0, DESCRIPTION_MAX, &description, NULL, err)
+        || field_text(body, "merchant", 0, 1, MERCHANT_MAX, &merchant, NULL, err)
+        || field_enum(body, "transaction_type", txn_types, 0, &type, NULL, err)
+        || field_text(body, "category", 0, 1, 100, &category, NULL, err)
+        || field_currency(body, &currency, err)
+        || field_money(body, "amount_aud", 0, 1, &amount_aud, &has_aud, NULL, err)
+        || field_rate(body, &rate, err)
+        || field_enum(body, "payment_method", txn_payment_methods, 1, &method, NULL, err)
+        || field_id(body, "trip_id", 0, 1, &trip_id, NULL, err))
+        return LEDGER_ERR;
+    if (amount < 0)
+        return ledger_error_set(err, 400, "invalid_field", "amount",
+                                "amount is a magnitude (0 or more); the direction is transaction_type");
+    if (has_aud && amount_aud < 0)
+        return ledger_error_set(err, 400, "invalid_field", "amount_aud",
+                                "amount_aud is a magnitude (0 or more)");
+    if (trip_id && check_trip(db, me, trip_id, err))
+        return LEDGER_ERR;
+    if (cJSON_GetObjectItemCaseSensitive(body, "tag_ids")
+        && !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(body, "tag_ids"))
+        && field_id_array(body, "tag_ids", 100, &tag_ids, err))
+        return LEDGER_ERR;
+    splits = cJSON_GetObjectItemCaseSensitive(body, "splits");
+    if (splits && !cJSON_IsNull(splits) && split_parse(db, splits, "splits", me, &ss, err))
+        goto fail;
+    if (category && category_resolve(db, me, merchant ? merchant : "", category, folded, err))
+        goto fail;
+
+    if ((st = db_stmt(db, SQL_TXN_INSERT, err)) == NULL)
+        goto fail;
+    sqlite3_bind_int64(st, 1, me);
+    db_bind_text(st, 2, date);
+    db_bind_text(st, 3, description);
+    db_bind_text(st, 4, merchant);
+    db_bind_text(st, 5, type ? type : "debit");
+    db_bind_text(st, 6, category ? folded : NULL);
+    sqlite3_bind_int64(st, 7, amount);
+    db_bind_text(st, 8, currency ? currency : ledger_home_currency(db));
+    if (has_aud)
+        sqlite3_bind_int64(st, 9, amount_aud);
+    db_bind_text(st, 10, rate);
+    db_bind_text(st, 11, method);
+    if (trip_id)
+        sqlite3_bind_int64(st, 12, trip_id);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE) {
+        db_error(db, err, "transaction insert");
+        goto fail;
+    }
+    id = sqlite3_last_insert_rowid(db->sql);
+    if ((tag_ids && txn_link_tags(db, me, id, tag_ids, err))
+        || (ss.n && split_write(db, id, &ss, err))
+        || txn_get(db, me, id, out, err))
+        goto fail;
+    cJSON_Delete(tag_ids);
+    split_set_free(&ss);
+    return LEDGER_OK;
+fail:
+    cJSON_Delete(tag_ids);
+    split_set_free(&ss);
+    return LEDGER_ERR;
+}
+
+static int eff_merchant(ledger_db *db, int64_t id, char *out, size_t len, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_TXN_MERCHANT, err);
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, id);
+    rc = sqlite3_step(st);
+    snprintf(out, len, "%s", rc == SQLITE_ROW && sqlite3_column_text(st, 0)
+                             ? (const char *)sqlite3_column_text(st, 0) : "");
+    db_stmt_done(st);
+    return rc == SQLITE_ROW ? LEDGER_OK : db_error(db, err, "transaction");
+}
+
+int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
+                      cJSON **out, ledger_error *err)
+{
+    struct txn_access a;
+    const char *category, *merchant, *type, *method, *date, *description;
+    int has_cat, has_merchant, has_share, has_trip, has_type, has_method, has_date,
+        has_amount, has_desc, share_set, amount_set, rc;
+    int64_t share = 0, trip_id, amount = 0;
+    char folded[LEDGER_CATEGORY_MAX], merch[MERCHANT_MAX * 2];
+    const cJSON *share_item;
+    sqlite3_stmt *st;
+
+    if (access_txn(db, me, id, &a, err)
+        || field_require_object(body, err)
+        || field_text(body, "category", 0, 1, 100, &category, &has_cat, err)
+        || field_text(body, "merchant_normalized", 0, 1, MERCHANT_MAX, &merchant, &has_merchant, err)
+        || field_id(body, "trip_id", 0, 1, &trip_id, &has_trip, err)
+        || field_enum(body, "transaction_type", txn_types, 0, &type, &has_type, err)
+        || field_enum(body, "payment_method", txn_payment_methods, 1, &method, &has_method, err)
+        || field_date(body, "date", 0, &date, &has_date, err)
+        || field_money(body, "amount", 0, 0, &amount, &amount_set, &has_amount, err)
+        || field_text(body, "description", 0, 0, DESCRIPTION_MAX, &description, &has_desc, err))
+        return LEDGER_ERR;
+    share_item = cJSON_GetObjectItemCaseSensitive(body, "my_share_percent");
+    has_share = share_item != NULL;
+    share_set = has_share && !cJSON_IsNull(share_item);
+    if (share_set && ledger_percent_from_json(share_item, "my_share_percent", &share, err))
+        return LEDGER_ERR;
+    if (has_date && date == NULL)
+        return ledger_error_set(err, 400, "invalid_field", "date", "date cannot be null");
+    if (has_amount && (!amount_set || amount < 0))
+        return ledger_error_set(err, 400, "invalid_field", "amount",
+                                "amount is a magnitude (0 or more)");
+    /* The base values of a statement row are the bank's: only overrides,
+     * type and payment method change there.  A manual row's own date,
+     * amount and description are its owner's to change. */
+    if (has_date || has_amount || has_desc) {
+        const char *f = has_date ? "date" : has_amount ? "amount" : "description";
+
+        if (a.statement_id)
+            return ledger_error_set(err, 400, "invalid_field", f,
+                                    "%s can only be changed on a manual transaction", f);
+        if (!a.is_owner)
+            return ledger_error_set(err, 403, "forbidden", f,
+                                    "only the owner can change %s", f);
+    }
+    if (has_trip && trip_id && check_trip(db, me, trip_id, err))
+        return LEDGER_ERR;
+    if (category) {
+        if (merchant)
+            snprintf(merch, sizeof merch, "%s", merchant);
+        else if (eff_merchant(db, id, merch, sizeof merch, err))
+            return LEDGER_ERR;
+        if (category_resolve(db, a.owner_id, merch, category, folded, err))
+            return LEDGER_ERR;
+    }
+    if ((st = db_stmt(db, SQL_TXN_PATCH, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int(st, 2, has_cat);
+    db_bind_text(st, 3, category ? folded : NULL);
+    sqlite3_bind_int(st, 4, has_merchant);
+    db_bind_text(st, 5, merchant);
+    sqlite3_bind_int(st, 6, has_share);
+    if (share_set)
+        sqlite3_bind_int64(st, 7, share);
+    sqlite3_bind_int(st, 8, has_trip);
+    if (trip_id)
+        sqlite3_bind_int64(st, 9, trip_id);
+    sqlite3_bind_int(st, 10, has_type);
+    db_bind_text(st, 11, type);
+    sqlite3_bind_int(st, 12, has_method);
+    db_bind_text(st, 13, method);
+    sqlite3_bind_int(st, 14, has_date);
+    db_bind_text(st, 15, date);
+    sqlite3_bind_int(st, 16, has_amount);
+    sqlite3_bind_int64(st, 17, amount);
+    sqlite3_bind_int(st, 18, has_desc);
+    db_bind_text(st, 19, description);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE)
+        return db_error(db, err, "transaction update");
+    return txn_get(db, me, id, out, err);
+}
+
+int ledger_txn_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err)
+{
+    struct txn_access a;
+    sqlite3_stmt *st;
+    int rc;
+
+    if (access_txn(db, me, id, &a, err))
+        return LEDGER_ERR;
+    if (!a.is_owner)
+        return ledger_error_set(err, 403, "forbidden", NULL, "only the owner can delete a transaction");
+    if (a.statement_id)
+        return ledger_error_set(err, 409, "conflict", NULL,
+                                "a statement's transaction goes with its statement; "
+                                "only manual transactions are deleted one by one");
+    if ((st = db_stmt(db, SQL_TXN_DELETE, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, id);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "transaction delete");
+}

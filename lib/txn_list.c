@@ -1,0 +1,675 @@
+/*
+ * GET /api/transactions: the filtered, sorted, paginated list.
+ *
+ * The query is assembled from fixed fragments, one per filter present, with
+ * named placeholders; array filters bind one JSON array each and test
+ * membership with json_each, so the set of SQL texts is bounded and each is
+ * prepared once.  The caller's rows are two streams: the rows they own, read
+ * in order from the (owner_id, <sort column>, id) index, and the rows shared
+ * with them through a split.  A compound SELECT merges the two in sort order
+ * and stops at the page's end, so a deep page by cursor costs what the
+ * first page costs.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define LIMIT_DEFAULT 50
+#define LIMIT_MAX 500
+#define SQL_MAX 16384
+
+struct sort_key {
+    const char *name;
+    const char *column;   /* on transactions t */
+    int integer;          /* the key binds as an integer */
+};
+
+static const struct sort_key sort_keys[] = {
+    { "date", "t.date", 0 },
+    { "amount", "t.amount", 1 },
+    { "created_at", "t.created_at", 0 },
+    { "merchant", "t.eff_merchant", 0 },
+    { NULL, NULL, 0 }
+};
+
+/* Everything the request asked for, validated. */
+struct list_query {
+    const char *date_from, *date_to;
+    cJSON *categories, *exclude, *banks, *tags, *types, *terms;
+    int64_t amount_min, amount_max;
+    int has_min, has_max;
+    int has_split;  /* 0 all, 1 split only, 2 unsplit only */
+    int64_t statement_id, trip_id;
+    int trip_all_rows;
+    const struct sort_key *sort;
+    int desc;
+    int64_t limit, offset;
+    int has_cursor;
+    int64_t cursor_id;
+    char cursor_key[256];
+};
+
+static void query_free(struct list_query *q)
+{
+    cJSON_Delete(q->categories);
+    cJSON_Delete(q->exclude);
+    cJSON_Delete(q->banks);
+    cJSON_Delete(q->tags);
+    cJSON_Delete(q->types);
+    cJSON_Delete(q->terms);
+}
+
+static int bad(ledger_error *err, const char *field, const char *msg)
+{
+    return ledger_error_set(err, 400, "invalid_field", field, "%s %s", field, msg);
+}
+
+/* Every value of key, as a JSON array of strings (NULL when none). */
+static cJSON *param_list(const struct ledger_params *p, const char *key)
+{
+    cJSON *arr = NULL;
+    size_t i;
+
+    for (i = 0; i < p->count; i++) {
+        if (strcmp(p->items[i].key, key) != 0 || p->items[i].value[0] == '\0')
+            continue;
+        if (arr == NULL)
+            arr = cJSON_CreateArray();
+        cJSON_AddItemToArray(arr, cJSON_CreateString(p->items[i].value));
+    }
+    return arr;
+}
+
+static int parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    int64_t v = 0;
+
+    if (*s == '\0')
+        return -1;
+    for (; *s; s++) {
+        if (!isdigit((unsigned char)*s) || v > hi)
+            return -1;
+        v = v * 10 + (*s - '0');
+    }
+    if (v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static cJSON *fold_list(cJSON *in)
+{
+    cJSON *out = cJSON_CreateArray(), *item;
+    char slug[LEDGER_CATEGORY_MAX];
+
+    cJSON_ArrayForEach(item, in)
+        if (ledger_category_fold(item->valuestring, slug) != LEDGER_CATEGORY_EMPTY)
+            cJSON_AddItemToArray(out, cJSON_CreateString(slug));
+    cJSON_Delete(in);
+    return out;
+}
+
+/* "%term%" for LIKE, with the wildcards of the term itself escaped. */
+static void add_term(cJSON **terms, const char *s, size_t n)
+{
+    char *pat = malloc(2 * n + 3), *o = pat;
+    size_t i;
+
+    if (pat == NULL)
+        return;
+    *o++ = '%';
+    for (i = 0; i < n; i++) {
+        if (s[i] == '%' || s[i] == '_' || s[i] == '\\')
+            *o++ = '\\';
+        *o++ = s[i];
+    }
+    *o++ = '%';
+    *o = '\0';
+    if (*terms == NULL)
+        *terms = cJSON_CreateArray();
+    cJSON_AddItemToArray(*terms, cJSON_CreateString(pat));
+    free(pat);
+}
+
+static void tighten(struct list_query *q, int is_min, int64_t v)
+{
+    if (is_min) {
+        if (!q->has_min || v > q->amount_min)
+            q->amount_min = v;
+        q->has_min = 1;
+    } else {
+        if (!q->has_max || v < q->amount_max)
+            q->amount_max = v;
+        q->has_max = 1;
+    }
+}
+
+/* The query bar: >N, >=N, <N, <=N and N-M bound the amount; every other
+ * word must appear in the description or a merchant. */
+static void parse_q(struct list_query *q, const char *s)
+{
+    while (*s) {
+        const char *w;
+        size_t n;
+        char word[64];
+        int64_t a, b;
+
+        while (isspace((unsigned char)*s))
+            s++;
+        w = s;
+        while (*s && !isspace((unsigned char)*s))
+            s++;
+        n = (size_t)(s - w);
+        if (n == 0)
+            break;
+        if (n < sizeof word) {
+            const char *dash;
+
+            memcpy(word, w, n);
+            word[n] = '\0';
+            if (word[0] == '>' && word[1] == '=' && ledger_decimal2_parse(word + 2, &a) == 0) {
+                tighten(q, 1, a);
+                continue;
+            }
+            if (word[0] == '<' && word[1] == '=' && ledger_decimal2_parse(word + 2, &a) == 0) {
+                tighten(q, 0, a);
+                continue;
+            }
+            if (word[0] == '>' && ledger_decimal2_parse(word + 1, &a) == 0) {
+                tighten(q, 1, a + 1);
+                continue;
+            }
+            if (word[0] == '<' && ledger_decimal2_parse(word + 1, &a) == 0) {
+                tighten(q, 0, a - 1);
+                continue;
+            }
+            dash = strchr(word + 1, '-');
+            if (dash && word[0] != '-') {
+                char lo[64];
+
+                memcpy(lo, word, (size_t)(dash - word));
+                lo[dash - word] = '\0';
+                if (ledger_decimal2_parse(lo, &a) == 0 && ledger_decimal2_parse(dash + 1, &b) == 0) {
+                    tighten(q, 1, a < b ? a : b);
+                    tighten(q, 0, a < b ? b : a);
+                    continue;
+                }
+            }
+        }
+        add_term(&q->terms, w, n);
+    }
+}
+
+static int hexval(int c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Cursors are opaque to clients: hex of "sort|order|id|key". */
+static int decode_cursor(struct list_query *q, const char *hex, ledger_error *err)
+{
+    char text[600], *p, *id_end;
+    size_t n = strlen(hex), i;
+    int64_t id;
+    char expect[64];
+
+    if (n == 0 || n % 2 || n / 2 >= sizeof text)
+        return bad(err, "cursor", "is not a cursor this list gave out");
+    for (i = 0; i < n / 2; i++) {
+        int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+
+        if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+            return bad(err, "cursor", "is not a cursor this list gave out");
+        text[i] = (char)(hi * 16 + lo);
+    }
+    text[n / 2] = '\0';
+    snprintf(expect, sizeof expect, "%s|%s|", q->sort->name, q->desc ? "desc" : "asc");
+    if (strncmp(text, expect, strlen(expect)) != 0)
+        return bad(err, "cursor", "belongs to another sort order");
+    p = text + strlen(expect);
+    id_end = strchr(p, '|');
+    if (id_end == NULL)
+        return bad(err, "cursor", "is not a cursor this list gave out");
+    *id_end = '\0';
+    if (parse_int(p, 1, INT64_C(1) << 53, &id))
+        return bad(err, "cursor", "is not a cursor this list gave out");
+    q->cursor_id = id;
+    snprintf(q->cursor_key, sizeof q->cursor_key, "%s", id_end + 1);
+    q->has_cursor = 1;
+    return LEDGER_OK;
+}
+
+static char *encode_cursor(const struct list_query *q, int64_t id, const char *key)
+{
+    char text[600];
+    char *hex;
+    size_t n, i;
+
+    n = (size_t)snprintf(text, sizeof text, "%s|%s|%lld|%s", q->sort->name,
+                         q->desc ? "desc" : "asc", (long long)id, key);
+    if (n >= sizeof text)
+        n = sizeof text - 1;
+    hex = malloc(2 * n + 1);
+    if (hex == NULL)
+        return NULL;
+    for (i = 0; i < n; i++)
+        snprintf(hex + 2 * i, 3, "%02x", (unsigned char)text[i]);
+    hex[2 * n] = '\0';
+    return hex;
+}
+
+static int parse_query(const struct ledger_params *p, struct list_query *q, ledger_error *err)
+{
+    const char *v;
+    cJSON *item;
+    size_t i;
+
+    memset(q, 0, sizeof *q);
+    q->sort = &sort_keys[0];
+    q->desc = 1;
+    q->limit = LIMIT_DEFAULT;
+
+    if ((q->date_from = param_get(p, "date_from")) && !valid_date(q->date_from))
+        return bad(err, "date_from", "must be a date YYYY-MM-DD");
+    if ((q->date_to = param_get(p, "date_to")) && !valid_date(q->date_to))
+        return bad(err, "date_to", "must be a date YYYY-MM-DD");
+    if ((v = param_get(p, "amount_min"))) {
+        if (ledger_decimal2_parse(v, &q->amount_min))
+            return bad(err, "amount_min", "must be an amount with at most 2 decimals");
+        q->has_min = 1;
+    }
+    if ((v = param_get(p, "amount_max"))) {
+        if (ledger_decimal2_parse(v, &q->amount_max))
+            return bad(err, "amount_max", "must be an amount with at most 2 decimals");
+        q->has_max = 1;
+    }
+    if ((v = param_get(p, "has_split"))) {
+        if (strcmp(v, "all") == 0)
+            q->has_split = 0;
+        else if (strcmp(v, "split") == 0)
+            q->has_split = 1;
+        else if (strcmp(v, "unsplit") == 0)
+            q->has_split = 2;
+        else
+            return bad(err, "has_split", "must be all, split or unsplit");
+    }
+    if ((v = param_get(p, "statement_id")) && parse_int(v, 1, INT64_C(1) << 53, &q->statement_id))
+        return bad(err, "statement_id", "must be a positive integer id");
+    if ((v = param_get(p, "trip_id")) && parse_int(v, 1, INT64_C(1) << 53, &q->trip_id))
+        return bad(err, "trip_id", "must be a positive integer id");
+    if ((v = param_get(p, "trip_all_rows"))) {
+        if (strcmp(v, "1") == 0 || strcmp(v, "true") == 0)
+            q->trip_all_rows = 1;
+        else if (strcmp(v, "0") != 0 && strcmp(v, "false") != 0)
+            return bad(err, "trip_all_rows", "must be 1 or 0");
+    }
+    if (q->trip_all_rows && !q->trip_id)
+        return bad(err, "trip_all_rows", "needs a trip_id");
+    if ((v = param_get(p, "limit")) && parse_int(v, 1, LIMIT_MAX, &q->limit))
+        return bad(err, "limit", "must be a whole number from 1 to 500");
+    if ((v = param_get(p, "offset")) && parse_int(v, 0, INT64_C(1) << 40, &q->offset))
+        return bad(err, "offset", "must be a whole number, 0 or more");
+    if ((v = param_get(p, "sort"))) {
+        for (i = 0; sort_keys[i].name && strcmp(sort_keys[i].name, v) != 0; i++)
+            ;
+        if (sort_keys[i].name == NULL)
+            return bad(err, "sort", "must be date, amount, created_at or merchant");
+        q->sort = &sort_keys[i];
+    }
+    if ((v = param_get(p, "order"))) {
+        if (strcmp(v, "asc") == 0)
+            q->desc = 0;
+        else if (strcmp(v, "desc") != 0)
+            return bad(err, "order", "must be asc or desc");
+    }
+    if ((v = param_get(p, "cursor")) && *v && decode_cursor(q, v, err))
+        return LEDGER_ERR;
+
+    q->types = param_list(p, "transaction_types");
+    cJSON_ArrayForEach(item, q->types) {
+        for (i = 0; txn_types[i] && strcmp(txn_types[i], item->valuestring) != 0; i++)
+            ;
+        if (txn_types[i] == NULL)
+            return bad(err, "transaction_types",
+                       "must be debit, credit, fee, interest, payment or refund");
+    }
+    if ((q->tags = param_list(p, "tag_ids"))) {
+        cJSON *ids = cJSON_CreateArray();
+
+        cJSON_ArrayForEach(item, q->tags) {
+            int64_t id;
+
+            if (parse_int(item->valuestring, 1, INT64_C(1) << 53, &id)) {
+                cJSON_Delete(ids);
+                return bad(err, "tag_ids", "must be positive integer ids");
+            }
+            cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)id));
+        }
+        cJSON_Delete(q->tags);
+        q->tags = ids;
+    }
+    q->banks = param_list(p, "bank_names");
+    if ((q->categories = param_list(p, "categories")))
+        q->categories = fold_list(q->categories);
+    /* Transfers are hidden by default, except in one statement's view; an
+     * explicit exclude_categories (even empty) replaces the default. */
+    if (param_has(p, "exclude_categories"))
+        q->exclude = param_list(p, "exclude_categories");
+    else if (!q->statement_id) {
+        q->exclude = cJSON_CreateArray();
+        cJSON_AddItemToArray(q->exclude, cJSON_CreateString("transfers"));
+    }
+    if (q->exclude) {
+        cJSON *kept = cJSON_CreateArray(), *c;
+
+        q->exclude = fold_list(q->exclude);
+        /* A category the caller asked for is never hidden. */
+        cJSON_ArrayForEach(item, q->exclude) {
+            int asked = 0;
+
+            cJSON_ArrayForEach(c, q->categories)
+                asked |= strcmp(c->valuestring, item->valuestring) == 0;
+            if (!asked)
+                cJSON_AddItemToArray(kept, cJSON_CreateString(item->valuestring));
+        }
+        cJSON_Delete(q->exclude);
+        q->exclude = cJSON_GetArraySize(kept) ? kept : (cJSON_Delete(kept), NULL);
+    }
+    if ((v = param_get(p, "search")) && *v)
+        add_term(&q->terms, v, strlen(v));
+    if ((v = param_get(p, "q")))
+        parse_q(q, v);
+    return LEDGER_OK;
+}
+
+/* Appends the filter conditions on t, each with its own placeholders. */
+static void append_filters(char *sql, size_t len, const struct list_query *q)
+{
+#define ADD(s) strncat(sql, s, len - strlen(sql) - 1)
+    ADD(" AND t.reconciled_with_id IS NULL");
+    if (q->date_from)
+        ADD(" AND t.date >= :date_from");
+    if (q->date_to)
+        ADD(" AND t.date <= :date_to");
+    if (q->categories)
+        ADD(" AND t.eff_category IN (SELECT value FROM json_each(:categories))");
+    /* An uncategorised row is never hidden: NULL counts as ''. */
+    if (q->exclude)
+        ADD(" AND COALESCE(t.eff_category, '') NOT IN (SELECT value FROM json_each(:exclude))");
+    if (q->banks)
+        ADD(" AND (CASE WHEN t.statement_id IS NULL THEN 'Manual'"
+            " ELSE (SELECT bank_name FROM statements WHERE id = t.statement_id) END)"
+            " IN (SELECT value FROM json_each(:banks))");
+    if (q->tags)
+        ADD(" AND EXISTS (SELECT 1 FROM transaction_tags tt JOIN tags g ON g.id = tt.tag_id"
+            " WHERE tt.transaction_id = t.id AND g.owner_id = :me"
+            " AND tt.tag_id IN (SELECT value FROM json_each(:tags)))");
+    if (q->types)
+        ADD(" AND t.transaction_type IN (SELECT value FROM json_each(:types))");
+    if (q->terms)
+        ADD(" AND NOT EXISTS (SELECT 1 FROM json_each(:terms) j WHERE NOT ("
+            "t.description LIKE j.value ESCAPE '\\' OR COALESCE(t.merchant, '') LIKE j.value ESCAPE '\\'"
+            " OR COALESCE(t.override_merchant_normalized, t.merchant_normalized, '') LIKE j.value ESCAPE '\\'))");
+    if (q->has_min)
+        ADD(" AND t.amount >= :amount_min");
+    if (q->has_max)
+        ADD(" AND t.amount <= :amount_max");
+    if (q->has_split == 1)
+        ADD(" AND EXISTS (SELECT 1 FROM splits sp WHERE sp.transaction_id = t.id)");
+    if (q->has_split == 2)
+        ADD(" AND NOT EXISTS (SELECT 1 FROM splits sp WHERE sp.transaction_id = t.id)");
+    if (q->statement_id)
+        ADD(" AND t.statement_id = :statement_id");
+    if (q->trip_id)
+        ADD(" AND t.override_trip_id = :trip_id");
+#undef ADD
+}
+
+/* The scopes: rows the caller owns, and rows shared with them by a split;
+ * or, for trip_all_rows, every row of the trip. */
+static const char SCOPE_OWN[] = " WHERE t.owner_id = :me";
+static const char SCOPE_SHARED[] =
+    " WHERE t.id IN (SELECT transaction_id FROM splits WHERE participant_id = :me)"
+    " AND t.owner_id <> :me";
+static const char SCOPE_TRIP[] = " WHERE t.override_trip_id = :trip_id";
+
+static void build_arm(char *sql, size_t len, const struct list_query *q, const char *scope,
+                      const char *select, int keyset)
+{
+    strncat(sql, select, len - strlen(sql) - 1);
+    strncat(sql, " FROM transactions t", len - strlen(sql) - 1);
+    strncat(sql, scope, len - strlen(sql) - 1);
+    append_filters(sql, len, q);
+    if (keyset && q->has_cursor) {
+        char cond[160];
+
+        snprintf(cond, sizeof cond, " AND (%s, t.id) %s (:ck, :cid)", q->sort->column,
+                 q->desc ? "<" : ">");
+        strncat(sql, cond, len - strlen(sql) - 1);
+    }
+}
+
+static void bind_list(sqlite3_stmt *st, const char *name, const cJSON *arr)
+{
+    int idx = sqlite3_bind_parameter_index(st, name);
+    char *text;
+
+    if (idx == 0 || arr == NULL)
+        return;
+    text = cJSON_PrintUnformatted(arr);
+    sqlite3_bind_text(st, idx, text ? text : "[]", -1, SQLITE_TRANSIENT);
+    free(text);
+}
+
+static void bind_int(sqlite3_stmt *st, const char *name, int64_t v)
+{
+    int idx = sqlite3_bind_parameter_index(st, name);
+
+    if (idx)
+        sqlite3_bind_int64(st, idx, v);
+}
+
+static void bind_str(sqlite3_stmt *st, const char *name, const char *v)
+{
+    int idx = sqlite3_bind_parameter_index(st, name);
+
+    if (idx && v)
+        sqlite3_bind_text(st, idx, v, -1, SQLITE_TRANSIENT);
+}
+
+static void bind_query(sqlite3_stmt *st, int64_t me, const struct list_query *q)
+{
+    bind_int(st, ":me", me);
+    bind_str(st, ":date_from", q->date_from);
+    bind_str(st, ":date_to", q->date_to);
+    bind_list(st, ":categories", q->categories);
+    bind_list(st, ":exclude", q->exclude);
+    bind_list(st, ":banks", q->banks);
+    bind_list(st, ":tags", q->tags);
+    bind_list(st, ":types", q->types);
+    bind_list(st, ":terms", q->terms);
+    bind_int(st, ":amount_min", q->amount_min);
+    bind_int(st, ":amount_max", q->amount_max);
+    bind_int(st, ":statement_id", q->statement_id);
+    bind_int(st, ":trip_id", q->trip_id);
+    bind_int(st, ":limit", q->limit + 1);  /* one more says whether a next page exists */
+    bind_int(st, ":offset", q->has_cursor ? 0 : q->offset);
+    bind_int(st, ":cid", q->cursor_id);
+    if (q->sort->integer)
+        bind_int(st, ":ck", strtoll(q->cursor_key, NULL, 10));
+    else
+        bind_str(st, ":ck", q->cursor_key);
+}
+
+static int count_rows(ledger_db *db, int64_t me, const struct list_query *q, int trip_scope,
+                      int64_t *total, ledger_error *err)
+{
+    char sql[SQL_MAX] = "SELECT (";
+    sqlite3_stmt *st;
+    int rc;
+
+    if (trip_scope) {
+        build_arm(sql, sizeof sql, q, SCOPE_TRIP, "SELECT COUNT(*)", 0);
+        strncat(sql, ")", sizeof sql - strlen(sql) - 1);
+    } else {
+        build_arm(sql, sizeof sql, q, SCOPE_OWN, "SELECT COUNT(*)", 0);
+        strncat(sql, ") + (", sizeof sql - strlen(sql) - 1);
+        build_arm(sql, sizeof sql, q, SCOPE_SHARED, "SELECT COUNT(*)", 0);
+        strncat(sql, ")", sizeof sql - strlen(sql) - 1);
+    }
+    if ((st = db_stmt(db, sql, err)) == NULL)
+        return LEDGER_ERR;
+    bind_query(st, me, q);
+    rc = sqlite3_step(st);
+    *total = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    db_stmt_done(st);
+    return rc == SQLITE_ROW ? LEDGER_OK : db_error(db, err, "transaction count");
+}
+
+/* The SQL of one page. */
+static void txn_list_sql(char *sql, size_t len, const struct list_query *q, int trip_scope)
+{
+    char select[160], order[160];
+
+    snprintf(select, sizeof select, "SELECT t.id AS id, %s AS k", q->sort->column);
+    snprintf(order, sizeof order, " ORDER BY 2 %s, 1 %s LIMIT :limit OFFSET :offset",
+             q->desc ? "DESC" : "ASC", q->desc ? "DESC" : "ASC");
+    snprintf(sql, len, "SELECT " TXN_COLUMNS ", page.k FROM (");
+    if (trip_scope) {
+        build_arm(sql, len, q, SCOPE_TRIP, select, 1);
+    } else {
+        build_arm(sql, len, q, SCOPE_OWN, select, 1);
+        strncat(sql, " UNION ALL ", len - strlen(sql) - 1);
+        build_arm(sql, len, q, SCOPE_SHARED, select, 1);
+    }
+    strncat(sql, order, len - strlen(sql) - 1);
+    strncat(sql, ") page JOIN transactions t ON t.id = page.id" TXN_JOIN_RECONCILED,
+            len - strlen(sql) - 1);
+    snprintf(order, sizeof order, " ORDER BY page.k %s, t.id %s",
+             q->desc ? "DESC" : "ASC", q->desc ? "DESC" : "ASC");
+    strncat(sql, order, len - strlen(sql) - 1);
+}
+
+int ledger_txn_list(ledger_db *db, int64_t me, const struct ledger_params *params,
+                    cJSON **out, ledger_error *err)
+{
+    struct list_query q;
+    char sql[SQL_MAX];
+    sqlite3_stmt *st = NULL;
+    cJSON *doc = NULL, *items;
+    int64_t total = 0, n = 0, last_id = 0;
+    char last_key[256] = "";
+    int rc, trip_scope = 0, participant = 1;
+
+    if (parse_query(params, &q, err))
+        goto fail;
+    if (q.trip_all_rows) {
+        /* Every row of the trip, for its participants only; anyone else
+         * gets an empty list, as if the trip had no rows. */
+        if (access_trip(db, me, q.trip_id, &participant, err)) {
+            if (err->status != 404)
+                goto fail;
+            participant = 0;
+        }
+        trip_scope = 1;
+    }
+    doc = cJSON_CreateObject();
+    items = cJSON_AddArrayToObject(doc, "items");
+    if (participant) {
+        if (count_rows(db, me, &q, trip_scope, &total, err))
+            goto fail;
+        txn_list_sql(sql, sizeof sql, &q, trip_scope);
+        if ((st = db_stmt(db, sql, err)) == NULL)
+            goto fail;
+        bind_query(st, me, &q);
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            cJSON *row;
+
+            if (++n > q.limit)
+                break;  /* the extra row: there is a next page */
+            if ((row = txn_row_json(st, me)) == NULL) {
+                ledger_error_set(err, 500, "internal", NULL, "out of memory");
+                goto fail;
+            }
+            cJSON_AddItemToArray(items, row);
+            last_id = sqlite3_column_int64(st, 0);
+            snprintf(last_key, sizeof last_key, "%s",
+                     sqlite3_column_text(st, sqlite3_column_count(st) - 1)
+                         ? (const char *)sqlite3_column_text(st, sqlite3_column_count(st) - 1) : "");
+        }
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+            db_error(db, err, "transactions");
+            goto fail;
+        }
+        db_stmt_done(st);
+        st = NULL;
+    }
+    cJSON_AddNumberToObject(doc, "total", (double)total);
+    cJSON_AddNumberToObject(doc, "limit", (double)q.limit);
+    cJSON_AddNumberToObject(doc, "offset", (double)(q.has_cursor ? 0 : q.offset));
+    if (n > q.limit) {
+        char *cur = encode_cursor(&q, last_id, last_key);
+
+        cJSON_AddStringToObject(doc, "next_cursor", cur ? cur : "");
+        free(cur);
+    } else {
+        cJSON_AddNullToObject(doc, "next_cursor");
+    }
+    query_free(&q);
+    *out = doc;
+    return LEDGER_OK;
+fail:
+    db_stmt_done(st);
+    query_free(&q);
+    cJSON_Delete(doc);
+    return LEDGER_ERR;
+}
+
+/* EXPLAIN QUERY PLAN of the page and count queries the given parameters
+ * make, one string per plan line: for the test that fails on a full scan
+ * and for the benchmark's report. */
+int txn_list_plan(ledger_db *db, int64_t me, const struct ledger_params *params,
+                  cJSON **out, ledger_error *err)
+{
+    struct list_query q;
+    char sql[SQL_MAX + 32], body[SQL_MAX];
+    cJSON *lines = NULL;
+    int pass, rc = LEDGER_ERR;
+
+    if (parse_query(params, &q, err))
+        goto out;
+    lines = cJSON_CreateArray();
+    for (pass = 0; pass < 2; pass++) {
+        sqlite3_stmt *st;
+
+        if (pass == 0) {
+            txn_list_sql(body, sizeof body, &q, q.trip_all_rows);
+        } else {
+            /* the count: the same arms with COUNT(*) */
+            snprintf(body, sizeof body, "SELECT (");
+            build_arm(body, sizeof body, &q, SCOPE_OWN, "SELECT COUNT(*)", 0);
+            strncat(body, ") + (", sizeof body - strlen(body) - 1);
+            build_arm(body, sizeof body, &q, SCOPE_SHARED, "SELECT COUNT(*)", 0);
+            strncat(body, ")", sizeof body - strlen(body) - 1);
+        }
+        snprintf(sql, sizeof sql, "EXPLAIN QUERY PLAN %s", body);
+        if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) != SQLITE_OK) {
+            db_error(db, err, "explain");
+            goto out;
+        }
+        bind_query(st, me, &q);
+        while (sqlite3_step(st) == SQLITE_ROW)
+            cJSON_AddItemToArray(lines, cJSON_CreateString((const char *)sqlite3_column_text(st, 3)));
+        sqlite3_finalize(st);
+    }
+    *out = lines;
+    lines = NULL;
+    rc = LEDGER_OK;
+out:
+    cJSON_Delete(lines);
+    query_free(&q);
+    return rc;
+}

@@ -1,0 +1,195 @@
+/*
+ * One transaction as the API shows it, built from one result row of
+ * TXN_COLUMNS: effective values, the overrides, the viewer's tags, the
+ * splits with their apportioned amounts, and the viewer's own share.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Column indexes of TXN_COLUMNS. */
+enum {
+    C_ID, C_STATEMENT, C_OWNER, C_DATE, C_DESCRIPTION, C_MERCHANT, C_MERCHANT_NORM,
+    C_CATEGORY, C_TYPE, C_AMOUNT, C_CURRENCY, C_AMOUNT_AUD, C_RATE, C_PAYMENT,
+    C_PRINCIPAL, C_INTEREST, C_CREATED, C_RECONCILED_FROM, C_O_CATEGORY, C_O_MERCHANT,
+    C_O_SHARE, C_O_TRIP, C_BANK, C_TAGS, C_SPLITS
+};
+
+static void add_text(cJSON *o, const char *k, sqlite3_stmt *st, int col)
+{
+    const char *v = (const char *)sqlite3_column_text(st, col);
+
+    if (v)
+        cJSON_AddStringToObject(o, k, v);
+    else
+        cJSON_AddNullToObject(o, k);
+}
+
+static void add_money(cJSON *o, const char *k, sqlite3_stmt *st, int col)
+{
+    if (sqlite3_column_type(st, col) == SQLITE_NULL)
+        cJSON_AddNullToObject(o, k);
+    else
+        cJSON_AddItemToObject(o, k, ledger_money_to_json(sqlite3_column_int64(st, col)));
+}
+
+static void add_id(cJSON *o, const char *k, sqlite3_stmt *st, int col)
+{
+    if (sqlite3_column_type(st, col) == SQLITE_NULL)
+        cJSON_AddNullToObject(o, k);
+    else
+        cJSON_AddNumberToObject(o, k, (double)sqlite3_column_int64(st, col));
+}
+
+static void add_percent(cJSON *o, const char *k, int64_t hundredths)
+{
+    cJSON_AddItemToObject(o, k, ledger_money_to_json(hundredths));
+}
+
+/* Effective value: the override when there is one, else the base column. */
+static void add_effective(cJSON *o, const char *k, sqlite3_stmt *st, int ovr, int base)
+{
+    add_text(o, k, st, sqlite3_column_type(st, ovr) != SQLITE_NULL ? ovr : base);
+}
+
+/* Half away from zero, for an amount times a share in hundredths. */
+static int64_t share_of(int64_t amount, int64_t share)
+{
+    __int128 p = (__int128)amount * share;
+
+    return (int64_t)((p + 5000) / 10000);
+}
+
+static cJSON *tags_json(sqlite3_stmt *st)
+{
+    const char *text = (const char *)sqlite3_column_text(st, C_TAGS);
+    cJSON *raw = NULL, *out = cJSON_CreateArray(), *t;
+    ledger_error e;
+
+    if (text && ledger_json_parse(text, strlen(text), &raw, &e) == LEDGER_OK) {
+        cJSON_ArrayForEach(t, raw) {
+            cJSON *tag = cJSON_CreateObject();
+
+            cJSON_AddNumberToObject(tag, "id", cJSON_GetArrayItem(t, 0)->valuedouble);
+            cJSON_AddStringToObject(tag, "name", cJSON_GetArrayItem(t, 1)->valuestring);
+            if (cJSON_IsString(cJSON_GetArrayItem(t, 2)))
+                cJSON_AddStringToObject(tag, "color", cJSON_GetArrayItem(t, 2)->valuestring);
+            else
+                cJSON_AddNullToObject(tag, "color");
+            cJSON_AddItemToArray(out, tag);
+        }
+    }
+    cJSON_Delete(raw);
+    return out;
+}
+
+cJSON *txn_row_json(sqlite3_stmt *st, int64_t me)
+{
+    cJSON *o = cJSON_CreateObject(), *ov, *splits, *raw = NULL, *s;
+    int64_t owner = sqlite3_column_int64(st, C_OWNER);
+    int64_t home = sqlite3_column_type(st, C_AMOUNT_AUD) != SQLITE_NULL
+                   ? sqlite3_column_int64(st, C_AMOUNT_AUD) : sqlite3_column_int64(st, C_AMOUNT);
+    const char *stext = (const char *)sqlite3_column_text(st, C_SPLITS);
+    struct split_share *shares = NULL;
+    int64_t *cents = NULL, my_pct, my_amount;
+    size_t n = 0, i;
+    int mine = -1;
+    ledger_error e;
+
+    if (o == NULL)
+        return NULL;
+    add_id(o, "id", st, C_ID);
+    add_id(o, "statement_id", st, C_STATEMENT);
+    add_id(o, "owner_id", st, C_OWNER);
+    add_text(o, "date", st, C_DATE);
+    add_text(o, "description", st, C_DESCRIPTION);
+    add_text(o, "merchant", st, C_MERCHANT);
+    add_effective(o, "merchant_normalized", st, C_O_MERCHANT, C_MERCHANT_NORM);
+    add_effective(o, "category", st, C_O_CATEGORY, C_CATEGORY);
+    add_text(o, "transaction_type", st, C_TYPE);
+    add_money(o, "amount", st, C_AMOUNT);
+    add_text(o, "currency", st, C_CURRENCY);
+    add_money(o, "amount_aud", st, C_AMOUNT_AUD);
+    if (sqlite3_column_type(st, C_RATE) == SQLITE_NULL)
+        cJSON_AddNullToObject(o, "exchange_rate_to_aud");
+    else  /* validated decimal text: printed as the number it is */
+        cJSON_AddRawToObject(o, "exchange_rate_to_aud", (const char *)sqlite3_column_text(st, C_RATE));
+    add_text(o, "payment_method", st, C_PAYMENT);
+    add_id(o, "trip_id", st, C_O_TRIP);
+    add_money(o, "principal_amount", st, C_PRINCIPAL);
+    add_money(o, "interest_amount", st, C_INTEREST);
+    if (sqlite3_column_type(st, C_BANK) == SQLITE_NULL && sqlite3_column_type(st, C_STATEMENT) == SQLITE_NULL)
+        cJSON_AddStringToObject(o, "bank_name", "Manual");
+    else
+        add_text(o, "bank_name", st, C_BANK);
+    add_text(o, "created_at", st, C_CREATED);
+    cJSON_AddBoolToObject(o, "reconciled", sqlite3_column_type(st, C_RECONCILED_FROM) != SQLITE_NULL);
+
+    ov = cJSON_AddObjectToObject(o, "overrides");
+    add_text(ov, "category", st, C_O_CATEGORY);
+    add_text(ov, "merchant_normalized", st, C_O_MERCHANT);
+    if (sqlite3_column_type(st, C_O_SHARE) == SQLITE_NULL)
+        cJSON_AddNullToObject(ov, "my_share_percent");
+    else
+        add_percent(ov, "my_share_percent", sqlite3_column_int64(st, C_O_SHARE));
+    add_id(ov, "trip_id", st, C_O_TRIP);
+
+    cJSON_AddItemToObject(o, "tags", tags_json(st));
+
+    /* Splits arrive as [[participant_id, name, share, settled, email], ...]. */
+    splits = cJSON_AddArrayToObject(o, "splits");
+    if (stext && ledger_json_parse(stext, strlen(stext), &raw, &e) == LEDGER_OK)
+        n = (size_t)cJSON_GetArraySize(raw);
+    if (n) {
+        shares = calloc(n, sizeof *shares);
+        cents = calloc(n, sizeof *cents);
+    }
+    if (shares && cents) {
+        i = 0;
+        cJSON_ArrayForEach(s, raw) {
+            shares[i].participant_id = (int64_t)cJSON_GetArrayItem(s, 0)->valuedouble;
+            shares[i].share = (int64_t)cJSON_GetArrayItem(s, 2)->valuedouble;
+            if (shares[i].participant_id == me)
+                mine = (int)i;
+            i++;
+        }
+        split_apportion(home, shares, n, owner, cents);
+        i = 0;
+        cJSON_ArrayForEach(s, raw) {
+            cJSON *row = cJSON_CreateObject(), *name = cJSON_GetArrayItem(s, 1);
+
+            cJSON_AddNumberToObject(row, "participant_id", (double)shares[i].participant_id);
+            if (cJSON_IsString(name))
+                cJSON_AddStringToObject(row, "name", name->valuestring);
+            else if (cJSON_IsString(cJSON_GetArrayItem(s, 4)))
+                cJSON_AddStringToObject(row, "name", cJSON_GetArrayItem(s, 4)->valuestring);
+            else
+                cJSON_AddNullToObject(row, "name");
+            add_percent(row, "share_percent", shares[i].share);
+            cJSON_AddItemToObject(row, "amount", ledger_money_to_json(cents[i]));
+            cJSON_AddBoolToObject(row, "settled", cJSON_GetArrayItem(s, 3)->valuedouble != 0);
+            cJSON_AddItemToArray(splits, row);
+            i++;
+        }
+    }
+
+    /* The viewer's share: the override; else their split row; else 100 for
+     * the owner of an unsplit row. */
+    if (sqlite3_column_type(st, C_O_SHARE) != SQLITE_NULL) {
+        my_pct = sqlite3_column_int64(st, C_O_SHARE);
+        my_amount = share_of(home, my_pct);
+    } else if (n && cents) {
+        my_pct = mine >= 0 ? shares[mine].share : 0;
+        my_amount = mine >= 0 ? cents[mine] : 0;
+    } else {
+        my_pct = owner == me ? 10000 : 0;
+        my_amount = owner == me ? home : 0;
+    }
+    add_percent(o, "my_share_pct", my_pct);
+    cJSON_AddItemToObject(o, "my_amount", ledger_money_to_json(my_amount));
+    free(shares);
+    free(cents);
+    cJSON_Delete(raw);
+    return o;
+}
