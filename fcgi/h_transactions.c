@@ -41,3 +41,39 @@ int h_txn_delete(struct request *r)
     r->status = 204;
     return ledger_txn_delete(r->db, r->user_id, id, &r->err);
 }
+
+int h_txn_bulk(struct request *r)
+{
+    return ledger_txn_bulk(r->db, r->user_id, r->json, &r->out, &r->err);
+}
+
+int h_txn_tag_add(struct request *r)
+{
+    int64_t id;
+
+    if (arg_id(r, 0, &id))
+        return -1;
+    return ledger_txn_tag_add(r->db, r->user_id, id, r->json, &r->out, &r->err);
+}
+
+int h_txn_tag_remove(struct request *r)
+{
+    int64_t id, tag;
+
+    if (arg_id(r, 0, &id))
+        return -1;
+    r->status = 204;
+    if (r->nargs > 1) {
+        if (arg_id(r, 1, &tag))
+            return -1;
+        return ledger_txn_tag_remove(r->db, r->user_id, id, tag, &r->err);
+    }
+    return ledger_txn_tag_remove_body(r->db, r->user_id, id, r->json, &r->err);
+}
+
+int h_merchants_list(struct request *r)
+{
+    struct ledger_params p = request_params(r);
+
+    return ledger_merchant_list(r->db, r->user_id, &p, &r->out, &r->err);
+}

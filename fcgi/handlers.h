@@ -19,5 +19,9 @@ int h_txn_create(struct request *r);
 int h_txn_get(struct request *r);
 int h_txn_update(struct request *r);
 int h_txn_delete(struct request *r);
+int h_txn_bulk(struct request *r);
+int h_txn_tag_add(struct request *r);
+int h_txn_tag_remove(struct request *r);
+int h_merchants_list(struct request *r);
 
 #endif

@@ -17,6 +17,11 @@ const struct route routes[] = {
     { "GET", "/api/transactions/" ID, h_txn_get, 0 },
     { "PATCH", "/api/transactions/" ID, h_txn_update, ROUTE_WRITE | ROUTE_JSON },
     { "DELETE", "/api/transactions/" ID, h_txn_delete, ROUTE_WRITE },
+    { "POST", "/api/transactions/bulk", h_txn_bulk, ROUTE_WRITE | ROUTE_JSON },
+    { "POST", "/api/transactions/" ID "/tags", h_txn_tag_add, ROUTE_WRITE | ROUTE_JSON },
+    { "DELETE", "/api/transactions/" ID "/tags", h_txn_tag_remove, ROUTE_WRITE | ROUTE_JSON },
+    { "DELETE", "/api/transactions/" ID "/tags/" ID, h_txn_tag_remove, ROUTE_WRITE },
+    { "GET", "/api/merchants", h_merchants_list, 0 },
 };
 
 const size_t route_count = sizeof routes / sizeof routes[0];

@@ -114,3 +114,15 @@ int access_trip(ledger_db *db, int64_t me, int64_t trip_id, int *participant,
         return db_error(db, err, "trip access");
     return LEDGER_OK;
 }
+
+int trip_check_member(ledger_db *db, int64_t me, int64_t trip_id, ledger_error *err)
+{
+    int participant;
+
+    if (access_trip(db, me, trip_id, &participant, err))
+        return err->status == 404 ? error_as_field(err, "trip_id") : LEDGER_ERR;
+    if (!participant)
+        return ledger_error_set(err, 403, "forbidden", "trip_id",
+                                "trip %lld is not one you take part in", (long long)trip_id);
+    return LEDGER_OK;
+}

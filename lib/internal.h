@@ -93,6 +93,9 @@ int access_txn_set(ledger_db *db, int64_t me, const cJSON *ids, ledger_error *er
  * with a row, a split or a payment in it); 404 when there is no such trip. */
 int access_trip(ledger_db *db, int64_t me, int64_t trip_id, int *participant,
                 ledger_error *err);
+/* A trip named in a body (trip_id) that the caller may put rows in: a
+ * missing trip is 400 on trip_id, one they are not part of 403. */
+int trip_check_member(ledger_db *db, int64_t me, int64_t trip_id, ledger_error *err);
 
 /* ---- splits (split.c) ----------------------------------------------------- */
 struct split_share {
@@ -161,3 +164,7 @@ int txn_list_plan(ledger_db *db, int64_t me, const struct ledger_params *params,
 /* Recasts a lookup failure (a missing or foreign id named in a body) as a
  * 400 invalid_field on field, keeping the message. */
 int error_as_field(ledger_error *err, const char *field);
+/* The caller's tag of that name (any case), created when missing; the name
+ * reserved for CSV imports is refused. */
+int tag_find_or_create(ledger_db *db, int64_t user_id, const char *name, int64_t *id,
+                       ledger_error *err);

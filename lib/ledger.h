@@ -177,6 +177,23 @@ int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
                       cJSON **out, ledger_error *err);
 /* DELETE: manual rows, by their owner; a statement row is 409. */
 int ledger_txn_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err);
+/* POST /api/transactions/bulk {action, ids, tag_id?, category?,
+ * merchant_normalized?, trip_id?}: all ids accessible or nothing changes. */
+int ledger_txn_bulk(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
+                    ledger_error *err);
+/* POST /api/transactions/{id}/tags {tag_id} or {name}: the updated row. */
+int ledger_txn_tag_add(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *body,
+                       cJSON **out, ledger_error *err);
+/* DELETE /api/transactions/{id}/tags/{tag_id}, or with body {tag_id}. */
+int ledger_txn_tag_remove(ledger_db *db, int64_t me, int64_t txn_id, int64_t tag_id,
+                          ledger_error *err);
+int ledger_txn_tag_remove_body(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *body,
+                               ledger_error *err);
+
+/* GET /api/merchants: {items: [{merchant, transaction_count, total,
+ * last_date, category}], total, limit, offset, next_cursor}. */
+int ledger_merchant_list(ledger_db *db, int64_t me, const struct ledger_params *params,
+                         cJSON **out, ledger_error *err);
 
 #ifdef __cplusplus
 }

@@ -225,3 +225,35 @@ int ledger_tag_delete(ledger_db *db, int64_t user_id, int64_t tag_id, ledger_err
         return db_error(db, err, "tag delete");
     return LEDGER_OK;
 }
+
+static const char SQL_TAG_BY_NAME[] =
+    "SELECT id FROM tags WHERE owner_id = ? AND name = ? COLLATE NOCASE";
+
+int tag_find_or_create(ledger_db *db, int64_t user_id, const char *name, int64_t *id,
+                       ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_TAG_BY_NAME, err);
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, user_id);
+    db_bind_text(st, 2, name);
+    rc = sqlite3_step(st);
+    *id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    db_stmt_done(st);
+    if (rc == SQLITE_ROW)
+        return LEDGER_OK;
+    if (rc != SQLITE_DONE)
+        return db_error(db, err, "tag");
+    if (check_name(db, user_id, 0, name, err) || (st = db_stmt(db, SQL_TAG_INSERT, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, user_id);
+    db_bind_text(st, 2, name);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE)
+        return db_error(db, err, "tag insert");
+    *id = sqlite3_last_insert_rowid(db->sql);
+    return LEDGER_OK;
+}

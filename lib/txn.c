@@ -112,19 +112,6 @@ static int field_currency(const cJSON *obj, const char **out, ledger_error *err)
     return LEDGER_OK;
 }
 
-/* A trip the caller may put rows in: one they participate in. */
-static int check_trip(ledger_db *db, int64_t me, int64_t trip_id, ledger_error *err)
-{
-    int participant;
-
-    if (access_trip(db, me, trip_id, &participant, err))
-        return err->status == 404 ? error_as_field(err, "trip_id") : LEDGER_ERR;
-    if (!participant)
-        return ledger_error_set(err, 403, "forbidden", "trip_id",
-                                "trip %lld is not one you take part in", (long long)trip_id);
-    return LEDGER_OK;
-}
-
 int txn_link_tags(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *tag_ids,
                   ledger_error *err)
 {
@@ -180,7 +167,7 @@ int ledger_txn_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
     if (has_aud && amount_aud < 0)
         return ledger_error_set(err, 400, "invalid_field", "amount_aud",
                                 "amount_aud is a magnitude (0 or more)");
-    if (trip_id && check_trip(db, me, trip_id, err))
+    if (trip_id && trip_check_member(db, me, trip_id, err))
         return LEDGER_ERR;
     if (cJSON_GetObjectItemCaseSensitive(body, "tag_ids")
         && !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(body, "tag_ids"))
@@ -289,7 +276,7 @@ int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
             return ledger_error_set(err, 403, "forbidden", f,
                                     "only the owner can change %s", f);
     }
-    if (has_trip && trip_id && check_trip(db, me, trip_id, err))
+    if (has_trip && trip_id && trip_check_member(db, me, trip_id, err))
         return LEDGER_ERR;
     if (category) {
         if (merchant)

@@ -1,0 +1,144 @@
+/* GET /api/merchants: the caller's merchants, by effective merchant name. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define LIMIT_DEFAULT 50
+#define LIMIT_MAX 500
+
+/* total is net spend: money out counts up, money in (credits, refunds,
+ * payments) counts down, in the home currency.  category is the one the
+ * owner most often gives the merchant. */
+static const char SQL_MERCHANTS[] =
+    "SELECT t.eff_merchant, COUNT(*),"
+    "       SUM(CASE WHEN t.transaction_type IN ('debit', 'fee', 'interest')"
+    "                THEN COALESCE(t.amount_aud, t.amount) ELSE -COALESCE(t.amount_aud, t.amount) END),"
+    "       MAX(t.date),"
+    "       (SELECT c.eff_category FROM transactions c"
+    "         WHERE c.owner_id = ?1 AND c.eff_merchant = t.eff_merchant"
+    "           AND c.eff_category IS NOT NULL AND c.reconciled_with_id IS NULL"
+    "         GROUP BY c.eff_category ORDER BY COUNT(*) DESC, c.eff_category LIMIT 1)"
+    "  FROM transactions t"
+    " WHERE t.owner_id = ?1 AND t.reconciled_with_id IS NULL AND t.eff_merchant <> ''"
+    "   AND (?2 IS NULL OR t.eff_merchant LIKE ?2 ESCAPE '\\')"
+    " GROUP BY t.eff_merchant ORDER BY COUNT(*) DESC, t.eff_merchant LIMIT ?3 OFFSET ?4";
+static const char SQL_MERCHANT_COUNT[] =
+    "SELECT COUNT(DISTINCT t.eff_merchant) FROM transactions t"
+    " WHERE t.owner_id = ?1 AND t.reconciled_with_id IS NULL AND t.eff_merchant <> ''"
+    "   AND (?2 IS NULL OR t.eff_merchant LIKE ?2 ESCAPE '\\')";
+
+static int whole(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    int64_t v = 0;
+
+    if (s == NULL || *s == '\0')
+        return -1;
+    for (; *s; s++) {
+        if (!isdigit((unsigned char)*s) || v > hi)
+            return -1;
+        v = v * 10 + (*s - '0');
+    }
+    if (v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int ledger_merchant_list(ledger_db *db, int64_t me, const struct ledger_params *p,
+                         cJSON **out, ledger_error *err)
+{
+    const char *search = param_get(p, "search"), *v;
+    int64_t limit = LIMIT_DEFAULT, offset = 0, total = 0, n = 0;
+    char *pattern = NULL;
+    sqlite3_stmt *st = NULL;
+    cJSON *doc = NULL, *items;
+    int rc;
+
+    if ((v = param_get(p, "limit")) && whole(v, 1, LIMIT_MAX, &limit))
+        return ledger_error_set(err, 400, "invalid_field", "limit",
+                                "limit must be a whole number from 1 to 500");
+    if ((v = param_get(p, "offset")) && whole(v, 0, INT64_C(1) << 40, &offset))
+        return ledger_error_set(err, 400, "invalid_field", "offset",
+                                "offset must be a whole number, 0 or more");
+    /* The cursor of this short list is the next offset, in decimal. */
+    if ((v = param_get(p, "cursor")) && *v && whole(v, 0, INT64_C(1) << 40, &offset))
+        return ledger_error_set(err, 400, "invalid_field", "cursor",
+                                "cursor is not one this list gave out");
+    if (search && *search) {
+        size_t i, k = 0, len = strlen(search);
+
+        pattern = malloc(2 * len + 3);
+        if (pattern == NULL)
+            return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        pattern[k++] = '%';
+        for (i = 0; i < len; i++) {
+            if (search[i] == '%' || search[i] == '_' || search[i] == '\\')
+                pattern[k++] = '\\';
+            pattern[k++] = search[i];
+        }
+        pattern[k++] = '%';
+        pattern[k] = '\0';
+    }
+    if ((st = db_stmt(db, SQL_MERCHANT_COUNT, err)) == NULL)
+        goto fail;
+    sqlite3_bind_int64(st, 1, me);
+    db_bind_text(st, 2, pattern);
+    rc = sqlite3_step(st);
+    total = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    db_stmt_done(st);
+    if (rc != SQLITE_ROW) {
+        db_error(db, err, "merchants");
+        goto fail;
+    }
+    if ((st = db_stmt(db, SQL_MERCHANTS, err)) == NULL)
+        goto fail;
+    sqlite3_bind_int64(st, 1, me);
+    db_bind_text(st, 2, pattern);
+    sqlite3_bind_int64(st, 3, limit);
+    sqlite3_bind_int64(st, 4, offset);
+    doc = cJSON_CreateObject();
+    items = cJSON_AddArrayToObject(doc, "items");
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        cJSON *row = cJSON_CreateObject();
+        const char *cat = (const char *)sqlite3_column_text(st, 4);
+
+        cJSON_AddStringToObject(row, "merchant", (const char *)sqlite3_column_text(st, 0));
+        cJSON_AddNumberToObject(row, "transaction_count", (double)sqlite3_column_int64(st, 1));
+        cJSON_AddItemToObject(row, "total", ledger_money_to_json(sqlite3_column_int64(st, 2)));
+        cJSON_AddStringToObject(row, "last_date", (const char *)sqlite3_column_text(st, 3));
+        if (cat)
+            cJSON_AddStringToObject(row, "category", cat);
+        else
+            cJSON_AddNullToObject(row, "category");
+        cJSON_AddItemToArray(items, row);
+        n++;
+    }
+    db_stmt_done(st);
+    st = NULL;
+    if (rc != SQLITE_DONE) {
+        db_error(db, err, "merchants");
+        goto fail;
+    }
+    cJSON_AddNumberToObject(doc, "total", (double)total);
+    cJSON_AddNumberToObject(doc, "limit", (double)limit);
+    cJSON_AddNumberToObject(doc, "offset", (double)offset);
+    if (offset + n < total) {
+        char next[32];
+
+        snprintf(next, sizeof next, "%lld", (long long)(offset + n));
+        cJSON_AddStringToObject(doc, "next_cursor", next);
+    } else {
+        cJSON_AddNullToObject(doc, "next_cursor");
+    }
+    free(pattern);
+    *out = doc;
+    return LEDGER_OK;
+fail:
+    db_stmt_done(st);
+    free(pattern);
+    cJSON_Delete(doc);
+    return LEDGER_ERR;
+}

@@ -1,0 +1,153 @@
+/*
+ * POST /api/transactions/bulk: one action over many rows, all or nothing.
+ * Every id must be one the caller may access (else 403/404 and nothing
+ * changes); the request's transaction makes the rest atomic.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define BULK_MAX 5000
+
+static const char *const actions[] = {
+    "tag", "untag", "categorize", "normalize", "assign_trip", NULL
+};
+
+static const char SQL_BULK_TAG[] =
+    "INSERT OR IGNORE INTO transaction_tags (transaction_id, tag_id)"
+    " SELECT DISTINCT value, ?2 FROM json_each(?1)";
+static const char SQL_BULK_UNTAG[] =
+    "DELETE FROM transaction_tags WHERE tag_id = ?2"
+    "   AND transaction_id IN (SELECT value FROM json_each(?1))";
+static const char SQL_BULK_CATEGORY[] =
+    "UPDATE transactions SET override_category = ?2 WHERE id IN (SELECT value FROM json_each(?1))";
+static const char SQL_BULK_MERCHANT[] =
+    "UPDATE transactions SET override_merchant_normalized = ?2"
+    " WHERE id IN (SELECT value FROM json_each(?1))";
+static const char SQL_BULK_TRIP[] =
+    "UPDATE transactions SET override_trip_id = ?2 WHERE id IN (SELECT value FROM json_each(?1))";
+static const char SQL_ROW_OWNER_MERCHANT[] =
+    "SELECT owner_id, eff_merchant FROM transactions WHERE id = ?";
+
+/* Runs one of the statements above with the ids and a text or id value. */
+static int run(ledger_db *db, const char *sql, const char *ids, const char *text,
+               int64_t num, int64_t *changed, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, sql, err);
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_text(st, 1, ids, -1, SQLITE_TRANSIENT);
+    if (text)
+        sqlite3_bind_text(st, 2, text, -1, SQLITE_TRANSIENT);
+    else if (num)
+        sqlite3_bind_int64(st, 2, num);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE)
+        return db_error(db, err, "bulk");
+    *changed += sqlite3_changes(db->sql);
+    return LEDGER_OK;
+}
+
+/* A refund's category depends on each row's owner and merchant (rule C). */
+static int categorize_refunds(ledger_db *db, const cJSON *ids, const char *category,
+                              int64_t *changed, ledger_error *err)
+{
+    const cJSON *item;
+
+    cJSON_ArrayForEach(item, ids) {
+        sqlite3_stmt *st = db_stmt(db, SQL_ROW_OWNER_MERCHANT, err);
+        char folded[LEDGER_CATEGORY_MAX], merchant[512], one[32];
+        int64_t owner = 0;
+        int rc;
+
+        if (st == NULL)
+            return LEDGER_ERR;
+        sqlite3_bind_int64(st, 1, (int64_t)item->valuedouble);
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            owner = sqlite3_column_int64(st, 0);
+            snprintf(merchant, sizeof merchant, "%s", (const char *)sqlite3_column_text(st, 1));
+        }
+        db_stmt_done(st);
+        if (rc != SQLITE_ROW)
+            return db_error(db, err, "bulk");
+        if (category_resolve(db, owner, merchant, category, folded, err))
+            return LEDGER_ERR;
+        snprintf(one, sizeof one, "[%lld]", (long long)item->valuedouble);
+        if (run(db, SQL_BULK_CATEGORY, one, folded, 0, changed, err))
+            return LEDGER_ERR;
+    }
+    return LEDGER_OK;
+}
+
+int ledger_txn_bulk(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
+                    ledger_error *err)
+{
+    const char *action, *text = NULL;
+    char folded[LEDGER_CATEGORY_MAX];
+    cJSON *ids = NULL;
+    char *ids_text = NULL;
+    int64_t tag_id = 0, trip_id = 0, changed = 0;
+    int present, rc = LEDGER_ERR;
+
+    if (field_require_object(body, err)
+        || field_enum(body, "action", actions, 0, &action, &present, err))
+        return LEDGER_ERR;
+    if (action == NULL)
+        return ledger_error_set(err, 400, "invalid_field", "action",
+                                "action is required: tag, untag, categorize, normalize or assign_trip");
+    if (field_id_array(body, "ids", BULK_MAX, &ids, err))
+        return LEDGER_ERR;
+    if ((ids_text = cJSON_PrintUnformatted(ids)) == NULL) {
+        ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        goto out;
+    }
+    if (access_txn_set(db, me, ids, err))
+        goto out;
+
+    if (strcmp(action, "tag") == 0 || strcmp(action, "untag") == 0) {
+        if (field_id(body, "tag_id", 1, 0, &tag_id, NULL, err))
+            goto out;
+        if (tag_check_owner(db, me, tag_id, err)) {
+            if (err->status < 500)
+                error_as_field(err, "tag_id");
+            goto out;
+        }
+        if (run(db, action[0] == 't' ? SQL_BULK_TAG : SQL_BULK_UNTAG, ids_text, NULL, tag_id,
+                &changed, err))
+            goto out;
+    } else if (strcmp(action, "categorize") == 0) {
+        if (field_text(body, "category", 1, 1, 100, &text, NULL, err))
+            goto out;
+        if (text && ledger_category_fold(text, folded) == LEDGER_CATEGORY_REFUND) {
+            if (categorize_refunds(db, ids, text, &changed, err))
+                goto out;
+        } else {
+            if (text && category_resolve(db, me, "", text, folded, err))
+                goto out;
+            if (run(db, SQL_BULK_CATEGORY, ids_text, text ? folded : NULL, 0, &changed, err))
+                goto out;
+        }
+    } else if (strcmp(action, "normalize") == 0) {
+        if (field_text(body, "merchant_normalized", 1, 1, 200, &text, NULL, err)
+            || run(db, SQL_BULK_MERCHANT, ids_text, text, 0, &changed, err))
+            goto out;
+    } else {
+        if (field_id(body, "trip_id", 1, 1, &trip_id, NULL, err)
+            || (trip_id && trip_check_member(db, me, trip_id, err))
+            || run(db, SQL_BULK_TRIP, ids_text, NULL, trip_id, &changed, err))
+            goto out;
+    }
+    *out = cJSON_CreateObject();
+    cJSON_AddNumberToObject(*out, "updated", (double)changed);
+    rc = LEDGER_OK;
+out:
+    free(ids_text);
+    cJSON_Delete(ids);
+    return rc;
+}

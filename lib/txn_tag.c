@@ -1,0 +1,63 @@
+/* Tags on one transaction: the caller's own tags, on a row they may access. */
+#include "internal.h"
+
+static const char SQL_UNLINK[] =
+    "DELETE FROM transaction_tags WHERE transaction_id = ? AND tag_id = ?";
+
+int ledger_txn_tag_add(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *body,
+                       cJSON **out, ledger_error *err)
+{
+    struct txn_access a;
+    const char *name;
+    int64_t tag_id;
+    int has_id, has_name;
+    cJSON *ids;
+    int rc;
+
+    if (access_txn(db, me, txn_id, &a, err)
+        || field_require_object(body, err)
+        || field_id(body, "tag_id", 0, 0, &tag_id, &has_id, err)
+        || field_text(body, "name", 0, 0, 64, &name, &has_name, err))
+        return LEDGER_ERR;
+    if (has_id == has_name)
+        return ledger_error_set(err, 400, "invalid_field", "tag_id",
+                                "give either tag_id or name");
+    if (has_name && tag_find_or_create(db, me, name, &tag_id, err))
+        return LEDGER_ERR;
+    if ((ids = cJSON_CreateArray()) == NULL)
+        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+    cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)tag_id));
+    rc = txn_link_tags(db, me, txn_id, ids, err);
+    cJSON_Delete(ids);
+    if (rc)
+        return err->field[0] ? error_as_field(err, has_name ? "name" : "tag_id") : LEDGER_ERR;
+    return txn_get(db, me, txn_id, out, err);
+}
+
+int ledger_txn_tag_remove(ledger_db *db, int64_t me, int64_t txn_id, int64_t tag_id,
+                          ledger_error *err)
+{
+    struct txn_access a;
+    sqlite3_stmt *st;
+    int rc;
+
+    if (access_txn(db, me, txn_id, &a, err) || tag_check_owner(db, me, tag_id, err))
+        return LEDGER_ERR;
+    if ((st = db_stmt(db, SQL_UNLINK, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, txn_id);
+    sqlite3_bind_int64(st, 2, tag_id);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "tag unlink");
+}
+
+int ledger_txn_tag_remove_body(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *body,
+                               ledger_error *err)
+{
+    int64_t tag_id;
+
+    if (field_require_object(body, err) || field_id(body, "tag_id", 1, 0, &tag_id, NULL, err))
+        return LEDGER_ERR;
+    return ledger_txn_tag_remove(db, me, txn_id, tag_id, err);
+}
