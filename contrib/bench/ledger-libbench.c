@@ -1,0 +1,243 @@
+/*
+ * ledger-libbench: times libledger's read paths in-process against a
+ * generated ledger, beside the ceiling of each: the bare SQLite queries the
+ * call runs, stepped without building any JSON.
+ *
+ *   ledger-libbench --db PATH [--user SUBJECT] [--iterations N]
+ *
+ * For each case it prints the median and p99 of the library call, the
+ * median of the bare queries, their ratio, and the target it is held to.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+#define MAXP 8
+
+struct bench_case {
+    const char *name;
+    const char *kv[2 * MAXP];  /* key, value, ..., NULL */
+};
+
+static double now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+static double pct(double *v, int n, double p)
+{
+    int i = (int)(p * (n - 1) + 0.5);
+
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return v[i];
+}
+
+static void params_of(const char *const *kv, struct ledger_param *items, struct ledger_params *p)
+{
+    size_t n = 0;
+
+    while (kv[2 * n] && n < MAXP) {
+        items[n].key = (char *)kv[2 * n];
+        items[n].value = (char *)kv[2 * n + 1];
+        n++;
+    }
+    p->items = items;
+    p->count = n;
+}
+
+static int g_failed;
+
+static void run_case(ledger_db *db, int64_t me, const char *name, struct ledger_params *p,
+                     int iterations, double target_ms)
+{
+    double *lib = calloc((size_t)iterations, sizeof *lib);
+    double *bare = calloc((size_t)iterations, sizeof *bare);
+    ledger_error err;
+    int i, rows = 0;
+
+    for (i = -3; i < iterations; i++) {  /* three warm-up rounds */
+        cJSON *out = NULL;
+        int64_t n;
+        double t0 = now_ms(), t1, t2;
+
+        ledger_begin(db, 0, &err);
+        if (ledger_txn_list(db, me, p, &out, &err)) {
+            fprintf(stderr, "%s: %s\n", name, err.message);
+            exit(1);
+        }
+        ledger_commit(db, &err);
+        t1 = now_ms();
+        rows = cJSON_GetArraySize(cJSON_GetObjectItem(out, "items"));
+        cJSON_Delete(out);
+        t2 = now_ms();
+        ledger_begin(db, 0, &err);
+        txn_list_bare(db, me, p, &n, &err);
+        ledger_commit(db, &err);
+        if (i >= 0) {
+            lib[i] = t1 - t0;
+            bare[i] = now_ms() - t2;
+        }
+    }
+    {
+        double med = pct(lib, iterations, 0.5), p99 = pct(lib, iterations, 0.99);
+        double bmed = pct(bare, iterations, 0.5);
+        int pass = med < target_ms;
+
+        g_failed |= !pass;
+        printf("%-34s %4d rows  lib p50 %7.3f ms  p99 %7.3f ms  bare p50 %7.3f ms  "
+               "lib/bare %4.2fx  target p50 < %.0f ms: %s\n",
+               name, rows, med, p99, bmed, bmed > 0 ? med / bmed : 0.0, target_ms,
+               pass ? "ok" : "MISSED");
+    }
+    free(lib);
+    free(bare);
+}
+
+static void run(ledger_db *db, int64_t me, const char *name, const char *const *kv,
+                int iterations)
+{
+    struct ledger_param items[MAXP];
+    struct ledger_params p;
+
+    params_of(kv, items, &p);
+    run_case(db, me, name, &p, iterations, 5.0);
+}
+
+/* The cursor after walking `pages` pages of 50 from the start. */
+static char *deep_cursor(ledger_db *db, int64_t me, int pages)
+{
+    char *cursor = NULL;
+    int i;
+
+    for (i = 0; i < pages; i++) {
+        struct ledger_param items[2] = { { (char *)"cursor", cursor } };
+        struct ledger_params p = { items, cursor ? 1 : 0 };
+        ledger_error err;
+        cJSON *out = NULL, *next;
+
+        if (ledger_txn_list(db, me, &p, &out, &err)) {
+            fprintf(stderr, "deep cursor: %s\n", err.message);
+            exit(1);
+        }
+        next = cJSON_GetObjectItem(out, "next_cursor");
+        free(cursor);
+        cursor = cJSON_IsString(next) ? strdup(next->valuestring) : NULL;
+        cJSON_Delete(out);
+        if (cursor == NULL)
+            break;
+    }
+    return cursor;
+}
+
+static int64_t first_id(ledger_db *db, const char *sql, int64_t me)
+{
+    sqlite3_stmt *st;
+    int64_t v = 0;
+
+    sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+    sqlite3_bind_int64(st, 1, me);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+int main(int argc, char **argv)
+{
+    const char *path = NULL, *subject = "user01";
+    int iterations = 30, i;
+    ledger_db *db;
+    ledger_error err;
+    int64_t me, tag, stmt, trip;
+    char tag_s[24], stmt_s[24], trip_s[24];
+    char *cursor;
+
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--db") == 0 && i + 1 < argc)
+            path = argv[++i];
+        else if (strcmp(argv[i], "--user") == 0 && i + 1 < argc)
+            subject = argv[++i];
+        else if (strcmp(argv[i], "--iterations") == 0 && i + 1 < argc)
+            iterations = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: ledger-libbench --db PATH [--user SUBJECT] [--iterations N]\n");
+            return 2;
+        }
+    }
+    if (path == NULL || iterations < 1 || ledger_open(path, &db, &err)
+        || ledger_user_resolve(db, subject, NULL, NULL, &me, &err)) {
+        fprintf(stderr, "ledger-libbench: cannot open %s\n", path ? path : "(no --db)");
+        return 2;
+    }
+    tag = first_id(db, "SELECT id FROM tags WHERE owner_id = ? ORDER BY id", me);
+    stmt = first_id(db, "SELECT id FROM statements WHERE owner_id = ? ORDER BY id DESC", me);
+    trip = first_id(db, "SELECT id FROM trips WHERE owner_id = ? ORDER BY id", me);
+    snprintf(tag_s, sizeof tag_s, "%lld", (long long)tag);
+    snprintf(stmt_s, sizeof stmt_s, "%lld", (long long)stmt);
+    snprintf(trip_s, sizeof trip_s, "%lld", (long long)trip);
+    printf("ledger-libbench: %s as %s, %d iterations per case\n", path, subject, iterations);
+    printf("-- GET /api/transactions, a page of 50 (target: p50 under 5 ms inside the library)\n");
+    {
+        const char *none[] = { NULL };
+        const char *dates[] = { "date_from", "2024-03-01", "date_to", "2024-03-31", NULL };
+        const char *cats[] = { "categories", "dining", NULL };
+        const char *excl[] = { "exclude_categories", "dining", NULL };
+        const char *bank[] = { "bank_names", "Manual", NULL };
+        const char *tags[] = { "tag_ids", tag_s, NULL };
+        const char *types[] = { "transaction_types", "fee", NULL };
+        const char *search[] = { "search", "coffee", NULL };
+        const char *amount[] = { "amount_min", "10", "amount_max", "20", NULL };
+        const char *split[] = { "has_split", "split", NULL };
+        const char *unsplit[] = { "has_split", "unsplit", NULL };
+        const char *stmt_f[] = { "statement_id", stmt_s, NULL };
+        const char *trip_f[] = { "trip_id", trip_s, NULL };
+        const char *trip_all[] = { "trip_id", trip_s, "trip_all_rows", "1", NULL };
+        const char *q[] = { "q", ">100", NULL };
+        const char *s_amount[] = { "sort", "amount", NULL };
+        const char *s_created[] = { "sort", "created_at", "order", "asc", NULL };
+        const char *s_merchant[] = { "sort", "merchant", NULL };
+        const char *deep_offset[] = { "offset", "10000", NULL };
+
+        run(db, me, "default (transfers hidden)", none, iterations);
+        run(db, me, "date range (one month)", dates, iterations);
+        run(db, me, "categories[]=dining", cats, iterations);
+        run(db, me, "exclude_categories[]=dining", excl, iterations);
+        run(db, me, "bank_names[]=Manual", bank, iterations);
+        run(db, me, "tag_ids[]", tags, iterations);
+        run(db, me, "transaction_types[]=fee", types, iterations);
+        run(db, me, "search=coffee", search, iterations);
+        run(db, me, "amount 10..20", amount, iterations);
+        run(db, me, "has_split=split", split, iterations);
+        run(db, me, "has_split=unsplit", unsplit, iterations);
+        run(db, me, "statement_id", stmt_f, iterations);
+        run(db, me, "trip_id", trip_f, iterations);
+        run(db, me, "trip_id&trip_all_rows=1", trip_all, iterations);
+        run(db, me, "q=>100", q, iterations);
+        run(db, me, "sort=amount", s_amount, iterations);
+        run(db, me, "sort=created_at asc", s_created, iterations);
+        run(db, me, "sort=merchant", s_merchant, iterations);
+        run(db, me, "offset=10000 (deep, by offset)", deep_offset, iterations);
+        cursor = deep_cursor(db, me, 200);
+        if (cursor) {
+            const char *deep[] = { "cursor", cursor, NULL };
+
+            run(db, me, "cursor after 200 pages (deep)", deep, iterations);
+            free(cursor);
+        }
+    }
+    ledger_close(db);
+    return g_failed ? 1 : 0;
+}
