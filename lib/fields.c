@@ -2,6 +2,7 @@
  * are ignored; a field of the wrong type is a 400 that names it. */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -192,12 +193,20 @@ bad:
     return ledger_error_set(err, 400, "invalid_field", name, "%s must be one of %s", name, list);
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
 int field_id_array(const cJSON *obj, const char *name, size_t max, cJSON **ids,
                    ledger_error *err)
 {
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(obj, name), *item;
     cJSON *out;
-    size_t n = 0;
+    int64_t *v;
+    size_t n = 0, k = 0;
 
     if (!cJSON_IsArray(arr))
         return ledger_error_set(err, 400, "invalid_field", name,
@@ -206,19 +215,25 @@ int field_id_array(const cJSON *obj, const char *name, size_t max, cJSON **ids,
     if (n == 0 || n > max)
         return ledger_error_set(err, 400, "invalid_field", name,
                                 "%s must hold 1 to %zu ids", name, max);
-    out = cJSON_CreateArray();
-    if (out == NULL)
+    v = malloc(n * sizeof *v);
+    if (v == NULL)
         return ledger_error_set(err, 500, "internal", NULL, "out of memory");
     cJSON_ArrayForEach(item, arr) {
-        int64_t id;
-
-        if (json_id(item, &id)) {
-            cJSON_Delete(out);
+        if (json_id(item, &v[k++])) {
+            free(v);
             return ledger_error_set(err, 400, "invalid_field", name,
                                     "%s must be an array of positive integer ids", name);
         }
-        cJSON_AddItemToArray(out, cJSON_CreateNumber((double)id));
     }
+    /* Sorted and without repeats, so each row is acted on and counted once. */
+    qsort(v, n, sizeof *v, cmp_id);
+    out = cJSON_CreateArray();
+    for (k = 0; out && k < n; k++)
+        if (k == 0 || v[k] != v[k - 1])
+            cJSON_AddItemToArray(out, cJSON_CreateNumber((double)v[k]));
+    free(v);
+    if (out == NULL)
+        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
     *ids = out;
     return LEDGER_OK;
 }

@@ -24,7 +24,8 @@ static const char SQL_MERCHANTS[] =
     "  FROM transactions t"
     " WHERE t.owner_id = ?1 AND t.reconciled_with_id IS NULL AND t.eff_merchant <> ''"
     "   AND (?2 IS NULL OR t.eff_merchant LIKE ?2 ESCAPE '\\')"
-    " GROUP BY t.eff_merchant ORDER BY COUNT(*) DESC, t.eff_merchant LIMIT ?3 OFFSET ?4";
+    " GROUP BY t.eff_merchant ORDER BY COUNT(*) DESC, t.eff_merchant COLLATE NOCASE, t.eff_merchant"
+    " LIMIT ?3 OFFSET ?4";
 static const char SQL_MERCHANT_COUNT[] =
     "SELECT COUNT(DISTINCT t.eff_merchant) FROM transactions t"
     " WHERE t.owner_id = ?1 AND t.reconciled_with_id IS NULL AND t.eff_merchant <> ''"

@@ -572,6 +572,9 @@ int ledger_txn_list(ledger_db *db, int64_t me, const struct ledger_params *param
         if (access_trip(db, me, q.trip_id, &participant, err)) {
             if (err->status != 404)
                 goto fail;
+            /* No such trip looks like one the caller is not in: empty,
+             * so trip ids cannot be probed. */
+            ledger_error_clear(err);
             participant = 0;
         }
         trip_scope = 1;
