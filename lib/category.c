@@ -173,6 +173,11 @@ int category_resolve(ledger_db *db, int64_t owner, const char *merchant, const c
     case LEDGER_CATEGORY_REFUND:
         break;
     }
+    /* No merchant, no history to follow. */
+    if (merchant == NULL || merchant[0] == '\0') {
+        snprintf(out, LEDGER_CATEGORY_MAX, "other");
+        return LEDGER_OK;
+    }
     if ((st = db_stmt(db, SQL_MERCHANT_USUAL, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, owner);

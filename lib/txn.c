@@ -144,7 +144,7 @@ int ledger_txn_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
     int64_t amount, amount_aud, trip_id, id;
     int amount_set, has_aud, rc;
     cJSON *tag_ids = NULL;
-    const cJSON *splits;
+    const cJSON *splits, *item;
     struct split_set ss = { NULL, 0 };
     sqlite3_stmt *st;
 
@@ -169,8 +169,9 @@ int ledger_txn_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
                                 "amount_aud is a magnitude (0 or more)");
     if (trip_id && trip_check_member(db, me, trip_id, err))
         return LEDGER_ERR;
-    if (cJSON_GetObjectItemCaseSensitive(body, "tag_ids")
-        && !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(body, "tag_ids"))
+    /* tag_ids: absent, null or [] all mean no tags. */
+    item = cJSON_GetObjectItemCaseSensitive(body, "tag_ids");
+    if (item && !cJSON_IsNull(item) && !(cJSON_IsArray(item) && cJSON_GetArraySize(item) == 0)
         && field_id_array(body, "tag_ids", 100, &tag_ids, err))
         return LEDGER_ERR;
     splits = cJSON_GetObjectItemCaseSensitive(body, "splits");
