@@ -19,8 +19,15 @@ int listen_unix(const char *path, const char *group, char *msg, size_t msglen)
 {
     struct sockaddr_un sa;
     struct stat stb;
+    struct group *gr = NULL;
     mode_t old;
     int fd;
+
+    /* Looked up first: it may load NSS modules, which takes a while. */
+    if (group && *group && (gr = getgrnam(group)) == NULL) {
+        snprintf(msg, msglen, "cannot give %s to group %s: no such group", path, group);
+        return -1;
+    }
 
     memset(&sa, 0, sizeof sa);
     sa.sun_family = AF_UNIX;
@@ -51,15 +58,12 @@ int listen_unix(const char *path, const char *group, char *msg, size_t msglen)
         goto fail;
     }
     umask(old);
-    if (group && *group) {
-        struct group *gr = getgrnam(group);
-
-        if (gr == NULL || chown(path, (uid_t)-1, gr->gr_gid) < 0) {
-            snprintf(msg, msglen, "cannot give %s to group %s: %s", path, group,
-                     gr ? strerror(errno) : "no such group");
-            goto fail;
-        }
+    if (gr && chown(path, (uid_t)-1, gr->gr_gid) < 0) {
+        snprintf(msg, msglen, "cannot give %s to group %s: %s", path, group, strerror(errno));
+        goto fail;
     }
+    /* The socket file exists from bind() on, but connections are refused
+     * until listen(): keep that window as short as it can be. */
     if (listen(fd, BACKLOG) < 0) {
         snprintf(msg, msglen, "listen %s: %s", path, strerror(errno));
         goto fail;

@@ -45,8 +45,14 @@ CREATE INDEX trips_owner ON trips(owner_id);
 --
 -- The per-transaction override record of the specification (category,
 -- merchant_normalized, my_share_percent, trip_id) lives in the override_*
--- columns of the row itself: every read needs it, and the effective values
--- derived from it (eff_*) can then be indexed.  NULL means "not overridden".
+-- columns of the row itself: every read needs it.  NULL means "not
+-- overridden".
+--
+-- eff_category and eff_merchant are the effective values every filter,
+-- sort and report uses.  They are plain columns kept by the triggers below,
+-- not generated columns: SQLite 3.40 never treats an index that holds a
+-- generated column as covering, so counting a user's rows by category
+-- would read every row instead of one index.
 CREATE TABLE transactions (
     id                    INTEGER PRIMARY KEY,
     statement_id          INTEGER REFERENCES statements(id) ON DELETE CASCADE,
@@ -73,16 +79,36 @@ CREATE TABLE transactions (
     override_merchant_normalized  TEXT,
     override_share                INTEGER CHECK (override_share BETWEEN 0 AND 10000),
     override_trip_id              INTEGER REFERENCES trips(id) ON DELETE SET NULL,
-    eff_category  TEXT GENERATED ALWAYS AS (COALESCE(override_category, category)) VIRTUAL,
+    eff_category          TEXT,
     -- The merchant a row is listed, searched and sorted under; '' for none.
-    eff_merchant  TEXT GENERATED ALWAYS AS
-        (COALESCE(override_merchant_normalized, merchant_normalized, merchant, '')) VIRTUAL
+    eff_merchant          TEXT NOT NULL DEFAULT ''
 );
+
+CREATE TRIGGER transactions_effective_insert AFTER INSERT ON transactions BEGIN
+    UPDATE transactions
+       SET eff_category = COALESCE(NEW.override_category, NEW.category),
+           eff_merchant = COALESCE(NEW.override_merchant_normalized, NEW.merchant_normalized,
+                                   NEW.merchant, '')
+     WHERE id = NEW.id;
+END;
+CREATE TRIGGER transactions_effective_update
+AFTER UPDATE OF category, override_category, merchant, merchant_normalized,
+                override_merchant_normalized, eff_category, eff_merchant ON transactions BEGIN
+    UPDATE transactions
+       SET eff_category = COALESCE(NEW.override_category, NEW.category),
+           eff_merchant = COALESCE(NEW.override_merchant_normalized, NEW.merchant_normalized,
+                                   NEW.merchant, '')
+     WHERE id = NEW.id;
+END;
+
 CREATE INDEX transactions_owner_date ON transactions(owner_id, date, id);
 CREATE INDEX transactions_owner_amount ON transactions(owner_id, amount, id);
 CREATE INDEX transactions_owner_created ON transactions(owner_id, created_at, id);
 CREATE INDEX transactions_owner_merchant ON transactions(owner_id, eff_merchant, id);
-CREATE INDEX transactions_owner_category ON transactions(owner_id, eff_category, date, id);
+-- Covers counting a user's rows by category (the list's total) and the
+-- category filters without reading the rows.
+CREATE INDEX transactions_owner_category
+    ON transactions(owner_id, eff_category, reconciled_with_id, date, id);
 CREATE INDEX transactions_statement ON transactions(statement_id, date, id);
 -- A statement row is the target of at most one reconciliation.
 CREATE UNIQUE INDEX transactions_reconciled ON transactions(reconciled_with_id)

@@ -18,6 +18,7 @@ use Digest::SHA qw(sha1);
 use File::Temp qw(tempdir);
 use HTTP::Tiny;
 use IO::Socket::INET;
+use IO::Socket::UNIX;
 use JSON::PP;
 use MIME::Base64 qw(encode_base64);
 use POSIX qw(:sys_wait_h);
@@ -135,7 +136,9 @@ sub start_fcgi {
     wait_until('ledger-fcgi socket', $ENV{LEDGER_VALGRIND} ? 60 : 10, sub {
         croak "ledger-fcgi exited:\n" . slurp("$self->{dir}/fcgi.out")
             if waitpid($self->{pids}{fcgi}, WNOHANG) > 0;
-        -S $self->{sock};
+        # Accepting connections, not just created: the file appears at
+        # bind(), before listen().
+        -S $self->{sock} && IO::Socket::UNIX->new(Peer => $self->{sock}, Type => SOCK_STREAM);
     });
 }
 
