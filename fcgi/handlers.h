@@ -23,5 +23,16 @@ int h_txn_bulk(struct request *r);
 int h_txn_tag_add(struct request *r);
 int h_txn_tag_remove(struct request *r);
 int h_merchants_list(struct request *r);
+int h_participants_list(struct request *r);
+int h_participants_add(struct request *r);
+int h_balance_get(struct request *r);
+int h_balances_list(struct request *r);
+int h_splits_get(struct request *r);
+int h_splits_set(struct request *r);
+int h_splits_clear(struct request *r);
+int h_splits_settle(struct request *r);
+int h_payments_list(struct request *r);
+int h_payments_create(struct request *r);
+int h_payments_delete(struct request *r);
 
 #endif

@@ -22,6 +22,17 @@ const struct route routes[] = {
     { "DELETE", "/api/transactions/" ID "/tags", h_txn_tag_remove, ROUTE_WRITE | ROUTE_JSON },
     { "DELETE", "/api/transactions/" ID "/tags/" ID, h_txn_tag_remove, ROUTE_WRITE },
     { "GET", "/api/merchants", h_merchants_list, 0 },
+    { "GET", "/api/transactions/" ID "/splits", h_splits_get, 0 },
+    { "POST", "/api/transactions/" ID "/splits", h_splits_set, ROUTE_WRITE | ROUTE_JSON },
+    { "DELETE", "/api/transactions/" ID "/splits", h_splits_clear, ROUTE_WRITE },
+    { "POST", "/api/transactions/" ID "/splits/settle", h_splits_settle, ROUTE_WRITE | ROUTE_JSON },
+    { "GET", "/api/participants", h_participants_list, 0 },
+    { "POST", "/api/participants", h_participants_add, ROUTE_WRITE | ROUTE_JSON },
+    { "GET", "/api/participants/" ID "/balance", h_balance_get, 0 },
+    { "GET", "/api/balances", h_balances_list, 0 },
+    { "GET", "/api/payments", h_payments_list, 0 },
+    { "POST", "/api/payments", h_payments_create, ROUTE_WRITE | ROUTE_JSON },
+    { "DELETE", "/api/payments/" ID, h_payments_delete, ROUTE_WRITE },
 };
 
 const size_t route_count = sizeof routes / sizeof routes[0];

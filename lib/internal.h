@@ -172,3 +172,14 @@ int tag_find_or_create(ledger_db *db, int64_t user_id, const char *name, int64_t
 /* The list's page and count queries stepped without building JSON. */
 int txn_list_bare(ledger_db *db, int64_t me, const struct ledger_params *params,
                   int64_t *rows, ledger_error *err);
+
+/* ---- participants (participant.c) ---------------------------------------- */
+/* Whether other is me or someone I share with (a contact either way, a split
+ * counterpart either way, a payment counterpart). */
+int participant_known(ledger_db *db, int64_t me, int64_t other, int *known, ledger_error *err);
+/* The same as a check on a body field: 400 naming field when not. */
+int participant_check(ledger_db *db, int64_t me, int64_t other, const char *field,
+                      ledger_error *err);
+/* The ids of everyone the caller shares with (not the caller); the caller
+ * frees *ids. */
+int participant_ids(ledger_db *db, int64_t me, int64_t **ids, size_t *n, ledger_error *err);

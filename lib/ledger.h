@@ -190,6 +190,42 @@ int ledger_txn_tag_remove(ledger_db *db, int64_t me, int64_t txn_id, int64_t tag
 int ledger_txn_tag_remove_body(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *body,
                                ledger_error *err);
 
+/* ---- sharing ------------------------------------------------------------------- */
+
+/* GET /api/participants: {items: [{id, email, name, placeholder}], total}. */
+int ledger_participant_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *err);
+/* POST /api/participants {email, name?}: the user with that email, or a new
+ * placeholder bound at their first sign-in; *created says which. */
+int ledger_participant_add(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
+                           int *created, ledger_error *err);
+/* GET /api/participants/{id}/balance: {participant_id, net, owed_to_me,
+ * owed_by_me, payments_to_me, payments_from_me}; net > 0: they owe me. */
+int ledger_balance_get(ledger_db *db, int64_t me, int64_t other, cJSON **out,
+                       ledger_error *err);
+/* GET /api/balances: the same for every participant, largest net first. */
+int ledger_balance_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *err);
+
+/* Splits of one transaction: read, set (body: an array of {participant_id,
+ * share_percent}, completed to 100% for the OWNER), clear, and settle ({settled}:
+ * the owner's call touches every participant row, a participant's only
+ * their own).  Each answers {items: [split rows], total}. */
+int ledger_split_get(ledger_db *db, int64_t me, int64_t txn_id, cJSON **out, ledger_error *err);
+int ledger_split_set(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *body,
+                     cJSON **out, ledger_error *err);
+int ledger_split_clear(ledger_db *db, int64_t me, int64_t txn_id, ledger_error *err);
+int ledger_split_settle(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *body,
+                        cJSON **out, ledger_error *err);
+
+/* Payments: POST {from_participant_id, to_participant_id, date, notes?,
+ * amount, trip_id?} or with scopes [{trip_id|null, amount}]; the caller is
+ * one side.  GET with participant_id, trip_id, scope=household filters.
+ * DELETE removes every row of the payment, for its two parties only. */
+int ledger_payment_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
+                          ledger_error *err);
+int ledger_payment_list(ledger_db *db, int64_t me, const struct ledger_params *params,
+                        cJSON **out, ledger_error *err);
+int ledger_payment_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err);
+
 /* GET /api/merchants: {items: [{merchant, transaction_count, total,
  * last_date, category}], total, limit, offset, next_cursor}. */
 int ledger_merchant_list(ledger_db *db, int64_t me, const struct ledger_params *params,

@@ -11,7 +11,6 @@
 #define FULL 10000  /* 100.00% in hundredths */
 #define MAX_PARTICIPANTS 100
 
-static const char SQL_USER_EXISTS[] = "SELECT 1 FROM users WHERE id = ?";
 static const char SQL_SPLIT_UPSERT[] =
     "INSERT INTO splits (transaction_id, participant_id, share_percent) VALUES (?1, ?2, ?3)"
     " ON CONFLICT (transaction_id, participant_id) DO UPDATE SET share_percent = excluded.share_percent";
@@ -24,22 +23,6 @@ void split_set_free(struct split_set *s)
     free(s->v);
     s->v = NULL;
     s->n = 0;
-}
-
-static int user_exists(ledger_db *db, int64_t id, int *yes, ledger_error *err)
-{
-    sqlite3_stmt *st = db_stmt(db, SQL_USER_EXISTS, err);
-    int rc;
-
-    if (st == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, id);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return db_error(db, err, "participant");
-    *yes = rc == SQLITE_ROW;
-    return LEDGER_OK;
 }
 
 int split_parse(ledger_db *db, const cJSON *arr, const char *field, int64_t owner,
@@ -67,7 +50,6 @@ int split_parse(ledger_db *db, const cJSON *arr, const char *field, int64_t owne
         return ledger_error_set(err, 500, "internal", NULL, "out of memory");
     cJSON_ArrayForEach(item, arr) {
         struct split_share *s = &out->v[out->n];
-        int exists = 0;
 
         if (!cJSON_IsObject(item)) {
             ledger_error_set(err, 400, "invalid_field", field,
@@ -89,13 +71,10 @@ int split_parse(ledger_db *db, const cJSON *arr, const char *field, int64_t owne
                                  "participant %lld is named twice", (long long)s->participant_id);
                 goto fail;
             }
-        if (user_exists(db, s->participant_id, &exists, err))
+        /* Only people the owner shares with: nobody can draw a stranger
+         * into their ledger or run up a debt in a stranger's name. */
+        if (participant_check(db, owner, s->participant_id, "participant_id", err))
             goto fail;
-        if (!exists) {
-            ledger_error_set(err, 400, "invalid_field", "participant_id",
-                             "participant %lld does not exist", (long long)s->participant_id);
-            goto fail;
-        }
         owner_named |= s->participant_id == owner;
         total += s->share;
         out->n++;
@@ -203,4 +182,107 @@ void split_apportion(int64_t amount, struct split_share *v, size_t n, int64_t ow
         rem[best] = -1;
     }
     free(rem);
+}
+
+static const char SQL_SPLIT_CLEAR[] = "DELETE FROM splits WHERE transaction_id = ?";
+/* The owner settles every participant's row; a participant only their own. */
+static const char SQL_SPLIT_SETTLE[] =
+    "UPDATE splits SET settled = ?3"
+    " WHERE transaction_id = ?1"
+    "   AND CASE WHEN ?4 THEN participant_id <> ?2 ELSE participant_id = ?2 END";
+static const char SQL_SPLIT_COUNT[] = "SELECT COUNT(*) FROM splits WHERE transaction_id = ?";
+
+/* {items: the row's splits, total}: read from the row, so the amounts are
+ * the same apportioned cents every transaction read shows. */
+static int splits_doc(ledger_db *db, int64_t me, int64_t txn_id, cJSON **out, ledger_error *err)
+{
+    cJSON *row = NULL, *items;
+
+    if (txn_get(db, me, txn_id, &row, err))
+        return LEDGER_ERR;
+    items = cJSON_DetachItemFromObject(row, "splits");
+    cJSON_Delete(row);
+    *out = cJSON_CreateObject();
+    cJSON_AddItemToObject(*out, "items", items);
+    cJSON_AddNumberToObject(*out, "total", cJSON_GetArraySize(items));
+    return LEDGER_OK;
+}
+
+int ledger_split_get(ledger_db *db, int64_t me, int64_t txn_id, cJSON **out, ledger_error *err)
+{
+    struct txn_access a;
+
+    if (access_txn(db, me, txn_id, &a, err))
+        return LEDGER_ERR;
+    return splits_doc(db, me, txn_id, out, err);
+}
+
+int ledger_split_set(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *body,
+                     cJSON **out, ledger_error *err)
+{
+    struct txn_access a;
+    struct split_set ss;
+    int rc;
+
+    if (access_txn(db, me, txn_id, &a, err))
+        return LEDGER_ERR;
+    if (!cJSON_IsArray(body))
+        return ledger_error_set(err, 400, "invalid_json", NULL,
+                                "the body must be a JSON array of {participant_id, share_percent}");
+    /* Completed for the transaction's owner, whoever is asking. */
+    if (split_parse(db, body, "splits", a.owner_id, &ss, err))
+        return LEDGER_ERR;
+    rc = split_write(db, txn_id, &ss, err);
+    split_set_free(&ss);
+    return rc ? LEDGER_ERR : splits_doc(db, me, txn_id, out, err);
+}
+
+int ledger_split_clear(ledger_db *db, int64_t me, int64_t txn_id, ledger_error *err)
+{
+    struct txn_access a;
+    sqlite3_stmt *st;
+    int rc;
+
+    if (access_txn(db, me, txn_id, &a, err) || (st = db_stmt(db, SQL_SPLIT_CLEAR, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, txn_id);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "splits");
+}
+
+int ledger_split_settle(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *body,
+                        cJSON **out, ledger_error *err)
+{
+    struct txn_access a;
+    const cJSON *settled;
+    sqlite3_stmt *st;
+    int64_t n = 0;
+    int rc;
+
+    if (access_txn(db, me, txn_id, &a, err) || field_require_object(body, err))
+        return LEDGER_ERR;
+    settled = cJSON_GetObjectItemCaseSensitive(body, "settled");
+    if (!cJSON_IsBool(settled))
+        return ledger_error_set(err, 400, "invalid_field", "settled",
+                                "settled must be true or false");
+    if ((st = db_stmt(db, SQL_SPLIT_COUNT, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, txn_id);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    db_stmt_done(st);
+    if (n == 0)
+        return ledger_error_set(err, 409, "conflict", NULL, "the transaction is not split");
+    if ((st = db_stmt(db, SQL_SPLIT_SETTLE, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, txn_id);
+    sqlite3_bind_int64(st, 2, me);
+    sqlite3_bind_int(st, 3, cJSON_IsTrue(settled));
+    sqlite3_bind_int(st, 4, a.is_owner);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE)
+        return db_error(db, err, "settle");
+    return splits_doc(db, me, txn_id, out, err);
 }

@@ -31,6 +31,14 @@ my %uid;
 $uid{$_} = $rig->get('/api/me', user => $_)->{json}{id} for @Rig::USERS;
 ok(!grep({ !$_ } values %uid), 'every test user has an id');
 
+# Splits may only name the owner's participants: here everyone has added
+# everyone else (by the email claim the rig gives each user).
+for my $u (@Rig::USERS) {
+    for my $o (grep { $_ ne $u } @Rig::USERS) {
+        $rig->post('/api/participants', { email => "$o\@example.org" }, user => $u);
+    }
+}
+
 # Creates a manual row; every body gets a date, an amount and a description
 # unless the test gives its own.
 sub create {

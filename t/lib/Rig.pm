@@ -185,8 +185,10 @@ http {
             auth_basic "ledger";
             auth_basic_user_file $d/htpasswd;
             include $params;
-            # Only here, where nginx has checked the password.
+            # Only here, where nginx has checked the password.  The email
+            # claim stands in for the one an OpenID provider would give.
             fastcgi_param REMOTE_USER \$remote_user;
+            fastcgi_param OIDC_CLAIM_email \$remote_user\@example.org;
             fastcgi_pass unix:$self->{sock};
         }
     }

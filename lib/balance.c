@@ -1,0 +1,241 @@
+/*
+ * Balances between participants (Business rule B).  For the caller and one
+ * participant:
+ *
+ *   owed_to_me   the participant's split share of the caller's rows
+ *   owed_by_me   the caller's split share of the participant's rows
+ *   net = owed_to_me - owed_by_me - payments_to_me + payments_from_me
+ *
+ * net > 0 means the participant owes the caller.  Shares are the
+ * apportioned cents every transaction read shows, of COALESCE(amount_aud,
+ * amount); credits, refunds and payments count negative.  The owner's own
+ * split row is never a debt, payments never settle splits, and the settled
+ * flag never changes a balance.  Rows hidden by reconciliation do not
+ * count: their splits were copied to the statement row they matched.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct balance {
+    int64_t owed_to_me, owed_by_me, payments_to_me, payments_from_me;
+};
+
+/* The rows one of the two owns that the other has a split on. */
+static const char SQL_PAIR_ROWS[] =
+    "SELECT t.id, t.owner_id, COALESCE(t.amount_aud, t.amount),"
+    "       t.transaction_type IN ('credit', 'refund', 'payment')"
+    "  FROM splits s JOIN transactions t ON t.id = s.transaction_id"
+    " WHERE s.participant_id = ?2 AND t.owner_id = ?1 AND t.reconciled_with_id IS NULL"
+    " UNION ALL "
+    "SELECT t.id, t.owner_id, COALESCE(t.amount_aud, t.amount),"
+    "       t.transaction_type IN ('credit', 'refund', 'payment')"
+    "  FROM splits s JOIN transactions t ON t.id = s.transaction_id"
+    " WHERE s.participant_id = ?1 AND t.owner_id = ?2 AND t.reconciled_with_id IS NULL";
+static const char SQL_ROW_SPLITS[] =
+    "SELECT participant_id, share_percent FROM splits WHERE transaction_id = ?"
+    " ORDER BY participant_id";
+static const char SQL_PAIR_PAYMENTS[] =
+    "SELECT COALESCE(SUM(CASE WHEN from_user_id = ?2 THEN amount END), 0),"
+    "       COALESCE(SUM(CASE WHEN from_user_id = ?1 THEN amount END), 0)"
+    "  FROM split_payments"
+    " WHERE (from_user_id = ?1 AND to_user_id = ?2) OR (from_user_id = ?2 AND to_user_id = ?1)";
+static const char SQL_USER_NAME[] = "SELECT email, name FROM users WHERE id = ?";
+
+/* The cents of `who` in one row's splits, apportioned as reads show them. */
+static int share_cents(ledger_db *db, int64_t txn_id, int64_t owner, int64_t amount,
+                       int64_t who, int64_t *cents, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_ROW_SPLITS, err);
+    struct split_share v[128];
+    int64_t c[128];
+    size_t n = 0, i;
+    int rc;
+
+    *cents = 0;
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, txn_id);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < 128) {
+        v[n].participant_id = sqlite3_column_int64(st, 0);
+        v[n].share = sqlite3_column_int64(st, 1);
+        n++;
+    }
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return db_error(db, err, "balance");
+    split_apportion(amount, v, n, owner, c);
+    for (i = 0; i < n; i++)
+        if (v[i].participant_id == who)
+            *cents = c[i];
+    return LEDGER_OK;
+}
+
+static int balance_pair(ledger_db *db, int64_t me, int64_t other, struct balance *b,
+                        ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_PAIR_ROWS, err);
+    int64_t (*rows)[4] = NULL;
+    size_t n = 0, cap = 0, i;
+    int rc;
+
+    memset(b, 0, sizeof *b);
+    if (st == NULL)
+        return LEDGER_ERR;
+    /* Collected first: share_cents needs the statement cache's other
+     * statements while this one would still be stepping. */
+    sqlite3_bind_int64(st, 1, me);
+    sqlite3_bind_int64(st, 2, other);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap) {
+            void *nr = realloc(rows, (cap = cap ? 2 * cap : 64) * sizeof *rows);
+
+            if (nr == NULL)
+                break;
+            rows = nr;
+        }
+        for (i = 0; i < 4; i++)
+            rows[n][i] = sqlite3_column_int64(st, (int)i);
+        n++;
+    }
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE) {
+        free(rows);
+        return rc == SQLITE_ROW ? ledger_error_set(err, 500, "internal", NULL, "out of memory")
+                                : db_error(db, err, "balance");
+    }
+    for (i = 0; i < n; i++) {
+        int64_t owner = rows[i][1], cents;
+        int mine = owner == me;
+
+        if (share_cents(db, rows[i][0], owner, rows[i][2], mine ? other : me, &cents, err)) {
+            free(rows);
+            return LEDGER_ERR;
+        }
+        if (rows[i][3])
+            cents = -cents;
+        if (mine)
+            b->owed_to_me += cents;
+        else
+            b->owed_by_me += cents;
+    }
+    free(rows);
+    if ((st = db_stmt(db, SQL_PAIR_PAYMENTS, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, me);
+    sqlite3_bind_int64(st, 2, other);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        b->payments_to_me = sqlite3_column_int64(st, 0);
+        b->payments_from_me = sqlite3_column_int64(st, 1);
+    }
+    db_stmt_done(st);
+    return rc == SQLITE_ROW ? LEDGER_OK : db_error(db, err, "balance");
+}
+
+static int64_t net_of(const struct balance *b)
+{
+    return b->owed_to_me - b->owed_by_me - b->payments_to_me + b->payments_from_me;
+}
+
+static cJSON *balance_json(int64_t other, const struct balance *b)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    cJSON_AddNumberToObject(o, "participant_id", (double)other);
+    cJSON_AddItemToObject(o, "net", ledger_money_to_json(net_of(b)));
+    cJSON_AddItemToObject(o, "owed_to_me", ledger_money_to_json(b->owed_to_me));
+    cJSON_AddItemToObject(o, "owed_by_me", ledger_money_to_json(b->owed_by_me));
+    cJSON_AddItemToObject(o, "payments_to_me", ledger_money_to_json(b->payments_to_me));
+    cJSON_AddItemToObject(o, "payments_from_me", ledger_money_to_json(b->payments_from_me));
+    return o;
+}
+
+int ledger_balance_get(ledger_db *db, int64_t me, int64_t other, cJSON **out, ledger_error *err)
+{
+    struct balance b;
+    int known;
+
+    if (other == me)
+        return ledger_error_set(err, 400, "invalid_field", NULL, "that is your own id");
+    if (participant_known(db, me, other, &known, err))
+        return LEDGER_ERR;
+    if (!known)
+        return ledger_error_set(err, 404, "not_found", NULL, "no such participant of yours");
+    if (balance_pair(db, me, other, &b, err))
+        return LEDGER_ERR;
+    *out = balance_json(other, &b);
+    return LEDGER_OK;
+}
+
+struct ranked {
+    int64_t id;
+    struct balance b;
+};
+
+static int by_size(const void *x, const void *y)
+{
+    const struct ranked *a = x, *c = y;
+    int64_t na = llabs(net_of(&a->b)), nc = llabs(net_of(&c->b));
+
+    if (na != nc)
+        return na > nc ? -1 : 1;
+    return a->id < c->id ? -1 : a->id > c->id;
+}
+
+int ledger_balance_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *err)
+{
+    int64_t *ids = NULL;
+    size_t n = 0, i;
+    struct ranked *r = NULL;
+    cJSON *doc, *items;
+
+    if (participant_ids(db, me, &ids, &n, err))
+        return LEDGER_ERR;
+    if (n && (r = calloc(n, sizeof *r)) == NULL) {
+        free(ids);
+        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+    }
+    for (i = 0; i < n; i++) {
+        r[i].id = ids[i];
+        if (balance_pair(db, me, ids[i], &r[i].b, err)) {
+            free(ids);
+            free(r);
+            return LEDGER_ERR;
+        }
+    }
+    free(ids);
+    /* Largest first: by the size of the net, whichever way it runs. */
+    if (n)
+        qsort(r, n, sizeof *r, by_size);
+    doc = cJSON_CreateObject();
+    items = cJSON_AddArrayToObject(doc, "items");
+    for (i = 0; i < n; i++) {
+        cJSON *row = balance_json(r[i].id, &r[i].b);
+        sqlite3_stmt *st = db_stmt(db, SQL_USER_NAME, err);
+
+        if (st) {
+            sqlite3_bind_int64(st, 1, r[i].id);
+            if (sqlite3_step(st) == SQLITE_ROW) {
+                const char *email = (const char *)sqlite3_column_text(st, 0);
+                const char *name = (const char *)sqlite3_column_text(st, 1);
+
+                if (name)
+                    cJSON_AddStringToObject(row, "name", name);
+                else
+                    cJSON_AddNullToObject(row, "name");
+                if (email)
+                    cJSON_AddStringToObject(row, "email", email);
+                else
+                    cJSON_AddNullToObject(row, "email");
+            }
+            db_stmt_done(st);
+        }
+        cJSON_AddItemToArray(items, row);
+    }
+    free(r);
+    cJSON_AddNumberToObject(doc, "total", cJSON_GetArraySize(items));
+    *out = doc;
+    return LEDGER_OK;
+}

@@ -1,0 +1,234 @@
+/*
+ * Participants: the users a caller shares with.  Split counterparts (in
+ * either direction), payment counterparts, and the people the caller added
+ * by email.  Only these can be named in a split or a payment, so nobody
+ * can draw a stranger into their ledger, or run up a debt in a stranger's
+ * name.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define EMAIL_MAX 320
+#define NAME_MAX_LEN 200
+
+/* Everyone related to ?1, with how (for the list); the union keeps it one
+ * row each. */
+#define RELATED_SQL \
+    "SELECT contact_id AS uid FROM user_contacts WHERE user_id = ?1" \
+    " UNION SELECT user_id FROM user_contacts WHERE contact_id = ?1" \
+    " UNION SELECT s.participant_id FROM transactions t JOIN splits s ON s.transaction_id = t.id" \
+    "        WHERE t.owner_id = ?1" \
+    " UNION SELECT t.owner_id FROM splits s JOIN transactions t ON t.id = s.transaction_id" \
+    "        WHERE s.participant_id = ?1" \
+    " UNION SELECT to_user_id FROM split_payments WHERE from_user_id = ?1" \
+    " UNION SELECT from_user_id FROM split_payments WHERE to_user_id = ?1"
+
+static const char SQL_PARTICIPANTS[] =
+    "SELECT u.id, u.email, u.name, u.subject IS NULL FROM users u"
+    " WHERE u.id IN (" RELATED_SQL ") AND u.id <> ?1"
+    " ORDER BY COALESCE(u.name, u.email) COLLATE NOCASE, u.id";
+
+/* Whether ?2 is ?1 or related to ?1: each test stops at its first row. */
+static const char SQL_KNOWN[] =
+    "SELECT ?2 = ?1"
+    " OR EXISTS (SELECT 1 FROM user_contacts WHERE user_id = ?1 AND contact_id = ?2)"
+    " OR EXISTS (SELECT 1 FROM user_contacts WHERE user_id = ?2 AND contact_id = ?1)"
+    " OR EXISTS (SELECT 1 FROM splits s JOIN transactions t ON t.id = s.transaction_id"
+    "             WHERE s.participant_id = ?2 AND t.owner_id = ?1)"
+    " OR EXISTS (SELECT 1 FROM splits s JOIN transactions t ON t.id = s.transaction_id"
+    "             WHERE s.participant_id = ?1 AND t.owner_id = ?2)"
+    " OR EXISTS (SELECT 1 FROM split_payments WHERE from_user_id = ?1 AND to_user_id = ?2)"
+    " OR EXISTS (SELECT 1 FROM split_payments WHERE from_user_id = ?2 AND to_user_id = ?1)";
+
+static const char SQL_USER_BY_EMAIL[] = "SELECT id FROM users WHERE email = ?";
+static const char SQL_PLACEHOLDER_INSERT[] = "INSERT INTO users (email, name) VALUES (?, ?)";
+static const char SQL_CONTACT_ADD[] =
+    "INSERT OR IGNORE INTO user_contacts (user_id, contact_id) VALUES (?, ?)";
+static const char SQL_USER_ROW[] =
+    "SELECT id, email, name, subject IS NULL FROM users WHERE id = ?";
+static const char SQL_USER_EXISTS2[] = "SELECT 1 FROM users WHERE id = ?";
+
+int participant_known(ledger_db *db, int64_t me, int64_t other, int *known, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_KNOWN, err);
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, me);
+    sqlite3_bind_int64(st, 2, other);
+    rc = sqlite3_step(st);
+    *known = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
+    db_stmt_done(st);
+    return rc == SQLITE_ROW ? LEDGER_OK : db_error(db, err, "participant");
+}
+
+int participant_check(ledger_db *db, int64_t me, int64_t other, const char *field,
+                      ledger_error *err)
+{
+    sqlite3_stmt *st;
+    int known, rc;
+
+    if (participant_known(db, me, other, &known, err))
+        return LEDGER_ERR;
+    if (known)
+        return LEDGER_OK;
+    if ((st = db_stmt(db, SQL_USER_EXISTS2, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, other);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    if (rc == SQLITE_DONE)
+        return ledger_error_set(err, 400, "invalid_field", field,
+                                "participant %lld does not exist", (long long)other);
+    return ledger_error_set(err, 400, "invalid_field", field,
+                            "user %lld is not one of your participants: add them by email "
+                            "with POST /api/participants first", (long long)other);
+}
+
+static cJSON *user_row(sqlite3_stmt *st)
+{
+    cJSON *row = cJSON_CreateObject();
+    const char *email = (const char *)sqlite3_column_text(st, 1);
+    const char *name = (const char *)sqlite3_column_text(st, 2);
+
+    cJSON_AddNumberToObject(row, "id", (double)sqlite3_column_int64(st, 0));
+    if (email)
+        cJSON_AddStringToObject(row, "email", email);
+    else
+        cJSON_AddNullToObject(row, "email");
+    if (name)
+        cJSON_AddStringToObject(row, "name", name);
+    else
+        cJSON_AddNullToObject(row, "name");
+    /* Not signed in yet: added by email, bound at their first sign-in. */
+    cJSON_AddBoolToObject(row, "placeholder", sqlite3_column_int(st, 3));
+    return row;
+}
+
+int participant_ids(ledger_db *db, int64_t me, int64_t **ids, size_t *n, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_PARTICIPANTS, err);
+    int64_t *v = NULL;
+    size_t cap = 0;
+    int rc;
+
+    *n = 0;
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, me);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            int64_t *nv = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof *v);
+
+            if (nv == NULL)
+                break;
+            v = nv;
+        }
+        v[(*n)++] = sqlite3_column_int64(st, 0);
+    }
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE) {
+        free(v);
+        return rc == SQLITE_ROW ? ledger_error_set(err, 500, "internal", NULL, "out of memory")
+                                : db_error(db, err, "participants");
+    }
+    *ids = v;
+    return LEDGER_OK;
+}
+
+int ledger_participant_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_PARTICIPANTS, err);
+    cJSON *doc, *items;
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    doc = cJSON_CreateObject();
+    items = cJSON_AddArrayToObject(doc, "items");
+    sqlite3_bind_int64(st, 1, me);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        cJSON_AddItemToArray(items, user_row(st));
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE) {
+        cJSON_Delete(doc);
+        return db_error(db, err, "participants");
+    }
+    cJSON_AddNumberToObject(doc, "total", cJSON_GetArraySize(items));
+    *out = doc;
+    return LEDGER_OK;
+}
+
+static int valid_email(const char *s)
+{
+    const char *at = strchr(s, '@');
+    const unsigned char *p;
+
+    if (at == NULL || at == s || at[1] == '\0' || strchr(at + 1, '@') || !strchr(at + 1, '.'))
+        return 0;
+    for (p = (const unsigned char *)s; *p; p++)
+        if (*p <= ' ' || *p == 0x7f || *p == '<' || *p == '>' || *p == ',')
+            return 0;
+    return 1;
+}
+
+int ledger_participant_add(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
+                           int *created, ledger_error *err)
+{
+    const char *email, *name;
+    sqlite3_stmt *st;
+    int64_t id = 0;
+    int rc;
+
+    *created = 0;
+    if (field_require_object(body, err)
+        || field_text(body, "email", 1, 0, EMAIL_MAX, &email, NULL, err)
+        || field_text(body, "name", 0, 1, NAME_MAX_LEN, &name, NULL, err))
+        return LEDGER_ERR;
+    if (!valid_email(email))
+        return ledger_error_set(err, 400, "invalid_field", "email",
+                                "email must be an address such as someone@example.org");
+    if ((st = db_stmt(db, SQL_USER_BY_EMAIL, err)) == NULL)
+        return LEDGER_ERR;
+    db_bind_text(st, 1, email);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        id = sqlite3_column_int64(st, 0);
+    db_stmt_done(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return db_error(db, err, "participant");
+    if (id == me)
+        return ledger_error_set(err, 400, "invalid_field", "email",
+                                "that is your own address");
+    if (id == 0) {
+        if ((st = db_stmt(db, SQL_PLACEHOLDER_INSERT, err)) == NULL)
+            return LEDGER_ERR;
+        db_bind_text(st, 1, email);
+        db_bind_text(st, 2, name);
+        rc = sqlite3_step(st);
+        db_stmt_done(st);
+        if (rc != SQLITE_DONE)
+            return db_error(db, err, "participant insert");
+        id = sqlite3_last_insert_rowid(db->sql);
+        *created = 1;
+    }
+    if ((st = db_stmt(db, SQL_CONTACT_ADD, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, me);
+    sqlite3_bind_int64(st, 2, id);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE)
+        return db_error(db, err, "participant");
+    if ((st = db_stmt(db, SQL_USER_ROW, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, id);
+    rc = sqlite3_step(st);
+    *out = rc == SQLITE_ROW ? user_row(st) : NULL;
+    db_stmt_done(st);
+    return *out ? LEDGER_OK : db_error(db, err, "participant");
+}

@@ -1,0 +1,270 @@
+/*
+ * Payments between participants (Behaviour rule 8).  One payment carries
+ * one scope or several: the household (trip_id NULL) or a trip.  It is
+ * stored as one row per scope; the rows of one payment share
+ * linked_transaction_id, and deleting any of them deletes the payment.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define NOTES_MAX 1000
+#define SCOPES_MAX 20
+
+static const char SQL_PAY_INSERT[] =
+    "INSERT INTO split_payments (from_user_id, to_user_id, amount, date, notes, trip_id,"
+    " linked_transaction_id, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+static const char SQL_PAY_LINK[] = "SELECT lower(hex(randomblob(16)))";
+static const char SQL_PAY_BY_LINK[] =
+    "SELECT id, linked_transaction_id, from_user_id, to_user_id, amount, date, notes, trip_id"
+    "  FROM split_payments WHERE linked_transaction_id = ? ORDER BY trip_id IS NOT NULL, trip_id, id";
+static const char SQL_PAY_LIST[] =
+    "SELECT id, linked_transaction_id, from_user_id, to_user_id, amount, date, notes, trip_id"
+    "  FROM split_payments"
+    " WHERE (from_user_id = ?1 OR to_user_id = ?1)"
+    "   AND (?2 IS NULL OR from_user_id = ?2 OR to_user_id = ?2)"
+    "   AND (?3 IS NULL OR trip_id = ?3)"
+    "   AND (NOT ?4 OR trip_id IS NULL)"
+    " ORDER BY date DESC, id DESC";
+static const char SQL_PAY_PARTIES[] =
+    "SELECT from_user_id, to_user_id, linked_transaction_id FROM split_payments WHERE id = ?";
+static const char SQL_PAY_DELETE[] = "DELETE FROM split_payments WHERE linked_transaction_id = ?";
+
+static cJSON *payment_row(sqlite3_stmt *st)
+{
+    cJSON *row = cJSON_CreateObject();
+
+    cJSON_AddNumberToObject(row, "id", (double)sqlite3_column_int64(st, 0));
+    cJSON_AddStringToObject(row, "linked_transaction_id", (const char *)sqlite3_column_text(st, 1));
+    cJSON_AddNumberToObject(row, "from_participant_id", (double)sqlite3_column_int64(st, 2));
+    cJSON_AddNumberToObject(row, "to_participant_id", (double)sqlite3_column_int64(st, 3));
+    cJSON_AddItemToObject(row, "amount", ledger_money_to_json(sqlite3_column_int64(st, 4)));
+    cJSON_AddStringToObject(row, "date", (const char *)sqlite3_column_text(st, 5));
+    if (sqlite3_column_type(st, 6) == SQLITE_NULL)
+        cJSON_AddNullToObject(row, "notes");
+    else
+        cJSON_AddStringToObject(row, "notes", (const char *)sqlite3_column_text(st, 6));
+    if (sqlite3_column_type(st, 7) == SQLITE_NULL) {
+        cJSON_AddNullToObject(row, "trip_id");
+        cJSON_AddStringToObject(row, "scope", "household");
+    } else {
+        cJSON_AddNumberToObject(row, "trip_id", (double)sqlite3_column_int64(st, 7));
+        cJSON_AddStringToObject(row, "scope", "trip");
+    }
+    return row;
+}
+
+/* One scope of a payment, as given. */
+struct scope {
+    int64_t trip_id;  /* 0: household */
+    int64_t amount;
+};
+
+static int read_scope(ledger_db *db, int64_t me, const cJSON *obj, struct scope *s,
+                      ledger_error *err)
+{
+    int set;
+
+    if (field_id(obj, "trip_id", 0, 1, &s->trip_id, NULL, err)
+        || field_money(obj, "amount", 1, 0, &s->amount, &set, NULL, err))
+        return LEDGER_ERR;
+    if (s->amount <= 0)
+        return ledger_error_set(err, 400, "invalid_field", "amount", "amount must be more than 0");
+    /* A payment may settle a trip only for someone who is part of it. */
+    return s->trip_id ? trip_check_member(db, me, s->trip_id, err) : LEDGER_OK;
+}
+
+int ledger_payment_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
+                          ledger_error *err)
+{
+    const char *date, *notes;
+    int64_t from, to;
+    struct scope scopes[SCOPES_MAX];
+    size_t n = 0, i, k;
+    const cJSON *arr, *item;
+    char link[64];
+    sqlite3_stmt *st;
+    cJSON *doc, *list;
+    int64_t total = 0;
+    int rc;
+
+    if (field_require_object(body, err)
+        || field_id(body, "from_participant_id", 1, 0, &from, NULL, err)
+        || field_id(body, "to_participant_id", 1, 0, &to, NULL, err)
+        || field_date(body, "date", 1, &date, NULL, err)
+        || field_text(body, "notes", 0, 1, NOTES_MAX, &notes, NULL, err))
+        return LEDGER_ERR;
+    if (from == to)
+        return ledger_error_set(err, 400, "invalid_field", "to_participant_id",
+                                "a payment goes between two different people");
+    if (from != me && to != me)
+        return ledger_error_set(err, 403, "forbidden", NULL,
+                                "you can only record payments you made or received");
+    if (participant_check(db, me, from == me ? to : from,
+                          from == me ? "to_participant_id" : "from_participant_id", err))
+        return LEDGER_ERR;
+    arr = cJSON_GetObjectItemCaseSensitive(body, "scopes");
+    if (arr && !cJSON_IsNull(arr)) {
+        if (cJSON_GetObjectItemCaseSensitive(body, "amount")
+            || cJSON_GetObjectItemCaseSensitive(body, "trip_id"))
+            return ledger_error_set(err, 400, "invalid_field", "scopes",
+                                    "give scopes, or amount and trip_id, not both");
+        if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1
+            || cJSON_GetArraySize(arr) > SCOPES_MAX)
+            return ledger_error_set(err, 400, "invalid_field", "scopes",
+                                    "scopes must be an array of 1 to %d {trip_id, amount}",
+                                    SCOPES_MAX);
+        cJSON_ArrayForEach(item, arr) {
+            if (!cJSON_IsObject(item))
+                return ledger_error_set(err, 400, "invalid_field", "scopes",
+                                        "each scope must be an object {trip_id, amount}");
+            if (read_scope(db, me, item, &scopes[n], err))
+                return LEDGER_ERR;
+            for (k = 0; k < n; k++)
+                if (scopes[k].trip_id == scopes[n].trip_id)
+                    return ledger_error_set(err, 400, "invalid_field", "scopes",
+                                            "a scope appears twice");
+            n++;
+        }
+    } else {
+        if (read_scope(db, me, body, &scopes[0], err))
+            return LEDGER_ERR;
+        n = 1;
+    }
+    for (i = 0; i < n; i++) {
+        total += scopes[i].amount;
+        if (total > LEDGER_MONEY_MAX_CENTS)
+            return ledger_error_set(err, 400, "invalid_field", "amount",
+                                    "the payment is larger than 10000000000000");
+    }
+    if ((st = db_stmt(db, SQL_PAY_LINK, err)) == NULL)
+        return LEDGER_ERR;
+    rc = sqlite3_step(st);
+    snprintf(link, sizeof link, "%s", rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : "");
+    db_stmt_done(st);
+    if (rc != SQLITE_ROW)
+        return db_error(db, err, "payment");
+    for (i = 0; i < n; i++) {
+        if ((st = db_stmt(db, SQL_PAY_INSERT, err)) == NULL)
+            return LEDGER_ERR;
+        sqlite3_bind_int64(st, 1, from);
+        sqlite3_bind_int64(st, 2, to);
+        sqlite3_bind_int64(st, 3, scopes[i].amount);
+        db_bind_text(st, 4, date);
+        db_bind_text(st, 5, notes);
+        if (scopes[i].trip_id)
+            sqlite3_bind_int64(st, 6, scopes[i].trip_id);
+        db_bind_text(st, 7, link);
+        sqlite3_bind_int64(st, 8, me);
+        rc = sqlite3_step(st);
+        db_stmt_done(st);
+        if (rc != SQLITE_DONE)
+            return db_error(db, err, "payment insert");
+    }
+    /* The payment as a whole, with its rows as scopes. */
+    if ((st = db_stmt(db, SQL_PAY_BY_LINK, err)) == NULL)
+        return LEDGER_ERR;
+    db_bind_text(st, 1, link);
+    doc = NULL;
+    list = cJSON_CreateArray();
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        cJSON *row = payment_row(st);
+
+        if (doc == NULL) {
+            doc = cJSON_Duplicate(row, 1);
+            cJSON_DeleteItemFromObject(doc, "trip_id");
+            cJSON_DeleteItemFromObject(doc, "scope");
+        }
+        cJSON_DeleteItemFromObject(row, "linked_transaction_id");
+        cJSON_DeleteItemFromObject(row, "from_participant_id");
+        cJSON_DeleteItemFromObject(row, "to_participant_id");
+        cJSON_DeleteItemFromObject(row, "date");
+        cJSON_DeleteItemFromObject(row, "notes");
+        cJSON_AddItemToArray(list, row);
+    }
+    db_stmt_done(st);
+    if (doc == NULL) {
+        cJSON_Delete(list);
+        return db_error(db, err, "payment");
+    }
+    cJSON_ReplaceItemInObject(doc, "amount", ledger_money_to_json(total));
+    cJSON_AddItemToObject(doc, "scopes", list);
+    *out = doc;
+    return LEDGER_OK;
+}
+
+int ledger_payment_list(ledger_db *db, int64_t me, const struct ledger_params *p, cJSON **out,
+                        ledger_error *err)
+{
+    const char *v;
+    int64_t participant = 0, trip = 0;
+    int household = 0, rc;
+    sqlite3_stmt *st;
+    cJSON *doc, *items;
+
+    if ((v = param_get(p, "participant_id")) && (participant = strtoll(v, NULL, 10)) <= 0)
+        return ledger_error_set(err, 400, "invalid_field", "participant_id",
+                                "participant_id must be a positive integer id");
+    if ((v = param_get(p, "trip_id")) && (trip = strtoll(v, NULL, 10)) <= 0)
+        return ledger_error_set(err, 400, "invalid_field", "trip_id",
+                                "trip_id must be a positive integer id");
+    if ((v = param_get(p, "scope"))) {
+        if (strcmp(v, "household") != 0)
+            return ledger_error_set(err, 400, "invalid_field", "scope", "scope must be household");
+        household = 1;
+    }
+    if ((st = db_stmt(db, SQL_PAY_LIST, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, me);
+    if (participant)
+        sqlite3_bind_int64(st, 2, participant);
+    if (trip)
+        sqlite3_bind_int64(st, 3, trip);
+    sqlite3_bind_int(st, 4, household);
+    doc = cJSON_CreateObject();
+    items = cJSON_AddArrayToObject(doc, "items");
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        cJSON_AddItemToArray(items, payment_row(st));
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE) {
+        cJSON_Delete(doc);
+        return db_error(db, err, "payments");
+    }
+    cJSON_AddNumberToObject(doc, "total", cJSON_GetArraySize(items));
+    *out = doc;
+    return LEDGER_OK;
+}
+
+int ledger_payment_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_PAY_PARTIES, err);
+    int64_t from = 0, to = 0;
+    char link[64] = "";
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, id);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        from = sqlite3_column_int64(st, 0);
+        to = sqlite3_column_int64(st, 1);
+        snprintf(link, sizeof link, "%s", (const char *)sqlite3_column_text(st, 2));
+    }
+    db_stmt_done(st);
+    if (rc == SQLITE_DONE)
+        return ledger_error_set(err, 404, "not_found", NULL, "no such payment");
+    if (rc != SQLITE_ROW)
+        return db_error(db, err, "payment");
+    if (from != me && to != me)
+        return ledger_error_set(err, 403, "forbidden", NULL,
+                                "only the two people a payment is between can delete it");
+    if ((st = db_stmt(db, SQL_PAY_DELETE, err)) == NULL)
+        return LEDGER_ERR;
+    db_bind_text(st, 1, link);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "payment delete");
+}
