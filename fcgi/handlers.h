@@ -34,5 +34,9 @@ int h_splits_settle(struct request *r);
 int h_payments_list(struct request *r);
 int h_payments_create(struct request *r);
 int h_payments_delete(struct request *r);
+int h_statements_list(struct request *r);
+int h_statements_create(struct request *r);
+int h_statements_get(struct request *r);
+int h_statements_delete(struct request *r);
 
 #endif

@@ -33,6 +33,10 @@ const struct route routes[] = {
     { "GET", "/api/payments", h_payments_list, 0 },
     { "POST", "/api/payments", h_payments_create, ROUTE_WRITE | ROUTE_JSON },
     { "DELETE", "/api/payments/" ID, h_payments_delete, ROUTE_WRITE },
+    { "GET", "/api/statements", h_statements_list, 0 },
+    { "POST", "/api/statements", h_statements_create, ROUTE_WRITE | ROUTE_JSON },
+    { "GET", "/api/statements/" ID, h_statements_get, 0 },
+    { "DELETE", "/api/statements/" ID, h_statements_delete, ROUTE_WRITE },
 };
 
 const size_t route_count = sizeof routes / sizeof routes[0];

@@ -183,3 +183,38 @@ int participant_check(ledger_db *db, int64_t me, int64_t other, const char *fiel
 /* The ids of everyone the caller shares with (not the caller); the caller
  * frees *ids. */
 int participant_ids(ledger_db *db, int64_t me, int64_t **ids, size_t *n, ledger_error *err);
+
+/* An exchange rate: a positive decimal, kept as its text. */
+int field_rate(const cJSON *obj, const char **out, ledger_error *err);
+/* A currency: three upper-case letters (or absent/null). */
+int field_currency(const cJSON *obj, const char **out, ledger_error *err);
+
+/* ---- statements (statement.c) ------------------------------------------------- */
+extern const char *const statement_types[];
+/* Free text ("Visa Credit Card", "Home Loan") to a statement type. */
+const char *statement_type_from_text(const char *text);
+/* Free text to weekly, fortnightly, monthly, quarterly or yearly; NULL if none. */
+const char *repayment_frequency_fold(const char *text);
+
+/* A statement's own fields; the strings point into the caller's data. */
+struct statement_fields {
+    const char *bank_name, *account_name, *account_type, *statement_type;
+    const char *period_start, *period_end, *due_date, *repayment_frequency, *account_id;
+    int64_t amount_due, opening, closing, interest_rate, scheduled_repayment,
+        redraw_available, loan_term_months;
+    int has_amount_due, has_opening, has_closing, has_rate, has_repayment, has_redraw,
+        has_term;
+};
+/* One row of a statement, already validated and folded. */
+struct statement_row {
+    const char *date, *description, *merchant, *category, *type, *currency, *rate, *fitid;
+    int64_t amount, amount_aud, principal, interest;
+    int has_amount_aud, has_principal, has_interest;
+};
+int statement_fields_read(const cJSON *body, struct statement_fields *f, ledger_error *err);
+int statement_insert(ledger_db *db, int64_t me, const struct statement_fields *f, int64_t *id,
+                     ledger_error *err);
+int statement_row_insert(ledger_db *db, int64_t me, int64_t statement_id,
+                         const struct statement_row *r, ledger_error *err);
+/* One statement of the caller's: 404 missing, 403 another user's. */
+int statement_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err);

@@ -190,6 +190,18 @@ int ledger_txn_tag_remove(ledger_db *db, int64_t me, int64_t txn_id, int64_t tag
 int ledger_txn_tag_remove_body(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *body,
                                ledger_error *err);
 
+/* ---- statements ------------------------------------------------------------------ */
+
+/* POST /api/statements: a statement and its rows as JSON (API.md 4). */
+int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
+                            ledger_error *err);
+/* GET /api/statements: {items: [statement with transaction_count,
+ * balance_ok, balance_difference], total}. */
+int ledger_statement_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *err);
+int ledger_statement_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err);
+/* DELETE: the statement and its rows, owner only. */
+int ledger_statement_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err);
+
 /* ---- sharing ------------------------------------------------------------------- */
 
 /* GET /api/participants: {items: [{id, email, name, placeholder}], total}. */

@@ -71,47 +71,6 @@ int ledger_txn_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_er
     return txn_get(db, me, id, out, err);
 }
 
-/* An exchange rate: a positive decimal, kept as its text. */
-static int field_rate(const cJSON *obj, const char **out, ledger_error *err)
-{
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, "exchange_rate_to_aud");
-    const char *s;
-    int digits = 0, nonzero = 0, point = 0;
-
-    *out = NULL;
-    if (item == NULL || cJSON_IsNull(item))
-        return LEDGER_OK;
-    if (!cJSON_IsNumber(item) || item->valuestring == NULL || strlen(item->valuestring) > 24)
-        goto bad;
-    for (s = item->valuestring; *s; s++) {
-        if (*s == '.' && !point && digits) {
-            point = 1;
-            continue;
-        }
-        if (!isdigit((unsigned char)*s))
-            goto bad;
-        digits++;
-        nonzero |= *s != '0';
-    }
-    if (!nonzero || s[-1] == '.')
-        goto bad;
-    *out = item->valuestring;
-    return LEDGER_OK;
-bad:
-    return ledger_error_set(err, 400, "invalid_field", "exchange_rate_to_aud",
-                            "exchange_rate_to_aud must be a positive decimal number");
-}
-
-static int field_currency(const cJSON *obj, const char **out, ledger_error *err)
-{
-    if (field_text(obj, "currency", 0, 1, 3, out, NULL, err)
-        || (*out && (strlen(*out) != 3 || !isupper((unsigned char)(*out)[0])
-                     || !isupper((unsigned char)(*out)[1]) || !isupper((unsigned char)(*out)[2]))))
-        return ledger_error_set(err, 400, "invalid_field", "currency",
-                                "currency must be three upper-case letters (ISO 4217)");
-    return LEDGER_OK;
-}
-
 int txn_link_tags(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *tag_ids,
                   ledger_error *err)
 {

@@ -1,0 +1,32 @@
+/* /api/statements */
+#include "handlers.h"
+
+int h_statements_list(struct request *r)
+{
+    return ledger_statement_list(r->db, r->user_id, &r->out, &r->err);
+}
+
+int h_statements_create(struct request *r)
+{
+    r->status = 201;
+    return ledger_statement_create(r->db, r->user_id, r->json, &r->out, &r->err);
+}
+
+int h_statements_get(struct request *r)
+{
+    int64_t id;
+
+    if (arg_id(r, 0, &id))
+        return -1;
+    return ledger_statement_get(r->db, r->user_id, id, &r->out, &r->err);
+}
+
+int h_statements_delete(struct request *r)
+{
+    int64_t id;
+
+    if (arg_id(r, 0, &id))
+        return -1;
+    r->status = 204;
+    return ledger_statement_delete(r->db, r->user_id, id, &r->err);
+}

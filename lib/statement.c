@@ -1,0 +1,472 @@
+/*
+ * Statements: create from JSON, list, read one, delete, and the balance
+ * assertion (Business rule E).  Statements are owner-scoped: another
+ * user's statement is 403, a missing one 404.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define TEXT_MAX 200
+#define ROWS_MAX 100000
+
+const char *const statement_types[] = {
+    "credit_card", "transaction", "savings", "loan", "offset", "investment", "other", NULL
+};
+
+/* Free text to a statement type (Business rule C): the first rule whose
+ * words all appear in the folded text wins, so "Home Loan Offset" is an
+ * offset account and "Visa Credit Card" a credit card. */
+static const struct { const char *words[3]; const char *type; } type_rules[] = {
+    { { "offset" }, "offset" },
+    { { "credit", "card" }, "credit_card" },
+    { { "visa" }, "credit_card" },
+    { { "mastercard" }, "credit_card" },
+    { { "amex" }, "credit_card" },
+    { { "creditcard" }, "credit_card" },
+    { { "mortgage" }, "loan" },
+    { { "loan" }, "loan" },
+    { { "line", "credit" }, "loan" },
+    { { "creditline" }, "loan" },
+    { { "saving" }, "savings" },
+    { { "saver" }, "savings" },
+    { { "deposit" }, "savings" },
+    { { "moneymrkt" }, "savings" },
+    { { "invest" }, "investment" },
+    { { "brokerage" }, "investment" },
+    { { "share" }, "investment" },
+    { { "everyday" }, "transaction" },
+    { { "transaction" }, "transaction" },
+    { { "cheque" }, "transaction" },
+    { { "checking" }, "transaction" },
+    { { "current" }, "transaction" },
+    { { "debit" }, "transaction" },
+    { { NULL }, NULL }
+};
+
+const char *statement_type_from_text(const char *text)
+{
+    char folded[LEDGER_CATEGORY_MAX];
+    int i, k;
+
+    if (text == NULL || ledger_category_fold(text, folded) == LEDGER_CATEGORY_EMPTY)
+        return "other";
+    for (i = 0; type_rules[i].type; i++) {
+        int all = 1;
+
+        for (k = 0; k < 3 && type_rules[i].words[k]; k++)
+            all &= strstr(folded, type_rules[i].words[k]) != NULL;
+        if (all)
+            return type_rules[i].type;
+    }
+    /* Already a canonical token ("credit_card") folds to itself. */
+    for (i = 0; statement_types[i]; i++)
+        if (strcmp(folded, statement_types[i]) == 0)
+            return statement_types[i];
+    return "other";
+}
+
+static const struct { const char *from, *to; } frequencies[] = {
+    { "weekly", "weekly" }, { "week", "weekly" }, { "per_week", "weekly" },
+    { "fortnightly", "fortnightly" }, { "fortnight", "fortnightly" },
+    { "biweekly", "fortnightly" }, { "bi_weekly", "fortnightly" },
+    { "every_two_weeks", "fortnightly" }, { "every_2_weeks", "fortnightly" },
+    { "monthly", "monthly" }, { "month", "monthly" }, { "per_month", "monthly" },
+    { "quarterly", "quarterly" }, { "quarter", "quarterly" },
+    { "yearly", "yearly" }, { "annually", "yearly" }, { "annual", "yearly" },
+    { "year", "yearly" }, { "per_year", "yearly" }, { "per_annum", "yearly" },
+    { NULL, NULL }
+};
+
+const char *repayment_frequency_fold(const char *text)
+{
+    char folded[LEDGER_CATEGORY_MAX];
+    int i;
+
+    if (ledger_category_fold(text, folded) == LEDGER_CATEGORY_EMPTY)
+        return NULL;
+    for (i = 0; frequencies[i].from; i++)
+        if (strcmp(folded, frequencies[i].from) == 0)
+            return frequencies[i].to;
+    return NULL;
+}
+
+static const char SQL_STMT_INSERT[] =
+    "INSERT INTO statements (owner_id, bank_name, account_name, account_type, statement_type,"
+    " period_start, period_end, due_date, amount_due, opening_balance, closing_balance,"
+    " interest_rate, scheduled_repayment, repayment_frequency, redraw_available,"
+    " loan_term_months, account_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+static const char SQL_ROW_INSERT[] =
+    "INSERT INTO transactions (statement_id, owner_id, date, description, merchant, category,"
+    " transaction_type, amount, currency, amount_aud, exchange_rate_to_aud, principal_amount,"
+    " interest_amount, fitid) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+
+/* One statement with its figures; the movement is signed by type: on
+ * credit card and loan statements spending raises the balance (owed), on
+ * transaction, savings and offset statements it lowers what is held. */
+#define STMT_SELECT \
+    "SELECT s.id, s.bank_name, s.account_name, s.statement_type, s.account_type," \
+    "       s.period_start, s.period_end, s.due_date, s.amount_due, s.opening_balance," \
+    "       s.closing_balance, s.interest_rate, s.scheduled_repayment, s.repayment_frequency," \
+    "       s.redraw_available, s.loan_term_months, s.created_at, s.owner_id," \
+    "       (SELECT COUNT(*) FROM transactions t WHERE t.statement_id = s.id)," \
+    "       (SELECT COALESCE(SUM(CASE WHEN t.transaction_type IN ('debit', 'fee', 'interest')" \
+    "                                 THEN t.amount ELSE -t.amount END), 0)" \
+    "          FROM transactions t WHERE t.statement_id = s.id)" \
+    "  FROM statements s"
+static const char SQL_STMT_LIST[] =
+    STMT_SELECT " WHERE s.owner_id = ? ORDER BY s.period_end DESC, s.id DESC";
+static const char SQL_STMT_ONE[] = STMT_SELECT " WHERE s.id = ?";
+static const char SQL_STMT_DELETE[] = "DELETE FROM statements WHERE id = ?";
+
+static void add_money_col(cJSON *o, const char *k, sqlite3_stmt *st, int col)
+{
+    if (sqlite3_column_type(st, col) == SQLITE_NULL)
+        cJSON_AddNullToObject(o, k);
+    else
+        cJSON_AddItemToObject(o, k, ledger_money_to_json(sqlite3_column_int64(st, col)));
+}
+
+static void add_text_col(cJSON *o, const char *k, sqlite3_stmt *st, int col)
+{
+    const char *v = (const char *)sqlite3_column_text(st, col);
+
+    if (v)
+        cJSON_AddStringToObject(o, k, v);
+    else
+        cJSON_AddNullToObject(o, k);
+}
+
+static cJSON *statement_json(sqlite3_stmt *st)
+{
+    cJSON *o = cJSON_CreateObject();
+    const char *type = (const char *)sqlite3_column_text(st, 3);
+    int64_t movement = sqlite3_column_int64(st, 19);
+    int asserted = strcmp(type, "investment") != 0 && strcmp(type, "other") != 0
+                   && sqlite3_column_type(st, 9) != SQLITE_NULL
+                   && sqlite3_column_type(st, 10) != SQLITE_NULL;
+
+    cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
+    add_text_col(o, "bank_name", st, 1);
+    add_text_col(o, "account_name", st, 2);
+    add_text_col(o, "statement_type", st, 3);
+    add_text_col(o, "account_type", st, 4);
+    add_text_col(o, "period_start", st, 5);
+    add_text_col(o, "period_end", st, 6);
+    add_text_col(o, "due_date", st, 7);
+    add_money_col(o, "amount_due", st, 8);
+    cJSON_AddNumberToObject(o, "transaction_count", (double)sqlite3_column_int64(st, 18));
+    add_money_col(o, "opening_balance", st, 9);
+    add_money_col(o, "closing_balance", st, 10);
+    if (asserted) {
+        int64_t opening = sqlite3_column_int64(st, 9), closing = sqlite3_column_int64(st, 10);
+        int owed = strcmp(type, "credit_card") == 0 || strcmp(type, "loan") == 0;
+        /* opening + movement - closing, with the movement's sign by type */
+        int64_t diff = opening + (owed ? movement : -movement) - closing;
+
+        cJSON_AddBoolToObject(o, "balance_ok", diff == 0);
+        cJSON_AddItemToObject(o, "balance_difference", ledger_money_to_json(diff));
+    } else {
+        cJSON_AddNullToObject(o, "balance_ok");
+        cJSON_AddNullToObject(o, "balance_difference");
+    }
+    add_money_col(o, "interest_rate", st, 11);
+    add_money_col(o, "scheduled_repayment", st, 12);
+    add_text_col(o, "repayment_frequency", st, 13);
+    add_money_col(o, "redraw_available", st, 14);
+    if (sqlite3_column_type(st, 15) == SQLITE_NULL)
+        cJSON_AddNullToObject(o, "loan_term_months");
+    else
+        cJSON_AddNumberToObject(o, "loan_term_months", (double)sqlite3_column_int64(st, 15));
+    add_text_col(o, "created_at", st, 16);
+    return o;
+}
+
+int statement_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_STMT_ONE, err);
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, id);
+    rc = sqlite3_step(st);
+    *out = NULL;
+    if (rc == SQLITE_ROW && sqlite3_column_int64(st, 17) == me)
+        *out = statement_json(st);
+    db_stmt_done(st);
+    if (rc == SQLITE_DONE)
+        return ledger_error_set(err, 404, "not_found", NULL, "no such statement");
+    if (rc != SQLITE_ROW)
+        return db_error(db, err, "statement");
+    if (*out == NULL)
+        return ledger_error_set(err, 403, "forbidden", NULL, "the statement belongs to another user");
+    return LEDGER_OK;
+}
+
+int ledger_statement_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err)
+{
+    return statement_get(db, me, id, out, err);
+}
+
+int ledger_statement_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_STMT_LIST, err);
+    cJSON *doc, *items;
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    doc = cJSON_CreateObject();
+    items = cJSON_AddArrayToObject(doc, "items");
+    sqlite3_bind_int64(st, 1, me);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        cJSON_AddItemToArray(items, statement_json(st));
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE) {
+        cJSON_Delete(doc);
+        return db_error(db, err, "statements");
+    }
+    cJSON_AddNumberToObject(doc, "total", cJSON_GetArraySize(items));
+    *out = doc;
+    return LEDGER_OK;
+}
+
+int ledger_statement_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err)
+{
+    cJSON *cur = NULL;
+    sqlite3_stmt *st;
+    int rc;
+
+    if (statement_get(db, me, id, &cur, err))
+        return LEDGER_ERR;
+    cJSON_Delete(cur);
+    /* Its rows go with it (ON DELETE CASCADE), and their splits, tags and
+     * rule snapshots with them; manual rows that were reconciled into them
+     * become unreconciled again (ON DELETE SET NULL). */
+    if ((st = db_stmt(db, SQL_STMT_DELETE, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, id);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "statement delete");
+}
+
+int statement_insert(ledger_db *db, int64_t me, const struct statement_fields *f, int64_t *id,
+                     ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_STMT_INSERT, err);
+    const int64_t *money[] = { f->has_amount_due ? &f->amount_due : NULL,
+                               f->has_opening ? &f->opening : NULL,
+                               f->has_closing ? &f->closing : NULL,
+                               f->has_rate ? &f->interest_rate : NULL,
+                               f->has_repayment ? &f->scheduled_repayment : NULL };
+    int rc, i;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, me);
+    db_bind_text(st, 2, f->bank_name);
+    db_bind_text(st, 3, f->account_name);
+    db_bind_text(st, 4, f->account_type);
+    db_bind_text(st, 5, f->statement_type);
+    db_bind_text(st, 6, f->period_start);
+    db_bind_text(st, 7, f->period_end);
+    db_bind_text(st, 8, f->due_date);
+    for (i = 0; i < 5; i++)
+        if (money[i])
+            sqlite3_bind_int64(st, 9 + i, *money[i]);
+    db_bind_text(st, 14, f->repayment_frequency);
+    if (f->has_redraw)
+        sqlite3_bind_int64(st, 15, f->redraw_available);
+    if (f->has_term)
+        sqlite3_bind_int64(st, 16, f->loan_term_months);
+    db_bind_text(st, 17, f->account_id);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE)
+        return db_error(db, err, "statement insert");
+    *id = sqlite3_last_insert_rowid(db->sql);
+    return LEDGER_OK;
+}
+
+int statement_row_insert(ledger_db *db, int64_t me, int64_t statement_id,
+                         const struct statement_row *r, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_ROW_INSERT, err);
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, statement_id);
+    sqlite3_bind_int64(st, 2, me);
+    db_bind_text(st, 3, r->date);
+    db_bind_text(st, 4, r->description);
+    db_bind_text(st, 5, r->merchant);
+    db_bind_text(st, 6, r->category);
+    db_bind_text(st, 7, r->type);
+    sqlite3_bind_int64(st, 8, r->amount);
+    db_bind_text(st, 9, r->currency ? r->currency : ledger_home_currency(db));
+    if (r->has_amount_aud)
+        sqlite3_bind_int64(st, 10, r->amount_aud);
+    db_bind_text(st, 11, r->rate);
+    if (r->has_principal)
+        sqlite3_bind_int64(st, 12, r->principal);
+    if (r->has_interest)
+        sqlite3_bind_int64(st, 13, r->interest);
+    db_bind_text(st, 14, r->fitid);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "statement row");
+}
+
+/* Field errors inside transactions[] name the row: "transactions[3].amount". */
+static int row_error(ledger_error *err, size_t i)
+{
+    char f[160];
+
+    snprintf(f, sizeof f, "transactions[%zu]%s%s", i, err->field[0] ? "." : "", err->field);
+    f[sizeof err->field - 1] = '\0';
+    memcpy(err->field, f, sizeof err->field);
+    return LEDGER_ERR;
+}
+
+static int read_row(ledger_db *db, int64_t me, const cJSON *o, struct statement_row *r,
+                    char *category, ledger_error *err)
+{
+    const char *cat;
+    int set;
+
+    memset(r, 0, sizeof *r);
+    if (!cJSON_IsObject(o))
+        return ledger_error_set(err, 400, "invalid_field", "", "must be an object");
+    if (field_date(o, "date", 1, &r->date, NULL, err)
+        || field_text(o, "description", 1, 0, 1000, &r->description, NULL, err)
+        || field_money(o, "amount", 1, 0, &r->amount, &set, NULL, err)
+        || field_enum(o, "transaction_type", txn_types, 0, &r->type, NULL, err)
+        || field_text(o, "category", 0, 1, 100, &cat, NULL, err)
+        || field_text(o, "merchant", 0, 1, TEXT_MAX, &r->merchant, NULL, err)
+        || field_currency(o, &r->currency, err)
+        || field_money(o, "amount_aud", 0, 1, &r->amount_aud, &r->has_amount_aud, NULL, err)
+        || field_rate(o, &r->rate, err)
+        || field_money(o, "principal_amount", 0, 1, &r->principal, &r->has_principal, NULL, err)
+        || field_money(o, "interest_amount", 0, 1, &r->interest, &r->has_interest, NULL, err)
+        || field_text(o, "fitid", 0, 1, 255, &r->fitid, NULL, err))
+        return LEDGER_ERR;
+    if (r->type == NULL)
+        return ledger_error_set(err, 400, "invalid_field", "transaction_type",
+                                "transaction_type is required");
+    if (r->amount < 0 || (r->has_amount_aud && r->amount_aud < 0))
+        return ledger_error_set(err, 400, "invalid_field", r->amount < 0 ? "amount" : "amount_aud",
+                                "amounts are magnitudes (0 or more); the direction is transaction_type");
+    if (cat) {
+        if (category_resolve(db, me, r->merchant, cat, category, err))
+            return LEDGER_ERR;
+        r->category = category;
+    }
+    return LEDGER_OK;
+}
+
+int statement_fields_read(const cJSON *body, struct statement_fields *f, ledger_error *err)
+{
+    const char *type, *freq;
+    int set;
+
+    memset(f, 0, sizeof *f);
+    if (field_require_object(body, err)
+        || field_text(body, "bank_name", 1, 0, TEXT_MAX, &f->bank_name, NULL, err)
+        || field_text(body, "account_name", 0, 1, TEXT_MAX, &f->account_name, NULL, err)
+        || field_text(body, "account_type", 1, 0, TEXT_MAX, &f->account_type, NULL, err)
+        || field_text(body, "statement_type", 0, 1, 64, &type, NULL, err)
+        || field_date(body, "period_start", 1, &f->period_start, NULL, err)
+        || field_date(body, "period_end", 1, &f->period_end, NULL, err)
+        || field_date(body, "due_date", 0, &f->due_date, NULL, err)
+        || field_money(body, "amount_due", 0, 1, &f->amount_due, &f->has_amount_due, NULL, err)
+        || field_money(body, "opening_balance", 0, 1, &f->opening, &f->has_opening, NULL, err)
+        || field_money(body, "closing_balance", 0, 1, &f->closing, &f->has_closing, NULL, err)
+        || field_money(body, "scheduled_repayment", 0, 1, &f->scheduled_repayment,
+                       &f->has_repayment, NULL, err)
+        || field_money(body, "redraw_available", 0, 1, &f->redraw_available, &f->has_redraw,
+                       NULL, err)
+        || field_text(body, "repayment_frequency", 0, 1, 64, &freq, NULL, err))
+        return LEDGER_ERR;
+    if (cJSON_GetObjectItemCaseSensitive(body, "interest_rate")
+        && !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(body, "interest_rate"))) {
+        if (ledger_percent_from_json(cJSON_GetObjectItemCaseSensitive(body, "interest_rate"),
+                                     "interest_rate", &f->interest_rate, err))
+            return LEDGER_ERR;
+        f->has_rate = 1;
+    }
+    {
+        const cJSON *term = cJSON_GetObjectItemCaseSensitive(body, "loan_term_months");
+
+        if (term && !cJSON_IsNull(term)) {
+            int64_t months;
+
+            if (json_id(term, &months) || months > 1200)
+                return ledger_error_set(err, 400, "invalid_field", "loan_term_months",
+                                        "loan_term_months must be a whole number from 1 to 1200");
+            f->loan_term_months = months;
+            f->has_term = 1;
+        }
+    }
+    if (strcmp(f->period_start, f->period_end) > 0)
+        return ledger_error_set(err, 400, "invalid_field", "period_end",
+                                "period_end is before period_start");
+    /* Rule C: the type from the given token, else from the free text;
+     * the raw text stays in account_type. */
+    if (type) {
+        char folded[LEDGER_CATEGORY_MAX];
+        int i;
+
+        ledger_category_fold(type, folded);
+        for (i = 0; statement_types[i] && strcmp(statement_types[i], folded) != 0; i++)
+            ;
+        if (statement_types[i] == NULL)
+            return ledger_error_set(err, 400, "invalid_field", "statement_type",
+                                    "statement_type must be one of credit_card, transaction, "
+                                    "savings, loan, offset, investment, other");
+        f->statement_type = statement_types[i];
+    } else {
+        f->statement_type = statement_type_from_text(f->account_type);
+    }
+    if (freq && (f->repayment_frequency = repayment_frequency_fold(freq)) == NULL)
+        return ledger_error_set(err, 400, "invalid_field", "repayment_frequency",
+                                "repayment_frequency must be weekly, fortnightly, monthly, "
+                                "quarterly or yearly");
+    (void)set;
+    return LEDGER_OK;
+}
+
+int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
+                            ledger_error *err)
+{
+    struct statement_fields f;
+    const cJSON *rows, *o;
+    int64_t id;
+    size_t i = 0;
+
+    if (statement_fields_read(body, &f, err))
+        return LEDGER_ERR;
+    rows = cJSON_GetObjectItemCaseSensitive(body, "transactions");
+    if (rows && !cJSON_IsNull(rows)
+        && (!cJSON_IsArray(rows) || cJSON_GetArraySize(rows) > ROWS_MAX))
+        return ledger_error_set(err, 400, "invalid_field", "transactions",
+                                "transactions must be an array of at most %d rows", ROWS_MAX);
+    if (statement_insert(db, me, &f, &id, err))
+        return LEDGER_ERR;
+    cJSON_ArrayForEach(o, rows) {
+        struct statement_row r;
+        char category[LEDGER_CATEGORY_MAX];
+
+        if (read_row(db, me, o, &r, category, err))
+            return row_error(err, i);
+        if (statement_row_insert(db, me, id, &r, err))
+            return LEDGER_ERR;
+        i++;
+    }
+    return statement_get(db, me, id, out, err);
+}
