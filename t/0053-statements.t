@@ -1,0 +1,184 @@
+#!/usr/bin/perl
+# /api/statements from JSON: create with rows (owner, folded categories,
+# itemised loan repayments), statement type and repayment frequency
+# normalisation, the balance assertion per type, owner-only read and
+# delete, and bad input.
+use strict;
+use warnings;
+use Test::More;
+use Rig;
+use CommonChecks qw(error_is);
+
+my $rig = Rig->new;
+my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
+
+sub m2 { defined $_[0] ? sprintf('%.2f', $_[0]) : undef }
+
+sub statement {
+    my ($user, %f) = @_;
+    my $body = { bank_name => 'Test Bank', account_type => 'Everyday Account',
+                 period_start => '2026-01-01', period_end => '2026-01-31', transactions => [], %f };
+    return $rig->post('/api/statements', $body, user => $user);
+}
+
+sub row { my ($type, $amount, %f) = @_; { date => '2026-01-10', description => "$type $amount",
+    transaction_type => $type, amount => $amount, %f } }
+
+sub statement_count { $rig->get('/api/statements', user => $_[0])->{json}{total} }
+sub row_count { $rig->get('/api/transactions?exclude_categories=&limit=1', user => $_[0])->{json}{total} }
+
+# ---- create ---------------------------------------------------------------------
+my $res = statement('alice', bank_name => 'CBA', account_name => 'Visa ..1234',
+    account_type => 'Visa Credit Card', due_date => '2026-02-20', amount_due => 150.5,
+    opening_balance => 100, closing_balance => 150.5,
+    transactions => [ row('debit', 60.5, category => 'Dining', merchant => 'Cafe'),
+                      row('payment', 10, category => 'payment') ]);
+is($res->{status}, 201, 'create a statement with rows');
+my $s = $res->{json};
+is($s->{statement_type}, 'credit_card', 'statement_type from "Visa Credit Card"');
+is($s->{account_type}, 'Visa Credit Card', 'the raw account_type is kept');
+is($s->{transaction_count}, 2, 'transaction_count');
+is(m2($s->{amount_due}), '150.50', 'amount_due');
+is($s->{due_date}, '2026-02-20', 'due_date');
+is($s->{bank_name}, 'CBA', 'bank_name');
+my $rows = $rig->get("/api/transactions?statement_id=$s->{id}", user => 'alice')->{json}{items};
+is(scalar @$rows, 2, 'the rows are listed under the statement (transfers shown in one statement)');
+my %by = map { $_->{transaction_type} => $_ } @$rows;
+is($by{debit}{owner_id}, $uid{alice}, "rows get the statement's owner");
+is($by{debit}{category}, 'dining', 'categories are folded');
+is($by{payment}{category}, 'transfers', 'payment becomes transfers');
+is($by{debit}{bank_name}, 'CBA', "rows carry the statement's bank");
+is($by{debit}{statement_id}, $s->{id}, 'statement_id');
+
+# ---- statement type and repayment frequency (rule C) ------------------------------
+my %types = ('Home Loan' => 'loan', 'Home Loan Offset' => 'offset', 'Everyday Account' => 'transaction',
+             'Bonus Saver' => 'savings', 'Online Savings' => 'savings', 'Share Trading' => 'investment',
+             'Mastercard' => 'credit_card', 'Mortgage' => 'loan', 'Cheque Account' => 'transaction',
+             'Something Else' => 'other');
+for my $text (sort keys %types) {
+    my $r = statement('dave', account_type => $text);
+    is($r->{json}{statement_type}, $types{$text}, "\"$text\" is $types{$text}");
+}
+is(statement('dave', account_type => 'whatever', statement_type => 'Credit Card')->{json}{statement_type},
+   'credit_card', 'an explicit statement_type is folded');
+error_is(statement('dave', statement_type => 'cheque'), 400, 'invalid_field', 'an unknown statement_type',
+         'statement_type');
+for my $f (['Fortnightly', 'fortnightly'], ['MONTHLY', 'monthly'], ['bi-weekly', 'fortnightly'],
+           ['Annually', 'yearly'], ['quarterly', 'quarterly'], ['Weekly', 'weekly']) {
+    is(statement('dave', account_type => 'Home Loan', repayment_frequency => $f->[0])->{json}{repayment_frequency},
+       $f->[1], "repayment_frequency \"$f->[0]\" is $f->[1]");
+}
+error_is(statement('dave', repayment_frequency => 'sometimes'), 400, 'invalid_field',
+         'an unknown repayment frequency', 'repayment_frequency');
+
+# Loan fields and an itemised repayment.
+$res = statement('alice', account_type => 'Home Loan', interest_rate => 6.19, scheduled_repayment => 2500,
+    repayment_frequency => 'Monthly', redraw_available => 12000.5, loan_term_months => 360,
+    opening_balance => 500000, closing_balance => 498000,
+    transactions => [ row('payment', 2500, principal_amount => 2000, interest_amount => 500),
+                      row('interest', 500) ]);
+is($res->{status}, 201, 'a loan statement');
+my $loan = $res->{json};
+is_deeply([map { m2($loan->{$_}) } qw(interest_rate scheduled_repayment redraw_available)],
+          ['6.19', '2500.00', '12000.50'], 'loan fields');
+is($loan->{loan_term_months}, 360, 'loan_term_months');
+my ($repay) = grep { $_->{transaction_type} eq 'payment' }
+    @{ $rig->get("/api/transactions?statement_id=$loan->{id}", user => 'alice')->{json}{items} };
+is_deeply([m2($repay->{principal_amount}), m2($repay->{interest_amount})], ['2000.00', '500.00'],
+          'principal_amount and interest_amount are kept');
+
+# ---- the balance assertion (rule E), per type ------------------------------------
+# credit_card and loan: closing = opening + out - in
+# transaction, savings, offset: closing = opening - out + in
+my @cases = (
+    [ 'credit_card', 100, [ ['debit', 50], ['fee', 5], ['refund', 20], ['payment', 30] ], 105 ],
+    [ 'loan', 1000, [ ['interest', 10], ['payment', 100] ], 910 ],
+    [ 'transaction', 1000, [ ['debit', 200], ['credit', 50], ['fee', 1.5] ], 848.5 ],
+    [ 'savings', 500, [ ['credit', 100], ['debit', 25.25] ], 574.75 ],
+    [ 'offset', 2000, [ ['debit', 300], ['credit', 1000] ], 2700 ],
+);
+for my $c (@cases) {
+    my ($type, $open, $moves, $close) = @$c;
+    my @tx = map { row(@$_) } @$moves;
+    my $ok = statement('carol', statement_type => $type, opening_balance => $open,
+                       closing_balance => $close, transactions => \@tx)->{json};
+    is($ok->{balance_ok}, JSON::PP::true, "$type: a statement that reconciles is balance_ok");
+    is(m2($ok->{balance_difference}), '0.00', "$type: difference 0");
+    my $bad = statement('carol', statement_type => $type, opening_balance => $open,
+                        closing_balance => $close + 1.01, transactions => \@tx)->{json};
+    is($bad->{balance_ok}, JSON::PP::false, "$type: one that does not is flagged");
+    is(m2($bad->{balance_difference}), '-1.01', "$type: opening + movement - closing");
+}
+# The sign of the movement matters: a transaction account with the credit
+# card's rule would not reconcile.
+is(statement('carol', statement_type => 'transaction', opening_balance => 100, closing_balance => 150,
+             transactions => [ row('debit', 50) ])->{json}{balance_ok}, JSON::PP::false,
+   'spending lowers a transaction account (it does not raise it)');
+for my $type (qw(investment other)) {
+    my $r = statement('carol', statement_type => $type, opening_balance => 1, closing_balance => 2)->{json};
+    ok(!defined $r->{balance_ok} && !defined $r->{balance_difference}, "$type statements are not asserted");
+}
+my $nobal = statement('carol', statement_type => 'transaction', opening_balance => 1)->{json};
+ok(!defined $nobal->{balance_ok}, 'a missing balance gives balance_ok null');
+# Cents, not floats: 0.1 + 0.2 is exactly 0.3.
+is(statement('carol', statement_type => 'credit_card', opening_balance => 0, closing_balance => 0.3,
+             transactions => [ row('debit', 0.1), row('debit', 0.2) ])->{json}{balance_ok},
+   JSON::PP::true, '0.10 + 0.20 reconciles with 0.30 exactly');
+
+# The list carries the figures.
+my $list = $rig->get('/api/statements', user => 'alice')->{json};
+is($list->{total}, 2, "alice's statements");
+ok(!grep({ !exists $_->{balance_ok} || !exists $_->{transaction_count} } @{ $list->{items} }),
+   'every item has balance_ok and transaction_count');
+is($rig->get('/api/statements', user => 'erin')->{json}{total}, 0, 'erin has none');
+
+# ---- access (Authentication 4) ---------------------------------------------------
+error_is($rig->get("/api/statements/$s->{id}", user => 'bob'), 403, 'forbidden', "another user's statement");
+error_is($rig->get('/api/statements/999999', user => 'alice'), 404, 'not_found', 'a missing statement');
+is($rig->get("/api/statements/$s->{id}", user => 'alice')->{json}{id}, $s->{id}, 'the owner reads it');
+error_is($rig->del("/api/statements/$s->{id}", user => 'bob'), 403, 'forbidden', "another user cannot delete it");
+is($rig->get("/api/statements/$s->{id}", user => 'alice')->{json}{transaction_count}, 2, 'still there');
+
+# ---- bad input: 400 and nothing written --------------------------------------------
+my ($sc, $rc) = (statement_count('alice'), row_count('alice'));
+error_is(statement('alice', bank_name => undef), 400, 'invalid_field', 'no bank_name', 'bank_name');
+error_is(statement('alice', account_type => 7), 400, 'invalid_field', 'account_type of the wrong type', 'account_type');
+error_is(statement('alice', period_start => '2026-02-30'), 400, 'invalid_field', 'a bad date', 'period_start');
+error_is(statement('alice', period_start => '2026-02-01', period_end => '2026-01-01'), 400, 'invalid_field',
+         'period_end before period_start', 'period_end');
+error_is(statement('alice', opening_balance => 1.005), 400, 'invalid_field', 'three decimals', 'opening_balance');
+error_is(statement('alice', interest_rate => 'high'), 400, 'invalid_field', 'a rate of the wrong type', 'interest_rate');
+error_is(statement('alice', loan_term_months => 12.5), 400, 'invalid_field', 'a fractional term', 'loan_term_months');
+error_is(statement('alice', transactions => { a => 1 }), 400, 'invalid_field', 'transactions not an array',
+         'transactions');
+error_is(statement('alice', transactions => [ row('debit', 1), row('debit', -5) ]), 400, 'invalid_field',
+         'a negative amount in the second row', 'transactions[1].amount');
+error_is(statement('alice', transactions => [ row('gift', 1) ]), 400, 'invalid_field', 'an unknown type',
+         'transactions[0].transaction_type');
+error_is(statement('alice', transactions => [ { date => '2026-01-01', amount => 1, transaction_type => 'debit' } ]),
+         400, 'invalid_field', 'a row without a description', 'transactions[0].description');
+error_is(statement('alice', transactions => [ 5 ]), 400, 'invalid_field', 'a row that is not an object',
+         'transactions[0]');
+error_is($rig->request('POST', '/api/statements', user => 'alice', body => '[1,2', type => 'application/json'),
+         400, 'invalid_json', 'malformed JSON');
+is(statement_count('alice'), $sc, 'no statement was written by any of them');
+is(row_count('alice'), $rc, 'and no row');
+error_is($rig->request('POST', '/api/statements', open => 1, json => {}), 401, 'unauthenticated', 'no identity');
+
+# ---- delete ---------------------------------------------------------------------------
+my $t = statement('alice', transactions => [ row('debit', 5, category => 'x') ])->{json};
+my ($row) = @{ $rig->get("/api/transactions?statement_id=$t->{id}", user => 'alice')->{json}{items} };
+my $tag = $rig->post('/api/tags', { name => 'gone-with-it' }, user => 'alice')->{json};
+$rig->post("/api/transactions/$row->{id}/tags", { tag_id => $tag->{id} }, user => 'alice');
+$rig->post('/api/participants', { email => 'bob@example.org' }, user => 'alice');
+$rig->post("/api/transactions/$row->{id}/splits", [ { participant_id => $uid{bob}, share_percent => 50 } ],
+           user => 'alice');
+is($rig->del("/api/statements/$t->{id}", user => 'alice')->{status}, 204, 'the owner deletes a statement');
+error_is($rig->get("/api/statements/$t->{id}", user => 'alice'), 404, 'not_found', 'it is gone');
+error_is($rig->get("/api/transactions/$row->{id}", user => 'alice'), 404, 'not_found', 'and its rows');
+is(scalar(grep { $_->{id} == $row->{id} } @{ $rig->get('/api/transactions', user => 'bob')->{json}{items} }), 0,
+   "and the split on its row (bob no longer sees it)");
+is((grep { $_->{id} == $tag->{id} } @{ $rig->get('/api/tags', user => 'alice')->{json}{items} })[0]{usage_count},
+   0, 'and its tag links');
+
+done_testing();
