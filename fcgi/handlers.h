@@ -38,5 +38,16 @@ int h_statements_list(struct request *r);
 int h_statements_create(struct request *r);
 int h_statements_get(struct request *r);
 int h_statements_delete(struct request *r);
+int h_trips_list(struct request *r);
+int h_trips_create(struct request *r);
+int h_trips_get(struct request *r);
+int h_trips_update(struct request *r);
+int h_trips_delete(struct request *r);
+int h_trips_participants(struct request *r);
+int h_trips_assign(struct request *r);
+int h_trips_unassign(struct request *r);
+int h_trips_from_tag(struct request *r);
+int h_trips_analytics(struct request *r);
+int h_trips_owed(struct request *r);
 
 #endif

@@ -37,6 +37,17 @@ const struct route routes[] = {
     { "POST", "/api/statements", h_statements_create, ROUTE_WRITE | ROUTE_JSON },
     { "GET", "/api/statements/" ID, h_statements_get, 0 },
     { "DELETE", "/api/statements/" ID, h_statements_delete, ROUTE_WRITE },
+    { "GET", "/api/trips", h_trips_list, 0 },
+    { "POST", "/api/trips", h_trips_create, ROUTE_WRITE | ROUTE_JSON },
+    { "POST", "/api/trips/from-tag", h_trips_from_tag, ROUTE_WRITE | ROUTE_JSON },
+    { "GET", "/api/trips/" ID, h_trips_get, 0 },
+    { "PATCH", "/api/trips/" ID, h_trips_update, ROUTE_WRITE | ROUTE_JSON },
+    { "DELETE", "/api/trips/" ID, h_trips_delete, ROUTE_WRITE },
+    { "GET", "/api/trips/" ID "/participants", h_trips_participants, 0 },
+    { "POST", "/api/trips/" ID "/transactions", h_trips_assign, ROUTE_WRITE | ROUTE_JSON },
+    { "DELETE", "/api/trips/" ID "/transactions", h_trips_unassign, ROUTE_WRITE | ROUTE_JSON },
+    { "GET", "/api/trips/" ID "/analytics", h_trips_analytics, 0 },
+    { "GET", "/api/trips/" ID "/owed", h_trips_owed, 0 },
 };
 
 const size_t route_count = sizeof routes / sizeof routes[0];

@@ -218,3 +218,17 @@ int statement_row_insert(ledger_db *db, int64_t me, int64_t statement_id,
                          const struct statement_row *r, ledger_error *err);
 /* One statement of the caller's: 404 missing, 403 another user's. */
 int statement_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err);
+
+/* ---- spend (Business rule D) ------------------------------------------------------
+ * SPEND_COUNTS_SQL(t): whether row t counts as spend at all; SPEND_SQL(t):
+ * its spend in home-currency cents (negative for a refund).  Debit, fee and
+ * interest count; refunds count negative; transfers, investment and income
+ * are left out; an itemised loan repayment counts at its interest. */
+#define SPEND_ITEMISED_SQL(t) "(" t ".principal_amount IS NOT NULL AND " t ".interest_amount IS NOT NULL)"
+#define SPEND_COUNTS_SQL(t) \
+    "(COALESCE(" t ".eff_category, '') NOT IN ('transfers', 'investment', 'income')" \
+    " AND (" SPEND_ITEMISED_SQL(t) " OR " t ".transaction_type IN ('debit', 'fee', 'interest', 'refund')))"
+#define SPEND_SQL(t) \
+    "(CASE WHEN " SPEND_ITEMISED_SQL(t) " THEN " t ".interest_amount" \
+    " WHEN " t ".transaction_type = 'refund' THEN -COALESCE(" t ".amount_aud, " t ".amount)" \
+    " ELSE COALESCE(" t ".amount_aud, " t ".amount) END)"

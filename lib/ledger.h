@@ -238,6 +238,31 @@ int ledger_payment_list(ledger_db *db, int64_t me, const struct ledger_params *p
                         cJSON **out, ledger_error *err);
 int ledger_payment_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err);
 
+/* ---- trips ------------------------------------------------------------------------ */
+/* Participants are derived: the owner, owners of its rows, split
+ * participants on them, parties to payments scoped to it.  Everything is
+ * open to participants (others 403); DELETE to the owner only. */
+int ledger_trip_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *err);
+int ledger_trip_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
+                       ledger_error *err);
+int ledger_trip_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err);
+int ledger_trip_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body, cJSON **out,
+                       ledger_error *err);
+int ledger_trip_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err);
+int ledger_trip_participants(ledger_db *db, int64_t me, int64_t id, cJSON **out,
+                             ledger_error *err);
+/* POST (assign) / DELETE (unassign) /api/trips/{id}/transactions {transaction_ids}. */
+int ledger_trip_rows(ledger_db *db, int64_t me, int64_t id, const cJSON *body, int assign,
+                     cJSON **out, ledger_error *err);
+/* POST /api/trips/from-tag {tag_id, name?, keep_tag=false}. */
+int ledger_trip_from_tag(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
+                         ledger_error *err);
+/* {total, by_category, by_day, by_merchant, by_tag, by_participant}. */
+int ledger_trip_analytics(ledger_db *db, int64_t me, int64_t trip, cJSON **out,
+                          ledger_error *err);
+/* {owed_to_me: [{participant_id, amount}], owed_by_me: [...]}, never netted. */
+int ledger_trip_owed(ledger_db *db, int64_t me, int64_t trip, cJSON **out, ledger_error *err);
+
 /* GET /api/merchants: {items: [{merchant, transaction_count, total,
  * last_date, category}], total, limit, offset, next_cursor}. */
 int ledger_merchant_list(ledger_db *db, int64_t me, const struct ledger_params *params,

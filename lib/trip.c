@@ -1,0 +1,376 @@
+/*
+ * Trips.  Participants are derived, never stored: the trip's owner, the
+ * owners of its rows (who paid), the people with a split on one of its
+ * rows, and the parties to a payment scoped to it.  Every trip operation is
+ * open to its participants; deleting it is for its owner only, and the
+ * foreign keys (ON DELETE SET NULL) untag its rows and clear the trip
+ * scope of its payments in the same statement.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define NAME_MAX_LEN 200
+#define NOTES_MAX 2000
+
+#define PARTICIPANTS_SQL(trip) \
+    "SELECT owner_id AS uid FROM trips WHERE id = " trip \
+    " UNION SELECT owner_id FROM transactions WHERE override_trip_id = " trip \
+    "        AND reconciled_with_id IS NULL" \
+    " UNION SELECT s.participant_id FROM transactions t JOIN splits s ON s.transaction_id = t.id" \
+    "        WHERE t.override_trip_id = " trip " AND t.reconciled_with_id IS NULL" \
+    " UNION SELECT from_user_id FROM split_payments WHERE trip_id = " trip \
+    " UNION SELECT to_user_id FROM split_payments WHERE trip_id = " trip
+
+static const char SQL_TRIP_INSERT[] =
+    "INSERT INTO trips (owner_id, name, start_date, end_date, notes) VALUES (?, ?, ?, ?, ?)";
+static const char SQL_TRIP_ONE[] =
+    "SELECT id, owner_id, name, start_date, end_date, notes, created_at,"
+    "       (SELECT COUNT(*) FROM transactions WHERE override_trip_id = trips.id"
+    "         AND reconciled_with_id IS NULL)"
+    "  FROM trips WHERE id = ?";
+/* Trips the caller owns or takes part in, newest first. */
+static const char SQL_TRIP_LIST[] =
+    "SELECT id, owner_id, name, start_date, end_date, notes, created_at,"
+    "       (SELECT COUNT(*) FROM transactions WHERE override_trip_id = trips.id"
+    "         AND reconciled_with_id IS NULL)"
+    "  FROM trips WHERE id IN ("
+    "   SELECT id FROM trips WHERE owner_id = ?1"
+    "   UNION SELECT override_trip_id FROM transactions"
+    "          WHERE owner_id = ?1 AND override_trip_id IS NOT NULL"
+    "   UNION SELECT t.override_trip_id FROM splits s JOIN transactions t ON t.id = s.transaction_id"
+    "          WHERE s.participant_id = ?1 AND t.override_trip_id IS NOT NULL"
+    "   UNION SELECT trip_id FROM split_payments"
+    "          WHERE (from_user_id = ?1 OR to_user_id = ?1) AND trip_id IS NOT NULL)"
+    " ORDER BY COALESCE(start_date, created_at) DESC, id DESC";
+static const char SQL_TRIP_UPDATE[] =
+    "UPDATE trips SET name = COALESCE(?2, name),"
+    " start_date = CASE WHEN ?3 THEN ?4 ELSE start_date END,"
+    " end_date = CASE WHEN ?5 THEN ?6 ELSE end_date END,"
+    " notes = CASE WHEN ?7 THEN ?8 ELSE notes END WHERE id = ?1";
+static const char SQL_TRIP_DELETE[] = "DELETE FROM trips WHERE id = ?";
+static const char SQL_TRIP_PARTICIPANTS[] =
+    "SELECT u.id, u.email, u.name, u.id = (SELECT owner_id FROM trips WHERE id = ?1)"
+    "  FROM users u WHERE u.id IN (" PARTICIPANTS_SQL("?1") ")"
+    " ORDER BY COALESCE(u.name, u.email) COLLATE NOCASE, u.id";
+static const char SQL_TRIP_ASSIGN[] =
+    "UPDATE transactions SET override_trip_id = ?2 WHERE id IN (SELECT value FROM json_each(?1))";
+static const char SQL_TRIP_UNASSIGN[] =
+    "UPDATE transactions SET override_trip_id = NULL"
+    " WHERE override_trip_id = ?2 AND id IN (SELECT value FROM json_each(?1))";
+static const char SQL_TAG_ROWS[] =
+    "SELECT json_group_array(tt.transaction_id) FROM transaction_tags tt"
+    "  JOIN transactions t ON t.id = tt.transaction_id"
+    " WHERE tt.tag_id = ?2 AND t.reconciled_with_id IS NULL"
+    "   AND (t.owner_id = ?1 OR EXISTS (SELECT 1 FROM splits s"
+    "        WHERE s.transaction_id = t.id AND s.participant_id = ?1))";
+static const char SQL_TAG_NAME[] = "SELECT name FROM tags WHERE id = ?";
+static const char SQL_TAG_DROP[] = "DELETE FROM tags WHERE id = ?";
+
+static void add_text(cJSON *o, const char *k, sqlite3_stmt *st, int col)
+{
+    const char *v = (const char *)sqlite3_column_text(st, col);
+
+    if (v)
+        cJSON_AddStringToObject(o, k, v);
+    else
+        cJSON_AddNullToObject(o, k);
+}
+
+static cJSON *trip_json(sqlite3_stmt *st)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
+    cJSON_AddNumberToObject(o, "owner_id", (double)sqlite3_column_int64(st, 1));
+    add_text(o, "name", st, 2);
+    add_text(o, "start_date", st, 3);
+    add_text(o, "end_date", st, 4);
+    add_text(o, "notes", st, 5);
+    add_text(o, "created_at", st, 6);
+    cJSON_AddNumberToObject(o, "transaction_count", (double)sqlite3_column_int64(st, 7));
+    return o;
+}
+
+/* The trip, if the caller takes part: 404 missing, 403 not a participant.
+ * *owner says whether the caller owns it. */
+static int trip_open(ledger_db *db, int64_t me, int64_t id, cJSON **out, int *owner,
+                     ledger_error *err)
+{
+    sqlite3_stmt *st;
+    int participant, rc;
+
+    if (access_trip(db, me, id, &participant, err)) {
+        snprintf(err->field, sizeof err->field, "%s", "");
+        return LEDGER_ERR;
+    }
+    if (!participant)
+        return ledger_error_set(err, 403, "forbidden", NULL, "you do not take part in this trip");
+    if ((st = db_stmt(db, SQL_TRIP_ONE, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, id);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        if (owner)
+            *owner = sqlite3_column_int64(st, 1) == me;
+        if (out)
+            *out = trip_json(st);
+    }
+    db_stmt_done(st);
+    return rc == SQLITE_ROW ? LEDGER_OK : db_error(db, err, "trip");
+}
+
+static int read_trip_fields(const cJSON *body, int create, const char **name,
+                            const char **start, int *has_start, const char **end,
+                            int *has_end, const char **notes, int *has_notes, ledger_error *err)
+{
+    if (field_require_object(body, err)
+        || field_text(body, "name", create, 0, NAME_MAX_LEN, name, NULL, err)
+        || field_date(body, "start_date", 0, start, has_start, err)
+        || field_date(body, "end_date", 0, end, has_end, err)
+        || field_text(body, "notes", 0, 1, NOTES_MAX, notes, has_notes, err))
+        return LEDGER_ERR;
+    if (*start && *end && strcmp(*start, *end) > 0)
+        return ledger_error_set(err, 400, "invalid_field", "end_date", "end_date is before start_date");
+    return LEDGER_OK;
+}
+
+static int trip_insert(ledger_db *db, int64_t me, const char *name, const char *start,
+                       const char *end, const char *notes, int64_t *id, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_TRIP_INSERT, err);
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, me);
+    db_bind_text(st, 2, name);
+    db_bind_text(st, 3, start);
+    db_bind_text(st, 4, end);
+    db_bind_text(st, 5, notes);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE)
+        return db_error(db, err, "trip insert");
+    *id = sqlite3_last_insert_rowid(db->sql);
+    return LEDGER_OK;
+}
+
+int ledger_trip_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
+                       ledger_error *err)
+{
+    const char *name, *start, *end, *notes;
+    int hs, he, hn;
+    int64_t id;
+
+    if (read_trip_fields(body, 1, &name, &start, &hs, &end, &he, &notes, &hn, err)
+        || trip_insert(db, me, name, start, end, notes, &id, err))
+        return LEDGER_ERR;
+    return trip_open(db, me, id, out, NULL, err);
+}
+
+int ledger_trip_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_TRIP_LIST, err);
+    cJSON *doc, *items;
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    doc = cJSON_CreateObject();
+    items = cJSON_AddArrayToObject(doc, "items");
+    sqlite3_bind_int64(st, 1, me);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        cJSON_AddItemToArray(items, trip_json(st));
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE) {
+        cJSON_Delete(doc);
+        return db_error(db, err, "trips");
+    }
+    cJSON_AddNumberToObject(doc, "total", cJSON_GetArraySize(items));
+    *out = doc;
+    return LEDGER_OK;
+}
+
+int ledger_trip_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err)
+{
+    return trip_open(db, me, id, out, NULL, err);
+}
+
+int ledger_trip_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body, cJSON **out,
+                       ledger_error *err)
+{
+    const char *name, *start, *end, *notes;
+    int hs, he, hn, rc;
+    sqlite3_stmt *st;
+
+    if (trip_open(db, me, id, NULL, NULL, err)
+        || read_trip_fields(body, 0, &name, &start, &hs, &end, &he, &notes, &hn, err))
+        return LEDGER_ERR;
+    if ((st = db_stmt(db, SQL_TRIP_UPDATE, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, id);
+    db_bind_text(st, 2, name);
+    sqlite3_bind_int(st, 3, hs);
+    db_bind_text(st, 4, start);
+    sqlite3_bind_int(st, 5, he);
+    db_bind_text(st, 6, end);
+    sqlite3_bind_int(st, 7, hn);
+    db_bind_text(st, 8, notes);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE)
+        return db_error(db, err, "trip update");
+    return trip_open(db, me, id, out, NULL, err);
+}
+
+int ledger_trip_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err)
+{
+    sqlite3_stmt *st;
+    int owner = 0, rc;
+
+    if (trip_open(db, me, id, NULL, &owner, err))
+        return LEDGER_ERR;
+    if (!owner)
+        return ledger_error_set(err, 403, "forbidden", NULL, "only the trip's owner can delete it");
+    if ((st = db_stmt(db, SQL_TRIP_DELETE, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, id);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "trip delete");
+}
+
+int ledger_trip_participants(ledger_db *db, int64_t me, int64_t id, cJSON **out,
+                             ledger_error *err)
+{
+    sqlite3_stmt *st;
+    cJSON *doc, *items;
+    int rc;
+
+    if (trip_open(db, me, id, NULL, NULL, err) || (st = db_stmt(db, SQL_TRIP_PARTICIPANTS, err)) == NULL)
+        return LEDGER_ERR;
+    doc = cJSON_CreateObject();
+    items = cJSON_AddArrayToObject(doc, "items");
+    sqlite3_bind_int64(st, 1, id);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        cJSON *u = cJSON_CreateObject();
+
+        cJSON_AddNumberToObject(u, "id", (double)sqlite3_column_int64(st, 0));
+        add_text(u, "email", st, 1);
+        add_text(u, "name", st, 2);
+        cJSON_AddBoolToObject(u, "owner", sqlite3_column_int(st, 3));
+        cJSON_AddItemToArray(items, u);
+    }
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE) {
+        cJSON_Delete(doc);
+        return db_error(db, err, "trip participants");
+    }
+    cJSON_AddNumberToObject(doc, "total", cJSON_GetArraySize(items));
+    *out = doc;
+    return LEDGER_OK;
+}
+
+/* Assigns (trip_id) or unassigns (0) rows; every id must be accessible. */
+static int set_rows(ledger_db *db, int64_t me, int64_t trip_id, const cJSON *ids, int assign,
+                    int64_t *changed, ledger_error *err)
+{
+    sqlite3_stmt *st;
+    char *text = cJSON_PrintUnformatted(ids);
+    int rc;
+
+    if (text == NULL)
+        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+    if (access_txn_set(db, me, ids, err) || (st = db_stmt(db, assign ? SQL_TRIP_ASSIGN
+                                                                     : SQL_TRIP_UNASSIGN, err)) == NULL) {
+        free(text);
+        return LEDGER_ERR;
+    }
+    sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, trip_id);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    free(text);
+    if (rc != SQLITE_DONE)
+        return db_error(db, err, "trip rows");
+    *changed = sqlite3_changes(db->sql);
+    return LEDGER_OK;
+}
+
+int ledger_trip_rows(ledger_db *db, int64_t me, int64_t id, const cJSON *body, int assign,
+                     cJSON **out, ledger_error *err)
+{
+    cJSON *ids = NULL;
+    int64_t changed = 0;
+
+    if (trip_open(db, me, id, NULL, NULL, err) || field_require_object(body, err)
+        || field_id_array(body, "transaction_ids", 5000, &ids, err))
+        return LEDGER_ERR;
+    if (set_rows(db, me, id, ids, assign, &changed, err)) {
+        cJSON_Delete(ids);
+        return LEDGER_ERR;
+    }
+    cJSON_Delete(ids);
+    *out = cJSON_CreateObject();
+    cJSON_AddNumberToObject(*out, "updated", (double)changed);
+    return LEDGER_OK;
+}
+
+int ledger_trip_from_tag(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
+                         ledger_error *err)
+{
+    const char *name;
+    char tag_name[256] = "";
+    int64_t tag_id, trip_id, changed = 0;
+    const cJSON *keep = cJSON_GetObjectItemCaseSensitive(body, "keep_tag");
+    sqlite3_stmt *st;
+    cJSON *ids = NULL;
+    ledger_error e;
+    int rc;
+
+    if (field_require_object(body, err) || field_id(body, "tag_id", 1, 0, &tag_id, NULL, err)
+        || field_text(body, "name", 0, 1, NAME_MAX_LEN, &name, NULL, err))
+        return LEDGER_ERR;
+    if (keep && !cJSON_IsBool(keep) && !cJSON_IsNull(keep))
+        return ledger_error_set(err, 400, "invalid_field", "keep_tag", "keep_tag must be true or false");
+    if (tag_check_owner(db, me, tag_id, err))
+        return err->status < 500 ? error_as_field(err, "tag_id") : LEDGER_ERR;
+    if ((st = db_stmt(db, SQL_TAG_NAME, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, tag_id);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        snprintf(tag_name, sizeof tag_name, "%s", (const char *)sqlite3_column_text(st, 0));
+    db_stmt_done(st);
+    if (trip_insert(db, me, name ? name : tag_name, NULL, NULL, NULL, &trip_id, err))
+        return LEDGER_ERR;
+    /* Every row with the tag that the caller may access. */
+    if ((st = db_stmt(db, SQL_TAG_ROWS, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, me);
+    sqlite3_bind_int64(st, 2, tag_id);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        ledger_json_parse((const char *)sqlite3_column_text(st, 0),
+                          (size_t)sqlite3_column_bytes(st, 0), &ids, &e);
+    db_stmt_done(st);
+    if (rc != SQLITE_ROW || ids == NULL)
+        return db_error(db, err, "trip from tag");
+    if (cJSON_GetArraySize(ids) && set_rows(db, me, trip_id, ids, 1, &changed, err)) {
+        cJSON_Delete(ids);
+        return LEDGER_ERR;
+    }
+    cJSON_Delete(ids);
+    if (!cJSON_IsTrue(keep)) {
+        if ((st = db_stmt(db, SQL_TAG_DROP, err)) == NULL)
+            return LEDGER_ERR;
+        sqlite3_bind_int64(st, 1, tag_id);
+        rc = sqlite3_step(st);
+        db_stmt_done(st);
+        if (rc != SQLITE_DONE)
+            return db_error(db, err, "tag delete");
+    }
+    return trip_open(db, me, trip_id, out, NULL, err);
+}
