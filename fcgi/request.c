@@ -63,43 +63,6 @@ static int hexval(int c)
     return -1;
 }
 
-/* Whether s[0..n) is well-formed UTF-8 (no overlongs or surrogates). */
-static int utf8_valid(const unsigned char *s, size_t n)
-{
-    size_t i = 0;
-
-    while (i < n) {
-        unsigned char c = s[i];
-        size_t len, k;
-        unsigned cp;
-
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        if (c >= 0xC2 && c <= 0xDF)
-            len = 2, cp = c & 0x1F;
-        else if (c >= 0xE0 && c <= 0xEF)
-            len = 3, cp = c & 0x0F;
-        else if (c >= 0xF0 && c <= 0xF4)
-            len = 4, cp = c & 0x07;
-        else
-            return 0;
-        if (n - i < len)
-            return 0;
-        for (k = 1; k < len; k++) {
-            if ((s[i + k] & 0xC0) != 0x80)
-                return 0;
-            cp = (cp << 6) | (s[i + k] & 0x3F);
-        }
-        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF))
-            || (cp >= 0xD800 && cp <= 0xDFFF))
-            return 0;
-        i += len;
-    }
-    return 1;
-}
-
 /* Decodes %XX and '+' in s[0..n) into a new string.  NUL bytes and invalid
  * UTF-8 are refused: every value ends up in a C string or the database. */
 static char *url_decode(const char *s, size_t n, int plus_is_space)
@@ -124,7 +87,7 @@ static char *url_decode(const char *s, size_t n, int plus_is_space)
         }
     }
     *o = '\0';
-    if (memchr(out, '\0', (size_t)(o - out)) || !utf8_valid((unsigned char *)out, (size_t)(o - out))) {
+    if (memchr(out, '\0', (size_t)(o - out)) || !ledger_utf8_valid(out, (size_t)(o - out))) {
         free(out);
         return NULL;
     }

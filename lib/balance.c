@@ -33,9 +33,6 @@ static const char SQL_PAIR_ROWS[] =
     "       t.transaction_type IN ('credit', 'refund', 'payment')"
     "  FROM splits s JOIN transactions t ON t.id = s.transaction_id"
     " WHERE s.participant_id = ?1 AND t.owner_id = ?2 AND t.reconciled_with_id IS NULL";
-static const char SQL_ROW_SPLITS[] =
-    "SELECT participant_id, share_percent FROM splits WHERE transaction_id = ?"
-    " ORDER BY participant_id";
 static const char SQL_PAIR_PAYMENTS[] =
     "SELECT COALESCE(SUM(CASE WHEN from_user_id = ?2 THEN amount END), 0),"
     "       COALESCE(SUM(CASE WHEN from_user_id = ?1 THEN amount END), 0)"
@@ -47,24 +44,13 @@ static const char SQL_USER_NAME[] = "SELECT email, name FROM users WHERE id = ?"
 static int share_cents(ledger_db *db, int64_t txn_id, int64_t owner, int64_t amount,
                        int64_t who, int64_t *cents, ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, SQL_ROW_SPLITS, err);
     struct split_share v[128];
     int64_t c[128];
     size_t n = 0, i;
-    int rc;
 
     *cents = 0;
-    if (st == NULL)
+    if (split_load(db, txn_id, v, 128, &n, err))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, txn_id);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < 128) {
-        v[n].participant_id = sqlite3_column_int64(st, 0);
-        v[n].share = sqlite3_column_int64(st, 1);
-        n++;
-    }
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-        return db_error(db, err, "balance");
     split_apportion(amount, v, n, owner, c);
     for (i = 0; i < n; i++)
         if (v[i].participant_id == who)

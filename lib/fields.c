@@ -293,3 +293,20 @@ int field_currency(const cJSON *obj, const char **out, ledger_error *err)
                                 "currency must be three upper-case letters (ISO 4217)");
     return LEDGER_OK;
 }
+
+int parse_whole(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    int64_t v = 0;
+
+    if (s == NULL || *s == '\0')
+        return -1;
+    for (; *s; s++) {
+        if (!isdigit((unsigned char)*s) || v > hi)
+            return -1;
+        v = v * 10 + (*s - '0');
+    }
+    if (v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}

@@ -232,3 +232,19 @@ int statement_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_err
     "(CASE WHEN " SPEND_ITEMISED_SQL(t) " THEN " t ".interest_amount" \
     " WHEN " t ".transaction_type = 'refund' THEN -COALESCE(" t ".amount_aud, " t ".amount)" \
     " ELSE COALESCE(" t ".amount_aud, " t ".amount) END)"
+
+/* ---- result rows to JSON (rows.c) ----------------------------------------------- */
+/* Column col as a string, cents, or an id; SQL NULL as JSON null. */
+void json_text_col(cJSON *o, const char *k, sqlite3_stmt *st, int col);
+void json_money_col(cJSON *o, const char *k, sqlite3_stmt *st, int col);
+void json_id_col(cJSON *o, const char *k, sqlite3_stmt *st, int col);
+/* Steps a bound statement to the end, one row() object per result row, into
+ * {items, total}; hands the statement back to the cache. */
+int db_list(ledger_db *db, sqlite3_stmt *st, cJSON *(*row)(sqlite3_stmt *), cJSON **out,
+            ledger_error *err);
+
+/* A decimal whole number lo..hi (a query parameter); -1 for anything else. */
+int parse_whole(const char *s, int64_t lo, int64_t hi, int64_t *out);
+/* The split shares of one row, by participant id (at most max). */
+int split_load(ledger_db *db, int64_t txn_id, struct split_share *v, size_t max, size_t *n,
+               ledger_error *err);

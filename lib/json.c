@@ -399,3 +399,17 @@ int ledger_json_parse(const char *buf, size_t len, cJSON **out, ledger_error *er
     *out = root;
     return LEDGER_OK;
 }
+
+int ledger_utf8_valid(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + len;
+
+    while (p < end) {
+        size_t n = utf8_len(p, end);
+
+        if (n == 0)
+            return 0;
+        p += n;
+    }
+    return 1;
+}

@@ -79,6 +79,10 @@ int ledger_json_parse(const char *buf, size_t len, cJSON **out, ledger_error *er
 
 #define LEDGER_JSON_MAX_DEPTH 64
 
+/* Whether s[0..len) is well-formed UTF-8 (RFC 3629: no overlong forms, no
+ * surrogates, nothing past U+10FFFF). */
+int ledger_utf8_valid(const char *s, size_t len);
+
 /* ---- money and percentages ---------------------------------------------- */
 
 /* Largest accepted magnitude: 10^13 currency units. */

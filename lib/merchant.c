@@ -1,5 +1,4 @@
 /* GET /api/merchants: the caller's merchants, by effective merchant name. */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,23 +30,6 @@ static const char SQL_MERCHANT_COUNT[] =
     " WHERE t.owner_id = ?1 AND t.reconciled_with_id IS NULL AND t.eff_merchant <> ''"
     "   AND (?2 IS NULL OR t.eff_merchant LIKE ?2 ESCAPE '\\')";
 
-static int whole(const char *s, int64_t lo, int64_t hi, int64_t *out)
-{
-    int64_t v = 0;
-
-    if (s == NULL || *s == '\0')
-        return -1;
-    for (; *s; s++) {
-        if (!isdigit((unsigned char)*s) || v > hi)
-            return -1;
-        v = v * 10 + (*s - '0');
-    }
-    if (v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 int ledger_merchant_list(ledger_db *db, int64_t me, const struct ledger_params *p,
                          cJSON **out, ledger_error *err)
 {
@@ -58,14 +40,14 @@ int ledger_merchant_list(ledger_db *db, int64_t me, const struct ledger_params *
     cJSON *doc = NULL, *items;
     int rc;
 
-    if ((v = param_get(p, "limit")) && whole(v, 1, LIMIT_MAX, &limit))
+    if ((v = param_get(p, "limit")) && parse_whole(v, 1, LIMIT_MAX, &limit))
         return ledger_error_set(err, 400, "invalid_field", "limit",
                                 "limit must be a whole number from 1 to 500");
-    if ((v = param_get(p, "offset")) && whole(v, 0, INT64_C(1) << 40, &offset))
+    if ((v = param_get(p, "offset")) && parse_whole(v, 0, INT64_C(1) << 40, &offset))
         return ledger_error_set(err, 400, "invalid_field", "offset",
                                 "offset must be a whole number, 0 or more");
     /* The cursor of this short list is the next offset, in decimal. */
-    if ((v = param_get(p, "cursor")) && *v && whole(v, 0, INT64_C(1) << 40, &offset))
+    if ((v = param_get(p, "cursor")) && *v && parse_whole(v, 0, INT64_C(1) << 40, &offset))
         return ledger_error_set(err, 400, "invalid_field", "cursor",
                                 "cursor is not one this list gave out");
     if (search && *search) {

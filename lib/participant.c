@@ -92,18 +92,10 @@ int participant_check(ledger_db *db, int64_t me, int64_t other, const char *fiel
 static cJSON *user_row(sqlite3_stmt *st)
 {
     cJSON *row = cJSON_CreateObject();
-    const char *email = (const char *)sqlite3_column_text(st, 1);
-    const char *name = (const char *)sqlite3_column_text(st, 2);
 
     cJSON_AddNumberToObject(row, "id", (double)sqlite3_column_int64(st, 0));
-    if (email)
-        cJSON_AddStringToObject(row, "email", email);
-    else
-        cJSON_AddNullToObject(row, "email");
-    if (name)
-        cJSON_AddStringToObject(row, "name", name);
-    else
-        cJSON_AddNullToObject(row, "name");
+    json_text_col(row, "email", st, 1);
+    json_text_col(row, "name", st, 2);
     /* Not signed in yet: added by email, bound at their first sign-in. */
     cJSON_AddBoolToObject(row, "placeholder", sqlite3_column_int(st, 3));
     return row;
@@ -143,24 +135,11 @@ int participant_ids(ledger_db *db, int64_t me, int64_t **ids, size_t *n, ledger_
 int ledger_participant_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_PARTICIPANTS, err);
-    cJSON *doc, *items;
-    int rc;
 
     if (st == NULL)
         return LEDGER_ERR;
-    doc = cJSON_CreateObject();
-    items = cJSON_AddArrayToObject(doc, "items");
     sqlite3_bind_int64(st, 1, me);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        cJSON_AddItemToArray(items, user_row(st));
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE) {
-        cJSON_Delete(doc);
-        return db_error(db, err, "participants");
-    }
-    cJSON_AddNumberToObject(doc, "total", cJSON_GetArraySize(items));
-    *out = doc;
-    return LEDGER_OK;
+    return db_list(db, st, user_row, out, err);
 }
 
 static int valid_email(const char *s)

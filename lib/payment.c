@@ -42,10 +42,7 @@ static cJSON *payment_row(sqlite3_stmt *st)
     cJSON_AddNumberToObject(row, "to_participant_id", (double)sqlite3_column_int64(st, 3));
     cJSON_AddItemToObject(row, "amount", ledger_money_to_json(sqlite3_column_int64(st, 4)));
     cJSON_AddStringToObject(row, "date", (const char *)sqlite3_column_text(st, 5));
-    if (sqlite3_column_type(st, 6) == SQLITE_NULL)
-        cJSON_AddNullToObject(row, "notes");
-    else
-        cJSON_AddStringToObject(row, "notes", (const char *)sqlite3_column_text(st, 6));
+    json_text_col(row, "notes", st, 6);
     if (sqlite3_column_type(st, 7) == SQLITE_NULL) {
         cJSON_AddNullToObject(row, "trip_id");
         cJSON_AddStringToObject(row, "scope", "household");
@@ -200,9 +197,8 @@ int ledger_payment_list(ledger_db *db, int64_t me, const struct ledger_params *p
 {
     const char *v;
     int64_t participant = 0, trip = 0;
-    int household = 0, rc;
+    int household = 0;
     sqlite3_stmt *st;
-    cJSON *doc, *items;
 
     if ((v = param_get(p, "participant_id")) && (participant = strtoll(v, NULL, 10)) <= 0)
         return ledger_error_set(err, 400, "invalid_field", "participant_id",
@@ -223,18 +219,7 @@ int ledger_payment_list(ledger_db *db, int64_t me, const struct ledger_params *p
     if (trip)
         sqlite3_bind_int64(st, 3, trip);
     sqlite3_bind_int(st, 4, household);
-    doc = cJSON_CreateObject();
-    items = cJSON_AddArrayToObject(doc, "items");
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        cJSON_AddItemToArray(items, payment_row(st));
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE) {
-        cJSON_Delete(doc);
-        return db_error(db, err, "payments");
-    }
-    cJSON_AddNumberToObject(doc, "total", cJSON_GetArraySize(items));
-    *out = doc;
-    return LEDGER_OK;
+    return db_list(db, st, payment_row, out, err);
 }
 
 int ledger_payment_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err)

@@ -286,3 +286,26 @@ int ledger_split_settle(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *
         return db_error(db, err, "settle");
     return splits_doc(db, me, txn_id, out, err);
 }
+
+static const char SQL_SPLIT_LOAD[] =
+    "SELECT participant_id, share_percent FROM splits WHERE transaction_id = ?"
+    " ORDER BY participant_id";
+
+int split_load(ledger_db *db, int64_t txn_id, struct split_share *v, size_t max, size_t *n,
+               ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_SPLIT_LOAD, err);
+    int rc;
+
+    *n = 0;
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, txn_id);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max) {
+        v[*n].participant_id = sqlite3_column_int64(st, 0);
+        v[*n].share = sqlite3_column_int64(st, 1);
+        (*n)++;
+    }
+    db_stmt_done(st);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW ? LEDGER_OK : db_error(db, err, "splits");
+}

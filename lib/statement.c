@@ -122,24 +122,6 @@ static const char SQL_STMT_LIST[] =
 static const char SQL_STMT_ONE[] = STMT_SELECT " WHERE s.id = ?";
 static const char SQL_STMT_DELETE[] = "DELETE FROM statements WHERE id = ?";
 
-static void add_money_col(cJSON *o, const char *k, sqlite3_stmt *st, int col)
-{
-    if (sqlite3_column_type(st, col) == SQLITE_NULL)
-        cJSON_AddNullToObject(o, k);
-    else
-        cJSON_AddItemToObject(o, k, ledger_money_to_json(sqlite3_column_int64(st, col)));
-}
-
-static void add_text_col(cJSON *o, const char *k, sqlite3_stmt *st, int col)
-{
-    const char *v = (const char *)sqlite3_column_text(st, col);
-
-    if (v)
-        cJSON_AddStringToObject(o, k, v);
-    else
-        cJSON_AddNullToObject(o, k);
-}
-
 static cJSON *statement_json(sqlite3_stmt *st)
 {
     cJSON *o = cJSON_CreateObject();
@@ -150,17 +132,17 @@ static cJSON *statement_json(sqlite3_stmt *st)
                    && sqlite3_column_type(st, 10) != SQLITE_NULL;
 
     cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
-    add_text_col(o, "bank_name", st, 1);
-    add_text_col(o, "account_name", st, 2);
-    add_text_col(o, "statement_type", st, 3);
-    add_text_col(o, "account_type", st, 4);
-    add_text_col(o, "period_start", st, 5);
-    add_text_col(o, "period_end", st, 6);
-    add_text_col(o, "due_date", st, 7);
-    add_money_col(o, "amount_due", st, 8);
+    json_text_col(o, "bank_name", st, 1);
+    json_text_col(o, "account_name", st, 2);
+    json_text_col(o, "statement_type", st, 3);
+    json_text_col(o, "account_type", st, 4);
+    json_text_col(o, "period_start", st, 5);
+    json_text_col(o, "period_end", st, 6);
+    json_text_col(o, "due_date", st, 7);
+    json_money_col(o, "amount_due", st, 8);
     cJSON_AddNumberToObject(o, "transaction_count", (double)sqlite3_column_int64(st, 18));
-    add_money_col(o, "opening_balance", st, 9);
-    add_money_col(o, "closing_balance", st, 10);
+    json_money_col(o, "opening_balance", st, 9);
+    json_money_col(o, "closing_balance", st, 10);
     if (asserted) {
         int64_t opening = sqlite3_column_int64(st, 9), closing = sqlite3_column_int64(st, 10);
         int owed = strcmp(type, "credit_card") == 0 || strcmp(type, "loan") == 0;
@@ -173,15 +155,15 @@ static cJSON *statement_json(sqlite3_stmt *st)
         cJSON_AddNullToObject(o, "balance_ok");
         cJSON_AddNullToObject(o, "balance_difference");
     }
-    add_money_col(o, "interest_rate", st, 11);
-    add_money_col(o, "scheduled_repayment", st, 12);
-    add_text_col(o, "repayment_frequency", st, 13);
-    add_money_col(o, "redraw_available", st, 14);
+    json_money_col(o, "interest_rate", st, 11);
+    json_money_col(o, "scheduled_repayment", st, 12);
+    json_text_col(o, "repayment_frequency", st, 13);
+    json_money_col(o, "redraw_available", st, 14);
     if (sqlite3_column_type(st, 15) == SQLITE_NULL)
         cJSON_AddNullToObject(o, "loan_term_months");
     else
         cJSON_AddNumberToObject(o, "loan_term_months", (double)sqlite3_column_int64(st, 15));
-    add_text_col(o, "created_at", st, 16);
+    json_text_col(o, "created_at", st, 16);
     return o;
 }
 
@@ -215,24 +197,11 @@ int ledger_statement_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, led
 int ledger_statement_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_STMT_LIST, err);
-    cJSON *doc, *items;
-    int rc;
 
     if (st == NULL)
         return LEDGER_ERR;
-    doc = cJSON_CreateObject();
-    items = cJSON_AddArrayToObject(doc, "items");
     sqlite3_bind_int64(st, 1, me);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        cJSON_AddItemToArray(items, statement_json(st));
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE) {
-        cJSON_Delete(doc);
-        return db_error(db, err, "statements");
-    }
-    cJSON_AddNumberToObject(doc, "total", cJSON_GetArraySize(items));
-    *out = doc;
-    return LEDGER_OK;
+    return db_list(db, st, statement_json, out, err);
 }
 
 int ledger_statement_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err)

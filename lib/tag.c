@@ -29,16 +29,12 @@ static const char SQL_TAG_DELETE[] = "DELETE FROM tags WHERE id = ?";
 static cJSON *tag_row(sqlite3_stmt *st)
 {
     cJSON *row = cJSON_CreateObject();
-    const char *color = (const char *)sqlite3_column_text(st, 2);
 
     if (row == NULL)
         return NULL;
     cJSON_AddNumberToObject(row, "id", (double)sqlite3_column_int64(st, 0));
     cJSON_AddStringToObject(row, "name", (const char *)sqlite3_column_text(st, 1));
-    if (color)
-        cJSON_AddStringToObject(row, "color", color);
-    else
-        cJSON_AddNullToObject(row, "color");
+    json_text_col(row, "color", st, 2);
     cJSON_AddNumberToObject(row, "usage_count", (double)sqlite3_column_int64(st, 3));
     return row;
 }
@@ -46,28 +42,11 @@ static cJSON *tag_row(sqlite3_stmt *st)
 int ledger_tag_list(ledger_db *db, int64_t user_id, cJSON **out, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_TAG_LIST, err);
-    cJSON *doc, *items, *row;
-    int rc;
 
     if (st == NULL)
         return LEDGER_ERR;
-    doc = cJSON_CreateObject();
-    items = cJSON_AddArrayToObject(doc, "items");
     sqlite3_bind_int64(st, 1, user_id);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if ((row = tag_row(st)) == NULL)
-            break;
-        cJSON_AddItemToArray(items, row);
-    }
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE) {
-        cJSON_Delete(doc);
-        return rc == SQLITE_ROW ? ledger_error_set(err, 500, "internal", NULL, "out of memory")
-                                : db_error(db, err, "tags");
-    }
-    cJSON_AddNumberToObject(doc, "total", cJSON_GetArraySize(items));
-    *out = doc;
-    return LEDGER_OK;
+    return db_list(db, st, tag_row, out, err);
 }
 
 static int tag_get(ledger_db *db, int64_t tag_id, cJSON **out, ledger_error *err)

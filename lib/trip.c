@@ -69,27 +69,17 @@ static const char SQL_TAG_ROWS[] =
 static const char SQL_TAG_NAME[] = "SELECT name FROM tags WHERE id = ?";
 static const char SQL_TAG_DROP[] = "DELETE FROM tags WHERE id = ?";
 
-static void add_text(cJSON *o, const char *k, sqlite3_stmt *st, int col)
-{
-    const char *v = (const char *)sqlite3_column_text(st, col);
-
-    if (v)
-        cJSON_AddStringToObject(o, k, v);
-    else
-        cJSON_AddNullToObject(o, k);
-}
-
 static cJSON *trip_json(sqlite3_stmt *st)
 {
     cJSON *o = cJSON_CreateObject();
 
     cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
     cJSON_AddNumberToObject(o, "owner_id", (double)sqlite3_column_int64(st, 1));
-    add_text(o, "name", st, 2);
-    add_text(o, "start_date", st, 3);
-    add_text(o, "end_date", st, 4);
-    add_text(o, "notes", st, 5);
-    add_text(o, "created_at", st, 6);
+    json_text_col(o, "name", st, 2);
+    json_text_col(o, "start_date", st, 3);
+    json_text_col(o, "end_date", st, 4);
+    json_text_col(o, "notes", st, 5);
+    json_text_col(o, "created_at", st, 6);
     cJSON_AddNumberToObject(o, "transaction_count", (double)sqlite3_column_int64(st, 7));
     return o;
 }
@@ -174,24 +164,11 @@ int ledger_trip_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out
 int ledger_trip_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_TRIP_LIST, err);
-    cJSON *doc, *items;
-    int rc;
 
     if (st == NULL)
         return LEDGER_ERR;
-    doc = cJSON_CreateObject();
-    items = cJSON_AddArrayToObject(doc, "items");
     sqlite3_bind_int64(st, 1, me);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        cJSON_AddItemToArray(items, trip_json(st));
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE) {
-        cJSON_Delete(doc);
-        return db_error(db, err, "trips");
-    }
-    cJSON_AddNumberToObject(doc, "total", cJSON_GetArraySize(items));
-    *out = doc;
-    return LEDGER_OK;
+    return db_list(db, st, trip_json, out, err);
 }
 
 int ledger_trip_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err)
@@ -243,35 +220,26 @@ int ledger_trip_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err)
     return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "trip delete");
 }
 
+static cJSON *trip_participant_json(sqlite3_stmt *st)
+{
+    cJSON *u = cJSON_CreateObject();
+
+    cJSON_AddNumberToObject(u, "id", (double)sqlite3_column_int64(st, 0));
+    json_text_col(u, "email", st, 1);
+    json_text_col(u, "name", st, 2);
+    cJSON_AddBoolToObject(u, "owner", sqlite3_column_int(st, 3));
+    return u;
+}
+
 int ledger_trip_participants(ledger_db *db, int64_t me, int64_t id, cJSON **out,
                              ledger_error *err)
 {
     sqlite3_stmt *st;
-    cJSON *doc, *items;
-    int rc;
 
     if (trip_open(db, me, id, NULL, NULL, err) || (st = db_stmt(db, SQL_TRIP_PARTICIPANTS, err)) == NULL)
         return LEDGER_ERR;
-    doc = cJSON_CreateObject();
-    items = cJSON_AddArrayToObject(doc, "items");
     sqlite3_bind_int64(st, 1, id);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        cJSON *u = cJSON_CreateObject();
-
-        cJSON_AddNumberToObject(u, "id", (double)sqlite3_column_int64(st, 0));
-        add_text(u, "email", st, 1);
-        add_text(u, "name", st, 2);
-        cJSON_AddBoolToObject(u, "owner", sqlite3_column_int(st, 3));
-        cJSON_AddItemToArray(items, u);
-    }
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE) {
-        cJSON_Delete(doc);
-        return db_error(db, err, "trip participants");
-    }
-    cJSON_AddNumberToObject(doc, "total", cJSON_GetArraySize(items));
-    *out = doc;
-    return LEDGER_OK;
+    return db_list(db, st, trip_participant_json, out, err);
 }
 
 /* Assigns (trip_id) or unassigns (0) rows; every id must be accessible. */

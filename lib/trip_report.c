@@ -35,9 +35,6 @@ static const char SQL_BY_TAG[] =
     " GROUP BY g.id ORDER BY 3 DESC, g.name";
 static const char SQL_SPEND_ROWS[] =
     "SELECT t.id, t.owner_id, " SPEND_SQL("t") TRIP_ROWS;
-static const char SQL_ROW_SPLITS[] =
-    "SELECT participant_id, share_percent FROM splits WHERE transaction_id = ?"
-    " ORDER BY participant_id";
 static const char SQL_USER[] = "SELECT name, email FROM users WHERE id = ?";
 /* Split rows of the trip that involve the viewer as owner or participant. */
 static const char SQL_OWED_ROWS[] =
@@ -136,21 +133,12 @@ static int collect(ledger_db *db, const char *sql, int64_t a, int64_t b, int col
 static int apportion_into(ledger_db *db, const struct row4 *r, int64_t amount, struct tally *t,
                           int64_t only, ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, SQL_ROW_SPLITS, err);
     struct split_share v[128];
     int64_t c[128];
     size_t n = 0, i;
-    int rc;
 
-    if (st == NULL)
+    if (split_load(db, r->id, v, 128, &n, err))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, r->id);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < 128) {
-        v[n].participant_id = sqlite3_column_int64(st, 0);
-        v[n].share = sqlite3_column_int64(st, 1);
-        n++;
-    }
-    db_stmt_done(st);
     if (n == 0) {
         v[0].participant_id = r->owner;
         v[0].share = 10000;

@@ -83,23 +83,6 @@ static cJSON *param_list(const struct ledger_params *p, const char *key)
     return arr;
 }
 
-static int parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
-{
-    int64_t v = 0;
-
-    if (*s == '\0')
-        return -1;
-    for (; *s; s++) {
-        if (!isdigit((unsigned char)*s) || v > hi)
-            return -1;
-        v = v * 10 + (*s - '0');
-    }
-    if (v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 static cJSON *fold_list(cJSON *in)
 {
     cJSON *out = cJSON_CreateArray(), *item;
@@ -234,7 +217,7 @@ static int decode_cursor(struct list_query *q, const char *hex, ledger_error *er
     if (id_end == NULL)
         return bad(err, "cursor", "is not a cursor this list gave out");
     *id_end = '\0';
-    if (parse_int(p, 1, INT64_C(1) << 53, &id))
+    if (parse_whole(p, 1, INT64_C(1) << 53, &id))
         return bad(err, "cursor", "is not a cursor this list gave out");
     q->cursor_id = id;
     snprintf(q->cursor_key, sizeof q->cursor_key, "%s", id_end + 1);
@@ -296,9 +279,9 @@ static int parse_query(const struct ledger_params *p, struct list_query *q, ledg
         else
             return bad(err, "has_split", "must be all, split or unsplit");
     }
-    if ((v = param_get(p, "statement_id")) && parse_int(v, 1, INT64_C(1) << 53, &q->statement_id))
+    if ((v = param_get(p, "statement_id")) && parse_whole(v, 1, INT64_C(1) << 53, &q->statement_id))
         return bad(err, "statement_id", "must be a positive integer id");
-    if ((v = param_get(p, "trip_id")) && parse_int(v, 1, INT64_C(1) << 53, &q->trip_id))
+    if ((v = param_get(p, "trip_id")) && parse_whole(v, 1, INT64_C(1) << 53, &q->trip_id))
         return bad(err, "trip_id", "must be a positive integer id");
     if ((v = param_get(p, "trip_all_rows"))) {
         if (strcmp(v, "1") == 0 || strcmp(v, "true") == 0)
@@ -308,9 +291,9 @@ static int parse_query(const struct ledger_params *p, struct list_query *q, ledg
     }
     if (q->trip_all_rows && !q->trip_id)
         return bad(err, "trip_all_rows", "needs a trip_id");
-    if ((v = param_get(p, "limit")) && parse_int(v, 1, LIMIT_MAX, &q->limit))
+    if ((v = param_get(p, "limit")) && parse_whole(v, 1, LIMIT_MAX, &q->limit))
         return bad(err, "limit", "must be a whole number from 1 to 500");
-    if ((v = param_get(p, "offset")) && parse_int(v, 0, INT64_C(1) << 40, &q->offset))
+    if ((v = param_get(p, "offset")) && parse_whole(v, 0, INT64_C(1) << 40, &q->offset))
         return bad(err, "offset", "must be a whole number, 0 or more");
     if ((v = param_get(p, "sort"))) {
         for (i = 0; sort_keys[i].name && strcmp(sort_keys[i].name, v) != 0; i++)
@@ -342,7 +325,7 @@ static int parse_query(const struct ledger_params *p, struct list_query *q, ledg
         cJSON_ArrayForEach(item, q->tags) {
             int64_t id;
 
-            if (parse_int(item->valuestring, 1, INT64_C(1) << 53, &id)) {
+            if (parse_whole(item->valuestring, 1, INT64_C(1) << 53, &id)) {
                 cJSON_Delete(ids);
                 return bad(err, "tag_ids", "must be positive integer ids");
             }

@@ -16,32 +16,6 @@ enum {
     C_O_SHARE, C_O_TRIP, C_BANK, C_TAGS, C_SPLITS
 };
 
-static void add_text(cJSON *o, const char *k, sqlite3_stmt *st, int col)
-{
-    const char *v = (const char *)sqlite3_column_text(st, col);
-
-    if (v)
-        cJSON_AddStringToObject(o, k, v);
-    else
-        cJSON_AddNullToObject(o, k);
-}
-
-static void add_money(cJSON *o, const char *k, sqlite3_stmt *st, int col)
-{
-    if (sqlite3_column_type(st, col) == SQLITE_NULL)
-        cJSON_AddNullToObject(o, k);
-    else
-        cJSON_AddItemToObject(o, k, ledger_money_to_json(sqlite3_column_int64(st, col)));
-}
-
-static void add_id(cJSON *o, const char *k, sqlite3_stmt *st, int col)
-{
-    if (sqlite3_column_type(st, col) == SQLITE_NULL)
-        cJSON_AddNullToObject(o, k);
-    else
-        cJSON_AddNumberToObject(o, k, (double)sqlite3_column_int64(st, col));
-}
-
 static void add_percent(cJSON *o, const char *k, int64_t hundredths)
 {
     cJSON_AddItemToObject(o, k, ledger_money_to_json(hundredths));
@@ -50,7 +24,7 @@ static void add_percent(cJSON *o, const char *k, int64_t hundredths)
 /* Effective value: the override when there is one, else the base column. */
 static void add_effective(cJSON *o, const char *k, sqlite3_stmt *st, int ovr, int base)
 {
-    add_text(o, k, st, sqlite3_column_type(st, ovr) != SQLITE_NULL ? ovr : base);
+    json_text_col(o, k, st, sqlite3_column_type(st, ovr) != SQLITE_NULL ? ovr : base);
 }
 
 /* Half away from zero, for an amount times a share in hundredths. */
@@ -99,41 +73,41 @@ cJSON *txn_row_json(sqlite3_stmt *st, int64_t me)
 
     if (o == NULL)
         return NULL;
-    add_id(o, "id", st, C_ID);
-    add_id(o, "statement_id", st, C_STATEMENT);
-    add_id(o, "owner_id", st, C_OWNER);
-    add_text(o, "date", st, C_DATE);
-    add_text(o, "description", st, C_DESCRIPTION);
-    add_text(o, "merchant", st, C_MERCHANT);
+    json_id_col(o, "id", st, C_ID);
+    json_id_col(o, "statement_id", st, C_STATEMENT);
+    json_id_col(o, "owner_id", st, C_OWNER);
+    json_text_col(o, "date", st, C_DATE);
+    json_text_col(o, "description", st, C_DESCRIPTION);
+    json_text_col(o, "merchant", st, C_MERCHANT);
     add_effective(o, "merchant_normalized", st, C_O_MERCHANT, C_MERCHANT_NORM);
     add_effective(o, "category", st, C_O_CATEGORY, C_CATEGORY);
-    add_text(o, "transaction_type", st, C_TYPE);
-    add_money(o, "amount", st, C_AMOUNT);
-    add_text(o, "currency", st, C_CURRENCY);
-    add_money(o, "amount_aud", st, C_AMOUNT_AUD);
+    json_text_col(o, "transaction_type", st, C_TYPE);
+    json_money_col(o, "amount", st, C_AMOUNT);
+    json_text_col(o, "currency", st, C_CURRENCY);
+    json_money_col(o, "amount_aud", st, C_AMOUNT_AUD);
     if (sqlite3_column_type(st, C_RATE) == SQLITE_NULL)
         cJSON_AddNullToObject(o, "exchange_rate_to_aud");
     else  /* validated decimal text: printed as the number it is */
         cJSON_AddRawToObject(o, "exchange_rate_to_aud", (const char *)sqlite3_column_text(st, C_RATE));
-    add_text(o, "payment_method", st, C_PAYMENT);
-    add_id(o, "trip_id", st, C_O_TRIP);
-    add_money(o, "principal_amount", st, C_PRINCIPAL);
-    add_money(o, "interest_amount", st, C_INTEREST);
+    json_text_col(o, "payment_method", st, C_PAYMENT);
+    json_id_col(o, "trip_id", st, C_O_TRIP);
+    json_money_col(o, "principal_amount", st, C_PRINCIPAL);
+    json_money_col(o, "interest_amount", st, C_INTEREST);
     if (sqlite3_column_type(st, C_BANK) == SQLITE_NULL && sqlite3_column_type(st, C_STATEMENT) == SQLITE_NULL)
         cJSON_AddStringToObject(o, "bank_name", "Manual");
     else
-        add_text(o, "bank_name", st, C_BANK);
-    add_text(o, "created_at", st, C_CREATED);
+        json_text_col(o, "bank_name", st, C_BANK);
+    json_text_col(o, "created_at", st, C_CREATED);
     cJSON_AddBoolToObject(o, "reconciled", sqlite3_column_type(st, C_RECONCILED_FROM) != SQLITE_NULL);
 
     ov = cJSON_AddObjectToObject(o, "overrides");
-    add_text(ov, "category", st, C_O_CATEGORY);
-    add_text(ov, "merchant_normalized", st, C_O_MERCHANT);
+    json_text_col(ov, "category", st, C_O_CATEGORY);
+    json_text_col(ov, "merchant_normalized", st, C_O_MERCHANT);
     if (sqlite3_column_type(st, C_O_SHARE) == SQLITE_NULL)
         cJSON_AddNullToObject(ov, "my_share_percent");
     else
         add_percent(ov, "my_share_percent", sqlite3_column_int64(st, C_O_SHARE));
-    add_id(ov, "trip_id", st, C_O_TRIP);
+    json_id_col(ov, "trip_id", st, C_O_TRIP);
 
     cJSON_AddItemToObject(o, "tags", tags_json(st));
 

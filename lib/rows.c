@@ -1,0 +1,51 @@
+/* Result rows to JSON: the column readers and the {items, total} list that
+ * every simple listing shares. */
+#include "internal.h"
+
+void json_text_col(cJSON *o, const char *k, sqlite3_stmt *st, int col)
+{
+    const char *v = (const char *)sqlite3_column_text(st, col);
+
+    if (v)
+        cJSON_AddStringToObject(o, k, v);
+    else
+        cJSON_AddNullToObject(o, k);
+}
+
+void json_money_col(cJSON *o, const char *k, sqlite3_stmt *st, int col)
+{
+    if (sqlite3_column_type(st, col) == SQLITE_NULL)
+        cJSON_AddNullToObject(o, k);
+    else
+        cJSON_AddItemToObject(o, k, ledger_money_to_json(sqlite3_column_int64(st, col)));
+}
+
+void json_id_col(cJSON *o, const char *k, sqlite3_stmt *st, int col)
+{
+    if (sqlite3_column_type(st, col) == SQLITE_NULL)
+        cJSON_AddNullToObject(o, k);
+    else
+        cJSON_AddNumberToObject(o, k, (double)sqlite3_column_int64(st, col));
+}
+
+int db_list(ledger_db *db, sqlite3_stmt *st, cJSON *(*row)(sqlite3_stmt *), cJSON **out,
+            ledger_error *err)
+{
+    cJSON *doc = cJSON_CreateObject(), *items = cJSON_AddArrayToObject(doc, "items"), *o;
+    int rc;
+
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if ((o = row(st)) == NULL)
+            break;
+        cJSON_AddItemToArray(items, o);
+    }
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE) {
+        cJSON_Delete(doc);
+        return rc == SQLITE_ROW ? ledger_error_set(err, 500, "internal", NULL, "out of memory")
+                                : db_error(db, err, "list");
+    }
+    cJSON_AddNumberToObject(doc, "total", cJSON_GetArraySize(items));
+    *out = doc;
+    return LEDGER_OK;
+}
