@@ -200,10 +200,10 @@ int ledger_payment_list(ledger_db *db, int64_t me, const struct ledger_params *p
     int household = 0;
     sqlite3_stmt *st;
 
-    if ((v = param_get(p, "participant_id")) && (participant = strtoll(v, NULL, 10)) <= 0)
+    if ((v = param_get(p, "participant_id")) && parse_whole(v, 1, INT64_C(1) << 53, &participant))
         return ledger_error_set(err, 400, "invalid_field", "participant_id",
                                 "participant_id must be a positive integer id");
-    if ((v = param_get(p, "trip_id")) && (trip = strtoll(v, NULL, 10)) <= 0)
+    if ((v = param_get(p, "trip_id")) && parse_whole(v, 1, INT64_C(1) << 53, &trip))
         return ledger_error_set(err, 400, "invalid_field", "trip_id",
                                 "trip_id must be a positive integer id");
     if ((v = param_get(p, "scope"))) {
