@@ -183,9 +183,28 @@ int ledger_trip_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
     int hs, he, hn, rc;
     sqlite3_stmt *st;
 
-    if (trip_open(db, me, id, NULL, NULL, err)
-        || read_trip_fields(body, 0, &name, &start, &hs, &end, &he, &notes, &hn, err))
+    cJSON *cur = NULL;
+    const cJSON *s0, *e0;
+    int bad;
+
+    if (trip_open(db, me, id, &cur, NULL, err)
+        || read_trip_fields(body, 0, &name, &start, &hs, &end, &he, &notes, &hn, err)) {
+        cJSON_Delete(cur);
         return LEDGER_ERR;
+    }
+    /* The dates as they will be after the change must still be in order. */
+    s0 = cJSON_GetObjectItem(cur, "start_date");
+    e0 = cJSON_GetObjectItem(cur, "end_date");
+    {
+        const char *ns = hs ? start : cJSON_IsString(s0) ? s0->valuestring : NULL;
+        const char *ne = he ? end : cJSON_IsString(e0) ? e0->valuestring : NULL;
+
+        bad = ns && ne && strcmp(ns, ne) > 0;
+    }
+    cJSON_Delete(cur);
+    if (bad)
+        return ledger_error_set(err, 400, "invalid_field", he ? "end_date" : "start_date",
+                                "the trip would end before it starts");
     if ((st = db_stmt(db, SQL_TRIP_UPDATE, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, id);

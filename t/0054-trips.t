@@ -1,0 +1,631 @@
+#!/usr/bin/perl
+# /api/trips through nginx: CRUD and bad input, derived participants (a trip
+# shared by three users, one of whom appears only through a payment scoped
+# to it), assignment and unassignment with the access check, tag-to-trip,
+# the trip filters of GET /api/transactions, analytics (rule D exclusions),
+# owed (both directions, never netted), and delete (owner only; rows and
+# payments lose the trip).  SPEC.md §2 Trip and Participant, Behaviour
+# rules 2, 9, 10, 11, 12, Authentication 5; API.md §3 and §7.
+#
+# Each topic has trips of its own, so every figure and set is exact:
+# Tasmania/Bare (CRUD), Hobart (participants, filters), Assign me
+# (assignment), Bali/Fiji/NZ (from-tag), Japan (analytics), Owed (owed),
+# Doomed (delete).  dave is the outsider throughout; erin is unused.
+use strict;
+use warnings;
+use Test::More;
+use Rig;
+use CommonChecks qw(error_is);
+
+my $rig = Rig->new;
+
+# ---- helpers -----------------------------------------------------------------
+
+# Money comes back as JSON numbers; compare as two-decimal text.
+sub m2 { defined $_[0] ? sprintf('%.2f', $_[0]) : undef }
+
+my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
+ok(!grep({ !$_ } values %uid), 'every test user has an id');
+
+# Participants, explicitly: alice shares with bob and carol, bob with alice.
+# dave and erin add nobody and nobody adds them.
+for my $p ([alice => 'bob'], [alice => 'carol'], [bob => 'alice']) {
+    my $res = $rig->post('/api/participants', { email => "$p->[1]\@example.org" }, user => $p->[0]);
+    ok($res->{status} == 200 || $res->{status} == 201, "$p->[0] adds $p->[1] as a participant")
+        or diag($res->{content});
+}
+
+# A manual row (201 checked); every body gets a date, an amount and a
+# description unless the test gives its own.
+sub create {
+    my ($user, %f) = @_;
+    my $body = { date => '2026-05-02', amount => 10, description => 'something', %f };
+    my $res = $rig->post('/api/transactions', $body, user => $user);
+    is($res->{status}, 201, "$user creates '$body->{description}'") or diag($res->{content});
+    return $res->{json} // {};
+}
+
+sub get_row { $rig->get("/api/transactions/$_[1]", user => $_[0])->{json} // {} }
+
+# The effective trip_id and the override trip_id of a row, as the user sees it.
+sub trip_of {
+    my ($user, $id) = @_;
+    my $row = get_row($user, $id);
+    return ["$user cannot read row $id"] unless $row->{id};
+    return [$row->{trip_id}, $row->{overrides}{trip_id}];
+}
+
+sub new_trip {
+    my ($user, %f) = @_;
+    my $res = $rig->post('/api/trips', { %f }, user => $user);
+    is($res->{status}, 201, "$user creates trip '$f{name}'") or diag($res->{content});
+    return $res->{json} // {};
+}
+
+# Sorted trip ids of a user's GET /api/trips (and total checked).
+sub trip_ids {
+    my ($user) = @_;
+    my $doc = $rig->get('/api/trips', user => $user)->{json} // {};
+    my @ids = sort { $a <=> $b } map { $_->{id} } @{ $doc->{items} // [] };
+    is($doc->{total}, scalar @ids, "$user\'s trip list: total counts the items");
+    return \@ids;
+}
+
+# Sorted row ids of GET /api/transactions?$query, with the document.
+sub list_ids {
+    my ($user, $query) = @_;
+    my $res = $rig->get("/api/transactions?exclude_categories=&limit=500&$query", user => $user);
+    is($res->{status}, 200, "$user GET /api/transactions?$query: 200") or diag($res->{content});
+    return ([sort { $a <=> $b } map { $_->{id} } @{ $res->{json}{items} // [] }], $res->{json} // {});
+}
+
+sub sorted { [sort { $a <=> $b } @_] }
+
+# An array of objects as {key => two-decimal value}.
+sub as_map {
+    my ($arr, $key, $val) = @_;
+    return { map { ($_->{$key} // 'NULL') => m2($_->{$val}) } @{ $arr // [] } };
+}
+
+# ==== CRUD ========================================================================
+
+my $res = $rig->post('/api/trips', { name => 'Tasmania', start_date => '2026-03-01',
+                                     end_date => '2026-03-10', notes => 'road trip' }, user => 'alice');
+is($res->{status}, 201, 'POST /api/trips creates a trip');
+my $tas = $res->{json};
+ok($tas->{id} > 0, 'with an id');
+is($tas->{owner_id}, $uid{alice}, 'owned by the caller');
+is_deeply([@$tas{qw(name start_date end_date notes)}], ['Tasmania', '2026-03-01', '2026-03-10', 'road trip'],
+          'name, start_date, end_date, notes as given');
+is($tas->{transaction_count}, 0, 'no rows yet');
+
+my $bare = new_trip('alice', name => 'Bare');
+is_deeply([@$bare{qw(name start_date end_date notes)}], ['Bare', undef, undef, undef],
+          'only a name: dates and notes are null');
+
+# Bad input: 400 naming the field, and no trip written.
+my $before = scalar @{ trip_ids('alice') };
+for my $case (
+    [ {}, 'name', 'no name' ],
+    [ { name => 42 }, 'name', 'a name that is a number' ],
+    [ { name => ['x'] }, 'name', 'a name that is an array' ],
+    [ { name => '' }, 'name', 'an empty name' ],
+    [ { name => 'x', start_date => '2026-02-30' }, 'start_date', 'an impossible start_date' ],
+    [ { name => 'x', start_date => 20260301 }, 'start_date', 'a start_date that is a number' ],
+    [ { name => 'x', end_date => 'soon' }, 'end_date', 'an end_date that is not a date' ],
+    [ { name => 'x', start_date => '2026-03-10', end_date => '2026-03-01' }, 'end_date',
+      'end_date before start_date' ],
+    [ { name => 'x', notes => 5 }, 'notes', 'notes of the wrong type' ],
+) {
+    error_is($rig->post('/api/trips', $case->[0], user => 'alice'), 400, 'invalid_field',
+             "POST /api/trips: $case->[2]", $case->[1]);
+}
+error_is($rig->request('POST', '/api/trips', user => 'alice', body => '["Tasmania"]',
+                       type => 'application/json'), 400, 'invalid_json', 'a body that is not an object');
+is(scalar @{ trip_ids('alice') }, $before, 'no trip was written by any of them');
+
+# Read and update, for the owner.
+$res = $rig->get("/api/trips/$tas->{id}", user => 'alice');
+is($res->{status}, 200, 'GET /api/trips/{id} for the owner');
+is_deeply($res->{json}, $tas, 'answers the trip as created');
+$res = $rig->patch("/api/trips/$tas->{id}", { notes => 'updated', end_date => '2026-03-12' }, user => 'alice');
+is($res->{status}, 200, 'PATCH /api/trips/{id} by the owner');
+is_deeply([@{ $res->{json} }{qw(name start_date end_date notes)}],
+          ['Tasmania', '2026-03-01', '2026-03-12', 'updated'], 'the given fields change, the others stay');
+is_deeply($rig->get("/api/trips/$tas->{id}", user => 'alice')->{json}, $res->{json}, 'and it was stored');
+$tas = $res->{json};
+
+# A bad PATCH changes nothing.  An end_date before the STORED start_date is
+# as wrong as one before a start_date in the same body.
+error_is($rig->patch("/api/trips/$tas->{id}", { start_date => '2026-03-05', end_date => '2026-03-04' },
+                     user => 'alice'), 400, 'invalid_field', 'PATCH: end_date before start_date', 'end_date');
+error_is($rig->patch("/api/trips/$tas->{id}", { name => 7 }, user => 'alice'), 400, 'invalid_field',
+         'PATCH: a name of the wrong type', 'name');
+error_is($rig->patch("/api/trips/$tas->{id}", { start_date => '2026-13-01' }, user => 'alice'), 400,
+         'invalid_field', 'PATCH: a bad start_date', 'start_date');
+error_is($rig->patch("/api/trips/$tas->{id}", { end_date => '2026-02-01' }, user => 'alice'), 400,
+         'invalid_field', 'PATCH: an end_date before the stored start_date (2026-03-01)', 'end_date');
+error_is($rig->patch("/api/trips/$tas->{id}", { start_date => '2026-04-01' }, user => 'alice'), 400,
+         'invalid_field', 'PATCH: a start_date after the stored end_date (2026-03-12)', 'start_date');
+is_deeply($rig->get("/api/trips/$tas->{id}", user => 'alice')->{json}, $tas,
+          'the refused PATCHes left the trip unchanged');
+
+# Nobody else takes part in Tasmania: 403 for reads and writes.
+for my $u (qw(bob dave)) {
+    error_is($rig->get("/api/trips/$tas->{id}", user => $u), 403, 'forbidden', "$u GET someone else's trip");
+    error_is($rig->patch("/api/trips/$tas->{id}", { name => 'Mine now' }, user => $u), 403, 'forbidden',
+             "$u PATCH someone else's trip");
+}
+is($rig->get("/api/trips/$tas->{id}", user => 'alice')->{json}{name}, 'Tasmania', 'the name did not change');
+
+# A missing trip is 404 on every trip route.
+my $missing = 999999;
+error_is($rig->get("/api/trips/$missing", user => 'alice'), 404, 'not_found', 'GET a missing trip');
+error_is($rig->patch("/api/trips/$missing", { name => 'x' }, user => 'alice'), 404, 'not_found',
+         'PATCH a missing trip');
+error_is($rig->del("/api/trips/$missing", user => 'alice'), 404, 'not_found', 'DELETE a missing trip');
+for my $sub (qw(participants analytics owed)) {
+    error_is($rig->get("/api/trips/$missing/$sub", user => 'alice'), 404, 'not_found', "GET a missing trip's $sub");
+}
+error_is($rig->post("/api/trips/$missing/transactions", { transaction_ids => [1] }, user => 'alice'),
+         404, 'not_found', 'assign to a missing trip');
+
+# The list: the owner's trips; nobody else's.
+is_deeply(trip_ids('alice'), sorted($tas->{id}, $bare->{id}), "alice's list: her two trips");
+is_deeply(trip_ids('bob'), [], "bob's list: none (he takes part in neither)");
+is_deeply(trip_ids('dave'), [], "dave's list: none");
+
+# ==== derived participants: the Hobart trip ======================================
+# alice owns it and pays h1 (split with bob: bob appears through his split)
+# and h2 (hers alone); bob creates his own unshared row b1 in it once he takes
+# part; carol appears ONLY through a payment carol -> alice scoped to it.
+
+my $hob = new_trip('alice', name => 'Hobart', start_date => '2026-05-01');
+
+# Before bob takes part, he cannot put a row in the trip.
+my $bob_rows = (list_ids('bob', 'sort=date'))[0];
+$res = $rig->post('/api/transactions', { date => '2026-05-02', amount => 40, description => 'Ferry',
+                                         trip_id => $hob->{id} }, user => 'bob');
+error_is($res, 403, 'forbidden', 'POST /api/transactions with the trip_id of a trip bob is not part of', 'trip_id');
+is_deeply((list_ids('bob', 'sort=date'))[0], $bob_rows, 'and no row was written');
+
+my $h1 = create('alice', description => 'Hotel', merchant => 'Hotel', amount => 90,
+                category => 'accommodation', trip_id => $hob->{id},
+                splits => [ { participant_id => $uid{bob}, share_percent => 50 } ]);
+is_deeply([$h1->{trip_id}, $h1->{overrides}{trip_id}], [$hob->{id}, $hob->{id}],
+          'POST /api/transactions with trip_id: the row is in the trip (override trip_id)');
+my $h2 = create('alice', description => 'Taxi', merchant => 'Taxi', amount => 30, category => 'transport',
+                trip_id => $hob->{id});
+# bob takes part through his split on h1 alone (he owns no row of it yet).
+my ($p0) = participants('alice', $hob->{id});
+is_deeply(sorted(keys %$p0), sorted(@uid{qw(alice bob)}), 'participants: alice, and bob through his split');
+# So he may create a row in the trip.
+my $b1 = create('bob', description => 'Ferry', merchant => 'Ferry', amount => 40, category => 'transport',
+                trip_id => $hob->{id});
+is($b1->{trip_id}, $hob->{id}, 'a participant (bob) creates a row in the trip');
+
+error_is($rig->get("/api/trips/$hob->{id}", user => 'carol'), 403, 'forbidden',
+         'carol does not take part before the payment');
+
+# The payment carol -> alice scoped to the trip.  alice records it (she is
+# one side and takes part in the trip; carol is her participant).
+$res = $rig->post('/api/payments', { from_participant_id => $uid{carol}, to_participant_id => $uid{alice},
+                                     amount => 20, date => '2026-05-03', trip_id => $hob->{id} },
+                  user => 'alice');
+is($res->{status}, 201, 'alice records a payment carol -> alice scoped to Hobart') or diag($res->{content});
+my $carol_pay = $res->{json}{id};
+
+sub participants {
+    my ($user, $trip) = @_;
+    my $res = $rig->get("/api/trips/$trip/participants", user => $user);
+    is($res->{status}, 200, "$user GET /api/trips/$trip/participants") or diag($res->{content});
+    return { map { $_->{id} => $_ } @{ $res->{json}{items} // [] } }, $res->{json};
+}
+
+my ($p, $pdoc) = participants('alice', $hob->{id});
+is_deeply(sorted(keys %$p), sorted(@uid{qw(alice bob carol)}),
+          'participants: alice (owner), bob (his split), carol (her scoped payment); not dave');
+is($pdoc->{total}, 3, 'total 3');
+is_deeply({ map { $_ => ($p->{$_}{owner} ? 1 : 0) } keys %$p },
+          { $uid{alice} => 1, $uid{bob} => 0, $uid{carol} => 0 }, 'only the owner is flagged owner');
+is($p->{ $uid{carol} }{email}, 'carol@example.org', 'participants carry their email');
+for my $u (qw(bob carol)) {
+    is_deeply(sorted(keys %{ (participants($u, $hob->{id}))[0] }), sorted(@uid{qw(alice bob carol)}),
+              "$u sees the same three participants");
+}
+is($rig->get("/api/trips/$hob->{id}", user => 'carol')->{json}{name}, 'Hobart',
+   'carol (only a scoped payment) reads the trip');
+is($rig->get("/api/trips/$hob->{id}", user => 'bob')->{json}{transaction_count}, 3,
+   'bob reads it: transaction_count 3');
+$res = $rig->patch("/api/trips/$hob->{id}", { notes => 'bob was here' }, user => 'bob');
+is($res->{status}, 200, 'a participant who is not the owner may PATCH');
+is($res->{json}{notes}, 'bob was here', 'and the change is made');
+is($res->{json}{owner_id}, $uid{alice}, 'the owner stays alice');
+
+# dave is not involved: 403 on every trip operation, and nothing changes.
+my $dave_row = create('dave', description => 'Dave lunch', amount => 12);
+for my $sub (qw(participants analytics owed)) {
+    error_is($rig->get("/api/trips/$hob->{id}/$sub", user => 'dave'), 403, 'forbidden', "dave GET $sub");
+}
+error_is($rig->get("/api/trips/$hob->{id}", user => 'dave'), 403, 'forbidden', 'dave GET the trip');
+error_is($rig->patch("/api/trips/$hob->{id}", { name => 'Dave trip' }, user => 'dave'), 403, 'forbidden',
+         'dave PATCH the trip');
+error_is($rig->post("/api/trips/$hob->{id}/transactions", { transaction_ids => [ $dave_row->{id} ] },
+                    user => 'dave'), 403, 'forbidden', 'dave assigns his own row to the trip');
+error_is($rig->request('DELETE', "/api/trips/$hob->{id}/transactions", user => 'dave',
+                       json => { transaction_ids => [ $h2->{id} ] }), 403, 'forbidden',
+         'dave unassigns a row of the trip');
+error_is($rig->del("/api/trips/$hob->{id}", user => 'dave'), 403, 'forbidden', 'dave DELETE the trip');
+is_deeply(trip_of('dave', $dave_row->{id}), [undef, undef], "dave's row stayed out of the trip");
+is_deeply(trip_of('alice', $h2->{id}), [$hob->{id}, $hob->{id}], 'h2 stayed in the trip');
+is_deeply([@{ $rig->get("/api/trips/$hob->{id}", user => 'alice')->{json} }{qw(name notes)}],
+          ['Hobart', 'bob was here'], 'the trip is unchanged by dave');
+
+# Lists are derived the same way.
+ok((grep { $_ == $hob->{id} } @{ trip_ids('bob') }), "Hobart is in bob's list (his split)");
+is_deeply(trip_ids('carol'), [ $hob->{id} ], "carol's list: Hobart only (her payment)");
+is_deeply(trip_ids('dave'), [], "dave's list: still none");
+
+# ==== trip filters on GET /api/transactions (rule 2) =============================
+# trip_id alone keeps owner scoping; trip_all_rows=1 gives a participant
+# every row of the trip and a non-participant nothing.
+my $T = $hob->{id};
+my @all = ($h1->{id}, $h2->{id}, $b1->{id});
+my ($ids, $doc);
+($ids) = list_ids('alice', "trip_id=$T");
+is_deeply($ids, sorted($h1->{id}, $h2->{id}), "alice, trip_id alone: h1 h2 (not bob's own b1)");
+($ids) = list_ids('bob', "trip_id=$T");
+is_deeply($ids, sorted($h1->{id}, $b1->{id}),
+          "bob, trip_id alone: h1 (shared) and b1 (his); not alice's unshared h2");
+($ids) = list_ids('carol', "trip_id=$T");
+is_deeply($ids, [], 'carol, trip_id alone: no rows (she owns or shares none)');
+for my $u (qw(alice bob carol)) {
+    ($ids, $doc) = list_ids($u, "trip_id=$T&trip_all_rows=1");
+    is_deeply($ids, sorted(@all), "$u, trip_all_rows=1: every row of the trip");
+    is($doc->{total}, 3, "$u, trip_all_rows=1: total 3");
+}
+($ids, $doc) = list_ids('dave', "trip_id=$T&trip_all_rows=1");
+is_deeply($ids, [], 'dave (not a participant), trip_all_rows=1: no rows');
+is($doc->{total}, 0, 'dave: total 0');
+($ids, $doc) = list_ids('dave', "trip_id=$T");
+is_deeply([$ids, $doc->{total}], [[], 0], 'dave, trip_id alone: no rows');
+
+# ==== the scoped payment goes: carol no longer takes part ========================
+is($rig->del("/api/payments/$carol_pay", user => 'alice')->{status}, 204, 'alice deletes the scoped payment');
+($p) = participants('alice', $T);
+is_deeply(sorted(keys %$p), sorted(@uid{qw(alice bob)}), 'participants: alice and bob; carol is gone');
+error_is($rig->get("/api/trips/$T", user => 'carol'), 403, 'forbidden', 'carol GET the trip: 403');
+error_is($rig->get("/api/trips/$T/participants", user => 'carol'), 403, 'forbidden',
+         'carol GET its participants: 403');
+($ids, $doc) = list_ids('carol', "trip_id=$T&trip_all_rows=1");
+is_deeply([$ids, $doc->{total}], [[], 0], 'carol, trip_all_rows=1: no rows any more');
+is_deeply(trip_ids('carol'), [], "carol's list: empty");
+
+# ==== assignment (rule 11) ==========================================================
+
+my $asg = new_trip('alice', name => 'Assign me');
+my $A = $asg->{id};
+my $r1 = create('alice', description => 'r1');
+my $r2 = create('alice', description => 'r2');
+my $rb = create('bob', description => "bob's own, not shared");
+
+$res = $rig->post("/api/trips/$A/transactions", { transaction_ids => [ $r1->{id}, $r2->{id} ] }, user => 'alice');
+is($res->{status}, 200, 'POST /api/trips/{id}/transactions assigns') or diag($res->{content});
+is($res->{json}{updated}, 2, 'updated 2');
+is_deeply(trip_of('alice', $_->{id}), [$A, $A], "$_->{description}: trip_id and overrides.trip_id are the trip")
+    for $r1, $r2;
+is($rig->get("/api/trips/$A", user => 'alice')->{json}{transaction_count}, 2, 'transaction_count 2');
+
+$res = $rig->request('DELETE', "/api/trips/$A/transactions", user => 'alice',
+                     json => { transaction_ids => [ $r1->{id} ] });
+is($res->{status}, 200, 'DELETE /api/trips/{id}/transactions unassigns') or diag($res->{content});
+is_deeply(trip_of('alice', $r1->{id}), [undef, undef], 'r1: trip_id null again');
+is_deeply(trip_of('alice', $r2->{id}), [$A, $A], 'r2: still in the trip');
+
+# Unassigning from this trip leaves a row of another trip alone.
+$rig->request('DELETE', "/api/trips/$A/transactions", user => 'alice', json => { transaction_ids => [ $h2->{id} ] });
+is_deeply(trip_of('alice', $h2->{id}), [$T, $T], "unassigning Hobart's h2 from 'Assign me' leaves it in Hobart");
+
+# Another user's row among accessible ones: 403 and nothing changes.
+error_is($rig->post("/api/trips/$A/transactions", { transaction_ids => [ $r1->{id}, $rb->{id} ] },
+                    user => 'alice'), 403, 'forbidden', "assign alice's r1 with bob's unshared row");
+is_deeply(trip_of('alice', $r1->{id}), [undef, undef], 'r1 (accessible, same request) stayed unassigned');
+is_deeply(trip_of('bob', $rb->{id}), [undef, undef], "bob's row stayed unassigned");
+error_is($rig->request('DELETE', "/api/trips/$A/transactions", user => 'alice',
+                       json => { transaction_ids => [ $r2->{id}, $rb->{id} ] }),
+         403, 'forbidden', "unassign alice's r2 with bob's unshared row");
+is_deeply(trip_of('alice', $r2->{id}), [$A, $A], 'r2 stayed in the trip');
+
+error_is($rig->post("/api/trips/$A/transactions", { transaction_ids => [ $r1->{id}, 99999999 ] },
+                    user => 'alice'), 404, 'not_found', 'a missing id among the ids');
+is_deeply(trip_of('alice', $r1->{id}), [undef, undef], 'r1 stayed unassigned');
+
+# Bad bodies.
+for my $case ([ {}, 'no transaction_ids' ], [ { transaction_ids => $r1->{id} }, 'an id, not an array' ],
+              [ { transaction_ids => [] }, 'an empty array' ],
+              [ { transaction_ids => [ 'r1' ] }, 'an array of text' ],
+              [ { transaction_ids => [ -3 ] }, 'a negative id' ]) {
+    error_is($rig->post("/api/trips/$A/transactions", $case->[0], user => 'alice'), 400, 'invalid_field',
+             "assign: $case->[1]", 'transaction_ids');
+}
+error_is($rig->request('POST', "/api/trips/$A/transactions", user => 'alice', body => "[$r1->{id}]",
+                       type => 'application/json'), 400, 'invalid_json', 'assign: a bare array body');
+is_deeply(trip_of('alice', $r1->{id}), [undef, undef], 'r1 stayed unassigned through the bad bodies');
+
+# PATCH trip_id: the trip must be one the caller takes part in.
+error_is($rig->patch("/api/transactions/$dave_row->{id}", { trip_id => $A }, user => 'dave'),
+         403, 'forbidden', "dave PATCHes his row into alice's trip", 'trip_id');
+is_deeply(trip_of('dave', $dave_row->{id}), [undef, undef], "dave's row is unchanged");
+error_is($rig->patch("/api/transactions/$rb->{id}", { trip_id => $A }, user => 'bob'),
+         403, 'forbidden', "bob PATCHes his row into a trip he is not part of", 'trip_id');
+$res = $rig->patch("/api/transactions/$r1->{id}", { trip_id => $A }, user => 'alice');
+is($res->{status}, 200, 'the owner PATCHes a row into her trip');
+is_deeply([$res->{json}{trip_id}, $res->{json}{overrides}{trip_id}], [$A, $A], 'trip_id set by PATCH');
+$res = $rig->patch("/api/transactions/$r1->{id}", { trip_id => undef }, user => 'alice');
+is_deeply([$res->{json}{trip_id}, $res->{json}{overrides}{trip_id}], [undef, undef], 'trip_id null clears it');
+
+# ==== tag-to-trip ===================================================================
+
+sub new_tag {
+    my ($user, $name) = @_;
+    my $res = $rig->post('/api/tags', { name => $name }, user => $user);
+    is($res->{status}, 201, "$user creates tag $name") or diag($res->{content});
+    return $res->{json}{id};
+}
+sub tag_ids_of { [sort { $a <=> $b } map { $_->{id} } @{ $rig->get('/api/tags', user => $_[0])->{json}{items} // [] }] }
+sub has_tag { scalar grep { $_ == $_[1] } @{ tag_ids_of($_[0]) } }
+
+my $bali = new_tag('alice', 'Bali');
+my $t1 = create('alice', description => 'Bali t1', tag_ids => [ $bali ]);
+my $t2 = create('alice', description => 'Bali t2', tag_ids => [ $bali ]);
+my $t4 = create('alice', description => 'not tagged');
+# t3: bob's row shared with alice, tagged Bali by alice.
+my $t3 = create('bob', description => 'Bali t3 (bob)', splits => [ { participant_id => $uid{alice}, share_percent => 50 } ]);
+is($rig->post("/api/transactions/$t3->{id}/tags", { tag_id => $bali }, user => 'alice')->{status}, 200,
+   "alice tags bob's shared row Bali");
+# t5: bob's row alice tagged while it was shared, then bob un-shared it:
+# alice can no longer access it (the tag link stays: clearing splits does
+# not touch tags), so the trip must not take it.
+my $t5 = create('bob', description => 'Bali t5 (bob, unshared later)',
+                splits => [ { participant_id => $uid{alice}, share_percent => 50 } ]);
+is($rig->post("/api/transactions/$t5->{id}/tags", { tag_id => $bali }, user => 'alice')->{status}, 200,
+   "alice tags bob's shared t5 Bali");
+is($rig->del("/api/transactions/$t5->{id}/splits", user => 'bob')->{status}, 204, 'bob un-shares t5');
+
+$res = $rig->post('/api/trips/from-tag', { tag_id => $bali }, user => 'alice');
+is($res->{status}, 201, 'POST /api/trips/from-tag') or diag($res->{content});
+my $bt = $res->{json};
+is($bt->{name}, 'Bali', "named after the tag");
+is($bt->{owner_id}, $uid{alice}, 'owned by the caller');
+is($bt->{transaction_count}, 3, 'holding the three accessible rows with the tag');
+is_deeply(trip_of('alice', $_->{id}), [$bt->{id}, $bt->{id}], "$_->{description} is in the trip")
+    for $t1, $t2, $t3;
+is_deeply(trip_of('alice', $t4->{id}), [undef, undef], 'an untagged row is not');
+is_deeply(trip_of('bob', $t5->{id}), [undef, undef], 'a tagged row alice can no longer access is not');
+ok(!has_tag('alice', $bali), 'the tag is deleted (keep_tag defaults to false)');
+is_deeply(get_row('alice', $t1->{id})->{tags}, [], 't1 has no tags left');
+
+my $fiji = new_tag('alice', 'Fiji');
+my $f1 = create('alice', description => 'Fiji f1', tag_ids => [ $fiji ]);
+$res = $rig->post('/api/trips/from-tag', { tag_id => $fiji, keep_tag => JSON::PP::true }, user => 'alice');
+is($res->{status}, 201, 'from-tag with keep_tag true');
+is_deeply([$res->{json}{name}, $res->{json}{transaction_count}], ['Fiji', 1], "trip 'Fiji' with one row");
+ok(has_tag('alice', $fiji), 'the tag stays');
+is_deeply([map { $_->{id} } @{ get_row('alice', $f1->{id})->{tags} }], [ $fiji ], 'and stays on the row');
+is_deeply(trip_of('alice', $f1->{id}), [$res->{json}{id}, $res->{json}{id}], 'the row is in the trip');
+
+my $nz = new_tag('alice', 'NZ');
+my $n1 = create('alice', description => 'NZ n1', tag_ids => [ $nz ]);
+$res = $rig->post('/api/trips/from-tag', { tag_id => $nz, name => 'New Zealand 2026' }, user => 'alice');
+is($res->{status}, 201, 'from-tag with a name');
+is($res->{json}{name}, 'New Zealand 2026', 'the name overrides the tag name');
+is_deeply(trip_of('alice', $n1->{id}), [$res->{json}{id}, $res->{json}{id}], 'the row is in it');
+ok(!has_tag('alice', $nz), 'the tag is deleted');
+
+# Another user's tag, and bad bodies: 400, nothing written.
+my $bobtag_bali = new_tag('bob', 'bob-bali');
+my $bob_b = create('bob', description => 'bob bali', tag_ids => [ $bobtag_bali ]);
+$before = trip_ids('alice');
+error_is($rig->post('/api/trips/from-tag', { tag_id => $bobtag_bali }, user => 'alice'), 400, 'invalid_field',
+         "from-tag with bob's tag", 'tag_id');
+error_is($rig->post('/api/trips/from-tag', {}, user => 'alice'), 400, 'invalid_field', 'from-tag without tag_id',
+         'tag_id');
+error_is($rig->post('/api/trips/from-tag', { tag_id => 'Fiji' }, user => 'alice'), 400, 'invalid_field',
+         'from-tag with a tag name for tag_id', 'tag_id');
+error_is($rig->post('/api/trips/from-tag', { tag_id => $fiji, keep_tag => 'yes' }, user => 'alice'), 400,
+         'invalid_field', 'from-tag with keep_tag not a boolean', 'keep_tag');
+is_deeply(trip_ids('alice'), $before, 'no trip was created');
+ok(has_tag('bob', $bobtag_bali), "bob's tag still exists");
+is_deeply(trip_of('bob', $bob_b->{id}), [undef, undef], "bob's tagged row is in no trip");
+
+# ==== analytics (rule 12 / rule D): the Japan trip ===============================
+# alice's rows unless noted; bob takes part through the split on a1.
+#
+#  row  who    type    amount           date        merchant   category       split        counts
+#  a1   alice  debit   120.00           2026-04-01  Sushi Bar  dining         bob 25%      120.00
+#  a2   alice  refund   20.00           2026-04-02  Sushi Bar  dining         -            -20.00
+#  a3   alice  credit   50.00           2026-04-07  Cashback   other          -            (credit: no)
+#  a4   alice  debit   500.00           2026-04-03  Bank       transfers      -            (excluded)
+#  a5   alice  debit  1000.00           2026-04-06  Employer   income         -            (excluded)
+#  a6   alice  fee       7.50           2026-04-03  Bank       fees           -              7.50
+#  a7   alice  debit   100 USD = 150 AUD 2026-04-04 Ryokan     accommodation  bob 50%      150.00
+#  b1   bob    debit    60.00           2026-04-04  Ryokan     accommodation  alice 50%     60.00
+#  b2   bob    debit    10.00           2026-04-05  Vending    dining         -             10.00
+#
+# (a4 and a5 are debits so that only the category exclusion keeps them out.)
+# total       = 120 - 20 + 7.50 + 150 + 60 + 10                = 327.50
+# by_category : dining 120 - 20 + 10 = 110.00; accommodation 150 + 60 = 210.00; fees 7.50
+# by_day      : 04-01 120.00; 04-02 -20.00; 04-03 7.50; 04-04 150 + 60 = 210.00; 04-05 10.00
+#               (no 04-06: income only; no 04-07: a credit only)
+# by_merchant : Sushi Bar 100.00; Bank 7.50; Ryokan 210.00; Vending 10.00
+# by_tag      : alice's 'food' on a1, b1 and a4 -> 120 + 60 = 180.00 (a4 excluded);
+#               bob's 'bobtag' on b1, b2 -> 70.00, shown to bob only
+# by_participant:
+#   a1 120 : alice 75% = 90, bob 25% = 30      a2 -20 : alice -20
+#   a6 7.50: alice 7.50                        a7 150 : alice 75, bob 75
+#   b1 60  : bob 30, alice 30                  b2 10  : bob 10
+#   alice = 90 - 20 + 7.50 + 75 + 30 = 182.50; bob = 30 + 75 + 30 + 10 = 145.00 (sum 327.50)
+
+my $jp = new_trip('alice', name => 'Japan', start_date => '2026-04-01', end_date => '2026-04-07');
+my $J = $jp->{id};
+my $food = new_tag('alice', 'food');
+my $bobtag = new_tag('bob', 'bobtag');
+my %jrow;
+$jrow{a1} = create('alice', description => 'a1', date => '2026-04-01', amount => 120, merchant => 'Sushi Bar',
+                   category => 'dining', trip_id => $J, tag_ids => [ $food ],
+                   splits => [ { participant_id => $uid{bob}, share_percent => 25 } ]);
+$jrow{a2} = create('alice', description => 'a2', date => '2026-04-02', amount => 20, merchant => 'Sushi Bar',
+                   category => 'dining', transaction_type => 'refund', trip_id => $J);
+$jrow{a3} = create('alice', description => 'a3', date => '2026-04-07', amount => 50, merchant => 'Cashback',
+                   category => 'other', transaction_type => 'credit', trip_id => $J);
+$jrow{a4} = create('alice', description => 'a4', date => '2026-04-03', amount => 500, merchant => 'Bank',
+                   category => 'transfers', trip_id => $J, tag_ids => [ $food ]);
+$jrow{a5} = create('alice', description => 'a5', date => '2026-04-06', amount => 1000, merchant => 'Employer',
+                   category => 'income', trip_id => $J);
+$jrow{a6} = create('alice', description => 'a6', date => '2026-04-03', amount => 7.5, merchant => 'Bank',
+                   category => 'fees', transaction_type => 'fee', trip_id => $J);
+$jrow{a7} = create('alice', description => 'a7', date => '2026-04-04', amount => 100, currency => 'USD',
+                   amount_aud => 150, exchange_rate_to_aud => 1.5, merchant => 'Ryokan',
+                   category => 'accommodation', trip_id => $J,
+                   splits => [ { participant_id => $uid{bob}, share_percent => 50 } ]);
+$jrow{b1} = create('bob', description => 'b1', date => '2026-04-04', amount => 60, merchant => 'Ryokan',
+                   category => 'accommodation', trip_id => $J, tag_ids => [ $bobtag ],
+                   splits => [ { participant_id => $uid{alice}, share_percent => 50 } ]);
+$jrow{b2} = create('bob', description => 'b2', date => '2026-04-05', amount => 10, merchant => 'Vending',
+                   category => 'dining', trip_id => $J, tag_ids => [ $bobtag ]);
+is($rig->post("/api/transactions/$jrow{b1}{id}/tags", { tag_id => $food }, user => 'alice')->{status}, 200,
+   "alice tags bob's shared b1 with her tag 'food'");
+is($rig->get("/api/trips/$J", user => 'alice')->{json}{transaction_count}, 9, 'Japan holds nine rows');
+
+sub analytics {
+    my ($user) = @_;
+    my $res = $rig->get("/api/trips/$J/analytics", user => $user);
+    is($res->{status}, 200, "$user GET /api/trips/{id}/analytics") or diag($res->{content});
+    return $res->{json} // {};
+}
+
+my $an = analytics('alice');
+is(m2($an->{total}), '327.50', 'total 327.50 (refund negative; credit, transfers, income out; fee in; USD row at 150)');
+is_deeply(as_map($an->{by_category}, 'category', 'total'),
+          { dining => '110.00', accommodation => '210.00', fees => '7.50' }, 'by_category');
+is_deeply(as_map($an->{by_day}, 'date', 'total'),
+          { '2026-04-01' => '120.00', '2026-04-02' => '-20.00', '2026-04-03' => '7.50',
+            '2026-04-04' => '210.00', '2026-04-05' => '10.00' }, 'by_day');
+is_deeply(as_map($an->{by_merchant}, 'merchant', 'total'),
+          { 'Sushi Bar' => '100.00', Bank => '7.50', Ryokan => '210.00', Vending => '10.00' }, 'by_merchant');
+is_deeply(as_map($an->{by_tag}, 'tag_id', 'total'), { $food => '180.00' },
+          "by_tag for alice: only her own tag 'food', 180.00");
+is_deeply([map { $_->{name} } @{ $an->{by_tag} // [] }], ['food'], 'by_tag names the tag');
+is_deeply(as_map($an->{by_participant}, 'participant_id', 'total'),
+          { $uid{alice} => '182.50', $uid{bob} => '145.00' },
+          'by_participant: split shares apportioned, unsplit rows to their owner');
+
+my $ban = analytics('bob');
+is(m2($ban->{total}), '327.50', 'bob (a participant) sees the same total');
+is_deeply(as_map($ban->{by_tag}, 'tag_id', 'total'), { $bobtag => '70.00' },
+          "by_tag for bob: only his own 'bobtag', 70.00");
+is_deeply(as_map($ban->{by_participant}, 'participant_id', 'total'),
+          as_map($an->{by_participant}, 'participant_id', 'total'), 'by_participant is the same for bob');
+is_deeply(as_map($ban->{by_category}, 'category', 'total'), as_map($an->{by_category}, 'category', 'total'),
+          'by_category is the same for bob');
+error_is($rig->get("/api/trips/$J/analytics", user => 'dave'), 403, 'forbidden', 'dave GET analytics');
+
+# ==== owed (rule 9): the Owed trip ==================================================
+# Rows of the trip (o2 is bob's; the others alice's):
+#   o1  alice  debit  100  bob 40%    -> bob owes alice 40.00
+#   o2  bob    debit   50  alice 30%  -> alice owes bob 15.00
+#   o3  alice  refund  10  bob 40%    -> bob owes alice -4.00
+#   o4  alice  debit   30  carol 50%  -> carol owes alice 15.00
+# alice: owed_to_me bob 40 - 4 = 36.00, carol 15.00; owed_by_me bob 15.00.
+# Both directions with bob at once, never netted to 21.00.
+
+my $ow = new_trip('alice', name => 'Owed');
+my $O = $ow->{id};
+create('alice', description => 'o1', amount => 100, trip_id => $O,
+       splits => [ { participant_id => $uid{bob}, share_percent => 40 } ]);
+create('bob', description => 'o2', amount => 50, trip_id => $O,
+       splits => [ { participant_id => $uid{alice}, share_percent => 30 } ]);
+create('alice', description => 'o3', amount => 10, transaction_type => 'refund', trip_id => $O,
+       splits => [ { participant_id => $uid{bob}, share_percent => 40 } ]);
+create('alice', description => 'o4', amount => 30, trip_id => $O,
+       splits => [ { participant_id => $uid{carol}, share_percent => 50 } ]);
+
+sub owed {
+    my ($user) = @_;
+    my $res = $rig->get("/api/trips/$O/owed", user => $user);
+    is($res->{status}, 200, "$user GET /api/trips/{id}/owed") or diag($res->{content});
+    my $j = $res->{json} // {};
+    return [as_map($j->{owed_to_me}, 'participant_id', 'amount'), as_map($j->{owed_by_me}, 'participant_id', 'amount')];
+}
+
+is_deeply(owed('alice'), [ { $uid{bob} => '36.00', $uid{carol} => '15.00' }, { $uid{bob} => '15.00' } ],
+          'alice: owed_to_me bob 36.00 carol 15.00; owed_by_me bob 15.00 (not netted)');
+is_deeply(owed('bob'), [ { $uid{alice} => '15.00' }, { $uid{alice} => '36.00' } ],
+          'bob (the mirror): owed_to_me alice 15.00; owed_by_me alice 36.00');
+
+# Payments scoped to the trip reduce the direction they settle:
+#   bob -> alice 6.00 (Owed)   : alice's owed_to_me bob 36 - 6 = 30.00
+#   alice -> bob 5.00 (Owed)   : alice's owed_by_me bob 15 - 5 = 10.00
+# and payments outside it change nothing:
+#   alice -> bob 100.00 household; bob -> alice 7.00 scoped to Japan.
+for my $pay ([bob => { from_participant_id => $uid{bob}, to_participant_id => $uid{alice}, amount => 6,
+                       trip_id => $O }],
+             [alice => { from_participant_id => $uid{alice}, to_participant_id => $uid{bob}, amount => 5,
+                         trip_id => $O }],
+             [alice => { from_participant_id => $uid{alice}, to_participant_id => $uid{bob}, amount => 100 }],
+             [bob => { from_participant_id => $uid{bob}, to_participant_id => $uid{alice}, amount => 7,
+                       trip_id => $J }]) {
+    my $r = $rig->post('/api/payments', { date => '2026-05-20', %{ $pay->[1] } }, user => $pay->[0]);
+    is($r->{status}, 201, "$pay->[0] records a payment of $pay->[1]{amount}") or diag($r->{content});
+}
+is_deeply(owed('alice'), [ { $uid{bob} => '30.00', $uid{carol} => '15.00' }, { $uid{bob} => '10.00' } ],
+          'alice after payments: owed_to_me bob 30.00 carol 15.00; owed_by_me bob 10.00');
+is_deeply(owed('bob'), [ { $uid{alice} => '10.00' }, { $uid{alice} => '30.00' } ],
+          'bob after payments: owed_to_me alice 10.00; owed_by_me alice 30.00');
+is_deeply(owed('carol'), [ {}, { $uid{alice} => '15.00' } ], 'carol: owes alice 15.00, is owed nothing');
+error_is($rig->get("/api/trips/$O/owed", user => 'dave'), 403, 'forbidden', 'dave GET owed');
+
+# ==== delete (rule 10) ==============================================================
+
+my $dm = new_trip('alice', name => 'Doomed');
+my $D = $dm->{id};
+my $d1 = create('alice', description => 'd1', amount => 20, trip_id => $D,
+                splits => [ { participant_id => $uid{bob}, share_percent => 50 } ]);
+my $d2 = create('bob', description => 'd2', amount => 10, trip_id => $D);
+$res = $rig->post('/api/payments', { from_participant_id => $uid{bob}, to_participant_id => $uid{alice},
+                                     amount => 5, date => '2026-05-21', trip_id => $D }, user => 'bob');
+is($res->{status}, 201, 'bob records a payment scoped to Doomed');
+my $dpay = $res->{json}{id};
+
+error_is($rig->del("/api/trips/$D", user => 'bob'), 403, 'forbidden', 'a participant who is not the owner cannot delete');
+error_is($rig->del("/api/trips/$D", user => 'dave'), 403, 'forbidden', 'a non-participant cannot delete');
+$res = $rig->get("/api/trips/$D", user => 'alice');
+is_deeply([$res->{status}, $res->{json}{transaction_count}], [200, 2], 'the trip still exists, with its two rows');
+
+$res = $rig->del("/api/trips/$D", user => 'alice');
+is($res->{status}, 204, 'the owner deletes the trip: 204');
+error_is($rig->get("/api/trips/$D", user => 'alice'), 404, 'not_found', 'GET the deleted trip');
+error_is($rig->get("/api/trips/$D", user => 'bob'), 404, 'not_found', 'bob GET the deleted trip');
+error_is($rig->del("/api/trips/$D", user => 'alice'), 404, 'not_found', 'DELETE it again');
+is_deeply(trip_of('alice', $d1->{id}), [undef, undef], "alice's d1: trip_id null");
+is_deeply(trip_of('bob', $d2->{id}), [undef, undef], "bob's d2: trip_id null");
+($ids) = list_ids('alice', "trip_id=$D");
+is_deeply($ids, [], 'no rows carry the trip any more');
+my ($pr) = grep { $_->{id} == $dpay } @{ $rig->get('/api/payments', user => 'alice')->{json}{items} // [] };
+ok($pr, 'the payment still exists');
+is_deeply([$pr->{trip_id}, $pr->{scope}], [undef, 'household'], 'and its scope is household: trip_id null');
+ok((grep { $_->{id} == $dpay } @{ $rig->get('/api/payments?scope=household', user => 'bob')->{json}{items} // [] }),
+   'it is listed under scope=household');
+ok(!(grep { $_ == $D } @{ trip_ids('alice') }), "it is gone from alice's list");
+ok(!(grep { $_ == $D } @{ trip_ids('bob') }), "and from bob's");
+
+# ==== identity ========================================================================
+
+error_is($rig->get('/api/trips', open => 1), 401, 'unauthenticated', 'GET /api/trips without identity');
+error_is($rig->get("/api/trips/$T", open => 1), 401, 'unauthenticated', 'GET /api/trips/{id} without identity');
+error_is($rig->request('POST', '/api/trips', open => 1, json => { name => 'x' }), 401, 'unauthenticated',
+         'POST /api/trips without identity');
+error_is($rig->get("/api/trips/$T/owed", open => 1, user => 'alice'), 401, 'unauthenticated',
+         "a client's own Basic header on the open port is not an identity");
+
+done_testing();
