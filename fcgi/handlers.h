@@ -49,5 +49,14 @@ int h_trips_unassign(struct request *r);
 int h_trips_from_tag(struct request *r);
 int h_trips_analytics(struct request *r);
 int h_trips_owed(struct request *r);
+int h_budgets_list(struct request *r);
+int h_budgets_put(struct request *r);
+int h_budgets_delete(struct request *r);
+int h_analytics_monthly(struct request *r);
+int h_analytics_drilldown(struct request *r);
+int h_analytics_merchants(struct request *r);
+int h_analytics_merchant(struct request *r);
+int h_analytics_fees(struct request *r);
+int h_analytics_subscriptions(struct request *r);
 
 #endif

@@ -4,6 +4,8 @@
 #include "router.h"
 
 #define ID "([0-9]+)"
+/* One path segment (percent-decoded by the router). */
+#define SEGMENT "([^/]+)"
 
 const struct route routes[] = {
     { "GET", "/api/me", h_me_get, 0 },
@@ -48,6 +50,15 @@ const struct route routes[] = {
     { "DELETE", "/api/trips/" ID "/transactions", h_trips_unassign, ROUTE_WRITE | ROUTE_JSON },
     { "GET", "/api/trips/" ID "/analytics", h_trips_analytics, 0 },
     { "GET", "/api/trips/" ID "/owed", h_trips_owed, 0 },
+    { "GET", "/api/budgets", h_budgets_list, 0 },
+    { "PUT", "/api/budgets/" SEGMENT, h_budgets_put, ROUTE_WRITE | ROUTE_JSON },
+    { "DELETE", "/api/budgets/" SEGMENT, h_budgets_delete, ROUTE_WRITE },
+    { "GET", "/api/analytics/monthly", h_analytics_monthly, 0 },
+    { "GET", "/api/analytics/monthly/([0-9]{4}-[0-9]{2})/" SEGMENT, h_analytics_drilldown, 0 },
+    { "GET", "/api/analytics/merchants", h_analytics_merchants, 0 },
+    { "GET", "/api/analytics/merchants/" SEGMENT, h_analytics_merchant, 0 },
+    { "GET", "/api/analytics/fees", h_analytics_fees, 0 },
+    { "GET", "/api/analytics/subscriptions", h_analytics_subscriptions, 0 },
 };
 
 const size_t route_count = sizeof routes / sizeof routes[0];

@@ -248,3 +248,31 @@ int parse_whole(const char *s, int64_t lo, int64_t hi, int64_t *out);
 /* The split shares of one row, by participant id (at most max). */
 int split_load(ledger_db *db, int64_t txn_id, struct split_share *v, size_t max, size_t *n,
                ledger_error *err);
+
+/* ---- spend over a range (spend.c) ------------------------------------------------ */
+/* One row of spend in the caller's view (basis=mine). */
+struct spend_row {
+    int64_t id, owner, spend, override_share;
+    int64_t mine;        /* the caller's part of spend, in cents */
+    int has_override, split;
+    char month[8], category[LEDGER_CATEGORY_MAX], merchant[128], date[11];
+};
+/* basis=gross (0, the default) or mine (1); anything else 400. */
+int spend_basis(const struct ledger_params *p, int *mine, ledger_error *err);
+/* Calls fn for every row that counts as spend in [from, to) that the caller
+ * owns or shares in, with its mine part; fn returns non-zero to stop with
+ * an error it has set. */
+int spend_mine_each(ledger_db *db, int64_t me, const char *from, const char *to,
+                    int (*fn)(void *ctx, const struct spend_row *r), void *ctx,
+                    ledger_error *err);
+/* Month arithmetic on "YYYY-MM": its first day and the next month's (11
+ * bytes each); -1 when month is not a month. */
+int month_bounds(const char *month, char *first, char *next);
+void month_now(char *out);  /* 8 bytes */
+void date_today(char *out); /* 11 bytes, UTC */
+void month_add(const char *month, int n, char *out);
+/* Days since 1970-01-01 of a valid date, and back (out: 11 bytes); a date
+ * months later, the day clamped to the month's length. */
+int64_t days_of_date(const char *ymd);
+void date_of_days(int64_t days, char *out);
+void date_add_months(const char *ymd, int months, char *out);

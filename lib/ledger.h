@@ -267,6 +267,30 @@ int ledger_trip_analytics(ledger_db *db, int64_t me, int64_t trip, cJSON **out,
 /* {owed_to_me: [{participant_id, amount}], owed_by_me: [...]}, never netted. */
 int ledger_trip_owed(ledger_db *db, int64_t me, int64_t trip, cJSON **out, ledger_error *err);
 
+/* ---- budgets and analytics (spend per Business rule D) ------------------------------
+ * Parameters: basis=gross (default: the caller's rows at full spend) or
+ * mine (the caller's part of their own and shared rows); from/to months. */
+int ledger_budget_list(ledger_db *db, int64_t me, const struct ledger_params *params,
+                       cJSON **out, ledger_error *err);
+int ledger_budget_put(ledger_db *db, int64_t me, const char *category, const cJSON *body,
+                      cJSON **out, ledger_error *err);
+int ledger_budget_delete(ledger_db *db, int64_t me, const char *category, ledger_error *err);
+int ledger_analytics_monthly(ledger_db *db, int64_t me, const struct ledger_params *params,
+                             cJSON **out, ledger_error *err);
+int ledger_analytics_drilldown(ledger_db *db, int64_t me, const char *month,
+                               const char *category, const struct ledger_params *params,
+                               cJSON **out, ledger_error *err);
+int ledger_analytics_merchants(ledger_db *db, int64_t me, const struct ledger_params *params,
+                               cJSON **out, ledger_error *err);
+int ledger_analytics_merchant(ledger_db *db, int64_t me, const char *merchant,
+                              const struct ledger_params *params, cJSON **out,
+                              ledger_error *err);
+int ledger_analytics_fees(ledger_db *db, int64_t me, const struct ledger_params *params,
+                          cJSON **out, ledger_error *err);
+/* Recurring charges; as_of=YYYY-MM-DD (default today) decides "active". */
+int ledger_analytics_subscriptions(ledger_db *db, int64_t me, const struct ledger_params *params,
+                                   cJSON **out, ledger_error *err);
+
 /* GET /api/merchants: {items: [{merchant, transaction_count, total,
  * last_date, category}], total, limit, offset, next_cursor}. */
 int ledger_merchant_list(ledger_db *db, int64_t me, const struct ledger_params *params,

@@ -1,0 +1,564 @@
+/*
+ * Analytics: spend per month and category with budgets, one month's
+ * category in detail, top merchants and one merchant's history, and fees
+ * and interest.  Spend is Business rule D (SPEND_SQL); the basis is gross
+ * or mine (spend.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define MONTHS_MAX 240
+
+/* The caller's own rows in [?2, ?3) that count as spend. */
+#define OWN_SPEND_ROWS \
+    " FROM transactions t WHERE t.owner_id = ?1 AND t.reconciled_with_id IS NULL" \
+    "   AND t.date >= ?2 AND t.date < ?3 AND " SPEND_COUNTS_SQL("t")
+
+static const char SQL_MONTHLY[] =
+    "SELECT substr(t.date, 1, 7), COALESCE(t.eff_category, 'uncategorised'), SUM(" SPEND_SQL("t") ")"
+    OWN_SPEND_ROWS " GROUP BY 1, 2";
+static const char SQL_BUDGETS[] =
+    "SELECT category, amount FROM budgets WHERE owner_id = ? ORDER BY category";
+static const char SQL_MERCHANTS_TOP[] =
+    "SELECT t.eff_merchant, SUM(" SPEND_SQL("t") "), COUNT(*)" OWN_SPEND_ROWS
+    "   AND t.eff_merchant <> '' GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ?4";
+static const char SQL_MERCHANT_MONTHS[] =
+    "SELECT substr(t.date, 1, 7), SUM(" SPEND_SQL("t") "), COUNT(*)" OWN_SPEND_ROWS
+    "   AND t.eff_merchant = ?4 GROUP BY 1 ORDER BY 1";
+static const char SQL_DRILL_ROWS[] =
+    "SELECT t.id" OWN_SPEND_ROWS " AND COALESCE(t.eff_category, 'uncategorised') = ?4";
+static const char SQL_ROW_BY_ID[] =
+    "SELECT " TXN_COLUMNS " FROM transactions t" TXN_JOIN_RECONCILED " WHERE t.id = :id";
+/* Fees are fee rows; interest is interest rows plus the interest of
+ * itemised loan repayments. */
+static const char SQL_FEES_MONTHS[] =
+    "SELECT substr(t.date, 1, 7),"
+    "       SUM(CASE WHEN t.transaction_type = 'fee' THEN COALESCE(t.amount_aud, t.amount) ELSE 0 END),"
+    "       SUM(CASE WHEN t.transaction_type = 'interest' THEN COALESCE(t.amount_aud, t.amount)"
+    "                WHEN " SPEND_ITEMISED_SQL("t") " THEN t.interest_amount ELSE 0 END)"
+    "  FROM transactions t WHERE t.owner_id = ?1 AND t.reconciled_with_id IS NULL"
+    "   AND t.date >= ?2 AND t.date < ?3"
+    "   AND (t.transaction_type IN ('fee', 'interest') OR " SPEND_ITEMISED_SQL("t") ")"
+    " GROUP BY 1 ORDER BY 1";
+static const char SQL_FEES_STATEMENTS[] =
+    "SELECT s.id, s.bank_name, s.account_name, s.period_end,"
+    "       SUM(CASE WHEN t.transaction_type = 'fee' THEN COALESCE(t.amount_aud, t.amount) ELSE 0 END),"
+    "       SUM(CASE WHEN t.transaction_type = 'interest' THEN COALESCE(t.amount_aud, t.amount)"
+    "                WHEN " SPEND_ITEMISED_SQL("t") " THEN t.interest_amount ELSE 0 END)"
+    "  FROM transactions t JOIN statements s ON s.id = t.statement_id"
+    " WHERE t.owner_id = ?1 AND t.date >= ?2 AND t.date < ?3"
+    "   AND (t.transaction_type IN ('fee', 'interest') OR " SPEND_ITEMISED_SQL("t") ")"
+    " GROUP BY s.id ORDER BY s.period_end, s.id";
+
+/* from and to as YYYY-MM (inclusive), defaulting to the twelve months up to
+ * this one; first and end are the date bounds [first, end). */
+static int month_range(const struct ledger_params *p, char *from, char *to, char *first,
+                       char *end, int *months, ledger_error *err)
+{
+    const char *f = param_get(p, "from"), *t = param_get(p, "to");
+    char scratch[11];
+
+    if (t)
+        snprintf(to, 8, "%.7s", t);
+    else
+        month_now(to);
+    if (f)
+        snprintf(from, 8, "%.7s", f);
+    else
+        month_add(to, -11, from);
+    if ((t && strlen(t) != 7) || month_bounds(to, scratch, end))
+        return ledger_error_set(err, 400, "invalid_field", "to", "to must be a month YYYY-MM");
+    if ((f && strlen(f) != 7) || month_bounds(from, first, scratch))
+        return ledger_error_set(err, 400, "invalid_field", "from", "from must be a month YYYY-MM");
+    if (strcmp(from, to) > 0)
+        return ledger_error_set(err, 400, "invalid_field", "to", "to is before from");
+    *months = (atoi(to) - atoi(from)) * 12 + atoi(to + 5) - atoi(from + 5) + 1;
+    if (*months > MONTHS_MAX)
+        return ledger_error_set(err, 400, "invalid_field", "from",
+                                "at most %d months at a time", MONTHS_MAX);
+    return LEDGER_OK;
+}
+
+/* The month table being filled: one entry per month of the range. */
+struct month_table {
+    char from[8];
+    int n;
+    int64_t *total;
+    cJSON **cats;  /* per month: an array of {category, total, budget} */
+};
+
+static cJSON *find_cat(cJSON *cats, const char *category)
+{
+    cJSON *c;
+
+    cJSON_ArrayForEach(c, cats)
+        if (strcmp(cJSON_GetObjectItem(c, "category")->valuestring, category) == 0)
+            return c;
+    c = cJSON_CreateObject();
+    cJSON_AddStringToObject(c, "category", category);
+    cJSON_AddNumberToObject(c, "cents", 0);
+    cJSON_AddItemToArray(cats, c);
+    return c;
+}
+
+static void table_add(struct month_table *mt, const char *month, const char *category,
+                      int64_t cents)
+{
+    int i = (atoi(month) - atoi(mt->from)) * 12 + atoi(month + 5) - atoi(mt->from + 5);
+    cJSON *c;
+
+    if (i < 0 || i >= mt->n)
+        return;
+    mt->total[i] += cents;
+    c = find_cat(mt->cats[i], category);
+    cJSON_SetNumberValue(cJSON_GetObjectItem(c, "cents"),
+                         cJSON_GetObjectItem(c, "cents")->valuedouble + (double)cents);
+}
+
+static int table_add_mine(void *ctx, const struct spend_row *r)
+{
+    table_add(ctx, r->month, r->category, r->mine);
+    return 0;
+}
+
+/* Standing monthly budgets of the caller, as {category: cents}. */
+static int load_budgets(ledger_db *db, int64_t me, cJSON **out, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_BUDGETS, err);
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    *out = cJSON_CreateObject();
+    sqlite3_bind_int64(st, 1, me);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        cJSON_AddNumberToObject(*out, (const char *)sqlite3_column_text(st, 0),
+                                (double)sqlite3_column_int64(st, 1));
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE) {
+        cJSON_Delete(*out);
+        return db_error(db, err, "budgets");
+    }
+    return LEDGER_OK;
+}
+
+/* Fills mt over [first, end) on the basis asked for. */
+static int fill_table(ledger_db *db, int64_t me, int mine, const char *first, const char *end,
+                      struct month_table *mt, ledger_error *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if (mine)
+        return spend_mine_each(db, me, first, end, table_add_mine, mt, err);
+    if ((st = db_stmt(db, SQL_MONTHLY, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, me);
+    db_bind_text(st, 2, first);
+    db_bind_text(st, 3, end);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        table_add(mt, (const char *)sqlite3_column_text(st, 0),
+                  (const char *)sqlite3_column_text(st, 1), sqlite3_column_int64(st, 2));
+    db_stmt_done(st);
+    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "monthly");
+}
+
+static int cmp_cat(const void *a, const void *b)
+{
+    const cJSON *x = *(cJSON *const *)a, *y = *(cJSON *const *)b;
+    double dx = cJSON_GetObjectItem(x, "cents")->valuedouble;
+    double dy = cJSON_GetObjectItem(y, "cents")->valuedouble;
+
+    if (dx != dy)
+        return dx > dy ? -1 : 1;
+    return strcmp(cJSON_GetObjectItem(x, "category")->valuestring,
+                  cJSON_GetObjectItem(y, "category")->valuestring);
+}
+
+/* Turns one month's working entries into {category, total, budget},
+ * largest first, with every budgeted category present. */
+static cJSON *finish_categories(cJSON *cats, const cJSON *budgets)
+{
+    cJSON *out = cJSON_CreateArray(), *b, **v;
+    int n, i;
+
+    cJSON_ArrayForEach(b, budgets)
+        find_cat(cats, b->string);
+    n = cJSON_GetArraySize(cats);
+    v = calloc((size_t)(n ? n : 1), sizeof *v);
+    for (i = 0; i < n && v; i++)
+        v[i] = cJSON_GetArrayItem(cats, i);
+    if (v)
+        qsort(v, (size_t)n, sizeof *v, cmp_cat);
+    for (i = 0; i < n && v; i++) {
+        const char *name = cJSON_GetObjectItem(v[i], "category")->valuestring;
+        const cJSON *budget = cJSON_GetObjectItem(budgets, name);
+        cJSON *o = cJSON_CreateObject();
+
+        cJSON_AddStringToObject(o, "category", name);
+        cJSON_AddItemToObject(o, "total",
+                              ledger_money_to_json((int64_t)cJSON_GetObjectItem(v[i], "cents")->valuedouble));
+        if (budget)
+            cJSON_AddItemToObject(o, "budget", ledger_money_to_json((int64_t)budget->valuedouble));
+        else
+            cJSON_AddNullToObject(o, "budget");
+        cJSON_AddItemToArray(out, o);
+    }
+    free(v);
+    return out;
+}
+
+int ledger_analytics_monthly(ledger_db *db, int64_t me, const struct ledger_params *p,
+                             cJSON **out, ledger_error *err)
+{
+    char first[11], end[11];
+    struct month_table mt;
+    cJSON *budgets = NULL, *doc = NULL, *items;
+    int mine, i, rc = LEDGER_ERR;
+
+    memset(&mt, 0, sizeof mt);
+    if (spend_basis(p, &mine, err)
+        || month_range(p, mt.from, (char[8]){ 0 }, first, end, &mt.n, err))
+        return LEDGER_ERR;
+    mt.total = calloc((size_t)mt.n, sizeof *mt.total);
+    mt.cats = calloc((size_t)mt.n, sizeof *mt.cats);
+    if (mt.total == NULL || mt.cats == NULL) {
+        ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        goto out;
+    }
+    for (i = 0; i < mt.n; i++)
+        mt.cats[i] = cJSON_CreateArray();
+    if (load_budgets(db, me, &budgets, err) || fill_table(db, me, mine, first, end, &mt, err))
+        goto out;
+    doc = cJSON_CreateObject();
+    items = cJSON_AddArrayToObject(doc, "items");
+    for (i = 0; i < mt.n; i++) {
+        cJSON *m = cJSON_CreateObject();
+        char month[8];
+
+        month_add(mt.from, i, month);
+        cJSON_AddStringToObject(m, "month", month);
+        cJSON_AddItemToObject(m, "total", ledger_money_to_json(mt.total[i]));
+        cJSON_AddItemToObject(m, "categories", finish_categories(mt.cats[i], budgets));
+        cJSON_AddItemToArray(items, m);
+    }
+    cJSON_AddNumberToObject(doc, "total", mt.n);
+    cJSON_AddStringToObject(doc, "basis", mine ? "mine" : "gross");
+    *out = doc;
+    rc = LEDGER_OK;
+out:
+    for (i = 0; mt.cats && i < mt.n; i++)
+        cJSON_Delete(mt.cats[i]);
+    free(mt.cats);
+    free(mt.total);
+    cJSON_Delete(budgets);
+    return rc;
+}
+
+/* ---- one month's category ------------------------------------------------------ */
+
+struct drill {
+    const char *category;
+    int64_t total;
+    cJSON *merchants;  /* {merchant: {cents, count}} */
+    cJSON *ids;
+};
+
+static void drill_add(struct drill *d, const char *merchant, int64_t cents, int64_t id)
+{
+    cJSON *m = cJSON_GetObjectItem(d->merchants, merchant);
+
+    if (m == NULL) {
+        m = cJSON_AddObjectToObject(d->merchants, merchant);
+        cJSON_AddNumberToObject(m, "cents", 0);
+        cJSON_AddNumberToObject(m, "count", 0);
+    }
+    cJSON_SetNumberValue(cJSON_GetObjectItem(m, "cents"),
+                         cJSON_GetObjectItem(m, "cents")->valuedouble + (double)cents);
+    cJSON_SetNumberValue(cJSON_GetObjectItem(m, "count"),
+                         cJSON_GetObjectItem(m, "count")->valuedouble + 1);
+    d->total += cents;
+    cJSON_AddItemToArray(d->ids, cJSON_CreateNumber((double)id));
+}
+
+static int drill_mine(void *ctx, const struct spend_row *r)
+{
+    struct drill *d = ctx;
+
+    if (strcmp(r->category, d->category) == 0)
+        drill_add(d, r->merchant, r->mine, r->id);
+    return 0;
+}
+
+static int by_cents(const void *a, const void *b)
+{
+    const cJSON *x = *(cJSON *const *)a, *y = *(cJSON *const *)b;
+    double dx = cJSON_GetObjectItem(x, "cents")->valuedouble;
+    double dy = cJSON_GetObjectItem(y, "cents")->valuedouble;
+
+    return dx != dy ? (dx > dy ? -1 : 1) : strcmp(x->string, y->string);
+}
+
+int ledger_analytics_drilldown(ledger_db *db, int64_t me, const char *month,
+                               const char *category, const struct ledger_params *p,
+                               cJSON **out, ledger_error *err)
+{
+    char first[11], end[11], folded[LEDGER_CATEGORY_MAX];
+    struct drill d = { NULL, 0, cJSON_CreateObject(), cJSON_CreateArray() };
+    cJSON *doc = NULL, *arr, *m, **v = NULL, *rows;
+    sqlite3_stmt *st;
+    int mine, rc = LEDGER_ERR, n, i;
+
+    if (spend_basis(p, &mine, err))
+        goto out;
+    if (month_bounds(month, first, end)) {
+        ledger_error_set(err, 404, "not_found", NULL, "no such month: use YYYY-MM");
+        goto out;
+    }
+    if (strcmp(category, "uncategorised") == 0)
+        snprintf(folded, sizeof folded, "uncategorised");
+    else if (ledger_category_fold(category, folded) == LEDGER_CATEGORY_EMPTY) {
+        ledger_error_set(err, 404, "not_found", NULL, "no such category");
+        goto out;
+    }
+    d.category = folded;
+    if (mine) {
+        if (spend_mine_each(db, me, first, end, drill_mine, &d, err))
+            goto out;
+    } else {
+        static const char SQL_DRILL[] =
+            "SELECT t.id, t.eff_merchant, " SPEND_SQL("t") OWN_SPEND_ROWS
+            " AND COALESCE(t.eff_category, 'uncategorised') = ?4 ORDER BY t.date, t.id";
+
+        if ((st = db_stmt(db, SQL_DRILL, err)) == NULL)
+            goto out;
+        sqlite3_bind_int64(st, 1, me);
+        db_bind_text(st, 2, first);
+        db_bind_text(st, 3, end);
+        db_bind_text(st, 4, folded);
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+            drill_add(&d, (const char *)sqlite3_column_text(st, 1), sqlite3_column_int64(st, 2),
+                      sqlite3_column_int64(st, 0));
+        db_stmt_done(st);
+        if (rc != SQLITE_DONE) {
+            rc = db_error(db, err, "drill-down");
+            goto out;
+        }
+        rc = LEDGER_ERR;
+    }
+    (void)SQL_DRILL_ROWS;
+    doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "month", month);
+    cJSON_AddStringToObject(doc, "category", folded);
+    cJSON_AddItemToObject(doc, "total", ledger_money_to_json(d.total));
+    arr = cJSON_AddArrayToObject(doc, "merchants");
+    n = cJSON_GetArraySize(d.merchants);
+    v = calloc((size_t)(n ? n : 1), sizeof *v);
+    for (i = 0; i < n && v; i++)
+        v[i] = cJSON_GetArrayItem(d.merchants, i);
+    if (v)
+        qsort(v, (size_t)n, sizeof *v, by_cents);
+    for (i = 0; i < n && v; i++) {
+        m = cJSON_CreateObject();
+        cJSON_AddStringToObject(m, "merchant", v[i]->string);
+        cJSON_AddItemToObject(m, "total",
+                              ledger_money_to_json((int64_t)cJSON_GetObjectItem(v[i], "cents")->valuedouble));
+        cJSON_AddNumberToObject(m, "count", cJSON_GetObjectItem(v[i], "count")->valuedouble);
+        cJSON_AddItemToArray(arr, m);
+    }
+    rows = cJSON_AddArrayToObject(doc, "transactions");
+    cJSON_ArrayForEach(m, d.ids) {
+        cJSON *row = NULL;
+
+        if ((st = db_stmt(db, SQL_ROW_BY_ID, err)) == NULL)
+            goto out;
+        sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":id"), (int64_t)m->valuedouble);
+        sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":me"), me);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            row = txn_row_json(st, me);
+        db_stmt_done(st);
+        if (row)
+            cJSON_AddItemToArray(rows, row);
+    }
+    *out = doc;
+    doc = NULL;
+    rc = LEDGER_OK;
+out:
+    free(v);
+    cJSON_Delete(doc);
+    cJSON_Delete(d.merchants);
+    cJSON_Delete(d.ids);
+    return rc;
+}
+
+/* ---- merchants -------------------------------------------------------------------------- */
+
+int ledger_analytics_merchants(ledger_db *db, int64_t me, const struct ledger_params *p,
+                               cJSON **out, ledger_error *err)
+{
+    char from[8], to[8], first[11], end[11];
+    const char *v = param_get(p, "limit");
+    int64_t limit = 20;
+    int months, rc;
+    sqlite3_stmt *st;
+    cJSON *doc, *items;
+
+    if (month_range(p, from, to, first, end, &months, err))
+        return LEDGER_ERR;
+    if (v && parse_whole(v, 1, 500, &limit))
+        return ledger_error_set(err, 400, "invalid_field", "limit",
+                                "limit must be a whole number from 1 to 500");
+    if ((st = db_stmt(db, SQL_MERCHANTS_TOP, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, me);
+    db_bind_text(st, 2, first);
+    db_bind_text(st, 3, end);
+    sqlite3_bind_int64(st, 4, limit);
+    doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "from", from);
+    cJSON_AddStringToObject(doc, "to", to);
+    items = cJSON_AddArrayToObject(doc, "items");
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        cJSON *o = cJSON_CreateObject();
+
+        cJSON_AddStringToObject(o, "merchant", (const char *)sqlite3_column_text(st, 0));
+        cJSON_AddItemToObject(o, "total", ledger_money_to_json(sqlite3_column_int64(st, 1)));
+        cJSON_AddNumberToObject(o, "count", (double)sqlite3_column_int64(st, 2));
+        cJSON_AddItemToArray(items, o);
+    }
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE) {
+        cJSON_Delete(doc);
+        return db_error(db, err, "merchants");
+    }
+    cJSON_AddNumberToObject(doc, "total", cJSON_GetArraySize(items));
+    *out = doc;
+    return LEDGER_OK;
+}
+
+int ledger_analytics_merchant(ledger_db *db, int64_t me, const char *merchant,
+                              const struct ledger_params *p, cJSON **out, ledger_error *err)
+{
+    char from[8], to[8], first[11], end[11];
+    int months, rc, i;
+    int64_t total = 0;
+    sqlite3_stmt *st;
+    cJSON *doc, *items, **slot;
+
+    if (month_range(p, from, to, first, end, &months, err))
+        return LEDGER_ERR;
+    if ((st = db_stmt(db, SQL_MERCHANT_MONTHS, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, me);
+    db_bind_text(st, 2, first);
+    db_bind_text(st, 3, end);
+    db_bind_text(st, 4, merchant);
+    /* Every month of the range, the quiet ones as zero. */
+    slot = calloc((size_t)months, sizeof *slot);
+    doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "merchant", merchant);
+    items = cJSON_AddArrayToObject(doc, "items");
+    for (i = 0; slot && i < months; i++) {
+        char month[8];
+
+        month_add(from, i, month);
+        slot[i] = cJSON_CreateObject();
+        cJSON_AddStringToObject(slot[i], "month", month);
+        cJSON_AddItemToArray(items, slot[i]);
+    }
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && slot) {
+        const char *m = (const char *)sqlite3_column_text(st, 0);
+        int k = (atoi(m) - atoi(from)) * 12 + atoi(m + 5) - atoi(from + 5);
+
+        if (k >= 0 && k < months) {
+            cJSON_AddItemToObject(slot[k], "total", ledger_money_to_json(sqlite3_column_int64(st, 1)));
+            cJSON_AddNumberToObject(slot[k], "count", (double)sqlite3_column_int64(st, 2));
+            total += sqlite3_column_int64(st, 1);
+        }
+    }
+    db_stmt_done(st);
+    for (i = 0; slot && i < months; i++)
+        if (!cJSON_HasObjectItem(slot[i], "total")) {
+            cJSON_AddItemToObject(slot[i], "total", ledger_money_to_json(0));
+            cJSON_AddNumberToObject(slot[i], "count", 0);
+        }
+    free(slot);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        cJSON_Delete(doc);
+        return db_error(db, err, "merchant history");
+    }
+    cJSON_AddItemToObject(doc, "total", ledger_money_to_json(total));
+    *out = doc;
+    return LEDGER_OK;
+}
+
+/* ---- fees and interest ------------------------------------------------------------------- */
+
+int ledger_analytics_fees(ledger_db *db, int64_t me, const struct ledger_params *p,
+                          cJSON **out, ledger_error *err)
+{
+    char from[8], to[8], first[11], end[11];
+    int months, rc;
+    int64_t fees = 0, interest = 0;
+    sqlite3_stmt *st;
+    cJSON *doc, *by_month, *by_statement;
+
+    if (month_range(p, from, to, first, end, &months, err))
+        return LEDGER_ERR;
+    doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "from", from);
+    cJSON_AddStringToObject(doc, "to", to);
+    by_month = cJSON_AddArrayToObject(doc, "by_month");
+    by_statement = cJSON_AddArrayToObject(doc, "by_statement");
+    if ((st = db_stmt(db, SQL_FEES_MONTHS, err)) == NULL)
+        goto fail;
+    sqlite3_bind_int64(st, 1, me);
+    db_bind_text(st, 2, first);
+    db_bind_text(st, 3, end);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        cJSON *o = cJSON_CreateObject();
+
+        cJSON_AddStringToObject(o, "month", (const char *)sqlite3_column_text(st, 0));
+        cJSON_AddItemToObject(o, "fees", ledger_money_to_json(sqlite3_column_int64(st, 1)));
+        cJSON_AddItemToObject(o, "interest", ledger_money_to_json(sqlite3_column_int64(st, 2)));
+        fees += sqlite3_column_int64(st, 1);
+        interest += sqlite3_column_int64(st, 2);
+        cJSON_AddItemToArray(by_month, o);
+    }
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE) {
+        db_error(db, err, "fees");
+        goto fail;
+    }
+    if ((st = db_stmt(db, SQL_FEES_STATEMENTS, err)) == NULL)
+        goto fail;
+    sqlite3_bind_int64(st, 1, me);
+    db_bind_text(st, 2, first);
+    db_bind_text(st, 3, end);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        cJSON *o = cJSON_CreateObject();
+
+        cJSON_AddNumberToObject(o, "statement_id", (double)sqlite3_column_int64(st, 0));
+        json_text_col(o, "bank_name", st, 1);
+        json_text_col(o, "account_name", st, 2);
+        json_text_col(o, "period_end", st, 3);
+        cJSON_AddItemToObject(o, "fees", ledger_money_to_json(sqlite3_column_int64(st, 4)));
+        cJSON_AddItemToObject(o, "interest", ledger_money_to_json(sqlite3_column_int64(st, 5)));
+        cJSON_AddItemToArray(by_statement, o);
+    }
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE) {
+        db_error(db, err, "fees");
+        goto fail;
+    }
+    cJSON_AddItemToObject(doc, "total_fees", ledger_money_to_json(fees));
+    cJSON_AddItemToObject(doc, "total_interest", ledger_money_to_json(interest));
+    *out = doc;
+    return LEDGER_OK;
+fail:
+    cJSON_Delete(doc);
+    return LEDGER_ERR;
+}

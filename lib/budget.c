@@ -1,0 +1,160 @@
+/* Budgets: a standing monthly amount per category, with a month's spend. */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char SQL_BUDGET_LIST[] =
+    "SELECT category, amount FROM budgets WHERE owner_id = ? ORDER BY category";
+static const char SQL_BUDGET_UPSERT[] =
+    "INSERT INTO budgets (owner_id, category, amount) VALUES (?, ?, ?)"
+    " ON CONFLICT (owner_id, category) DO UPDATE SET amount = excluded.amount";
+static const char SQL_BUDGET_DELETE[] = "DELETE FROM budgets WHERE owner_id = ? AND category = ?";
+static const char SQL_SPENT[] =
+    "SELECT COALESCE(t.eff_category, 'uncategorised'), SUM(" SPEND_SQL("t") ")"
+    "  FROM transactions t WHERE t.owner_id = ?1 AND t.reconciled_with_id IS NULL"
+    "   AND t.date >= ?2 AND t.date < ?3 AND " SPEND_COUNTS_SQL("t") " GROUP BY 1";
+
+static int add_mine(void *ctx, const struct spend_row *r)
+{
+    cJSON *spent = ctx, *c = cJSON_GetObjectItem(spent, r->category);
+
+    if (c == NULL)
+        cJSON_AddNumberToObject(spent, r->category, (double)r->mine);
+    else
+        cJSON_SetNumberValue(c, c->valuedouble + (double)r->mine);
+    return 0;
+}
+
+int ledger_budget_list(ledger_db *db, int64_t me, const struct ledger_params *p, cJSON **out,
+                       ledger_error *err)
+{
+    const char *month = param_get(p, "month");
+    char now[8], first[11], end[11];
+    cJSON *spent = NULL, *doc = NULL, *items;
+    sqlite3_stmt *st;
+    int mine, rc;
+
+    if (month == NULL) {
+        month_now(now);
+        month = now;
+    }
+    if (month_bounds(month, first, end))
+        return ledger_error_set(err, 400, "invalid_field", "month", "month must be YYYY-MM");
+    if (spend_basis(p, &mine, err))
+        return LEDGER_ERR;
+    /* The month's spend per category, then one row per budget. */
+    spent = cJSON_CreateObject();
+    if (mine) {
+        if (spend_mine_each(db, me, first, end, add_mine, spent, err))
+            goto fail;
+    } else {
+        if ((st = db_stmt(db, SQL_SPENT, err)) == NULL)
+            goto fail;
+        sqlite3_bind_int64(st, 1, me);
+        db_bind_text(st, 2, first);
+        db_bind_text(st, 3, end);
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+            cJSON_AddNumberToObject(spent, (const char *)sqlite3_column_text(st, 0),
+                                    (double)sqlite3_column_int64(st, 1));
+        db_stmt_done(st);
+        if (rc != SQLITE_DONE) {
+            db_error(db, err, "budgets");
+            goto fail;
+        }
+    }
+    if ((st = db_stmt(db, SQL_BUDGET_LIST, err)) == NULL)
+        goto fail;
+    sqlite3_bind_int64(st, 1, me);
+    doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "month", month);
+    items = cJSON_AddArrayToObject(doc, "items");
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *cat = (const char *)sqlite3_column_text(st, 0);
+        const cJSON *s = cJSON_GetObjectItem(spent, cat);
+        int64_t amount = sqlite3_column_int64(st, 1), used = s ? (int64_t)s->valuedouble : 0;
+        cJSON *o = cJSON_CreateObject();
+
+        cJSON_AddStringToObject(o, "category", cat);
+        cJSON_AddItemToObject(o, "amount", ledger_money_to_json(amount));
+        cJSON_AddItemToObject(o, "spent", ledger_money_to_json(used));
+        cJSON_AddItemToObject(o, "remaining", ledger_money_to_json(amount - used));
+        cJSON_AddItemToArray(items, o);
+    }
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE) {
+        db_error(db, err, "budgets");
+        goto fail;
+    }
+    cJSON_AddNumberToObject(doc, "total", cJSON_GetArraySize(items));
+    cJSON_Delete(spent);
+    *out = doc;
+    return LEDGER_OK;
+fail:
+    cJSON_Delete(spent);
+    cJSON_Delete(doc);
+    return LEDGER_ERR;
+}
+
+/* A category named in the path, folded; "refund" is no category of its own
+ * (rule C maps it per merchant), so it cannot carry a budget. */
+static int budget_category(const char *in, char *out, ledger_error *err)
+{
+    switch (ledger_category_fold(in, out)) {
+    case LEDGER_CATEGORY_OK:
+        return LEDGER_OK;
+    case LEDGER_CATEGORY_REFUND:
+        return ledger_error_set(err, 400, "invalid_field", "category",
+                                "refunds take their merchant's category; budget that instead");
+    default:
+        return ledger_error_set(err, 400, "invalid_field", "category",
+                                "category must have at least one letter or digit");
+    }
+}
+
+int ledger_budget_put(ledger_db *db, int64_t me, const char *category, const cJSON *body,
+                      cJSON **out, ledger_error *err)
+{
+    char folded[LEDGER_CATEGORY_MAX];
+    int64_t amount;
+    int set, rc;
+    sqlite3_stmt *st;
+
+    if (budget_category(category, folded, err) || field_require_object(body, err)
+        || field_money(body, "amount", 1, 0, &amount, &set, NULL, err))
+        return LEDGER_ERR;
+    if (amount < 0)
+        return ledger_error_set(err, 400, "invalid_field", "amount", "amount must be 0 or more");
+    if ((st = db_stmt(db, SQL_BUDGET_UPSERT, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, me);
+    db_bind_text(st, 2, folded);
+    sqlite3_bind_int64(st, 3, amount);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE)
+        return db_error(db, err, "budget");
+    *out = cJSON_CreateObject();
+    cJSON_AddStringToObject(*out, "category", folded);
+    cJSON_AddItemToObject(*out, "amount", ledger_money_to_json(amount));
+    return LEDGER_OK;
+}
+
+int ledger_budget_delete(ledger_db *db, int64_t me, const char *category, ledger_error *err)
+{
+    char folded[LEDGER_CATEGORY_MAX];
+    sqlite3_stmt *st;
+    int rc;
+
+    if (budget_category(category, folded, err) || (st = db_stmt(db, SQL_BUDGET_DELETE, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, me);
+    db_bind_text(st, 2, folded);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE)
+        return db_error(db, err, "budget");
+    if (sqlite3_changes(db->sql) == 0)
+        return ledger_error_set(err, 404, "not_found", NULL, "no budget for %s", folded);
+    return LEDGER_OK;
+}
