@@ -11,9 +11,8 @@ static const char SQL_BUDGET_UPSERT[] =
     " ON CONFLICT (owner_id, category) DO UPDATE SET amount = excluded.amount";
 static const char SQL_BUDGET_DELETE[] = "DELETE FROM budgets WHERE owner_id = ? AND category = ?";
 static const char SQL_SPENT[] =
-    "SELECT COALESCE(t.eff_category, 'uncategorised'), SUM(" SPEND_SQL("t") ")"
-    "  FROM transactions t WHERE t.owner_id = ?1 AND t.reconciled_with_id IS NULL"
-    "   AND t.date >= ?2 AND t.date < ?3 AND " SPEND_COUNTS_SQL("t") " GROUP BY 1";
+    "SELECT category, cents FROM spend_monthly"
+    " WHERE owner_id = ?1 AND month >= substr(?2, 1, 7) AND month < substr(?3, 1, 7)";
 
 static int add_mine(void *ctx, const struct spend_row *r)
 {

@@ -20,8 +20,8 @@
  *
  * Choices where files and the specification leave room:
  * - The character set is decided by the bytes, not the header: a file that is
- *   valid UTF-8 is read as UTF-8, anything else as Windows-1252 (ISO-8859-1
- *   is its subset).  Banks label UTF-8 files "CHARSET:1252" often enough that
+ *   valid UTF-8 is read as UTF-8, anything else as Windows-1252 (whose
+ *   printable characters include all of ISO-8859-1's).  Banks label UTF-8 files "CHARSET:1252" often enough that
  *   trusting the label would garble names, while Windows-1252 text with
  *   accents is practically never valid UTF-8.
  * - An amount has one optional sign, digits and at most one radix point,
@@ -66,8 +66,7 @@ struct known {
     unsigned char id, kind;
 };
 
-/* The bank and credit-card parts of OFX 1.6/2.1.1, sorted by name (strcmp)
- * for bsearch.  Listing the text elements matters most: an empty one must
+/* The bank and credit-card parts of OFX 1.6/2.1.1 (fewer than 255).  Listing the text elements matters most: an empty one must
  * not be mistaken for an aggregate and swallow its siblings. */
 static const struct known known[] = {
     {"ACCESSKEY", E_OTHER, K_LEAF},
@@ -191,13 +190,13 @@ struct parser {
     struct frame stack[OFX_MAX_DEPTH];
     int depth;
     int roots;                      /* <OFX> elements seen */
+    unsigned char index[256];       /* known[] by hash of name: 1 + its position, 0 free */
     struct ofx_doc doc;
     size_t acct_cap, txn_cap;       /* of doc.accounts, of the open account's txns */
     /* Stack indexes of the open statement, transaction, balance and currency
      * aggregates this reader fills, or -1, with the fields each has had. */
     int acct_at, txn_at, bal_at, cur_at;
     uint64_t acct_seen, txn_seen, bal_seen, cur_seen;
-    struct ofx_txn txn;
     char dtuser[11], payee_name[256];
     int64_t bal_amount;
     char bal_date[11];
@@ -248,6 +247,17 @@ static int line_at(struct parser *ps, const unsigned char *at)
     return ps->line;
 }
 
+/* The line of the last byte that is not white space, for what is found
+ * wrong at the end of the file. */
+static int last_line(struct parser *ps)
+{
+    const unsigned char *q = ps->end;
+
+    while (q > ps->p && is_ws(q[-1]))
+        q--;
+    return line_at(ps, q > ps->p ? q - 1 : ps->p);
+}
+
 __attribute__((format(printf, 3, 4)))
 static int fail(struct parser *ps, int line, const char *fmt, ...)
 {
@@ -272,8 +282,10 @@ static const char *shown(const void *text, size_t n, char buf[48])
     const unsigned char *s = text;
     size_t i, o = 0;
 
+    while (n > 0 && is_ws(s[n - 1]))
+        n--;
     for (i = 0; i < n && o < 40; i++)
-        buf[o++] = s[i] >= 0x20 && s[i] < 0x7F ? (char)s[i] : '?';
+        buf[o++] = is_ws(s[i]) ? ' ' : s[i] >= 0x20 && s[i] < 0x7F ? (char)s[i] : '?';
     if (i < n) {
         memcpy(buf + o, "...", 3);
         o += 3;
@@ -496,6 +508,7 @@ static int decode_text(const struct parser *ps, const unsigned char *s,
 static int parse_date(const char *s, char out[11])
 {
     static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    const char *day;
     int n = 0, y, mo, d, k;
 
     while (is_digit((unsigned char)s[n]))
@@ -513,12 +526,7 @@ static int parse_date(const char *s, char out[11])
         return LEDGER_ERR;
     if (n == 14 && (s[12] - '0') * 10 + (s[13] - '0') > 60)
         return LEDGER_ERR;   /* 60: a leap second */
-    memcpy(out, s, 4);
-    out[4] = '-';
-    memcpy(out + 5, s + 4, 2);
-    out[7] = '-';
-    memcpy(out + 8, s + 6, 2);
-    out[10] = '\0';
+    day = s;
     s += n;
     if (*s == '.') {
         if (n != 14)
@@ -553,7 +561,15 @@ static int parse_date(const char *s, char out[11])
         if (*s++ != ']')
             return LEDGER_ERR;
     }
-    return *s == '\0' ? LEDGER_OK : LEDGER_ERR;
+    if (*s != '\0')
+        return LEDGER_ERR;
+    memcpy(out, day, 4);
+    out[4] = '-';
+    memcpy(out + 5, day + 4, 2);
+    out[7] = '-';
+    memcpy(out + 8, day + 6, 2);
+    out[10] = '\0';
+    return LEDGER_OK;
 }
 
 enum { AMT_OK, AMT_NAN, AMT_DECIMALS, AMT_RANGE, AMT_AMBIGUOUS };
@@ -742,6 +758,15 @@ static struct ofx_account *account(struct parser *ps)
     return &ps->doc.accounts[ps->doc.naccounts - 1];
 }
 
+/* The open transaction is filled in place, in the slot after the account's
+ * last one, and counted when it closes complete. */
+static struct ofx_txn *open_txn(struct parser *ps)
+{
+    struct ofx_account *a = account(ps);
+
+    return &a->txns[a->ntxns];
+}
+
 #define TXN_FIELDS (BIT(E_TRNTYPE) | BIT(E_DTPOSTED) | BIT(E_DTUSER) | BIT(E_TRNAMT) \
                     | BIT(E_FITID) | BIT(E_NAME) | BIT(E_MEMO) | BIT(E_CHECKNUM))
 
@@ -752,7 +777,7 @@ static int leaf(struct parser *ps, const struct tag *t, int id, const unsigned c
 {
     int par = ps->depth - 1;
     int pid = par >= 0 ? ps->stack[par].id : E_OTHER;
-    struct ofx_txn *x = &ps->txn;
+    struct ofx_txn *x = ps->txn_at >= 0 ? open_txn(ps) : NULL;
     struct ofx_account *a = ps->acct_at >= 0 ? account(ps) : NULL;
 
     if (id == E_OTHER || par < 0)
@@ -862,8 +887,24 @@ static int opened(struct parser *ps, int i)
     case E_STMTTRN:
         if (ps->acct_at >= 0 && i == ps->acct_at + 2
             && ps->stack[i - 1].id == E_BANKTRANLIST) {
-            memset(&ps->txn, 0, sizeof ps->txn);
-            ps->txn.line = f->line;
+            struct ofx_account *a = account(ps);
+            struct ofx_txn *x;
+
+            if (a->ntxns == ps->txn_cap) {
+                size_t cap = ps->txn_cap ? ps->txn_cap * 2 : 16;
+                void *grown;
+
+                if (cap > SIZE_MAX / sizeof *x)
+                    return oom(ps);
+                grown = realloc(a->txns, cap * sizeof *x);
+                if (grown == NULL)
+                    return oom(ps);
+                a->txns = grown;
+                ps->txn_cap = cap;
+            }
+            x = open_txn(ps);
+            memset(x, 0, sizeof *x);
+            x->line = f->line;
             ps->dtuser[0] = ps->payee_name[0] = '\0';
             ps->txn_at = i;
             ps->txn_seen = 0;
@@ -900,7 +941,7 @@ static int opened(struct parser *ps, int i)
 static int add_txn(struct parser *ps)
 {
     struct ofx_account *a = account(ps);
-    struct ofx_txn *x = &ps->txn;
+    struct ofx_txn *x = open_txn(ps);
 
     if (!(ps->txn_seen & BIT(E_TRNAMT)))
         return fail(ps, x->line, "<STMTTRN> has no <TRNAMT>");
@@ -911,19 +952,7 @@ static int add_txn(struct parser *ps)
     }
     if (x->name[0] == '\0')
         memcpy(x->name, ps->payee_name, sizeof x->name);
-    if (a->ntxns == ps->txn_cap) {
-        size_t cap = ps->txn_cap ? ps->txn_cap * 2 : 16;
-        void *grown;
-
-        if (cap > SIZE_MAX / sizeof *x)
-            return oom(ps);
-        grown = realloc(a->txns, cap * sizeof *x);
-        if (grown == NULL)
-            return oom(ps);
-        a->txns = grown;
-        ps->txn_cap = cap;
-    }
-    a->txns[a->ntxns++] = *x;
+    a->ntxns++;
     return LEDGER_OK;
 }
 
@@ -940,9 +969,9 @@ static int closed(struct parser *ps, int i)
         ps->cur_at = -1;
         if (!(ps->cur_seen & BIT(E_CURSYM)))
             return fail(ps, f->line, "<%s> has no <CURSYM>", f->name);
-        memcpy(f->id == E_CURRENCY ? ps->txn.currency : ps->txn.orig_currency,
+        memcpy(f->id == E_CURRENCY ? open_txn(ps)->currency : open_txn(ps)->orig_currency,
                ps->cur_sym, sizeof ps->cur_sym);
-        memcpy(ps->txn.currate, ps->cur_rate, sizeof ps->cur_rate);
+        memcpy(open_txn(ps)->currate, ps->cur_rate, sizeof ps->cur_rate);
         return LEDGER_OK;
     }
     if (i == ps->bal_at) {
@@ -968,7 +997,10 @@ static int closed(struct parser *ps, int i)
         ps->acct_at = -1;
         if (a->acct_id[0] == '\0')
             return fail(ps, f->line, "<%s> has no <ACCTID>", f->name);
-        if (a->ntxns && a->ntxns < ps->txn_cap) {
+        if (a->ntxns == 0) {
+            free(a->txns);   /* slots for transactions that were never complete */
+            a->txns = NULL;
+        } else if (a->ntxns < ps->txn_cap) {
             void *fitted = realloc(a->txns, a->ntxns * sizeof *a->txns);
 
             if (fitted)
@@ -997,21 +1029,35 @@ static int is_name_char(unsigned char c)
     return is_alpha(c) || is_digit(c) || c == '.' || c == '_' || c == '-' || c == ':';
 }
 
-static const struct known *lookup(const char *name)
+static unsigned name_hash(const char *name)
 {
-    size_t lo = 0, hi = sizeof known / sizeof known[0];
+    unsigned h = 2166136261u;   /* FNV-1a */
 
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(name, known[mid].name);
+    while (*name)
+        h = (h ^ (unsigned char)*name++) * 16777619u;
+    return h;
+}
 
-        if (c == 0)
-            return &known[mid];
-        if (c < 0)
-            hi = mid;
-        else
-            lo = mid + 1;
+/* Every tag is looked up, so by a hash index (built per parse: no global
+ * state) rather than a search of the table. */
+static void index_known(struct parser *ps)
+{
+    size_t i, h;
+
+    for (i = 0; i < sizeof known / sizeof known[0]; i++) {
+        for (h = name_hash(known[i].name) & 255; ps->index[h]; h = (h + 1) & 255)
+            ;
+        ps->index[h] = (unsigned char)(i + 1);
     }
+}
+
+static const struct known *lookup(const struct parser *ps, const char *name)
+{
+    size_t h;
+
+    for (h = name_hash(name) & 255; ps->index[h]; h = (h + 1) & 255)
+        if (strcmp(known[ps->index[h] - 1].name, name) == 0)
+            return &known[ps->index[h] - 1];
     return NULL;
 }
 
@@ -1176,7 +1222,7 @@ static int belongs(int child, int parent)
 /* A start tag has been read; *pp is just past it and moves past its text. */
 static int open_tag(struct parser *ps, const struct tag *t, const unsigned char **pp)
 {
-    const struct known *kn = lookup(t->name);
+    const struct known *kn = lookup(ps, t->name);
     int id = kn ? kn->id : E_OTHER, kind = kn ? kn->kind : K_UNKNOWN;
     const unsigned char *s = *pp, *q, *text = NULL, *text_end = NULL, *after;
 
@@ -1259,7 +1305,7 @@ static int read_header(struct parser *ps)
     while (q < end && is_ws(*q))
         q++;
     if (q == end)
-        return fail(ps, line_at(ps, q), "empty file");
+        return fail(ps, last_line(ps), "empty file");
     if (*q == '<') {
         ps->p = q;
         return LEDGER_OK;
@@ -1286,7 +1332,7 @@ static int read_header(struct parser *ps)
             q++;
     }
     if (q == end)
-        return fail(ps, line_at(ps, q), "no <OFX> element after the header");
+        return fail(ps, last_line(ps), "no <OFX> element after the header");
     ps->p = q;
     return LEDGER_OK;
 }
@@ -1332,13 +1378,13 @@ static int read_body(struct parser *ps)
     if (ps->depth > 0) {
         const struct frame *f = &ps->stack[ps->depth - 1];
 
-        return fail(ps, line_at(ps, end), "the file ends inside <%s> (opened on line %d)",
+        return fail(ps, last_line(ps), "the file ends inside <%s> (opened on line %d)",
                     f->name, f->line);
     }
     if (ps->roots == 0)
-        return fail(ps, line_at(ps, end), "not an OFX file: no <OFX> element");
+        return fail(ps, last_line(ps), "not an OFX file: no <OFX> element");
     if (ps->doc.naccounts == 0)
-        return fail(ps, line_at(ps, end), "no bank or credit-card statement "
+        return fail(ps, last_line(ps), "no bank or credit-card statement "
                     "(<STMTRS> or <CCSTMTRS>) in the file");
     return LEDGER_OK;
 }
@@ -1356,12 +1402,15 @@ int ofx_parse(const char *buf, size_t len, struct ofx_doc *out, ledger_error *er
     ps.line = 1;
     ps.err = err;
     ps.acct_at = ps.txn_at = ps.bal_at = ps.cur_at = -1;
+    index_known(&ps);
     if (len >= 2 && ((ps.p[0] == 0xFF && ps.p[1] == 0xFE) || (ps.p[0] == 0xFE && ps.p[1] == 0xFF))) {
         fail(&ps, 1, "UTF-16 files are not supported (save it as UTF-8 or Windows-1252)");
         goto done;
     }
     if (len >= 3 && ps.p[0] == 0xEF && ps.p[1] == 0xBB && ps.p[2] == 0xBF)
         ps.p += 3;
+    while (ps.end > ps.p && ps.end[-1] == 0x1A)
+        ps.end--;   /* DOS end-of-file marks */
     if (check_bytes(&ps) || read_header(&ps) || read_body(&ps))
         goto done;
     if (ps.doc.naccounts < ps.acct_cap) {

@@ -106,6 +106,44 @@ static void run_case(ledger_db *db, int64_t me, const char *name, struct ledger_
     free(bare);
 }
 
+/* A library call other than the list, timed alone (it has no bare twin). */
+static void run_call(ledger_db *db, int64_t me, const char *name, const char *const *kv,
+                     int (*call)(ledger_db *, int64_t, const struct ledger_params *, cJSON **,
+                                 ledger_error *),
+                     int iterations, double target_ms)
+{
+    struct ledger_param items[MAXP];
+    struct ledger_params p;
+    double *t = calloc((size_t)iterations, sizeof *t);
+    ledger_error err;
+    int i;
+
+    params_of(kv, items, &p);
+    for (i = -2; i < iterations; i++) {
+        cJSON *out = NULL;
+        double t0 = now_ms();
+
+        ledger_begin(db, 0, &err);
+        if (call(db, me, &p, &out, &err)) {
+            fprintf(stderr, "%s: %s\n", name, err.message);
+            exit(1);
+        }
+        ledger_commit(db, &err);
+        if (i >= 0)
+            t[i] = now_ms() - t0;
+        cJSON_Delete(out);
+    }
+    {
+        double med = pct(t, iterations, 0.5), p99 = pct(t, iterations, 0.99);
+        int pass = med < target_ms;
+
+        g_failed |= !pass;
+        printf("%-34s lib p50 %8.3f ms  p99 %8.3f ms  target p50 < %.0f ms: %s\n", name, med, p99,
+               target_ms, pass ? "ok" : "MISSED");
+    }
+    free(t);
+}
+
 static void run(ledger_db *db, int64_t me, const char *name, const char *const *kv,
                 int iterations)
 {
@@ -237,6 +275,23 @@ int main(int argc, char **argv)
             run(db, me, "cursor after 200 pages (deep)", deep, iterations);
             free(cursor);
         }
+    }
+    printf("-- analytics over five years (targets: monthly under 50 ms, subscriptions under 1 s)\n");
+    {
+        const char *five[] = { "from", "2021-01", "to", "2025-12", NULL };
+        const char *five_mine[] = { "from", "2021-01", "to", "2025-12", "basis", "mine", NULL };
+        const char *budget[] = { "month", "2025-06", NULL };
+        const char *none[] = { NULL };
+
+        run_call(db, me, "monthly, 60 months, gross", five, ledger_analytics_monthly,
+                 iterations, 50);
+        run_call(db, me, "monthly, 60 months, basis=mine", five_mine, ledger_analytics_monthly,
+                 iterations, 50);
+        run_call(db, me, "budgets, one month", budget, ledger_budget_list, iterations, 5);
+        run_call(db, me, "fees and interest, 60 months", five, ledger_analytics_fees,
+                 iterations, 50);
+        run_call(db, me, "subscriptions (all history)", none, ledger_analytics_subscriptions,
+                 iterations < 10 ? iterations : 10, 1000);
     }
     ledger_close(db);
     return g_failed ? 1 : 0;

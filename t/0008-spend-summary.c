@@ -1,0 +1,134 @@
+/*
+ * The spend_monthly summary (schema 0003) must always equal a recount from
+ * the rows, whatever writes happen: inserts of every type, overrides,
+ * date and amount changes, reconciliation hiding a row, deletes of rows and
+ * of whole statements.  A drift here would make the monthly report and
+ * budgets silently wrong.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "internal.h"
+#include "tap.h"
+
+/* The number of (owner, month, category) cells where the summary and a
+ * recount of the rows disagree. */
+static int drift(ledger_db *db)
+{
+    static const char sql[] =
+        "WITH recount AS (SELECT owner_id, month, category, SUM(cents) AS cents"
+        "                   FROM spend_contribution GROUP BY 1, 2, 3),"
+        "     kept AS (SELECT owner_id, month, category, cents FROM spend_monthly WHERE cents <> 0)"
+        " SELECT COUNT(*) FROM ("
+        "   SELECT * FROM recount WHERE cents <> 0 EXCEPT SELECT * FROM kept"
+        "   UNION ALL"
+        "   SELECT * FROM kept EXCEPT SELECT * FROM recount WHERE cents <> 0)";
+    sqlite3_stmt *st;
+    int n = -1;
+
+    if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
+static void exec(ledger_db *db, const char *sql)
+{
+    char *msg = NULL;
+
+    if (sqlite3_exec(db->sql, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        printf("# %s: %s\n", sql, msg);
+        sqlite3_free(msg);
+    }
+}
+
+static int64_t cell(ledger_db *db, const char *month, const char *category)
+{
+    sqlite3_stmt *st;
+    int64_t v = 0;
+
+    sqlite3_prepare_v2(db->sql, "SELECT cents FROM spend_monthly WHERE month = ? AND category = ?",
+                       -1, &st, NULL);
+    sqlite3_bind_text(st, 1, month, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, category, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+int main(void)
+{
+    ledger_db *db = NULL;
+    ledger_error err;
+    int64_t me, other;
+
+    ledger_error_clear(&err);
+    ok(ledger_open(":memory:", &db, &err) == 0, "open");
+    ledger_user_resolve(db, "alice", NULL, NULL, &me, &err);
+    ledger_user_resolve(db, "bob", NULL, NULL, &other, &err);
+    exec(db, "INSERT INTO statements (id, owner_id, bank_name, statement_type) VALUES (1, 1, 'B', 'credit_card')");
+    exec(db, "INSERT INTO transactions (id, statement_id, owner_id, date, transaction_type, amount, category) VALUES"
+             " (1, 1, 1, '2026-01-05', 'debit', 1000, 'dining'),"
+             " (2, 1, 1, '2026-01-06', 'refund', 300, 'dining'),"
+             " (3, 1, 1, '2026-01-07', 'fee', 250, 'fees'),"
+             " (4, 1, 1, '2026-01-08', 'credit', 5000, 'income'),"
+             " (5, 1, 1, '2026-01-09', 'debit', 700, 'transfers'),"
+             " (6, NULL, 1, '2026-02-01', 'debit', 1234, NULL),"
+             " (7, NULL, 1, '2026-02-02', 'payment', 250000, 'loan_interest'),"
+             " (8, NULL, 2, '2026-01-05', 'debit', 999, 'dining')");
+    exec(db, "UPDATE transactions SET principal_amount = 200000, interest_amount = 50000 WHERE id = 7");
+    exec(db, "UPDATE transactions SET amount_aud = 1500 WHERE id = 1");
+    is_int(drift(db), 0, "after inserts of every type");
+    is_int(cell(db, "2026-01", "dining"), 1500 - 300, "dining: amount_aud 15.00 less a 3.00 refund");
+    is_int(cell(db, "2026-02", "loan_interest"), 50000, "an itemised repayment counts at its interest");
+    is_int(cell(db, "2026-01", "transfers"), 0, "transfers are not spend");
+    is_int(cell(db, "2026-01", "income"), 0, "income is not spend");
+
+    exec(db, "UPDATE transactions SET override_category = 'groceries' WHERE id = 1");
+    is_int(drift(db), 0, "after an override moves a row to another category");
+    exec(db, "UPDATE transactions SET override_category = NULL WHERE id = 1");
+    exec(db, "UPDATE transactions SET date = '2026-03-31' WHERE id = 6");
+    is_int(drift(db), 0, "after a date moves a row to another month");
+    exec(db, "UPDATE transactions SET amount = 4321, transaction_type = 'refund' WHERE id = 6");
+    is_int(drift(db), 0, "after amount and type change");
+    exec(db, "UPDATE transactions SET reconciled_with_id = 3 WHERE id = 6");
+    is_int(drift(db), 0, "after reconciliation hides a row");
+    exec(db, "UPDATE transactions SET reconciled_with_id = NULL WHERE id = 6");
+    is_int(drift(db), 0, "after it is undone");
+    exec(db, "UPDATE transactions SET description = 'x', merchant = 'y' WHERE id = 1");
+    is_int(drift(db), 0, "after a change that does not touch spend");
+    exec(db, "DELETE FROM transactions WHERE id = 2");
+    is_int(drift(db), 0, "after a row is deleted");
+    exec(db, "DELETE FROM statements WHERE id = 1");
+    is_int(drift(db), 0, "after a statement is deleted with its rows (cascade)");
+    is_int(cell(db, "2026-01", "dining"), 0, "its spend is gone");
+    exec(db, "DELETE FROM users WHERE id = 2");
+    is_int(drift(db), 0, "after a user is deleted with everything");
+
+    /* Many random writes through the library's own paths. */
+    {
+        int i;
+        char sql[256];
+
+        for (i = 0; i < 500; i++) {
+            snprintf(sql, sizeof sql,
+                     "INSERT INTO transactions (owner_id, date, transaction_type, amount, category)"
+                     " VALUES (1, '2026-%02d-%02d', '%s', %d, '%s')", 1 + i % 12, 1 + i % 28,
+                     i % 5 == 0 ? "refund" : i % 7 == 0 ? "credit" : "debit", 100 + i,
+                     i % 3 == 0 ? "dining" : i % 3 == 1 ? "transfers" : "Groceries");
+            exec(db, sql);
+            if (i % 4 == 0) {
+                snprintf(sql, sizeof sql, "UPDATE transactions SET amount = amount + 7,"
+                         " override_category = 'fuel' WHERE id = (SELECT MAX(id) FROM transactions)");
+                exec(db, sql);
+            }
+            if (i % 9 == 0)
+                exec(db, "DELETE FROM transactions WHERE id = (SELECT MIN(id) FROM transactions)");
+        }
+        is_int(drift(db), 0, "after 500 mixed inserts, updates and deletes");
+    }
+    ledger_close(db);
+    return done_testing();
+}
