@@ -37,6 +37,8 @@ static int take_body(struct request *r, const struct route *route)
         return -1;
     if (len == 0)
         return 0;
+    if (route->flags & ROUTE_RAW)
+        return request_read_body(r);
     if (!is_json && !(is_csv && (route->flags & ROUTE_CSV)))
         return request_fail(r, 415, "unsupported_media_type", NULL, "the body must be %s",
                             (route->flags & ROUTE_CSV) ? "application/json or text/csv"
@@ -104,7 +106,7 @@ void dispatch(FCGX_Request *fcgx, const struct config *cfg, ledger_db *db,
     if (ledger_user_resolve(db, subject, FCGX_GetParam(cfg->email_param, fcgx->envp),
                             FCGX_GetParam(cfg->name_param, fcgx->envp), &r.user_id, &r.err))
         goto answer;
-    if ((route->flags & (ROUTE_JSON | ROUTE_CSV)) && take_body(&r, route))
+    if ((route->flags & (ROUTE_JSON | ROUTE_CSV | ROUTE_RAW)) && take_body(&r, route))
         goto answer;
     run_handler(&r, route);
 answer:

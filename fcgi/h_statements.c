@@ -30,3 +30,13 @@ int h_statements_delete(struct request *r)
     r->status = 204;
     return ledger_statement_delete(r->db, r->user_id, id, &r->err);
 }
+
+int h_statements_import(struct request *r)
+{
+    int created = 0, rc;
+
+    rc = ledger_statement_import(r->db, r->user_id, r->body, r->body_len, &r->out, &created,
+                                 &r->err);
+    r->status = created ? 201 : 200;
+    return rc;
+}

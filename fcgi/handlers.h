@@ -38,6 +38,7 @@ int h_statements_list(struct request *r);
 int h_statements_create(struct request *r);
 int h_statements_get(struct request *r);
 int h_statements_delete(struct request *r);
+int h_statements_import(struct request *r);
 int h_trips_list(struct request *r);
 int h_trips_create(struct request *r);
 int h_trips_get(struct request *r);

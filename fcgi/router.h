@@ -12,7 +12,8 @@ typedef int (*handler_fn)(struct request *r);
 enum route_flags {
     ROUTE_WRITE = 1,  /* runs in one write transaction */
     ROUTE_JSON = 2,   /* takes a JSON body */
-    ROUTE_CSV = 4     /* also takes a text/csv body */
+    ROUTE_CSV = 4,    /* also takes a text/csv body */
+    ROUTE_RAW = 8     /* takes a file as bytes, of any type (the library checks it) */
 };
 
 struct route {

@@ -37,6 +37,7 @@ const struct route routes[] = {
     { "DELETE", "/api/payments/" ID, h_payments_delete, ROUTE_WRITE },
     { "GET", "/api/statements", h_statements_list, 0 },
     { "POST", "/api/statements", h_statements_create, ROUTE_WRITE | ROUTE_JSON },
+    { "POST", "/api/statements/import", h_statements_import, ROUTE_WRITE | ROUTE_RAW },
     { "GET", "/api/statements/" ID, h_statements_get, 0 },
     { "DELETE", "/api/statements/" ID, h_statements_delete, ROUTE_WRITE },
     { "GET", "/api/trips", h_trips_list, 0 },

@@ -115,6 +115,8 @@ CREATE UNIQUE INDEX transactions_reconciled ON transactions(reconciled_with_id)
     WHERE reconciled_with_id IS NOT NULL;
 CREATE INDEX transactions_trip ON transactions(override_trip_id, date, id)
     WHERE override_trip_id IS NOT NULL;
+-- Finding a bank row imported before, by its FITID.
+CREATE INDEX transactions_fitid ON transactions(owner_id, fitid) WHERE fitid IS NOT NULL;
 
 CREATE TABLE tags (
     id          INTEGER PRIMARY KEY,

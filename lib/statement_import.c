@@ -1,0 +1,254 @@
+/*
+ * POST /api/statements/import: an OFX or QFX file as banks export it, one
+ * statement per account in the file.
+ *
+ * Each row keeps the bank's FITID.  A row whose FITID the caller already
+ * has for the same account is skipped, and an account whose rows were all
+ * seen before creates no statement: importing the same file twice creates
+ * nothing twice and says how many rows it skipped.
+ *
+ * Amounts in the file are signed from the account holder's side (negative
+ * is money out); rows store a magnitude and a type.  LEDGERBAL (else
+ * AVAILBAL) is the closing balance; on a credit card it is negative when
+ * money is owed, and the ledger keeps what is owed as a positive balance.
+ * The file carries no opening balance, so none is invented and the
+ * balance assertion stays open (balance_ok null) for imported statements.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "ofx.h"
+
+static const char SQL_SEEN[] =
+    "SELECT 1 FROM transactions t JOIN statements s ON s.id = t.statement_id"
+    " WHERE t.owner_id = ?1 AND t.fitid = ?3 AND s.account_id = ?2";
+static const char SQL_SAME_STATEMENT[] =
+    "SELECT 1 FROM statements WHERE owner_id = ?1 AND account_id = ?2"
+    "   AND period_start IS ?3 AND period_end IS ?4";
+
+static int seen(ledger_db *db, int64_t me, const char *account, const char *fitid, int *yes,
+                ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_SEEN, err);
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, me);
+    db_bind_text(st, 2, account);
+    db_bind_text(st, 3, fitid);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    *yes = rc == SQLITE_ROW;
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "import");
+}
+
+/* The row's type from the OFX TRNTYPE and the sign of its amount. */
+static const char *row_type(const struct ofx_txn *t, int credit_card)
+{
+    if (t->amount < 0) {
+        if (strcmp(t->trntype, "FEE") == 0 || strcmp(t->trntype, "SRVCHG") == 0)
+            return "fee";
+        if (strcmp(t->trntype, "INT") == 0)
+            return "interest";
+        return "debit";
+    }
+    if (credit_card && strcmp(t->trntype, "PAYMENT") == 0)
+        return "payment";
+    return "credit";
+}
+
+/* amount x rate (a positive decimal text), rounded half up, in cents. */
+static int convert(int64_t amount, const char *rate, int64_t *out)
+{
+    __int128 num = 0, den = 1, v;
+    const char *p;
+    int point = 0;
+
+    for (p = rate; *p; p++) {
+        if (*p == '.') {
+            point = 1;
+            continue;
+        }
+        if (*p < '0' || *p > '9' || num > ((__int128)1 << 80))
+            return -1;
+        num = num * 10 + (*p - '0');
+        if (point)
+            den *= 10;
+    }
+    if (num == 0)
+        return -1;
+    v = ((__int128)amount * num * 2 + den) / (den * 2);
+    if (v > LEDGER_MONEY_MAX_CENTS)
+        return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
+static void min_max_dates(const struct ofx_account *a, char *from, char *to)
+{
+    size_t i;
+
+    snprintf(from, 11, "%s", a->start);
+    snprintf(to, 11, "%s", a->end);
+    for (i = 0; i < a->ntxns; i++) {
+        if (from[0] == '\0' || strcmp(a->txns[i].date, from) < 0)
+            snprintf(from, 11, "%s", a->txns[i].date);
+        if (to[0] == '\0' || strcmp(a->txns[i].date, to) > 0)
+            snprintf(to, 11, "%s", a->txns[i].date);
+    }
+    if (from[0] == '\0') {
+        date_today(from);
+        snprintf(to, 11, "%s", from);
+    }
+    if (strcmp(from, to) > 0)
+        snprintf(to, 11, "%s", from);
+}
+
+/* Imports one account; adds what it created to `created`. */
+static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
+                          const struct ofx_account *a, cJSON *created, int64_t *imported,
+                          int64_t *skipped, ledger_error *err)
+{
+    struct statement_fields f;
+    char account_id[160], name[80], from[11], to[11], *fresh;
+    size_t i, n_new = 0, len = strlen(a->acct_id);
+    int64_t id;
+    int dup;
+
+    memset(&f, 0, sizeof f);
+    snprintf(account_id, sizeof account_id, "%s:%s", a->bank_id, a->acct_id);
+    /* Which rows are new, before anything is written. */
+    fresh = calloc(a->ntxns ? a->ntxns : 1, 1);
+    if (fresh == NULL)
+        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+    for (i = 0; i < a->ntxns; i++) {
+        dup = 0;
+        if (a->txns[i].fitid[0] && seen(db, me, account_id, a->txns[i].fitid, &dup, err))
+            goto fail;
+        /* A FITID repeated inside the file is one row too. */
+        if (!dup && a->txns[i].fitid[0]) {
+            size_t k;
+
+            for (k = 0; k < i && !dup; k++)
+                dup = fresh[k] && strcmp(a->txns[k].fitid, a->txns[i].fitid) == 0;
+        }
+        fresh[i] = !dup;
+        n_new += !dup;
+        *skipped += dup;
+    }
+    min_max_dates(a, from, to);
+    if (n_new == 0) {
+        sqlite3_stmt *st;
+        int rc;
+
+        /* Nothing new: a statement only when this period is new too. */
+        if (a->ntxns > 0 || (st = db_stmt(db, SQL_SAME_STATEMENT, err)) == NULL) {
+            free(fresh);
+            return a->ntxns > 0 ? LEDGER_OK : LEDGER_ERR;
+        }
+        sqlite3_bind_int64(st, 1, me);
+        db_bind_text(st, 2, account_id);
+        db_bind_text(st, 3, from);
+        db_bind_text(st, 4, to);
+        rc = sqlite3_step(st);
+        db_stmt_done(st);
+        if (rc == SQLITE_ROW) {
+            free(fresh);
+            return LEDGER_OK;
+        }
+    }
+    snprintf(name, sizeof name, "%s%s", len > 4 ? "..." : "", a->acct_id + (len > 4 ? len - 4 : 0));
+    f.bank_name = doc->org[0] ? doc->org : a->bank_id[0] ? a->bank_id : "Imported";
+    f.account_name = name;
+    f.account_type = a->credit_card ? "CREDITCARD" : a->acct_type[0] ? a->acct_type : "OTHER";
+    f.statement_type = a->credit_card ? "credit_card" : statement_type_from_text(f.account_type);
+    f.period_start = from;
+    f.period_end = to;
+    f.account_id = account_id;
+    if (a->has_ledger_balance || a->has_available_balance) {
+        int64_t bal = a->has_ledger_balance ? a->ledger_balance : a->available_balance;
+
+        f.has_closing = 1;
+        f.closing = a->credit_card ? -bal : bal;
+    }
+    if (statement_insert(db, me, &f, &id, err))
+        goto fail;
+    for (i = 0; i < a->ntxns; i++) {
+        const struct ofx_txn *t = &a->txns[i];
+        struct statement_row r;
+        char desc[800];
+
+        if (!fresh[i])
+            continue;
+        memset(&r, 0, sizeof r);
+        if (t->memo[0] && strcmp(t->memo, t->name) != 0)
+            snprintf(desc, sizeof desc, "%s%s%s", t->name, t->name[0] ? " " : "", t->memo);
+        else
+            snprintf(desc, sizeof desc, "%s", t->name[0] ? t->name : t->trntype);
+        r.date = t->date;
+        r.description = desc;
+        r.merchant = t->name[0] ? t->name : NULL;
+        r.type = row_type(t, a->credit_card);
+        /* A card payment is a transfer between the owner's accounts. */
+        r.category = strcmp(r.type, "payment") == 0 ? "transfers" : NULL;
+        r.amount = t->amount < 0 ? -t->amount : t->amount;
+        r.currency = t->currency[0] ? t->currency : a->currency[0] ? a->currency : NULL;
+        r.fitid = t->fitid[0] ? t->fitid : NULL;
+        /* A row in another currency with a rate to the account's: the
+         * home-currency amount when the account is in the home currency. */
+        if (t->currency[0] && t->currate[0]
+            && strcmp(a->currency[0] ? a->currency : ledger_home_currency(db), ledger_home_currency(db)) == 0
+            && convert(r.amount, t->currate, &r.amount_aud) == 0) {
+            r.has_amount_aud = 1;
+            r.rate = t->currate;
+        }
+        if (statement_row_insert(db, me, id, &r, err))
+            goto fail;
+        ++*imported;
+    }
+    free(fresh);
+    {
+        cJSON *s = NULL;
+
+        if (statement_get(db, me, id, &s, err))
+            return LEDGER_ERR;
+        cJSON_AddItemToArray(created, s);
+    }
+    return LEDGER_OK;
+fail:
+    free(fresh);
+    return LEDGER_ERR;
+}
+
+int ledger_statement_import(ledger_db *db, int64_t me, const char *buf, size_t len,
+                            cJSON **out, int *created, ledger_error *err)
+{
+    struct ofx_doc doc;
+    cJSON *doc_out, *list;
+    int64_t imported = 0, skipped = 0;
+    size_t i;
+
+    *created = 0;
+    if (len == 0)
+        return ledger_error_set(err, 400, "invalid_field", "file",
+                                "the body must be an OFX or QFX file");
+    if (ofx_parse(buf, len, &doc, err))
+        return LEDGER_ERR;
+    doc_out = cJSON_CreateObject();
+    list = cJSON_AddArrayToObject(doc_out, "statements");
+    for (i = 0; i < doc.naccounts; i++)
+        if (import_account(db, me, &doc, &doc.accounts[i], list, &imported, &skipped, err)) {
+            ofx_doc_free(&doc);
+            cJSON_Delete(doc_out);
+            return LEDGER_ERR;
+        }
+    ofx_doc_free(&doc);
+    cJSON_AddNumberToObject(doc_out, "imported", (double)imported);
+    cJSON_AddNumberToObject(doc_out, "skipped_duplicates", (double)skipped);
+    *created = cJSON_GetArraySize(list) > 0;
+    *out = doc_out;
+    return LEDGER_OK;
+}

@@ -1,0 +1,117 @@
+#!/usr/bin/perl
+# POST /api/statements/import: OFX 1.x (SGML, Windows-1252), OFX 2.x (XML),
+# QFX, several accounts in one file; the same file twice creates nothing
+# twice; malformed files are a 400 naming the line; owner scoping.
+use strict;
+use warnings;
+use Test::More;
+use Rig;
+use CommonChecks qw(error_is);
+
+my $rig = Rig->new;
+my $data = Rig::srcdir() . '/t/data/ofx';
+
+sub import_file {
+    my ($user, $file, %o) = @_;
+    my $body = Rig::slurp("$data/$file");
+    return $rig->request('POST', '/api/statements/import', user => $user, body => $body,
+                         type => $o{type} // 'application/x-ofx');
+}
+sub m2 { defined $_[0] ? sprintf('%.2f', $_[0]) : undef }
+sub rows_of {
+    my ($user, $sid) = @_;
+    return @{ $rig->get("/api/transactions?statement_id=$sid&sort=date&order=asc&limit=500",
+                        user => $user)->{json}{items} };
+}
+
+# ---- OFX 1.x SGML, Windows-1252 ------------------------------------------------------
+my $res = import_file('alice', 'bank-1252.ofx');
+is($res->{status}, 201, 'an SGML bank statement imports');
+is($res->{json}{imported}, 4, 'four rows');
+is($res->{json}{skipped_duplicates}, 0, 'none skipped');
+my ($s) = @{ $res->{json}{statements} };
+is($s->{bank_name}, 'Banque Société Générale', 'bank_name from the FI ORG, Windows-1252 decoded');
+is($s->{statement_type}, 'transaction', 'CHECKING is a transaction account');
+is($s->{account_type}, 'CHECKING', 'the raw account type is kept');
+is_deeply([@$s{qw(period_start period_end)}], ['2025-01-01', '2025-01-31'], 'the period from DTSTART/DTEND');
+is($s->{account_name}, '...3456', 'the account shown by its last digits');
+ok(defined $s->{closing_balance}, 'LEDGERBAL is the closing balance');
+ok(!defined $s->{balance_ok}, 'no opening balance in the file, so no assertion');
+my @rows = rows_of('alice', $s->{id});
+is(scalar @rows, 4, 'the rows are under the statement');
+is($rows[0]{date}, '2025-01-03', 'DTPOSTED, the calendar date as written');
+is($rows[0]{merchant}, 'Café de Flore', 'the NAME, in UTF-8');
+is($rows[0]{description}, 'Café de Flore CARTE 4970 & CO', 'the description joins NAME and MEMO, entities decoded');
+is_deeply([$rows[0]{transaction_type}, m2($rows[0]{amount})], ['debit', '12.50'], 'a negative amount is a debit of 12.50');
+is($rows[0]{currency}, 'EUR', 'the currency from CURDEF');
+is_deeply([$rows[1]{transaction_type}, m2($rows[1]{amount})], ['credit', '1234.56'], 'a positive amount is a credit');
+is($rows[2]{merchant}, 'Boulangerie Étienne', 'numeric character references');
+is(m2($rows[2]{amount}), '0.86', '-.86 is 0.86');
+is($rows[3]{transaction_type}, 'fee', 'SRVCHG is a fee');
+is($rows[0]{owner_id}, $rig->get('/api/me', user => 'alice')->{json}{id}, "rows are the importer's");
+
+# ---- the same file again: nothing twice ------------------------------------------------
+$res = import_file('alice', 'bank-1252.ofx');
+is($res->{status}, 200, 'importing the same file again creates nothing (200)');
+is($res->{json}{imported}, 0, 'no rows imported');
+is($res->{json}{skipped_duplicates}, 4, 'and says it skipped four');
+is(scalar @{ $res->{json}{statements} }, 0, 'and no statement');
+is($rig->get('/api/statements', user => 'alice')->{json}{total}, 1, 'still one statement');
+# Another user importing the same file gets their own copy.
+is(import_file('bob', 'bank-1252.ofx')->{json}{imported}, 4, "another user's import is their own");
+
+# ---- OFX 2.x XML credit card ------------------------------------------------------------
+$res = import_file('alice', 'cc-2x.ofx');
+is($res->{status}, 201, 'an XML credit-card statement imports');
+($s) = @{ $res->{json}{statements} };
+is($s->{statement_type}, 'credit_card', 'CCSTMTRS is a credit card');
+is(m2($s->{closing_balance}), '1209.42', 'LEDGERBAL -1209.42 on a card is 1209.42 owed');
+@rows = rows_of('alice', $s->{id});
+is_deeply([sort map { "$_->{transaction_type} " . m2($_->{amount}) } @rows],
+          ['debit 161.25', 'debit 45.00', 'interest 3.17', 'payment 500.00'],
+          'DEBIT rows are debits, INT is interest, a positive PAYMENT is a payment');
+my ($pay) = grep { $_->{transaction_type} eq 'payment' } @rows;
+is($pay->{category}, 'transfers', 'a card payment is a transfer');
+
+# ---- QFX and two accounts -----------------------------------------------------------------
+$res = import_file('alice', 'bank.qfx', type => 'application/vnd.intu.qfx');
+is($res->{status}, 201, 'a QFX file (Intuit elements ignored) imports');
+is($res->{json}{statements}[0]{statement_type}, 'savings', 'SAVINGS is a savings account');
+$res = import_file('alice', 'two-accounts.ofx', type => 'application/octet-stream');
+is($res->{status}, 201, 'a file with two accounts');
+is(scalar @{ $res->{json}{statements} }, 2, 'one statement per account');
+
+# ---- malformed files: a 400 with the line, nothing written ---------------------------------
+my $before = $rig->get('/api/statements', user => 'alice')->{json}{total};
+for my $f (qw(bad-date.ofx bad-decimals.ofx binary.ofx empty.ofx no-trnamt.ofx not-ofx.csv
+              truncated.ofx unterminated-tag.ofx)) {
+    $res = import_file('alice', $f);
+    is($res->{status}, 400, "$f is refused");
+    like($res->{json}{error}{message} // '', qr/^line \d+: /, "$f: the message names the line")
+        unless $f eq 'empty.ofx';
+}
+error_is($rig->request('POST', '/api/statements/import', user => 'alice', body => '',
+                       type => 'application/x-ofx'), 400, 'invalid_field', 'an empty body', 'file');
+is($rig->get('/api/statements', user => 'alice')->{json}{total}, $before, 'nothing was written');
+# Every prefix of a good file is refused or imported whole, never a crash.
+{
+    my $body = Rig::slurp("$data/cc-2x.ofx");
+    my ($bad, $crash) = (0, 0);
+    for (my $n = 1; $n < length $body; $n += 97) {
+        my $r = $rig->request('POST', '/api/statements/import', user => 'erin',
+                              body => substr($body, 0, $n), type => 'application/x-ofx');
+        $crash++ if $r->{status} >= 500 || !$r->{json};
+        $bad++ if $r->{status} == 400;
+    }
+    is($crash, 0, 'truncated files never crash the service');
+    ok($bad > 0, 'and are refused');
+}
+
+# ---- access ----------------------------------------------------------------------------------
+my $alice_stmt = $rig->get('/api/statements', user => 'alice')->{json}{items}[0]{id};
+error_is($rig->get("/api/statements/$alice_stmt", user => 'carol'), 403, 'forbidden',
+         "an imported statement is its importer's");
+error_is($rig->request('POST', '/api/statements/import', open => 1, body => 'x',
+                       type => 'application/x-ofx'), 401, 'unauthenticated', 'no identity');
+
+done_testing();
