@@ -255,7 +255,8 @@ struct spend_row {
     int64_t id, owner, spend, override_share;
     int64_t mine;        /* the caller's part of spend, in cents */
     int has_override, split;
-    char month[8], category[LEDGER_CATEGORY_MAX], merchant[128], date[11];
+    char month[8], category[LEDGER_CATEGORY_MAX], date[11];
+    char *merchant;      /* owned by the walk; valid during the callback */
 };
 /* basis=gross (0, the default) or mine (1); anything else 400. */
 int spend_basis(const struct ledger_params *p, int *mine, ledger_error *err);

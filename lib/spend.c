@@ -52,6 +52,15 @@ static int64_t share_of(int64_t amount, int64_t share)
     return (int64_t)(p >= 0 ? (p + 5000) / 10000 : -((-p + 5000) / 10000));
 }
 
+static void rows_free(struct spend_row *rows, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        free(rows[i].merchant);
+    free(rows);
+}
+
 int spend_mine_each(ledger_db *db, int64_t me, const char *from, const char *to,
                     int (*fn)(void *ctx, const struct spend_row *r), void *ctx,
                     ledger_error *err)
@@ -87,12 +96,12 @@ int spend_mine_each(ledger_db *db, int64_t me, const char *from, const char *to,
         r->split = sqlite3_column_int(st, 4);
         snprintf(r->month, sizeof r->month, "%s", (const char *)sqlite3_column_text(st, 5));
         snprintf(r->category, sizeof r->category, "%s", (const char *)sqlite3_column_text(st, 6));
-        snprintf(r->merchant, sizeof r->merchant, "%s", (const char *)sqlite3_column_text(st, 7));
+        r->merchant = strdup((const char *)sqlite3_column_text(st, 7));
         snprintf(r->date, sizeof r->date, "%s", (const char *)sqlite3_column_text(st, 8));
     }
     db_stmt_done(st);
     if (rc != SQLITE_DONE) {
-        free(rows);
+        rows_free(rows, n);
         return rc == SQLITE_ROW ? ledger_error_set(err, 500, "internal", NULL, "out of memory")
                                 : db_error(db, err, "spend");
     }
@@ -106,10 +115,8 @@ int spend_mine_each(ledger_db *db, int64_t me, const char *from, const char *to,
             int64_t c[128], mag = r->spend < 0 ? -r->spend : r->spend;
             size_t k, m;
 
-            if (split_load(db, r->id, v, 128, &m, err)) {
-                free(rows);
-                return LEDGER_ERR;
-            }
+            if (split_load(db, r->id, v, 128, &m, err))
+                goto fail;
             split_apportion(mag, v, m, r->owner, c);
             r->mine = 0;
             for (k = 0; k < m; k++)
@@ -118,13 +125,14 @@ int spend_mine_each(ledger_db *db, int64_t me, const char *from, const char *to,
         } else {
             r->mine = r->owner == me ? r->spend : 0;
         }
-        if (fn(ctx, r)) {
-            free(rows);
-            return LEDGER_ERR;
-        }
+        if (fn(ctx, r))
+            goto fail;
     }
-    free(rows);
+    rows_free(rows, n);
     return LEDGER_OK;
+fail:
+    rows_free(rows, n);
+    return LEDGER_ERR;
 }
 
 /* Writes a date (day > 0) or a month (day 0) into out (11 or 8 bytes):
@@ -150,8 +158,16 @@ int month_bounds(const char *month, char *first, char *next)
 {
     int y, m;
 
-    if (month == NULL || strlen(month) != 7 || month[4] != '-'
-        || sscanf(month, "%4d-%2d", &y, &m) != 2 || y < 1900 || y > 9998 || m < 1 || m > 12)
+    int i;
+
+    if (month == NULL || strlen(month) != 7 || month[4] != '-')
+        return -1;
+    for (i = 0; i < 7; i++)
+        if (i != 4 && (month[i] < '0' || month[i] > '9'))
+            return -1;
+    y = atoi(month);
+    m = atoi(month + 5);
+    if (y < 1900 || y > 9998 || m < 1 || m > 12)
         return -1;
     put_date(first, y, m, 1);
     if (++m > 12)

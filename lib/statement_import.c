@@ -14,6 +14,8 @@
  * The file carries no opening balance, so none is invented and the
  * balance assertion stays open (balance_ok null) for imported statements.
  */
+/* qsort_r (glibc) */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +89,35 @@ static int convert(int64_t amount, const char *rate, int64_t *out)
     return 0;
 }
 
+static int by_fitid(const void *x, const void *y, void *ctx)
+{
+    const struct ofx_txn *t = ctx;
+    size_t a = *(const size_t *)x, b = *(const size_t *)y;
+    int c = strcmp(t[a].fitid, t[b].fitid);
+
+    return c ? c : (a < b ? -1 : a > b);
+}
+
+/* Sets fresh[i] for every row but the later appearances of a FITID. */
+static int mark_repeats(const struct ofx_account *a, char *fresh)
+{
+    size_t *idx = malloc((a->ntxns ? a->ntxns : 1) * sizeof *idx), i;
+
+    if (idx == NULL)
+        return -1;
+    for (i = 0; i < a->ntxns; i++) {
+        idx[i] = i;
+        fresh[i] = 1;
+    }
+    qsort_r(idx, a->ntxns, sizeof *idx, by_fitid, (void *)a->txns);
+    for (i = 1; i < a->ntxns; i++)
+        if (a->txns[idx[i]].fitid[0]
+            && strcmp(a->txns[idx[i]].fitid, a->txns[idx[i - 1]].fitid) == 0)
+            fresh[idx[i]] = 0;
+    free(idx);
+    return 0;
+}
+
 static void min_max_dates(const struct ofx_account *a, char *from, char *to)
 {
     size_t i;
@@ -123,18 +154,16 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
     /* Which rows are new, before anything is written. */
     fresh = calloc(a->ntxns ? a->ntxns : 1, 1);
     if (fresh == NULL)
-        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        goto oom;
+    /* A FITID repeated inside the file is one row: all but its first
+     * appearance are marked, found by sorting rather than comparing each
+     * row with every other. */
+    if (mark_repeats(a, fresh))
+        goto oom;
     for (i = 0; i < a->ntxns; i++) {
-        dup = 0;
-        if (a->txns[i].fitid[0] && seen(db, me, account_id, a->txns[i].fitid, &dup, err))
+        dup = !fresh[i];
+        if (!dup && a->txns[i].fitid[0] && seen(db, me, account_id, a->txns[i].fitid, &dup, err))
             goto fail;
-        /* A FITID repeated inside the file is one row too. */
-        if (!dup && a->txns[i].fitid[0]) {
-            size_t k;
-
-            for (k = 0; k < i && !dup; k++)
-                dup = fresh[k] && strcmp(a->txns[k].fitid, a->txns[i].fitid) == 0;
-        }
         fresh[i] = !dup;
         n_new += !dup;
         *skipped += dup;
@@ -218,6 +247,8 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
         cJSON_AddItemToArray(created, s);
     }
     return LEDGER_OK;
+oom:
+    ledger_error_set(err, 500, "internal", NULL, "out of memory");
 fail:
     free(fresh);
     return LEDGER_ERR;
