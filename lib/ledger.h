@@ -296,6 +296,16 @@ int ledger_analytics_fees(ledger_db *db, int64_t me, const struct ledger_params 
 int ledger_analytics_subscriptions(ledger_db *db, int64_t me, const struct ledger_params *params,
                                    cJSON **out, ledger_error *err);
 
+/* ---- reconciliation ----------------------------------------------------------------- */
+/* GET /api/reconcile: {pending: [{transaction, candidates}], unmatched, total}. */
+int ledger_reconcile_list(ledger_db *db, int64_t me, const struct ledger_params *params,
+                          cJSON **out, ledger_error *err);
+/* POST /api/reconcile {matches: [{manual_id, statement_transaction_id}]}: all or nothing. */
+int ledger_reconcile_apply(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
+                           ledger_error *err);
+/* DELETE /api/reconcile/{manual_id}: the statement row back as it was. */
+int ledger_reconcile_undo(ledger_db *db, int64_t me, int64_t manual_id, ledger_error *err);
+
 /* GET /api/merchants: {items: [{merchant, transaction_count, total,
  * last_date, category}], total, limit, offset, next_cursor}. */
 int ledger_merchant_list(ledger_db *db, int64_t me, const struct ledger_params *params,

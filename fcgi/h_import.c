@@ -1,0 +1,22 @@
+/* /api/reconcile (and, with CSV import, /api/import) */
+#include "handlers.h"
+
+int h_reconcile_list(struct request *r)
+{
+    struct ledger_params p = request_params(r);
+
+    return ledger_reconcile_list(r->db, r->user_id, &p, &r->out, &r->err);
+}
+
+int h_reconcile_apply(struct request *r)
+{
+    return ledger_reconcile_apply(r->db, r->user_id, r->json, &r->out, &r->err);
+}
+
+int h_reconcile_undo(struct request *r)
+{
+    int64_t id;
+
+    r->status = 204;
+    return arg_id(r, 0, &id) ? -1 : ledger_reconcile_undo(r->db, r->user_id, id, &r->err);
+}

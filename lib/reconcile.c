@@ -1,0 +1,412 @@
+/*
+ * Reconciliation: a manual row (typed in or CSV-imported) matched with the
+ * statement row the bank later reported for the same purchase.
+ *
+ * A manual row is pending when it is not reconciled and was paid by card,
+ * bank transfer or an unknown method (cash and credits never reach a
+ * statement).  Its candidates are the owner's statement rows within 3 days
+ * and 1% of its amount, in the same direction, that no other manual row was
+ * reconciled into.  Applying a match copies the manual row's overrides,
+ * tags and splits onto the statement row, hides the manual row
+ * (reconciled_with_id), and keeps the statement row's previous state so the
+ * match can be undone.  A batch is all or nothing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define MATCHES_MAX 1000
+#define WINDOW_DAYS 3
+
+#define OUT_TYPES "('debit', 'fee', 'interest')"
+
+static const char SQL_PENDING[] =
+    "SELECT id FROM transactions"
+    " WHERE owner_id = ?1 AND statement_id IS NULL AND reconciled_with_id IS NULL"
+    "   AND (payment_method IS NULL OR payment_method IN ('card', 'bank_transfer'))"
+    " ORDER BY date DESC, id DESC LIMIT ?2 OFFSET ?3";
+static const char SQL_PENDING_COUNT[] =
+    "SELECT COUNT(*) FROM transactions"
+    " WHERE owner_id = ?1 AND statement_id IS NULL AND reconciled_with_id IS NULL"
+    "   AND (payment_method IS NULL OR payment_method IN ('card', 'bank_transfer'))";
+/* Statement rows that could be manual row ?2 (owner ?1). */
+static const char SQL_CANDIDATES[] =
+    "SELECT t.id FROM transactions m, transactions t"
+    " WHERE m.id = ?2 AND t.owner_id = ?1 AND t.statement_id IS NOT NULL"
+    "   AND t.date BETWEEN date(m.date, '-3 days') AND date(m.date, '+3 days')"
+    "   AND abs(t.amount - m.amount) * 100 <= m.amount"
+    "   AND (t.transaction_type IN " OUT_TYPES ") = (m.transaction_type IN " OUT_TYPES ")"
+    "   AND NOT EXISTS (SELECT 1 FROM transactions o WHERE o.reconciled_with_id = t.id)"
+    " ORDER BY abs(julianday(t.date) - julianday(m.date)), abs(t.amount - m.amount), t.id";
+static const char SQL_ROW_STATE[] =
+    "SELECT owner_id, statement_id, reconciled_with_id, payment_method FROM transactions WHERE id = ?";
+static const char SQL_IS_CANDIDATE[] =
+    "SELECT 1 FROM transactions m, transactions t"
+    " WHERE m.id = ?1 AND t.id = ?2"
+    "   AND t.date BETWEEN date(m.date, '-3 days') AND date(m.date, '+3 days')"
+    "   AND abs(t.amount - m.amount) * 100 <= m.amount"
+    "   AND (t.transaction_type IN " OUT_TYPES ") = (m.transaction_type IN " OUT_TYPES ")";
+static const char SQL_IS_TARGET[] =
+    "SELECT 1 FROM transactions WHERE reconciled_with_id = ?";
+/* The state of a row that a reconciliation changes, as one JSON value. */
+static const char SQL_SNAPSHOT[] =
+    "SELECT json_object("
+    "  'override_category', override_category,"
+    "  'override_merchant_normalized', override_merchant_normalized,"
+    "  'override_share', override_share, 'override_trip_id', override_trip_id,"
+    "  'payment_method', payment_method,"
+    "  'tags', (SELECT json_group_array(tag_id) FROM transaction_tags WHERE transaction_id = ?1),"
+    "  'splits', (SELECT json_group_array(json_array(participant_id, share_percent, settled))"
+    "             FROM splits WHERE transaction_id = ?1))"
+    "  FROM transactions WHERE id = ?1";
+/* The manual row's overrides win; a category the user gave the manual row
+ * becomes the statement row's override; the payment method fills a gap. */
+static const char SQL_COPY_ROW[] =
+    "UPDATE transactions SET"
+    " override_category = COALESCE((SELECT COALESCE(override_category, category) FROM transactions"
+    "                               WHERE id = ?2), override_category),"
+    " override_merchant_normalized = COALESCE((SELECT override_merchant_normalized FROM transactions"
+    "                                          WHERE id = ?2), override_merchant_normalized),"
+    " override_share = COALESCE((SELECT override_share FROM transactions WHERE id = ?2), override_share),"
+    " override_trip_id = COALESCE((SELECT override_trip_id FROM transactions WHERE id = ?2),"
+    "                             override_trip_id),"
+    " payment_method = COALESCE(payment_method, (SELECT payment_method FROM transactions WHERE id = ?2))"
+    " WHERE id = ?1";
+static const char SQL_COPY_TAGS[] =
+    "INSERT OR IGNORE INTO transaction_tags (transaction_id, tag_id)"
+    " SELECT ?1, tag_id FROM transaction_tags WHERE transaction_id = ?2";
+static const char SQL_HAS_SPLITS[] = "SELECT 1 FROM splits WHERE transaction_id = ?";
+static const char SQL_CLEAR_SPLITS[] = "DELETE FROM splits WHERE transaction_id = ?";
+static const char SQL_COPY_SPLITS[] =
+    "INSERT INTO splits (transaction_id, participant_id, share_percent, settled)"
+    " SELECT ?1, participant_id, share_percent, settled FROM splits WHERE transaction_id = ?2";
+static const char SQL_HIDE[] = "UPDATE transactions SET reconciled_with_id = ?2 WHERE id = ?1";
+static const char SQL_RECORD[] =
+    "INSERT INTO reconciliations (manual_id, statement_txn_id, snapshot) VALUES (?, ?, ?)";
+static const char SQL_RECORD_GET[] =
+    "SELECT statement_txn_id, snapshot FROM reconciliations WHERE manual_id = ?";
+static const char SQL_RECORD_DELETE[] = "DELETE FROM reconciliations WHERE manual_id = ?";
+/* Undo: the statement row's state back from the snapshot ?2. */
+static const char SQL_RESTORE_ROW[] =
+    "UPDATE transactions SET"
+    " override_category = json_extract(?2, '$.override_category'),"
+    " override_merchant_normalized = json_extract(?2, '$.override_merchant_normalized'),"
+    " override_share = json_extract(?2, '$.override_share'),"
+    " override_trip_id = CASE WHEN EXISTS (SELECT 1 FROM trips WHERE id = json_extract(?2, '$.override_trip_id'))"
+    "                    THEN json_extract(?2, '$.override_trip_id') END,"
+    " payment_method = json_extract(?2, '$.payment_method')"
+    " WHERE id = ?1";
+static const char SQL_RESTORE_TAGS_DROP[] =
+    "DELETE FROM transaction_tags WHERE transaction_id = ?1"
+    "   AND tag_id NOT IN (SELECT value FROM json_each(?2, '$.tags'))";
+static const char SQL_RESTORE_SPLITS[] =
+    "INSERT INTO splits (transaction_id, participant_id, share_percent, settled)"
+    " SELECT ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]')"
+    "   FROM json_each(?2, '$.splits')"
+    "  WHERE EXISTS (SELECT 1 FROM users WHERE id = json_extract(value, '$[0]'))";
+static const char SQL_UNHIDE[] = "UPDATE transactions SET reconciled_with_id = NULL WHERE id = ?";
+
+/* Runs a statement binding two ids (and an optional text third). */
+static int run2(ledger_db *db, const char *sql, int64_t a, int64_t b, const char *text,
+                int want_row, int *row, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, sql, err);
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, a);
+    if (b)
+        sqlite3_bind_int64(st, 2, b);
+    if (text)
+        sqlite3_bind_text(st, b ? 3 : 2, text, -1, SQLITE_TRANSIENT);
+    rc = sqlite3_step(st);
+    if (row)
+        *row = rc == SQLITE_ROW;
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE && !(want_row && rc == SQLITE_ROW))
+        return db_error(db, err, "reconcile");
+    return LEDGER_OK;
+}
+
+static cJSON *row_of(ledger_db *db, int64_t me, int64_t id, ledger_error *err)
+{
+    cJSON *row = NULL;
+
+    txn_get(db, me, id, &row, err);
+    return row;
+}
+
+int ledger_reconcile_list(ledger_db *db, int64_t me, const struct ledger_params *p, cJSON **out,
+                          ledger_error *err)
+{
+    const char *v;
+    int64_t limit = 100, offset = 0, total = 0, *ids = NULL;
+    size_t n = 0, cap = 0, i;
+    sqlite3_stmt *st;
+    cJSON *doc, *pending, *unmatched;
+    int rc;
+
+    if ((v = param_get(p, "limit")) && parse_whole(v, 1, 500, &limit))
+        return ledger_error_set(err, 400, "invalid_field", "limit", "limit must be from 1 to 500");
+    if ((v = param_get(p, "offset")) && parse_whole(v, 0, INT64_C(1) << 40, &offset))
+        return ledger_error_set(err, 400, "invalid_field", "offset", "offset must be 0 or more");
+    if ((st = db_stmt(db, SQL_PENDING_COUNT, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, me);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        total = sqlite3_column_int64(st, 0);
+    db_stmt_done(st);
+    if ((st = db_stmt(db, SQL_PENDING, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, me);
+    sqlite3_bind_int64(st, 2, limit);
+    sqlite3_bind_int64(st, 3, offset);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap) {
+            int64_t *nv = realloc(ids, (cap = cap ? 2 * cap : 64) * sizeof *ids);
+
+            if (nv == NULL)
+                break;
+            ids = nv;
+        }
+        ids[n++] = sqlite3_column_int64(st, 0);
+    }
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE) {
+        free(ids);
+        return db_error(db, err, "reconcile");
+    }
+    doc = cJSON_CreateObject();
+    pending = cJSON_AddArrayToObject(doc, "pending");
+    unmatched = cJSON_AddArrayToObject(doc, "unmatched");
+    for (i = 0; i < n; i++) {
+        cJSON *cands = cJSON_CreateArray(), *row = row_of(db, me, ids[i], err);
+        int64_t cids[64];
+        size_t nc = 0, k;
+
+        if ((st = db_stmt(db, SQL_CANDIDATES, err)) == NULL) {
+            cJSON_Delete(cands);
+            cJSON_Delete(row);
+            break;
+        }
+        sqlite3_bind_int64(st, 1, me);
+        sqlite3_bind_int64(st, 2, ids[i]);
+        while (sqlite3_step(st) == SQLITE_ROW && nc < 64)
+            cids[nc++] = sqlite3_column_int64(st, 0);
+        db_stmt_done(st);
+        for (k = 0; k < nc; k++) {
+            cJSON *c = row_of(db, me, cids[k], err);
+
+            if (c)
+                cJSON_AddItemToArray(cands, c);
+        }
+        if (row == NULL) {
+            cJSON_Delete(cands);
+            continue;
+        }
+        if (nc) {
+            cJSON *o = cJSON_CreateObject();
+
+            cJSON_AddItemToObject(o, "transaction", row);
+            cJSON_AddItemToObject(o, "candidates", cands);
+            cJSON_AddItemToArray(pending, o);
+        } else {
+            cJSON_Delete(cands);
+            cJSON_AddItemToArray(unmatched, row);
+        }
+    }
+    free(ids);
+    cJSON_AddNumberToObject(doc, "total", (double)total);
+    cJSON_AddNumberToObject(doc, "limit", (double)limit);
+    cJSON_AddNumberToObject(doc, "offset", (double)offset);
+    *out = doc;
+    return LEDGER_OK;
+}
+
+/* The state of row id, for checks: 404 when it does not exist. */
+static int row_state(ledger_db *db, int64_t id, int64_t *owner, int64_t *statement,
+                     int64_t *reconciled, char *method, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_ROW_STATE, err);
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, id);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *owner = sqlite3_column_int64(st, 0);
+        *statement = sqlite3_column_int64(st, 1);
+        *reconciled = sqlite3_column_int64(st, 2);
+        snprintf(method, 16, "%s", sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "");
+    }
+    db_stmt_done(st);
+    if (rc == SQLITE_DONE)
+        return ledger_error_set(err, 404, "not_found", NULL, "no such transaction %lld", (long long)id);
+    return rc == SQLITE_ROW ? LEDGER_OK : db_error(db, err, "reconcile");
+}
+
+/* Every check of one match, before anything is written. */
+static int check_match(ledger_db *db, int64_t me, int64_t manual, int64_t stmt, ledger_error *err)
+{
+    int64_t owner, statement, reconciled;
+    char method[16];
+    int yes;
+
+    if (row_state(db, manual, &owner, &statement, &reconciled, method, err))
+        return LEDGER_ERR;
+    if (owner != me)
+        return ledger_error_set(err, 403, "forbidden", "manual_id", "transaction %lld is not yours",
+                                (long long)manual);
+    if (statement)
+        return ledger_error_set(err, 400, "invalid_field", "manual_id",
+                                "transaction %lld is a statement row, not a manual one", (long long)manual);
+    if (reconciled)
+        return ledger_error_set(err, 409, "conflict", "manual_id",
+                                "transaction %lld is already reconciled", (long long)manual);
+    if (strcmp(method, "cash") == 0 || strcmp(method, "credits") == 0)
+        return ledger_error_set(err, 400, "invalid_field", "manual_id",
+                                "transaction %lld was paid by %s, which never reaches a statement",
+                                (long long)manual, method);
+    if (row_state(db, stmt, &owner, &statement, &reconciled, method, err))
+        return LEDGER_ERR;
+    if (owner != me)
+        return ledger_error_set(err, 403, "forbidden", "statement_transaction_id",
+                                "transaction %lld is not yours", (long long)stmt);
+    if (!statement)
+        return ledger_error_set(err, 400, "invalid_field", "statement_transaction_id",
+                                "transaction %lld is not a statement row", (long long)stmt);
+    if (run2(db, SQL_IS_TARGET, stmt, 0, NULL, 1, &yes, err))
+        return LEDGER_ERR;
+    if (yes)
+        return ledger_error_set(err, 409, "conflict", "statement_transaction_id",
+                                "transaction %lld is already reconciled with another row", (long long)stmt);
+    if (run2(db, SQL_IS_CANDIDATE, manual, stmt, NULL, 1, &yes, err))
+        return LEDGER_ERR;
+    if (!yes)
+        return ledger_error_set(err, 400, "invalid_field", "statement_transaction_id",
+                                "transaction %lld is not within %d days and 1%% of transaction %lld",
+                                (long long)stmt, WINDOW_DAYS, (long long)manual);
+    return LEDGER_OK;
+}
+
+static int apply_match(ledger_db *db, int64_t manual, int64_t stmt, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_SNAPSHOT, err);
+    char *snapshot = NULL;
+    int splits, rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, stmt);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        snapshot = strdup((const char *)sqlite3_column_text(st, 0));
+    db_stmt_done(st);
+    if (snapshot == NULL)
+        return db_error(db, err, "reconcile snapshot");
+    rc = run2(db, SQL_COPY_ROW, stmt, manual, NULL, 0, NULL, err)
+         || run2(db, SQL_COPY_TAGS, stmt, manual, NULL, 0, NULL, err)
+         || run2(db, SQL_HAS_SPLITS, manual, 0, NULL, 1, &splits, err)
+         || (splits && (run2(db, SQL_CLEAR_SPLITS, stmt, 0, NULL, 0, NULL, err)
+                        || run2(db, SQL_COPY_SPLITS, stmt, manual, NULL, 0, NULL, err)))
+         || run2(db, SQL_HIDE, manual, stmt, NULL, 0, NULL, err)
+         || run2(db, SQL_RECORD, manual, stmt, snapshot, 0, NULL, err);
+    free(snapshot);
+    return rc ? LEDGER_ERR : LEDGER_OK;
+}
+
+int ledger_reconcile_apply(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
+                           ledger_error *err)
+{
+    const cJSON *matches, *m;
+    int64_t (*pairs)[2] = NULL;
+    size_t n = 0, i, k;
+    cJSON *done;
+
+    if (field_require_object(body, err))
+        return LEDGER_ERR;
+    matches = cJSON_GetObjectItemCaseSensitive(body, "matches");
+    if (!cJSON_IsArray(matches) || cJSON_GetArraySize(matches) < 1
+        || cJSON_GetArraySize(matches) > MATCHES_MAX)
+        return ledger_error_set(err, 400, "invalid_field", "matches",
+                                "matches must be an array of 1 to %d {manual_id, statement_transaction_id}",
+                                MATCHES_MAX);
+    pairs = calloc((size_t)cJSON_GetArraySize(matches), sizeof *pairs);
+    if (pairs == NULL)
+        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+    /* Every match is checked before the first is applied: all or nothing
+     * (and the request's transaction undoes anything half-done). */
+    cJSON_ArrayForEach(m, matches) {
+        if (!cJSON_IsObject(m)) {
+            ledger_error_set(err, 400, "invalid_field", "matches", "each match must be an object");
+            goto fail;
+        }
+        if (field_id(m, "manual_id", 1, 0, &pairs[n][0], NULL, err)
+            || field_id(m, "statement_transaction_id", 1, 0, &pairs[n][1], NULL, err))
+            goto fail;
+        for (k = 0; k < n; k++)
+            if (pairs[k][0] == pairs[n][0] || pairs[k][1] == pairs[n][1]) {
+                ledger_error_set(err, 400, "invalid_field", "matches",
+                                 "a transaction appears in two matches");
+                goto fail;
+            }
+        if (check_match(db, me, pairs[n][0], pairs[n][1], err))
+            goto fail;
+        n++;
+    }
+    done = cJSON_CreateArray();
+    for (i = 0; i < n; i++) {
+        cJSON *row = NULL;
+
+        if (apply_match(db, pairs[i][0], pairs[i][1], err)) {
+            cJSON_Delete(done);
+            goto fail;
+        }
+        if ((row = row_of(db, me, pairs[i][1], err)) != NULL)
+            cJSON_AddItemToArray(done, row);
+    }
+    free(pairs);
+    *out = cJSON_CreateObject();
+    cJSON_AddNumberToObject(*out, "reconciled", (double)n);
+    cJSON_AddItemToObject(*out, "transactions", done);
+    return LEDGER_OK;
+fail:
+    free(pairs);
+    return LEDGER_ERR;
+}
+
+int ledger_reconcile_undo(ledger_db *db, int64_t me, int64_t manual, ledger_error *err)
+{
+    int64_t owner, statement, reconciled, stmt = 0;
+    char method[16], *snapshot = NULL;
+    sqlite3_stmt *st;
+    int rc;
+
+    if (row_state(db, manual, &owner, &statement, &reconciled, method, err))
+        return LEDGER_ERR;
+    if (owner != me)
+        return ledger_error_set(err, 403, "forbidden", NULL, "the transaction is not yours");
+    if ((st = db_stmt(db, SQL_RECORD_GET, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, manual);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        stmt = sqlite3_column_int64(st, 0);
+        snapshot = strdup((const char *)sqlite3_column_text(st, 1));
+    }
+    db_stmt_done(st);
+    if (!reconciled || snapshot == NULL) {
+        free(snapshot);
+        return ledger_error_set(err, 409, "conflict", NULL, "the transaction is not reconciled");
+    }
+    rc = run2(db, SQL_RESTORE_ROW, stmt, 0, snapshot, 0, NULL, err)
+         || run2(db, SQL_RESTORE_TAGS_DROP, stmt, 0, snapshot, 0, NULL, err)
+         || run2(db, SQL_CLEAR_SPLITS, stmt, 0, NULL, 0, NULL, err)
+         || run2(db, SQL_RESTORE_SPLITS, stmt, 0, snapshot, 0, NULL, err)
+         || run2(db, SQL_UNHIDE, manual, 0, NULL, 0, NULL, err)
+         || run2(db, SQL_RECORD_DELETE, manual, 0, NULL, 0, NULL, err);
+    free(snapshot);
+    return rc ? LEDGER_ERR : LEDGER_OK;
+}
