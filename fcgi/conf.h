@@ -21,6 +21,7 @@ struct config {
     char socket_group[64];         /* group that may connect to --socket */
     char listen_addr[CONFIG_STR];  /* --listen host:port */
     int allow_remote;
+    int no_jit;                    /* --no-jit */
 };
 
 void config_defaults(struct config *cfg);

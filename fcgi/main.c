@@ -73,10 +73,12 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: ledger-fcgi [--config FILE] [--db PATH] [--log FILE]\n"
             "                   [--socket PATH [--socket-group GROUP] | --listen HOST:PORT [--allow-remote]]\n"
-            "                   [--check]\n"
+            "                   [--check] [--no-jit]\n"
             "Without --socket or --listen, serves the FastCGI socket inherited on fd 0\n"
             "(spawn-fcgi, supervisord fcgi-program, mod_fcgid).\n"
-            "--check opens and migrates the database, compiles the routes and exits.\n");
+            "--check opens and migrates the database, compiles the routes and exits.\n"
+            "--no-jit matches routes without PCRE2's JIT (for valgrind, which cannot\n"
+            "follow JIT-compiled code).\n");
 }
 
 static int parse_args(int argc, char **argv, struct config *cfg, int *check)
@@ -126,6 +128,8 @@ static int parse_args(int argc, char **argv, struct config *cfg, int *check)
             cfg->allow_remote = 1;
         } else if (strcmp(argv[i], "--check") == 0) {
             *check = 1;
+        } else if (strcmp(argv[i], "--no-jit") == 0) {
+            cfg->no_jit = 1;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             exit(0);
@@ -170,7 +174,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "ledger-fcgi: cannot open log %s: %s\n", cfg.log_file, strerror(errno));
         return 1;
     }
-    if (router_new(&rt, msg, sizeof msg)) {
+    if (router_new(&rt, !cfg.no_jit, msg, sizeof msg)) {
         log_msg(LOG_ERROR, "route table: %s", msg);
         goto out;
     }

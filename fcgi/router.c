@@ -13,7 +13,7 @@ struct router {
     char allow[128];
 };
 
-int router_new(struct router **out, char *msg, size_t msglen)
+int router_new(struct router **out, int jit, char *msg, size_t msglen)
 {
     struct router *rt = calloc(1, sizeof *rt);
     size_t i;
@@ -38,8 +38,10 @@ int router_new(struct router **out, char *msg, size_t msglen)
             goto fail;
         }
         /* JIT is an optimisation: where the platform has none, the
-         * interpreter answers the same. */
-        pcre2_jit_compile(rt->code[i], PCRE2_JIT_COMPLETE);
+         * interpreter answers the same.  Memory checkers cannot follow
+         * JIT code, so they run with --no-jit. */
+        if (jit)
+            pcre2_jit_compile(rt->code[i], PCRE2_JIT_COMPLETE);
         rt->match[i] = pcre2_match_data_create_from_pattern(rt->code[i], NULL);
         if (rt->match[i] == NULL) {
             snprintf(msg, msglen, "out of memory");

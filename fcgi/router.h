@@ -28,8 +28,9 @@ extern const size_t route_count;
 
 struct router;
 
-/* Compiles every pattern; a bad one stops start-up with pcre2's message. */
-int router_new(struct router **out, char *msg, size_t msglen);
+/* Compiles every pattern, JIT-compiled unless jit is 0; a bad one stops
+ * start-up with pcre2's message. */
+int router_new(struct router **out, int jit, char *msg, size_t msglen);
 void router_free(struct router *rt);
 /* Finds the route for r->method and r->path and fills r->args.  Returns the
  * route, or NULL with r->err set to 404, or to 405 with r->allow. */

@@ -122,8 +122,9 @@ sub fcgi_command {
                @{ $self->{fcgi_args} });
     push @cmd, '--socket-group', 'www-data' if $self->{root};
     if ($ENV{LEDGER_VALGRIND}) {
+        push @cmd, '--no-jit';
         unshift @cmd, 'valgrind', '--quiet', '--error-exitcode=99', '--leak-check=full',
-            '--errors-for-leak-kinds=definite', '--show-leak-kinds=definite',
+            '--errors-for-leak-kinds=definite', '--show-leak-kinds=definite', ($ENV{LEDGER_VALGRIND_ORIGINS} ? ('--track-origins=yes') : ()),
             "--log-file=$self->{dir}/valgrind.%p.log";
     }
     return @cmd;
