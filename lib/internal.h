@@ -277,3 +277,10 @@ void month_add(const char *month, int n, char *out);
 int64_t days_of_date(const char *ymd);
 void date_of_days(int64_t days, char *out);
 void date_add_months(const char *ymd, int months, char *out);
+
+/* ---- a row's user-made state (snapshot.c) ------------------------------------------
+ * Overrides, payment method, tags and splits as JSON (the caller frees
+ * *out), and put back exactly; tags, trips and participants deleted since
+ * are left out. */
+int row_snapshot(ledger_db *db, int64_t id, char **out, ledger_error *err);
+int row_restore(ledger_db *db, int64_t id, const char *snapshot, ledger_error *err);

@@ -50,17 +50,6 @@ static const char SQL_IS_CANDIDATE[] =
     "   AND (t.transaction_type IN " OUT_TYPES ") = (m.transaction_type IN " OUT_TYPES ")";
 static const char SQL_IS_TARGET[] =
     "SELECT 1 FROM transactions WHERE reconciled_with_id = ?";
-/* The state of a row that a reconciliation changes, as one JSON value. */
-static const char SQL_SNAPSHOT[] =
-    "SELECT json_object("
-    "  'override_category', override_category,"
-    "  'override_merchant_normalized', override_merchant_normalized,"
-    "  'override_share', override_share, 'override_trip_id', override_trip_id,"
-    "  'payment_method', payment_method,"
-    "  'tags', (SELECT json_group_array(tag_id) FROM transaction_tags WHERE transaction_id = ?1),"
-    "  'splits', (SELECT json_group_array(json_array(participant_id, share_percent, settled))"
-    "             FROM splits WHERE transaction_id = ?1))"
-    "  FROM transactions WHERE id = ?1";
 /* The manual row's overrides win; a category the user gave the manual row
  * becomes the statement row's override; the payment method fills a gap. */
 static const char SQL_COPY_ROW[] =
@@ -88,24 +77,6 @@ static const char SQL_RECORD[] =
 static const char SQL_RECORD_GET[] =
     "SELECT statement_txn_id, snapshot FROM reconciliations WHERE manual_id = ?";
 static const char SQL_RECORD_DELETE[] = "DELETE FROM reconciliations WHERE manual_id = ?";
-/* Undo: the statement row's state back from the snapshot ?2. */
-static const char SQL_RESTORE_ROW[] =
-    "UPDATE transactions SET"
-    " override_category = json_extract(?2, '$.override_category'),"
-    " override_merchant_normalized = json_extract(?2, '$.override_merchant_normalized'),"
-    " override_share = json_extract(?2, '$.override_share'),"
-    " override_trip_id = CASE WHEN EXISTS (SELECT 1 FROM trips WHERE id = json_extract(?2, '$.override_trip_id'))"
-    "                    THEN json_extract(?2, '$.override_trip_id') END,"
-    " payment_method = json_extract(?2, '$.payment_method')"
-    " WHERE id = ?1";
-static const char SQL_RESTORE_TAGS_DROP[] =
-    "DELETE FROM transaction_tags WHERE transaction_id = ?1"
-    "   AND tag_id NOT IN (SELECT value FROM json_each(?2, '$.tags'))";
-static const char SQL_RESTORE_SPLITS[] =
-    "INSERT INTO splits (transaction_id, participant_id, share_percent, settled)"
-    " SELECT ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]')"
-    "   FROM json_each(?2, '$.splits')"
-    "  WHERE EXISTS (SELECT 1 FROM users WHERE id = json_extract(value, '$[0]'))";
 static const char SQL_UNHIDE[] = "UPDATE transactions SET reconciled_with_id = NULL WHERE id = ?";
 
 /* Runs a statement binding two ids (and an optional text third). */
@@ -295,18 +266,11 @@ static int check_match(ledger_db *db, int64_t me, int64_t manual, int64_t stmt, 
 
 static int apply_match(ledger_db *db, int64_t manual, int64_t stmt, ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, SQL_SNAPSHOT, err);
     char *snapshot = NULL;
     int splits, rc;
 
-    if (st == NULL)
+    if (row_snapshot(db, stmt, &snapshot, err))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, stmt);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        snapshot = strdup((const char *)sqlite3_column_text(st, 0));
-    db_stmt_done(st);
-    if (snapshot == NULL)
-        return db_error(db, err, "reconcile snapshot");
     rc = run2(db, SQL_COPY_ROW, stmt, manual, NULL, 0, NULL, err)
          || run2(db, SQL_COPY_TAGS, stmt, manual, NULL, 0, NULL, err)
          || run2(db, SQL_HAS_SPLITS, manual, 0, NULL, 1, &splits, err)
@@ -401,10 +365,7 @@ int ledger_reconcile_undo(ledger_db *db, int64_t me, int64_t manual, ledger_erro
         free(snapshot);
         return ledger_error_set(err, 409, "conflict", NULL, "the transaction is not reconciled");
     }
-    rc = run2(db, SQL_RESTORE_ROW, stmt, 0, snapshot, 0, NULL, err)
-         || run2(db, SQL_RESTORE_TAGS_DROP, stmt, 0, snapshot, 0, NULL, err)
-         || run2(db, SQL_CLEAR_SPLITS, stmt, 0, NULL, 0, NULL, err)
-         || run2(db, SQL_RESTORE_SPLITS, stmt, 0, snapshot, 0, NULL, err)
+    rc = row_restore(db, stmt, snapshot, err)
          || run2(db, SQL_UNHIDE, manual, 0, NULL, 0, NULL, err)
          || run2(db, SQL_RECORD_DELETE, manual, 0, NULL, 0, NULL, err);
     free(snapshot);

@@ -1,0 +1,86 @@
+/*
+ * A row's user-made state, saved and put back: its overrides, payment
+ * method, tags and splits.  Reconciliation keeps one to undo a match; a
+ * rule run keeps one per row it changes, to revert the run.  Putting a
+ * snapshot back restores exactly what was saved, discarding later edits
+ * to those fields (as the specification says a revert does); a tag, trip
+ * or participant deleted since is left out rather than recreated.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char SQL_SNAPSHOT[] =
+    "SELECT json_object("
+    "  'override_category', override_category,"
+    "  'override_merchant_normalized', override_merchant_normalized,"
+    "  'override_share', override_share, 'override_trip_id', override_trip_id,"
+    "  'payment_method', payment_method,"
+    "  'tags', (SELECT json_group_array(tag_id) FROM"
+    "           (SELECT tag_id FROM transaction_tags WHERE transaction_id = ?1 ORDER BY tag_id)),"
+    "  'splits', (SELECT json_group_array(json_array(participant_id, share_percent, settled)) FROM"
+    "             (SELECT * FROM splits WHERE transaction_id = ?1 ORDER BY participant_id)))"
+    "  FROM transactions WHERE id = ?1";
+static const char SQL_RESTORE_ROW[] =
+    "UPDATE transactions SET"
+    " override_category = json_extract(?2, '$.override_category'),"
+    " override_merchant_normalized = json_extract(?2, '$.override_merchant_normalized'),"
+    " override_share = json_extract(?2, '$.override_share'),"
+    " override_trip_id = (SELECT id FROM trips WHERE id = json_extract(?2, '$.override_trip_id')),"
+    " payment_method = json_extract(?2, '$.payment_method')"
+    " WHERE id = ?1";
+static const char SQL_RESTORE_TAGS_DROP[] =
+    "DELETE FROM transaction_tags WHERE transaction_id = ?1"
+    "   AND tag_id NOT IN (SELECT value FROM json_each(?2, '$.tags'))";
+static const char SQL_RESTORE_TAGS_ADD[] =
+    "INSERT OR IGNORE INTO transaction_tags (transaction_id, tag_id)"
+    " SELECT ?1, value FROM json_each(?2, '$.tags') WHERE value IN (SELECT id FROM tags)";
+static const char SQL_RESTORE_SPLITS_DROP[] = "DELETE FROM splits WHERE transaction_id = ?1";
+static const char SQL_RESTORE_SPLITS_ADD[] =
+    "INSERT INTO splits (transaction_id, participant_id, share_percent, settled)"
+    " SELECT ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]')"
+    "   FROM json_each(?2, '$.splits')"
+    "  WHERE json_extract(value, '$[0]') IN (SELECT id FROM users)";
+
+int row_snapshot(ledger_db *db, int64_t id, char **out, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_SNAPSHOT, err);
+    int rc;
+
+    *out = NULL;
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, id);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *out = strdup((const char *)sqlite3_column_text(st, 0));
+    db_stmt_done(st);
+    if (rc != SQLITE_ROW)
+        return db_error(db, err, "snapshot");
+    return *out ? LEDGER_OK : ledger_error_set(err, 500, "internal", NULL, "out of memory");
+}
+
+int row_restore(ledger_db *db, int64_t id, const char *snapshot, ledger_error *err)
+{
+    static const char *const steps[] = {
+        SQL_RESTORE_ROW, SQL_RESTORE_TAGS_DROP, SQL_RESTORE_TAGS_ADD,
+        SQL_RESTORE_SPLITS_DROP, SQL_RESTORE_SPLITS_ADD
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        sqlite3_stmt *st = db_stmt(db, steps[i], err);
+        int rc;
+
+        if (st == NULL)
+            return LEDGER_ERR;
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_text(st, 2, snapshot, -1, SQLITE_TRANSIENT);
+        rc = sqlite3_step(st);
+        db_stmt_done(st);
+        if (rc != SQLITE_DONE)
+            return db_error(db, err, "restore");
+    }
+    return LEDGER_OK;
+}
