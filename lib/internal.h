@@ -35,7 +35,6 @@ int db_error(ledger_db *db, ledger_error *err, const char *what);
 /* Binds NULL when text is NULL. */
 int db_bind_text(sqlite3_stmt *st, int idx, const char *text);
 
-#endif
 
 /* ---- reading fields of a JSON request body (fields.c) ----------------------
  * Each returns LEDGER_OK, or LEDGER_ERR with a 400 invalid_field naming the
@@ -284,3 +283,5 @@ void date_add_months(const char *ymd, int months, char *out);
  * are left out. */
 int row_snapshot(ledger_db *db, int64_t id, char **out, ledger_error *err);
 int row_restore(ledger_db *db, int64_t id, const char *snapshot, ledger_error *err);
+
+#endif /* LEDGER_INTERNAL_H */

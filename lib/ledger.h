@@ -296,6 +296,26 @@ int ledger_analytics_fees(ledger_db *db, int64_t me, const struct ledger_params 
 int ledger_analytics_subscriptions(ledger_db *db, int64_t me, const struct ledger_params *params,
                                    cJSON **out, ledger_error *err);
 
+/* ---- rules --------------------------------------------------------------------------
+ * {name, enabled=true, manual_only=false, match="all"|"any", conditions,
+ * actions}; runs are recorded and can be reverted (API.md 6). */
+int ledger_rule_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *err);
+int ledger_rule_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out, ledger_error *err);
+int ledger_rule_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err);
+int ledger_rule_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body, cJSON **out,
+                       ledger_error *err);
+int ledger_rule_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err);
+/* Every enabled, non-manual_only rule, against rows no still-applied run
+ * of that rule changed: {runs, matches, transactions}. */
+int ledger_rule_apply_all(ledger_db *db, int64_t me, cJSON **out, ledger_error *err);
+int ledger_rule_apply(ledger_db *db, int64_t me, int64_t rule_id, cJSON **out, ledger_error *err);
+/* The quick action: {transaction_ids}, conditions ignored. */
+int ledger_rule_run_selection(ledger_db *db, int64_t me, int64_t rule_id, const cJSON *body,
+                              cJSON **out, ledger_error *err);
+int ledger_rule_preview(ledger_db *db, int64_t me, int64_t rule_id, cJSON **out, ledger_error *err);
+int ledger_rule_runs(ledger_db *db, int64_t me, cJSON **out, ledger_error *err);
+int ledger_rule_revert(ledger_db *db, int64_t me, int64_t run_id, cJSON **out, ledger_error *err);
+
 /* ---- reconciliation ----------------------------------------------------------------- */
 /* GET /api/reconcile: {pending: [{transaction, candidates}], unmatched, total}. */
 int ledger_reconcile_list(ledger_db *db, int64_t me, const struct ledger_params *params,

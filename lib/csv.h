@@ -1,0 +1,72 @@
+/*
+ * CSV bank exports, for the preview of POST /api/import/csv/preview (API.md
+ * 9): the rows of a file as dates, descriptions and signed amounts, each
+ * with the reason it could not be read, if any.
+ *
+ * Internal to libledger.  Nothing here touches the database: the preview is
+ * shown to the user, edited, and committed by another call.
+ */
+#ifndef LEDGER_CSV_H
+#define LEDGER_CSV_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "ledger.h"
+
+/* Bounds on the input; past any of them the file is a 400. */
+#define CSV_MAX_FIELD 4096      /* bytes in one field, after unquoting */
+#define CSV_MAX_FIELDS 200      /* fields in one row */
+#define CSV_MAX_ROWS 100000     /* rows, not counting the header */
+
+/* Which columns hold what: a column NAME (matched case-insensitively and
+ * trimmed against the header) or a 0-based INDEX given as decimal text;
+ * NULL (or blank) when absent.  date is required; description may be
+ * absent (every description is then ""); either amount, or debit and
+ * credit. */
+struct csv_mapping {
+    const char *date, *description, *amount, *debit, *credit;
+    const char *date_format;  /* "DD/MM/YYYY", "MM/DD/YYYY", "YYYY-MM-DD", "D MMM YYYY",
+                               * "DD-MM-YYYY", "MM-DD-YYYY", "YYYY/MM/DD", "DD.MM.YYYY",
+                               * "MMM D, YYYY", "YYYYMMDD" (and aliases such as
+                               * "DD/MM/YY", "DD-MMM-YYYY"); NULL = guess from the column */
+    int has_header;           /* -1 guess, 0 no, 1 yes */
+    char delimiter;           /* 0 guess among , ; TAB |; else one of those */
+    int negate;               /* flip the sign of the amount */
+    char decimal;             /* decimal mark of the amounts: 0 guess, '.' or ',' */
+};
+
+struct csv_row {
+    int line;                 /* 1-based line of the record's first line in the file */
+    char date[11];            /* YYYY-MM-DD, "" when it could not be read */
+    char *description;        /* UTF-8, trimmed; never NULL ("" if empty) */
+    int64_t amount;           /* signed cents: negative is money out */
+    int has_amount;
+    char error[256];          /* "" when the row is good; else why (shown to the user) */
+};
+
+struct csv_result {
+    char **columns; size_t ncolumns;   /* header names, or "column 1".. when no header */
+    struct csv_row *rows; size_t nrows;
+    char delimiter; int has_header; char date_format[16];  /* what was used (detected or given);
+                                                           * date_format "" when no value
+                                                           * in the column is a date */
+    char decimal;             /* '.' or ',': the decimal mark used for amounts */
+    int windows1252;          /* the file was not UTF-8 and was read as Windows-1252 */
+};
+
+/* Parses buf[0..len) (no NUL terminator needed) with the mapping.  Row-level
+ * problems (a bad date, a bad amount, a short row) go into that row's error
+ * and the row is still returned; only problems with the file or the mapping
+ * are errors: 400 invalid_field with field "csv" (not CSV at all, empty,
+ * invalid UTF-8 after a BOM, over 100,000 rows, a quoted field never closed —
+ * message naming the line) or "mapping.date" / "mapping.amount" / ... (a
+ * column that does not exist; neither amount nor debit+credit given; both
+ * given; an unknown date_format), 500 internal when out of memory.  Never
+ * reads past len, and leaves *out alone on failure.
+ * The caller frees a successful result with csv_result_free. */
+int csv_parse(const char *buf, size_t len, const struct csv_mapping *m,
+              struct csv_result *out, ledger_error *err);
+/* Frees what csv_parse allocated and empties *r; a second call is harmless. */
+void csv_result_free(struct csv_result *r);
+
+#endif
