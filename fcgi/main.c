@@ -73,12 +73,13 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: ledger-fcgi [--config FILE] [--db PATH] [--log FILE]\n"
             "                   [--socket PATH [--socket-group GROUP] | --listen HOST:PORT [--allow-remote]]\n"
-            "                   [--check] [--no-jit]\n"
+            "                   [--check] [--no-jit] [--routes]\n"
             "Without --socket or --listen, serves the FastCGI socket inherited on fd 0\n"
             "(spawn-fcgi, supervisord fcgi-program, mod_fcgid).\n"
             "--check opens and migrates the database, compiles the routes and exits.\n"
             "--no-jit matches routes without PCRE2's JIT (for valgrind, which cannot\n"
-            "follow JIT-compiled code).\n");
+            "follow JIT-compiled code).\n"
+            "--routes prints the route table and exits.\n");
 }
 
 static int parse_args(int argc, char **argv, struct config *cfg, int *check)
@@ -128,6 +129,13 @@ static int parse_args(int argc, char **argv, struct config *cfg, int *check)
             cfg->allow_remote = 1;
         } else if (strcmp(argv[i], "--check") == 0) {
             *check = 1;
+        } else if (strcmp(argv[i], "--routes") == 0) {
+            size_t r;
+
+            /* The route table, for the authorization matrix test. */
+            for (r = 0; r < route_count; r++)
+                printf("%s %s\n", routes[r].method, routes[r].pattern);
+            exit(0);
         } else if (strcmp(argv[i], "--no-jit") == 0) {
             cfg->no_jit = 1;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
