@@ -127,7 +127,7 @@ void split_apportion(int64_t amount, struct split_share *v, size_t n, int64_t ow
     " t.merchant_normalized, t.category, t.transaction_type, t.amount, t.currency," \
     " t.amount_aud, t.exchange_rate_to_aud, t.payment_method, t.principal_amount," \
     " t.interest_amount," \
-    " COALESCE(r.created_at, t.created_at), r.id," \
+    " t.created_at, r.id," \
     " t.override_category, t.override_merchant_normalized, t.override_share," \
     " t.override_trip_id," \
     " (SELECT bank_name FROM statements WHERE id = t.statement_id)," \
@@ -138,7 +138,8 @@ void split_apportion(int64_t amount, struct split_share *v, size_t n, int64_t ow
     "    FROM (SELECT s.participant_id AS pid, u.name, s.share_percent AS share, s.settled, u.email" \
     "            FROM splits s JOIN users u ON u.id = s.participant_id" \
     "           WHERE s.transaction_id = t.id ORDER BY s.participant_id))"
-/* The manual row reconciled into a statement row, for its Imported date. */
+/* The manual row reconciled into a statement row (the row is "reconciled";
+ * reconcile.c gives it the manual row's Imported date while matched). */
 #define TXN_JOIN_RECONCILED \
     " LEFT JOIN transactions r ON r.reconciled_with_id = t.id"
 cJSON *txn_row_json(sqlite3_stmt *st, int64_t me);

@@ -72,8 +72,16 @@ static const char SQL_COPY_SPLITS[] =
     "INSERT INTO splits (transaction_id, participant_id, share_percent, settled)"
     " SELECT ?1, participant_id, share_percent, settled FROM splits WHERE transaction_id = ?2";
 static const char SQL_HIDE[] = "UPDATE transactions SET reconciled_with_id = ?2 WHERE id = ?1";
+/* The statement row takes the manual row's Imported date. */
 static const char SQL_RECORD[] =
-    "INSERT INTO reconciliations (manual_id, statement_txn_id, snapshot) VALUES (?, ?, ?)";
+    "INSERT INTO reconciliations (manual_id, statement_txn_id, snapshot, statement_created_at)"
+    " VALUES (?1, ?2, ?3, (SELECT created_at FROM transactions WHERE id = ?2))";
+static const char SQL_TAKE_DATE[] =
+    "UPDATE transactions SET created_at = (SELECT created_at FROM transactions WHERE id = ?2)"
+    " WHERE id = ?1";
+static const char SQL_GIVE_DATE_BACK[] =
+    "UPDATE transactions SET created_at = (SELECT statement_created_at FROM reconciliations"
+    "                                       WHERE manual_id = ?2) WHERE id = ?1";
 static const char SQL_RECORD_GET[] =
     "SELECT statement_txn_id, snapshot FROM reconciliations WHERE manual_id = ?";
 static const char SQL_RECORD_DELETE[] = "DELETE FROM reconciliations WHERE manual_id = ?";
@@ -114,7 +122,7 @@ int ledger_reconcile_list(ledger_db *db, int64_t me, const struct ledger_params 
                           ledger_error *err)
 {
     const char *v;
-    int64_t limit = 100, offset = 0, total = 0, *ids = NULL;
+    int64_t limit = 50, offset = 0, total = 0, *ids = NULL;
     size_t n = 0, cap = 0, i;
     sqlite3_stmt *st;
     cJSON *doc, *pending, *unmatched;
@@ -124,6 +132,8 @@ int ledger_reconcile_list(ledger_db *db, int64_t me, const struct ledger_params 
         return ledger_error_set(err, 400, "invalid_field", "limit", "limit must be from 1 to 500");
     if ((v = param_get(p, "offset")) && parse_whole(v, 0, INT64_C(1) << 40, &offset))
         return ledger_error_set(err, 400, "invalid_field", "offset", "offset must be 0 or more");
+    if ((v = param_get(p, "cursor")) && *v && parse_whole(v, 0, INT64_C(1) << 40, &offset))
+        return ledger_error_set(err, 400, "invalid_field", "cursor", "cursor is not one this list gave out");
     if ((st = db_stmt(db, SQL_PENDING_COUNT, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);
@@ -193,6 +203,15 @@ int ledger_reconcile_list(ledger_db *db, int64_t me, const struct ledger_params 
     cJSON_AddNumberToObject(doc, "total", (double)total);
     cJSON_AddNumberToObject(doc, "limit", (double)limit);
     cJSON_AddNumberToObject(doc, "offset", (double)offset);
+    /* The next page's offset, as the merchant list does. */
+    if (offset + (int64_t)n < total) {
+        char next[32];
+
+        snprintf(next, sizeof next, "%lld", (long long)(offset + (int64_t)n));
+        cJSON_AddStringToObject(doc, "next_cursor", next);
+    } else {
+        cJSON_AddNullToObject(doc, "next_cursor");
+    }
     *out = doc;
     return LEDGER_OK;
 }
@@ -277,7 +296,8 @@ static int apply_match(ledger_db *db, int64_t manual, int64_t stmt, ledger_error
          || (splits && (run2(db, SQL_CLEAR_SPLITS, stmt, 0, NULL, 0, NULL, err)
                         || run2(db, SQL_COPY_SPLITS, stmt, manual, NULL, 0, NULL, err)))
          || run2(db, SQL_HIDE, manual, stmt, NULL, 0, NULL, err)
-         || run2(db, SQL_RECORD, manual, stmt, snapshot, 0, NULL, err);
+         || run2(db, SQL_RECORD, manual, stmt, snapshot, 0, NULL, err)
+         || run2(db, SQL_TAKE_DATE, stmt, manual, NULL, 0, NULL, err);
     free(snapshot);
     return rc ? LEDGER_ERR : LEDGER_OK;
 }
@@ -366,6 +386,7 @@ int ledger_reconcile_undo(ledger_db *db, int64_t me, int64_t manual, ledger_erro
         return ledger_error_set(err, 409, "conflict", NULL, "the transaction is not reconciled");
     }
     rc = row_restore(db, stmt, snapshot, err)
+         || run2(db, SQL_GIVE_DATE_BACK, stmt, manual, NULL, 0, NULL, err)
          || run2(db, SQL_UNHIDE, manual, 0, NULL, 0, NULL, err)
          || run2(db, SQL_RECORD_DELETE, manual, 0, NULL, 0, NULL, err);
     free(snapshot);

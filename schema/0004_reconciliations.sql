@@ -6,5 +6,8 @@ CREATE TABLE reconciliations (
     manual_id         INTEGER PRIMARY KEY REFERENCES transactions(id) ON DELETE CASCADE,
     statement_txn_id  INTEGER NOT NULL UNIQUE REFERENCES transactions(id) ON DELETE CASCADE,
     snapshot          TEXT NOT NULL,  -- JSON, written and read by lib/reconcile.c
+    -- The statement row shows the manual row's Imported date (created_at)
+    -- while matched, so it sorts by it too; its own is kept here.
+    statement_created_at  TEXT NOT NULL,
     created_at        TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
 );
