@@ -262,6 +262,21 @@ static const char *snip(const char *s, size_t n, char buf[48])
     return buf;
 }
 
+/* How much of s[0..n) is whole UTF-8 characters, for text cut at n. */
+static size_t utf8_whole(const char *s, size_t n)
+{
+    size_t k = n, need;
+    unsigned char lead;
+
+    while (k > 0 && n - k < 3 && ((unsigned char)s[k - 1] & 0xC0) == 0x80)
+        k--;
+    if (k == 0)
+        return 0;
+    lead = (unsigned char)s[k - 1];
+    need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+    return n - (k - 1) < need ? k - 1 : n;
+}
+
 /* Appends a reason to the row's error, "; " between reasons, cut at a
  * character boundary if the buffer is full. */
 __attribute__((format(printf, 2, 3)))
@@ -282,11 +297,7 @@ static void row_error(struct csv_row *r, const char *fmt, ...)
     }
     room = sizeof r->error - 1 - have;
     n = strlen(msg);
-    if (n > room) {
-        n = room;
-        while (n > 0 && ((unsigned char)msg[n] & 0xC0) == 0x80)
-            n--;   /* msg[n] would be the continuation of a cut character */
-    }
+    n = utf8_whole(msg, n < room ? n : room);   /* vsnprintf may have cut it too */
     memcpy(r->error + have, msg, n);
     r->error[have + n] = '\0';
 }
@@ -368,7 +379,8 @@ static int decode(struct parser *ps, const unsigned char *b, size_t len)
 
 /* Scans the record at p as the tokenizer would with delimiter d: returns the
  * offset after it, with *count the delimiters outside quotes and *blank
- * whether the record is only white space. */
+ * whether the record holds nothing but white space and delimiters of any
+ * kind (",,," is blank whichever delimiter is tried). */
 static size_t scan_record(const unsigned char *t, size_t n, size_t p, unsigned char d,
                           unsigned *count, int *blank)
 {
@@ -392,7 +404,7 @@ static size_t scan_record(const unsigned char *t, size_t n, size_t p, unsigned c
                 p++;
         }
         while (p < n && t[p] != d && t[p] != '\n' && t[p] != '\r') {
-            if (!is_ws(t[p]))
+            if (!is_ws(t[p]) && t[p] != ',' && t[p] != ';' && t[p] != '|')
                 *blank = 0;
             p++;
         }
@@ -428,6 +440,8 @@ static int guess_delimiter(struct parser *ps)
                 counts[c][k[c]++] = count;
         }
     }
+    if (k[0] == 0)   /* nothing but white space and delimiters */
+        return fail(ps, 0, "the file is empty");
     /* the same non-zero count on every record, the most fields first */
     for (c = 0; c < 4; c++) {
         int same = k[c] > 0 && counts[c][0] > 0;
@@ -790,7 +804,8 @@ static int parse_date(const char *s, const struct date_format *f, char out[11])
         case 'Y': {
             const char *at = s;
 
-            if (!digits(&s, 4, 0, &v) || is_digit((unsigned char)*s) || (s - at != 2 && s - at != 4))
+            if (!digits(&s, 4, 0, &v) || is_digit((unsigned char)*s)
+                || (s - at != 2 && s - at != 4))
                 return DT_NOMATCH;
             y = s - at == 2 ? (v < 70 ? 2000 + v : 1900 + v) : v;
             break;
@@ -908,7 +923,8 @@ static size_t space_before(const char *b, const char *e)
         return 1;
     if (e - b >= 2 && memcmp(e - 2, "\xc2\xa0", 2) == 0)
         return 2;
-    if (e - b >= 3 && (memcmp(e - 3, "\xe2\x80\x89", 3) == 0 || memcmp(e - 3, "\xe2\x80\xaf", 3) == 0))
+    if (e - b >= 3
+        && (memcmp(e - 3, "\xe2\x80\x89", 3) == 0 || memcmp(e - 3, "\xe2\x80\xaf", 3) == 0))
         return 3;
     return 0;
 }
@@ -1122,7 +1138,8 @@ static int check_mapping(const struct csv_mapping *m, struct colspec spec[C_N],
     int i;
 
     if (m == NULL)
-        return ledger_error_set(err, 400, "invalid_field", "mapping", "a column mapping is required");
+        return ledger_error_set(err, 400, "invalid_field", "mapping",
+                                "a column mapping is required");
     spec_of(m->date, &spec[C_DATE]);
     spec_of(m->description, &spec[C_DESC]);
     spec_of(m->amount, &spec[C_AMOUNT]);
@@ -1130,7 +1147,8 @@ static int check_mapping(const struct csv_mapping *m, struct colspec spec[C_N],
     spec_of(m->credit, &spec[C_CREDIT]);
     if (spec[C_DATE].s == NULL)
         return ledger_error_set(err, 400, "invalid_field", "mapping.date",
-                                "mapping.date is required: the date column's name or 0-based index");
+                                "mapping.date is required: the date column's name or "
+                                "0-based index");
     if (spec[C_AMOUNT].s && (spec[C_DEBIT].s || spec[C_CREDIT].s))
         return ledger_error_set(err, 400, "invalid_field", "mapping.amount",
                                 "give either mapping.amount or mapping.debit and "
@@ -1232,8 +1250,8 @@ static int resolve(struct parser *ps, struct colspec *spec, char **columns, size
                 c->col = (int)j;
         if (c->col >= 0)
             continue;
-        /* the columns there are, for the message */
-        /* each name is at most 43 bytes, so the list never fills */
+        /* the columns there are, for the message; each name is at most 43
+         * bytes, so the list never fills */
         list[0] = '\0';
         for (j = 0, o = 0; j < ncolumns && o < 70; j++) {
             char cb[48];
@@ -1336,24 +1354,43 @@ static void row_amount(const struct parser *ps, const struct record *r, const st
     row->has_amount = 1;
 }
 
+/* The mapped columns a short row lacks, in column order, for its error:
+ * "'Amount' is missing", "'Description', 'Amount' are missing". */
+static void short_row(const struct record *r, const struct colspec *spec, char **columns,
+                      struct csv_row *row)
+{
+    char list[200];
+    size_t o = 0;
+    int i, n = 0, last = -1;
+
+    for (;;) {
+        int next = -1;
+        char sb[48];
+
+        for (i = 0; i < C_N; i++)   /* the next missing column after last */
+            if (spec[i].col > last && (unsigned)spec[i].col >= r->nfields
+                && (next < 0 || spec[i].col < next))
+                next = spec[i].col;
+        if (next < 0)
+            break;
+        /* at most four names (date, description, debit, credit) of at most
+         * 47 bytes each: list never fills, nor does the message */
+        o += (size_t)snprintf(list + o, sizeof list - o, "%s'%s'", n ? ", " : "",
+                              snip(columns[next], strlen(columns[next]), sb));
+        n++;
+        last = next;
+    }
+    if (n)
+        row_error(row, "the row has only %u field%s: %s %s missing", r->nfields,
+                  r->nfields == 1 ? "" : "s", list, n == 1 ? "is" : "are");
+}
+
 static int build_row(const struct parser *ps, const struct record *r, const struct colspec *spec,
                      char **columns, const struct date_format *fmt, char mark, int negate,
                      struct csv_row *row)
 {
-    int i, missing = -1;
-
     row->line = r->line;
-    for (i = 0; i < C_N; i++)
-        if (spec[i].col >= 0 && (unsigned)spec[i].col >= r->nfields
-            && (missing < 0 || spec[i].col < spec[missing].col))
-            missing = i;
-    if (missing >= 0) {
-        char sb[48];
-        const char *name = columns[spec[missing].col];
-
-        row_error(row, "the row has only %u field%s: '%s' is missing", r->nfields,
-                  r->nfields == 1 ? "" : "s", snip(name, strlen(name), sb));
-    }
+    short_row(r, spec, columns, row);
     if (spec[C_DESC].col >= 0 && cell(ps, r, spec[C_DESC].col))
         row->description = clean_copy(cell(ps, r, spec[C_DESC].col),
                                       cell_len(ps, r, spec[C_DESC].col));
@@ -1424,7 +1461,14 @@ int csv_parse(const char *buf, size_t len, const struct csv_mapping *m,
     ps.err = err;
     if (buf == NULL)
         buf = "", len = 0;
-    if (check_mapping(m, spec, &fmt, err) || decode(&ps, (const unsigned char *)buf, len))
+    if (check_mapping(m, spec, &fmt, err))
+        goto done;
+    if (len > CSV_MAX_BYTES) {
+        /* lines are counted in an int */
+        fail(&ps, 0, "the file is larger than %d bytes", CSV_MAX_BYTES);
+        goto done;
+    }
+    if (decode(&ps, (const unsigned char *)buf, len))
         goto done;
     ps.delim = (unsigned char)m->delimiter;
     if (ps.delim == 0 && guess_delimiter(&ps))

@@ -17,6 +17,7 @@
 #define CSV_MAX_FIELD 4096      /* bytes in one field, after unquoting */
 #define CSV_MAX_FIELDS 200      /* fields in one row */
 #define CSV_MAX_ROWS 100000     /* rows, not counting the header */
+#define CSV_MAX_BYTES 0x40000000  /* the whole file: 1 GiB */
 
 /* Which columns hold what: a column NAME (matched case-insensitively and
  * trimmed against the header) or a 0-based INDEX given as decimal text;

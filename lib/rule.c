@@ -46,7 +46,7 @@ static const char SQL_RUN_ROWS[] =
     "SELECT transaction_id, snapshot FROM rule_run_rows WHERE run_id = ? ORDER BY transaction_id";
 static const char SQL_RUN_REVERTED[] =
     "UPDATE rule_runs SET reverted_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?";
-/* Rows a still-applied run of the rule changed: apply-all leaves them be. */
+/* Rows a still-applied run of the rule matched: apply-all leaves them be. */
 static const char SQL_TOUCHED[] =
     "SELECT rr.transaction_id FROM rule_run_rows rr JOIN rule_runs r ON r.id = rr.run_id"
     " WHERE r.owner_id = ?1 AND r.rule_id = ?2 AND r.reverted_at IS NULL";
@@ -597,8 +597,10 @@ static int run_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, int *reve
     return mine ? LEDGER_OK : ledger_error_set(err, 403, "forbidden", NULL, "the run is another user's");
 }
 
-/* Applies p to the rows ids[0..n) (they matched): one run record, a
- * snapshot of every row the actions changed. */
+/* Applies p to the rows ids[0..n) (they matched): one run record, and a
+ * snapshot of every matched row, changed or not, so apply-all knows the
+ * rule has seen it (restoring an unchanged row's snapshot changes nothing);
+ * transactions counts the rows the actions changed. */
 static int run_rule(ledger_db *db, int64_t me, const struct prepared *p, const int64_t *ids,
                     size_t n, const char *source, cJSON **out, ledger_error *err)
 {
@@ -624,8 +626,8 @@ static int run_rule(ledger_db *db, int64_t me, const struct prepared *p, const i
 
         rc = row_snapshot(db, ids[i], &before, err) || act_on(db, me, p, ids[i], err)
              || row_snapshot(db, ids[i], &after, err);
-        if (rc == LEDGER_OK && strcmp(before, after) != 0) {
-            changed++;
+        if (rc == LEDGER_OK) {
+            changed += strcmp(before, after) != 0;
             if ((st = db_stmt(db, SQL_RUN_ROW, err)) == NULL) {
                 rc = LEDGER_ERR;
             } else {

@@ -235,7 +235,7 @@ static int text_cond(const struct rule_cond *c, const char *s)
     switch (c->op) {
     case OP_EMPTY: return s[0] == '\0';
     case OP_NE: return !text_op(OP_EQ, s, want_of(c, c->value), c);
-    case OP_NOT_CONTAINS: return !text_op(OP_CONTAINS, s, c->value->valuestring, c);
+    case OP_NOT_CONTAINS: return !text_op(OP_CONTAINS, s, want_of(c, c->value), c);
     case OP_IN:
         cJSON_ArrayForEach(item, c->value) {
             char slug[LEDGER_CATEGORY_MAX];

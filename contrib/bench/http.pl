@@ -1,0 +1,231 @@
+#!/usr/bin/perl
+# The HTTP half of the benchmark: the real stack (nginx or Apache httpd in
+# front of ledger-fcgi on a unix socket, 1 and then 2 processes sharing it)
+# under load from wrk on 127.0.0.1, beside the ceiling of an empty FastCGI
+# responder (contrib/bench/empty-fcgi, the same accept loop answering a
+# fixed body) behind the same web server and process count.
+#
+#   contrib/bench/http.pl --build DIR --db LEDGER.db [--server nginx|apache]
+#                         [--duration SECONDS] [--connections N] [--procs 1,2]
+#
+# It works on a copy of the database (the write endpoints add rows) as the
+# generated user01.  For each endpoint family it prints requests/s, p50 and
+# p99 latency, the share of the empty responder's requests/s, and the peak
+# RSS of the ledger-fcgi processes.  Target: a page of 50 transactions at
+# 50% or more of the empty responder's requests/s.
+use strict;
+use warnings;
+use File::Copy qw(copy);
+use File::Temp qw(tempdir);
+use Getopt::Long;
+use HTTP::Tiny;
+use IO::Socket::INET;
+use IO::Socket::UNIX;
+use JSON::PP;
+use POSIX qw(:sys_wait_h);
+use Time::HiRes qw(sleep);
+
+my ($build, $src_db, $server, $duration, $conns, $procs_list) = ('', '', 'nginx', 5, 16, '1,2');
+GetOptions('build=s' => \$build, 'db=s' => \$src_db, 'server=s' => \$server,
+           'duration=i' => \$duration, 'connections=i' => \$conns, 'procs=s' => \$procs_list)
+    or die "usage: $0 --build DIR --db PATH [--server nginx|apache]\n";
+die "usage: $0 --build DIR --db PATH\n" unless -d $build && -f $src_db;
+use Cwd qw(abs_path);
+use File::Basename qw(dirname);
+my $src = abs_path(dirname($0) . '/../..');
+my $dir = tempdir('ledger-bench-XXXXXX', TMPDIR => 1, CLEANUP => 1);
+chmod 0711, $dir;
+my $root = $> == 0;
+my @kids;
+END { local $?; kill 'TERM', @kids; waitpid($_, 0) for @kids }
+
+sub free_port {
+    my $s = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Listen => 1) or die $!;
+    my $p = $s->sockport;
+    close $s;
+    return $p;
+}
+
+# N processes serving one listening socket they inherit on fd 0, as
+# supervisord's fcgi-program runs them.
+sub serve {
+    my ($path, $n, @cmd) = @_;
+    unlink $path;
+    my $l = IO::Socket::UNIX->new(Local => $path, Type => SOCK_STREAM, Listen => 128) or die "$path: $!";
+    chmod 0666, $path;
+    my @pids;
+    for (1 .. $n) {
+        my $pid = fork // die;
+        if ($pid == 0) {
+            open STDIN, '<&', $l or die;
+            open STDOUT, '>', '/dev/null';
+            open STDERR, '>>', "$dir/fcgi.err";
+            exec @cmd or POSIX::_exit(127);
+        }
+        push @pids, $pid;
+    }
+    close $l;
+    push @kids, @pids;
+    return @pids;
+}
+
+sub stop {
+    my @pids = @_;
+    kill 'TERM', @pids;
+    for my $p (@pids) { waitpid($p, 0); @kids = grep { $_ != $p } @kids }
+}
+
+sub web_server {
+    my ($port) = @_;
+    my $user = $root ? 'www-data' : '';
+    if ($server eq 'apache') {
+        my $mods = join '', map { "LoadModule ${_}_module /usr/lib/apache2/modules/mod_$_.so\n" }
+            qw(mpm_event authz_core proxy proxy_fcgi env);
+        open my $fh, '>', "$dir/httpd.conf" or die;
+        print $fh $mods, <<"CONF";
+ServerName 127.0.0.1
+Listen 127.0.0.1:$port
+PidFile $dir/httpd.pid
+ErrorLog $dir/apache-error.log
+DefaultRuntimeDir $dir
+Mutex file:$dir default
+@{[ $user ? "User $user\nGroup $user" : '' ]}
+<Location "/api/">
+    SetEnv REMOTE_USER user01
+    SetHandler "proxy:unix:$dir/ledger.sock|fcgi://localhost/"
+</Location>
+<Location "/empty/">
+    SetHandler "proxy:unix:$dir/empty.sock|fcgi://localhost/"
+</Location>
+CONF
+        close $fh;
+        my $pid = fork // die;
+        if ($pid == 0) {
+            open STDOUT, '>', '/dev/null';
+            open STDERR, '>>', "$dir/httpd.err";
+            exec 'apache2', '-f', "$dir/httpd.conf", '-DFOREGROUND' or POSIX::_exit(127);
+        }
+        push @kids, $pid;
+        return $pid;
+    }
+    mkdir "$dir/tmp";
+    open my $fh, '>', "$dir/nginx.conf" or die;
+    print $fh <<"CONF";
+@{[ $user ? "user $user;" : '' ]}
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log $dir/nginx-error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $dir/tmp/body;
+    fastcgi_temp_path $dir/tmp/fastcgi;
+    proxy_temp_path $dir/tmp/proxy;
+    uwsgi_temp_path $dir/tmp/uwsgi;
+    scgi_temp_path $dir/tmp/scgi;
+    server {
+        listen 127.0.0.1:$port;
+        location /api/ {
+            include $src/etc/nginx-fastcgi-params.conf;
+            fastcgi_param REMOTE_USER user01;
+            fastcgi_pass unix:$dir/ledger.sock;
+            fastcgi_keep_conn off;
+        }
+        location /empty/ {
+            include $src/etc/nginx-fastcgi-params.conf;
+            fastcgi_pass unix:$dir/empty.sock;
+        }
+    }
+}
+CONF
+    close $fh;
+    my $pid = fork // die;
+    if ($pid == 0) {
+        open STDOUT, '>', '/dev/null';
+        open STDERR, '>>', "$dir/nginx.err";
+        exec 'nginx', '-p', $dir, '-e', "$dir/nginx-error.log", '-c', "$dir/nginx.conf",
+            '-g', 'daemon off;' or POSIX::_exit(127);
+    }
+    push @kids, $pid;
+    return $pid;
+}
+
+sub wrk {
+    my ($url, $method, $body) = @_;
+    my $script = "$dir/wrk.lua";
+    open my $fh, '>', $script or die;
+    print $fh "wrk.method = \"$method\"\n";
+    if (defined $body) {
+        (my $b = $body) =~ s/\\/\\\\/g;
+        $b =~ s/"/\\"/g;
+        print $fh "wrk.body = \"$b\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\n";
+    }
+    close $fh;
+    my $out = `wrk -t2 -c$conns -d${duration}s --latency -s $script '$url' 2>&1`;
+    my ($rps) = $out =~ /Requests\/sec:\s+([\d.]+)/;
+    my ($p50) = $out =~ /^\s+50%\s+([\d.]+\w+)/m;
+    my ($p99) = $out =~ /^\s+99%\s+([\d.]+\w+)/m;
+    my ($non2xx) = $out =~ /Non-2xx or 3xx responses:\s+(\d+)/;
+    return { rps => $rps // 0, p50 => $p50 // '-', p99 => $p99 // '-', errors => $non2xx // 0 };
+}
+
+sub peak_rss {
+    my $kb = 0;
+    for my $pid (@_) {
+        open my $fh, '<', "/proc/$pid/status" or next;
+        while (<$fh>) { $kb = $1 if /^VmHWM:\s+(\d+)/ && $1 > $kb }
+    }
+    return $kb;
+}
+
+copy($src_db, "$dir/ledger.db") or die "copy: $!";
+my $port = free_port();
+my $http = HTTP::Tiny->new(timeout => 120);
+my $base = "http://127.0.0.1:$port";
+printf "-- HTTP through %s, wrk -t2 -c%d -d%ds, as user01 of %s\n", $server, $conns, $duration, $src_db;
+
+for my $n (split /,/, $procs_list) {
+    my @ledger = serve("$dir/ledger.sock", $n, "$build/fcgi/ledger-fcgi", '--db', "$dir/ledger.db",
+                       '--log-level', 'warn');
+    my @empty = serve("$dir/empty.sock", $n, "$build/contrib/bench/empty-fcgi");
+    my $web = web_server($port);
+    for (1 .. 100) { last if IO::Socket::INET->new(PeerAddr => "127.0.0.1", PeerPort => $port); sleep 0.1 }
+    die "the web server did not start:\n" . `cat $dir/*.err $dir/*error.log 2>/dev/null` unless IO::Socket::INET->new(PeerAddr => "127.0.0.1", PeerPort => $port);
+
+    # What the families need: a cursor 200 pages deep, a row to patch.
+    my $cursor;
+    for (1 .. 200) {
+        my $r = $http->get("$base/api/transactions" . ($cursor ? "?cursor=$cursor" : ''));
+        my $j = eval { decode_json($r->{content}) } or last;
+        $cursor = $j->{next_cursor} or last;
+    }
+    my $first = decode_json($http->get("$base/api/transactions?limit=1")->{content})->{items}[0]{id};
+    my @families = (
+        ['empty responder (ceiling)', '/empty/', 'GET'],
+        ['transaction page', '/api/transactions', 'GET'],
+        ['filtered page', '/api/transactions?categories=dining', 'GET'],
+        ['deep page by cursor', '/api/transactions?cursor=' . ($cursor // ''), 'GET'],
+        ['create', '/api/transactions', 'POST',
+            '{"date":"2026-01-02","amount":12.5,"description":"bench","category":"dining"}'],
+        ['patch', "/api/transactions/$first", 'PATCH', '{"category":"groceries"}'],
+        ['splits', "/api/transactions/$first/splits", 'GET'],
+        ['balances', '/api/balances', 'GET'],
+        ['monthly analytics (60 months)', '/api/analytics/monthly?from=2021-01&to=2025-12', 'GET'],
+        ['subscriptions', '/api/analytics/subscriptions', 'GET'],
+        ['reconcile list', '/api/reconcile', 'GET'],
+        ['rules apply', '/api/rules/apply', 'POST'],
+    );
+    printf "%d process%s\n", $n, $n > 1 ? 'es' : '';
+    printf "  %-30s %10s %9s %9s %8s %7s\n", 'endpoint', 'req/s', 'p50', 'p99', 'vs empty', 'errors';
+    my $ceiling;
+    for my $f (@families) {
+        my ($name, $path, $method, $body) = @$f;
+        my $r = wrk("$base$path", $method, $body);
+        $ceiling //= $r->{rps};
+        printf "  %-30s %10.1f %9s %9s %7.0f%% %7d\n", $name, $r->{rps}, $r->{p50}, $r->{p99},
+            $ceiling ? 100 * $r->{rps} / $ceiling : 0, $r->{errors};
+    }
+    printf "  peak RSS of ledger-fcgi: %.1f MiB\n", peak_rss(@ledger) / 1024;
+    stop($web, @ledger, @empty);
+    sleep 0.5;
+}

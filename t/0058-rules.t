@@ -1,0 +1,646 @@
+#!/usr/bin/perl
+# Rules (SPEC.md 2 Rule and Rule apply run, 3 rule-run states, Behaviour
+# rules 4 and 5, Business rule A; API.md 6): CRUD and validation, every
+# operator through the dry run (preview), apply-all, apply one, the quick
+# action on a selection, each action, the run list and revert.
+#
+# Who is who: alice owns the rules and the rows; bob and carol are her
+# participants (bob also shares one of his own rows with her); dave is a
+# stranger to alice (not her participant); erin is unused.
+#
+# Order: the rows the conditions are tried on are made first and left
+# untouched until every operator has been tried (preview changes nothing);
+# then apply-all changes them, and the later sections build on that.
+use strict;
+use warnings;
+use Test::More;
+use JSON::PP ();
+use Rig;
+use CommonChecks qw(error_is);
+
+my $rig = Rig->new;
+
+# ---- helpers ----------------------------------------------------------------
+
+sub m2 { defined $_[0] ? sprintf('%.2f', $_[0]) : undef }
+
+# Runs SQL on the service's database; returns the output, trimmed.
+sub sql {
+    my ($q) = @_;
+    open my $fh, '-|', 'sqlite3', '-cmd', '.timeout 5000', $rig->db_path, $q
+        or die "sqlite3: $!";
+    local $/;
+    my $out = <$fh> // '';
+    close $fh;
+    die "sqlite3 failed on: $q\n" if $?;
+    $out =~ s/\s+\z//;
+    return $out;
+}
+
+my (%uid, %name_of);
+for my $u (@Rig::USERS) {
+    $uid{$u} = $rig->get('/api/me', user => $u)->{json}{id};
+    $name_of{ $uid{$u} } = $u;
+}
+ok(!grep({ !$_ } values %uid), 'every user has an id');
+
+# Rows by label, and labels by id.
+my (%id, %label);
+sub label_row { my ($l, $row) = @_; $id{$l} = $row->{id}; $label{ $row->{id} } = $l; $row }
+
+sub create_row {
+    my ($user, %f) = @_;
+    my $body = { date => '2026-03-10', description => 'something', amount => 10, %f };
+    my $res = $rig->post('/api/transactions', $body, user => $user);
+    is($res->{status}, 201, "$user creates '$body->{description}'") or diag($res->{content});
+    return $res->{json} // {};
+}
+sub get_row { my ($user, $id) = @_; $rig->get("/api/transactions/$id", user => $user)->{json} }
+sub tag_names { my ($row) = @_; join ' ', sort map { $_->{name} } @{ $row->{tags} // [] } }
+# Splits as "name share settled" sorted by name.
+sub split_view {
+    my ($row) = @_;
+    return join ', ', sort map { "$name_of{ $_->{participant_id} } " . m2($_->{share_percent})
+                                 . ($_->{settled} ? ' settled' : '') } @{ $row->{splits} // [] };
+}
+# The state a rule can change, of one row, as the owner sees it.
+sub state_of {
+    my ($id) = @_;
+    my $r = get_row('alice', $id);
+    return { category => $r->{category}, merchant_normalized => $r->{merchant_normalized},
+             trip_id => $r->{trip_id}, tags => tag_names($r), splits => split_view($r),
+             overrides => $r->{overrides} };
+}
+
+sub rule_body {
+    my (%f) = @_;
+    return { name => 'a rule', conditions => [ { field => 'amount', operator => 'gt', value => 0 } ],
+             actions => [ { type => 'set_merchant', merchant_normalized => 'X' } ], %f };
+}
+sub create_rule {
+    my ($user, %f) = @_;
+    my $res = $rig->post('/api/rules', rule_body(%f), user => $user);
+    is($res->{status}, 201, "$user creates rule '" . ($f{name} // 'a rule') . "'") or diag($res->{content});
+    return $res->{json} // {};
+}
+sub rule_count { $rig->get('/api/rules', user => $_[0])->{json}{total} }
+sub run_count { $rig->get('/api/rules/runs', user => $_[0])->{json}{total} }
+sub delete_all_rules {
+    my ($user) = @_;
+    $rig->del("/api/rules/$_->{id}", user => $user)
+        for @{ $rig->get('/api/rules', user => $user)->{json}{items} };
+    is(rule_count($user), 0, "$user has no rules left");
+}
+
+# Labels of the rows a preview of the rule shows, sorted.
+sub preview_labels {
+    my ($rule_id) = @_;
+    my $res = $rig->post("/api/rules/$rule_id/preview", undef, user => 'alice');
+    return "status $res->{status}: $res->{content}" unless $res->{status} == 200;
+    my @l = sort map { $label{ $_->{transaction_id} } // "id$_->{transaction_id}" } @{ $res->{json}{items} };
+    return "matches $res->{json}{matches} but " . scalar(@l) . ' items' if $res->{json}{matches} != @l;
+    return join ' ', @l;
+}
+
+# Which of alice's rows the conditions match, by a throwaway rule's preview.
+sub matched {
+    my ($conds, $match) = @_;
+    my $res = $rig->post('/api/rules', rule_body(name => 'probe', conditions => $conds,
+                                                  ($match ? (match => $match) : ())), user => 'alice');
+    return "rule refused: $res->{content}" unless $res->{status} == 201;
+    my $got = preview_labels($res->{json}{id});
+    $rig->del("/api/rules/$res->{json}{id}", user => 'alice');
+    return $got;
+}
+sub matches_is {
+    my ($conds, $expect, $what, $match) = @_;
+    is(matched($conds, $match), join(' ', sort split ' ', $expect), $what);
+}
+sub cond { my ($f, $o, $v) = @_; { field => $f, operator => $o, (@_ > 2 ? (value => $v) : ()) } }
+
+sub balance_net {
+    my ($user, $other) = @_;
+    return m2($rig->get("/api/participants/$uid{$other}/balance", user => $user)->{json}{net});
+}
+
+# ---- the cast: participants, tags, trips, rows -------------------------------
+
+for my $p (qw(bob carol)) {
+    my $res = $rig->post('/api/participants', { email => "$p\@example.org" }, user => 'alice');
+    ok($res->{status} == 201 || $res->{status} == 200, "alice adds $p") or diag($res->{content});
+}
+ok($rig->post('/api/participants', { email => 'alice@example.org' }, user => 'bob')->{status} <= 201, 'bob adds alice');
+
+my %tag;
+for my $t (qw(coffee work keep never)) {
+    $tag{$t} = $rig->post('/api/tags', { name => $t }, user => 'alice')->{json}{id};
+}
+$tag{bobs} = $rig->post('/api/tags', { name => 'bobs' }, user => 'bob')->{json}{id};
+ok(!grep({ !$_ } values %tag), 'tags created');
+
+# Trips inserted directly, one owned by alice and one by bob.
+my $trip = 0 + sql("INSERT INTO trips (owner_id, name) VALUES ($uid{alice}, 'Bali'); SELECT last_insert_rowid();");
+my $bob_trip = 0 + sql("INSERT INTO trips (owner_id, name) VALUES ($uid{bob}, 'Bobs trip'); SELECT last_insert_rowid();");
+ok($trip > 0 && $bob_trip > $trip, 'a trip of alice and one of bob');
+
+# Alice's rows the operators are tried on.
+label_row(cafe => create_row('alice', date => '2026-03-01', description => 'STARBUCKS #123 Sydney',
+                             merchant => 'Starbucks', amount => 4.5, category => 'Dining', tag_ids => [$tag{coffee}]));
+label_row(groc => create_row('alice', date => '2026-03-05', description => 'Woolworths Metro',
+                             merchant => 'Woolworths', amount => 82.1, category => 'groceries', payment_method => 'card'));
+label_row(uber => create_row('alice', date => '2026-03-10', description => 'Uber *trip', amount => 23,
+                             category => 'transport', tag_ids => [$tag{work}]));
+label_row(tel => create_row('alice', date => '2026-03-12', description => 'Telstra bill', merchant => 'Telstra',
+                            amount => 79, category => 'Phone Internet', payment_method => 'bank_transfer'));
+label_row(flix => create_row('alice', date => '2026-03-15', description => 'Netflix.com', merchant => 'Netflix',
+                             amount => 15.99, category => 'subscriptions', payment_method => 'card'));
+label_row(refd => create_row('alice', date => '2026-03-20', description => 'Refund Woolworths',
+                             merchant => 'Woolworths', amount => 10, transaction_type => 'refund', category => 'groceries'));
+is(get_row('alice', $id{tel})->{category}, 'phone_internet', 'the row category is folded');
+is($rig->patch("/api/transactions/$id{groc}", { merchant_normalized => 'WOW' }, user => 'alice')->{status}, 200,
+   'groc gets merchant_normalized WOW');
+
+# A credit card statement with two rows.
+my $st = $rig->post('/api/statements', {
+    bank_name => 'Amex', account_type => 'Platinum Card', statement_type => 'credit_card',
+    period_start => '2026-02-01', period_end => '2026-02-28',
+    transactions => [
+        { date => '2026-02-10', description => 'QANTAS AIRWAYS', merchant => 'Qantas', amount => 450,
+          transaction_type => 'debit', category => 'travel' },
+        { date => '2026-02-20', description => 'Annual fee', amount => 99, transaction_type => 'fee',
+          category => 'fees' } ] }, user => 'alice');
+is($st->{status}, 201, 'alice posts a credit card statement') or diag($st->{content});
+for my $r (@{ $rig->get("/api/transactions?statement_id=$st->{json}{id}", user => 'alice')->{json}{items} }) {
+    label_row($r->{transaction_type} eq 'fee' ? 'fee' : 'fly', $r);
+}
+ok($id{fly} && $id{fee}, 'the statement rows');
+
+# bob's row, shared with alice by a split: alice's rules never touch it.
+my $shared = create_row('bob', date => '2026-03-02', description => 'Starbucks with alice', merchant => 'Starbucks',
+                        amount => 20, category => 'dining',
+                        splits => [ { participant_id => $uid{alice}, share_percent => 50 } ]);
+is(scalar @{ $shared->{splits} }, 2, "bob's row is split with alice");
+# dave's own row: not accessible to alice.
+my $daves = create_row('dave', description => 'dave only');
+
+# ---- CRUD ---------------------------------------------------------------------
+
+my $conds = [ cond('description', 'contains', 'coffee') ];
+my $acts = [ { type => 'add_tag', tag_id => $tag{coffee} } ];
+my $res = $rig->post('/api/rules', { name => 'Coffee', enabled => JSON::PP::false, manual_only => JSON::PP::true,
+                                     match => 'any', conditions => $conds, actions => $acts }, user => 'alice');
+is($res->{status}, 201, 'POST /api/rules: 201') or diag($res->{content});
+my $r1 = $res->{json};
+ok($r1->{id} > 0, 'the rule has an id');
+is_deeply([@$r1{qw(name match)}], ['Coffee', 'any'], 'name and match');
+ok(!$r1->{enabled} && JSON::PP::is_bool($r1->{enabled}), 'enabled false, a boolean');
+ok($r1->{manual_only} && JSON::PP::is_bool($r1->{manual_only}), 'manual_only true, a boolean');
+is_deeply($r1->{conditions}, $conds, 'conditions as sent');
+is_deeply($r1->{actions}, $acts, 'actions as sent');
+
+my $r2 = create_rule('alice', name => 'Defaults');
+ok($r2->{enabled} && !$r2->{manual_only} && $r2->{match} eq 'all', 'defaults: enabled, not manual_only, match all');
+
+$res = $rig->get('/api/rules', user => 'alice');
+is($res->{status}, 200, 'GET /api/rules');
+is($res->{json}{total}, 2, 'two rules');
+is_deeply([map { $_->{name} } @{ $res->{json}{items} }], ['Coffee', 'Defaults'], 'listed by id');
+is($rig->get('/api/rules', user => 'bob')->{json}{total}, 0, "bob sees none of alice's rules");
+is_deeply($rig->get("/api/rules/$r1->{id}", user => 'alice')->{json}, $r1, 'GET one: the same rule');
+
+$res = $rig->patch("/api/rules/$r1->{id}", { name => 'Coffee beans' }, user => 'alice');
+is($res->{status}, 200, 'PATCH only the name') or diag($res->{content});
+is($res->{json}{name}, 'Coffee beans', 'the name changed');
+is_deeply([@{ $res->{json} }{qw(match conditions actions)}], ['any', $conds, $acts],
+          'match, conditions and actions kept');
+ok(!$res->{json}{enabled} && $res->{json}{manual_only}, 'the flags kept');
+my $conds2 = [ cond('amount', 'between', [1, 2]), cond('merchant', 'is_empty') ];
+$res = $rig->patch("/api/rules/$r1->{id}", { conditions => $conds2 }, user => 'alice');
+is_deeply($res->{json}{conditions}, $conds2, 'PATCH conditions');
+is($rig->get("/api/rules/$r1->{id}", user => 'alice')->{json}{name}, 'Coffee beans', 'the name stays');
+$res = $rig->patch("/api/rules/$r1->{id}", { enabled => JSON::PP::true, manual_only => JSON::PP::false }, user => 'alice');
+ok($res->{json}{enabled} && !$res->{json}{manual_only}, 'PATCH the flags');
+
+# Another user's rule: 403 everywhere; a missing one: 404.
+my $rid = $r1->{id};
+error_is($rig->get("/api/rules/$rid", user => 'bob'), 403, 'forbidden', "GET another user's rule");
+error_is($rig->patch("/api/rules/$rid", { name => 'mine' }, user => 'bob'), 403, 'forbidden', "PATCH another user's rule");
+error_is($rig->del("/api/rules/$rid", user => 'bob'), 403, 'forbidden', "DELETE another user's rule");
+error_is($rig->post("/api/rules/apply/$rid", undef, user => 'bob'), 403, 'forbidden', "apply another user's rule");
+error_is($rig->post("/api/rules/$rid/preview", undef, user => 'bob'), 403, 'forbidden', "preview another user's rule");
+error_is($rig->post("/api/rules/$rid/run", { transaction_ids => [$shared->{id}] }, user => 'bob'), 403, 'forbidden',
+         "run another user's rule");
+is($rig->get("/api/rules/$rid", user => 'alice')->{json}{name}, 'Coffee beans', 'the rule is unchanged');
+for my $m (['GET', undef], ['PATCH', { name => 'x' }], ['DELETE', undef]) {
+    error_is($rig->request($m->[0], '/api/rules/999999', user => 'alice', (defined $m->[1] ? (json => $m->[1]) : ())),
+             404, 'not_found', "$m->[0] a missing rule");
+}
+error_is($rig->post('/api/rules/apply/999999', undef, user => 'alice'), 404, 'not_found', 'apply a missing rule');
+error_is($rig->post('/api/rules/999999/preview', undef, user => 'alice'), 404, 'not_found', 'preview a missing rule');
+error_is($rig->post('/api/rules/999999/run', { transaction_ids => [$id{cafe}] }, user => 'alice'), 404, 'not_found',
+         'run a missing rule');
+
+$res = $rig->del("/api/rules/$r2->{id}", user => 'alice');
+is($res->{status}, 204, 'DELETE: 204');
+error_is($rig->get("/api/rules/$r2->{id}", user => 'alice'), 404, 'not_found', 'the deleted rule is gone');
+is(rule_count('alice'), 1, 'one rule left');
+
+# ---- validation: 400 naming the field, nothing saved ---------------------------------
+
+my $before_rules = rule_count('alice');
+my $before_rule = $rig->get("/api/rules/$rid", user => 'alice')->{json};
+sub refused {
+    my ($body, $field, $what, %o) = @_;
+    my $res = $rig->post('/api/rules', rule_body(%$body), user => 'alice');
+    error_is($res, $o{status} // 400, $o{code} // 'invalid_field', $what, $field);
+    like($res->{json}{error}{message} // '', $o{message}, "$what: the message") if $o{message};
+    $res = $rig->patch("/api/rules/$rid", $body, user => 'alice');
+    error_is($res, $o{status} // 400, $o{code} // 'invalid_field', "$what (PATCH)", $field);
+}
+my $ok_cond = cond('amount', 'gt', 1);
+refused({ conditions => [ $ok_cond, cond('colour', 'equals', 'red') ] }, 'conditions[1]', 'an unknown field');
+refused({ conditions => [ cond('description', 'like', 'x') ] }, 'conditions[0]', 'an unknown operator');
+refused({ conditions => [ cond('amount', 'contains', 1) ] }, 'conditions[0]', 'contains on amount');
+refused({ conditions => [ cond('description', 'gt', 'a') ] }, 'conditions[0]', 'gt on description');
+refused({ conditions => [ cond('date', 'is_empty') ] }, 'conditions[0]', 'is_empty on date');
+refused({ conditions => [ cond('merchant', 'between', ['a', 'b']) ] }, 'conditions[0]', 'between on merchant');
+refused({ conditions => [ cond('description', 'matches', 'caf(e') ] }, 'conditions[0]', 'a pattern that does not compile',
+        message => qr/does not compile/);
+refused({ conditions => [ cond('transaction_type', 'in', 'debit') ] }, 'conditions[0]', 'in with a non-array');
+refused({ conditions => [ cond('amount', 'in', []) ] }, 'conditions[0]', 'in with an empty array');
+refused({ conditions => [ cond('amount', 'between', [1]) ] }, 'conditions[0]', 'between with one value');
+refused({ conditions => [ cond('amount', 'between', [1, 2, 3]) ] }, 'conditions[0]', 'between with three values');
+refused({ conditions => [ cond('amount', 'equals', '12') ] }, 'conditions[0]', 'an amount as a string');
+refused({ conditions => [ cond('amount', 'gt', 1.234) ] }, 'conditions[0]', 'an amount with three decimals');
+refused({ conditions => [ cond('amount', 'in', [1, 'x']) ] }, 'conditions[0]', 'an amount list with a string');
+refused({ conditions => [ cond('date', 'gt', '2026-02-30') ] }, 'conditions[0]', 'a date that does not exist');
+refused({ conditions => [ cond('date', 'between', ['2026-01-01', 'soon']) ] }, 'conditions[0]', 'a between with a bad date');
+refused({ conditions => [ cond('description', 'equals', '') ] }, 'conditions[0]', 'an empty text value');
+refused({ conditions => 'amount > 1' }, 'conditions', 'conditions not an array');
+refused({ actions => [ { type => 'delete_row' } ] }, 'actions[0].type', 'an action of unknown type');
+refused({ actions => [ { type => 'set_merchant', merchant_normalized => 'X' }, { type => 'add_tag', tag_id => $tag{bobs} } ] },
+        'actions[1].tag_id', "add_tag with another user's tag");
+refused({ actions => [ { type => 'add_tag', tag_id => 999999 } ] }, 'actions[0].tag_id', 'add_tag with a missing tag');
+refused({ actions => [ { type => 'set_trip', trip_id => $bob_trip } ] }, 'actions[0].trip_id',
+        'set_trip with a trip alice is not part of', status => 403, code => 'forbidden');
+refused({ actions => [ { type => 'set_trip', trip_id => 999999 } ] }, 'actions[0].trip_id', 'set_trip with a missing trip');
+refused({ actions => [ { type => 'set_category', category => '--' } ] }, 'actions[0].category', 'set_category with no letters');
+refused({ actions => [ { type => 'apply_split', shares => [ { participant_id => $uid{bob}, share_percent => 60 },
+                                                            { participant_id => $uid{carol}, share_percent => 41 } ] } ] },
+        'actions[0].shares', 'apply_split over 100');
+refused({ actions => [ { type => 'apply_split', shares => [ { participant_id => $uid{bob}, share_percent => 10 },
+                                                            { participant_id => $uid{bob}, share_percent => 20 } ] } ] },
+        'actions[0].shares', 'apply_split naming a participant twice');
+refused({ actions => [ { type => 'apply_split', shares => [ { participant_id => $uid{dave}, share_percent => 10 } ] } ] },
+        'actions[0].participant_id', 'apply_split with a non-participant');
+refused({ actions => [ { type => 'apply_split', shares => [ { participant_id => $uid{alice}, share_percent => 50 } ] } ] },
+        'actions[0].shares', 'apply_split naming the owner with a total not 100');
+refused({ actions => [] }, 'actions', 'no actions');
+refused({ conditions => [], manual_only => JSON::PP::false }, 'conditions', 'a rule that runs on its own with no conditions');
+refused({ enabled => 'yes' }, 'enabled', 'enabled not a boolean');
+refused({ manual_only => 1 }, 'manual_only', 'manual_only not a boolean');
+refused({ match => 'most' }, 'match', 'match neither all nor any');
+refused({ name => '   ' }, 'name', 'a blank name');
+error_is($rig->post('/api/rules', { conditions => [$ok_cond], actions => $acts }, user => 'alice'),
+         400, 'invalid_field', 'no name', 'name');
+error_is($rig->post('/api/rules', { name => 'x', actions => $acts }, user => 'alice'),
+         400, 'invalid_field', 'no conditions', 'conditions');
+is(rule_count('alice'), $before_rules, 'no refused request saved a rule');
+is_deeply($rig->get("/api/rules/$rid", user => 'alice')->{json}, $before_rule, 'no refused PATCH changed the rule');
+# A manual_only rule may have no conditions (a quick action) ...
+my $quick = create_rule('alice', name => 'quick', manual_only => JSON::PP::true, conditions => []);
+is_deeply($quick->{conditions}, [], 'a manual_only rule with no conditions is saved');
+# ... but cannot be made to run on its own while it has none.
+error_is($rig->patch("/api/rules/$quick->{id}", { manual_only => JSON::PP::false }, user => 'alice'),
+         400, 'invalid_field', 'PATCH manual_only off with no conditions', 'conditions');
+delete_all_rules('alice');
+
+# ---- operators, through the dry run ---------------------------------------------------
+# Alice's rows: cafe groc uber tel flix refd (manual), fly fee (Amex card statement).
+
+matches_is([ cond('description', 'equals', 'netflix.COM') ], 'flix', 'equals ignores case');
+matches_is([ cond('description', 'not_equals', 'NETFLIX.com') ], 'cafe groc uber tel refd fly fee', 'not_equals ignores case');
+matches_is([ cond('merchant', 'contains', 'WOOL') ], 'groc refd', 'contains');
+matches_is([ cond('merchant', 'not_contains', 'wool') ], 'cafe uber tel flix fly fee',
+           'not_contains (an empty merchant holds no "wool")');
+matches_is([ cond('description', 'starts_with', 'uBER') ], 'uber', 'starts_with');
+matches_is([ cond('description', 'ends_with', 'SYDNEY') ], 'cafe', 'ends_with');
+matches_is([ cond('description', 'matches', '^star\w+ #\d+ ') ], 'cafe', 'matches (PCRE2)');
+matches_is([ cond('description', 'matches', 'airways$') ], 'fly', 'matches is caseless');
+matches_is([ cond('description', 'matches', '^\d') ], '', 'a pattern that matches nothing');
+matches_is([ cond('transaction_type', 'in', ['Refund', 'fee']) ], 'refd fee', 'in (text, ignoring case)');
+matches_is([ cond('amount', 'equals', 15.99) ], 'flix', 'amount equals');
+matches_is([ cond('amount', 'not_equals', 15.99) ], 'cafe groc uber tel refd fly fee', 'amount not_equals');
+matches_is([ cond('amount', 'gt', 82.1) ], 'fly fee', 'amount gt (82.10 itself is not)');
+matches_is([ cond('amount', 'gte', 82.1) ], 'groc fly fee', 'amount gte');
+matches_is([ cond('amount', 'lt', 10) ], 'cafe', 'amount lt (10.00 itself is not)');
+matches_is([ cond('amount', 'lte', 10) ], 'cafe refd', 'amount lte');
+matches_is([ cond('amount', 'between', [10, 23]) ], 'refd flix uber', 'amount between, inclusive');
+matches_is([ cond('amount', 'in', [4.5, 99]) ], 'cafe fee', 'amount in');
+matches_is([ cond('date', 'equals', '2026-03-05') ], 'groc', 'date equals');
+matches_is([ cond('date', 'not_equals', '2026-03-05') ], 'cafe uber tel flix refd fly fee', 'date not_equals');
+matches_is([ cond('date', 'gt', '2026-03-12') ], 'flix refd', 'date gt');
+matches_is([ cond('date', 'gte', '2026-03-12') ], 'tel flix refd', 'date gte');
+matches_is([ cond('date', 'lt', '2026-03-01') ], 'fly fee', 'date lt');
+matches_is([ cond('date', 'lte', '2026-03-01') ], 'fly fee cafe', 'date lte');
+matches_is([ cond('date', 'between', ['2026-03-01', '2026-03-10']) ], 'cafe groc uber', 'date between, inclusive');
+matches_is([ cond('date', 'in', ['2026-02-10', '2026-03-20']) ], 'fly refd', 'date in');
+matches_is([ cond('merchant', 'is_empty') ], 'uber fee', 'merchant is_empty');
+matches_is([ cond('merchant_normalized', 'equals', 'wow') ], 'groc', 'merchant_normalized (the override)');
+matches_is([ cond('tag', 'equals', 'COFFEE') ], 'cafe', 'tag equals a name the row has');
+matches_is([ cond('tag', 'not_equals', 'coffee') ], 'groc uber tel flix refd fly fee', 'tag not_equals');
+matches_is([ cond('tag', 'is_empty') ], 'groc tel flix refd fly fee', 'tag is_empty');
+matches_is([ cond('tag', 'in', ['work', 'nothing']) ], 'uber', 'tag in');
+matches_is([ cond('tag', 'contains', 'OFF') ], 'cafe', 'tag contains');
+matches_is([ cond('category', 'equals', 'Dining') ], 'cafe', 'category equals a folded value (not bob\'s shared row)');
+matches_is([ cond('category', 'not_equals', 'DINING') ], 'groc uber tel flix refd fly fee', 'category not_equals');
+matches_is([ cond('category', 'in', ['Groceries', 'TRAVEL']) ], 'groc refd fly', 'category in, folded');
+matches_is([ cond('category', 'equals', 'Phone Internet') ], 'tel', 'category equals "Phone Internet" (phone_internet)');
+matches_is([ cond('category', 'contains', 'Phone Internet') ], 'tel', 'category contains a folded value');
+# contains and not_contains are each other's negation: on the same value
+# exactly one of them holds for every row.
+matches_is([ cond('category', 'not_contains', 'Phone Internet') ], 'cafe groc uber flix refd fly fee',
+           'category not_contains the same folded value: every row but tel');
+matches_is([ cond('bank_name', 'equals', 'manual') ], 'cafe groc uber tel flix refd', 'bank_name Manual for manual rows');
+matches_is([ cond('bank_name', 'equals', 'AMEX') ], 'fly fee', "bank_name of a statement's rows");
+matches_is([ cond('statement_type', 'equals', 'credit_card') ], 'fly fee', 'statement_type credit_card');
+matches_is([ cond('statement_type', 'is_empty') ], 'cafe groc uber tel flix refd', 'manual rows have no statement_type');
+matches_is([ cond('payment_method', 'equals', 'CARD') ], 'groc flix', 'payment_method equals');
+matches_is([ cond('payment_method', 'in', ['bank_transfer']) ], 'tel', 'payment_method in');
+my $two = [ cond('merchant', 'contains', 'wool'), cond('amount', 'lt', 20) ];
+matches_is($two, 'refd', 'match all: both conditions', 'all');
+matches_is($two, 'groc refd cafe flix', 'match any: either condition', 'any');
+is(rule_count('alice'), 0, 'the probes are gone');
+
+# ---- preview: before/after, and nothing changed -------------------------------------
+
+my %before_state = map { $_ => state_of($id{$_}) } keys %id;
+my $runs_before = run_count('alice');
+my $pv_rule = create_rule('alice', name => 'everything', conditions => [ cond('description', 'starts_with', 'starbucks') ],
+    actions => [ { type => 'add_tag', tag_id => $tag{work} }, { type => 'set_category', category => 'Fitness' },
+                 { type => 'set_merchant', merchant_normalized => 'SBUX' }, { type => 'set_trip', trip_id => $trip },
+                 { type => 'apply_split', shares => [ { participant_id => $uid{bob}, share_percent => 25 } ] } ]);
+$res = $rig->post("/api/rules/$pv_rule->{id}/preview", undef, user => 'alice');
+is($res->{status}, 200, 'preview: 200') or diag($res->{content});
+is($res->{json}{matches}, 1, 'preview: one match (not bob\'s shared Starbucks row)');
+my $pv = $res->{json}{items}[0] // {};
+is($pv->{transaction_id}, $id{cafe}, 'preview: the cafe row');
+is_deeply([ $pv->{before}{category}, $pv->{before}{merchant_normalized}, $pv->{before}{trip_id},
+            tag_names($pv->{before}), split_view($pv->{before}) ],
+          [ 'dining', undef, undef, 'coffee', '' ], 'preview: before');
+is_deeply([ $pv->{after}{category}, $pv->{after}{merchant_normalized}, $pv->{after}{trip_id},
+            tag_names($pv->{after}), split_view($pv->{after}) ],
+          [ 'fitness', 'SBUX', $trip, 'coffee work', 'alice 75.00, bob 25.00' ], 'preview: after');
+is_deeply({ map { $_ => state_of($id{$_}) } keys %id }, \%before_state, 'after the preview every row is as it was');
+is(run_count('alice'), $runs_before, 'a preview records no run');
+$rig->del("/api/rules/$pv_rule->{id}", user => 'alice');
+
+# ---- apply-all ---------------------------------------------------------------------------
+
+delete_all_rules('alice');
+my $rA = create_rule('alice', name => 'Coffee is work', conditions => [ cond('description', 'contains', 'starbucks') ],
+                     actions => [ { type => 'add_tag', tag_id => $tag{work} } ]);
+my $rB = create_rule('alice', name => 'Woolies', conditions => [ cond('merchant', 'contains', 'wool') ],
+                     actions => [ { type => 'set_merchant', merchant_normalized => 'Woolworths Group' } ]);
+my $rC = create_rule('alice', name => 'disabled', enabled => JSON::PP::false,
+                     actions => [ { type => 'add_tag', tag_id => $tag{never} } ]);
+my $rD = create_rule('alice', name => 'manual', manual_only => JSON::PP::true, conditions => [ cond('amount', 'gt', 1000) ],
+                     actions => [ { type => 'add_tag', tag_id => $tag{never} } ]);
+
+sub runs_view {
+    my ($doc) = @_;
+    return [ map { [ $_->{rule_id}, $_->{matches}, $_->{transactions}, ($_->{run_id} ? 1 : 0) ] } @{ $doc->{runs} // [] } ];
+}
+$res = $rig->post('/api/rules/apply', undef, user => 'alice');
+is($res->{status}, 200, 'apply-all: 200') or diag($res->{content});
+is_deeply(runs_view($res->{json}), [ [ $rA->{id}, 1, 1, 1 ], [ $rB->{id}, 2, 2, 1 ] ],
+          'apply-all: a run for each enabled automatic rule, with its counts (not the disabled or manual_only one)');
+is_deeply([ $res->{json}{matches}, $res->{json}{transactions} ], [3, 3], 'apply-all: matches 3, transactions 3');
+my $runA = $res->{json}{runs}[0]{run_id};
+my $runB = $res->{json}{runs}[1]{run_id};
+is(tag_names(get_row('alice', $id{cafe})), 'coffee work', 'cafe got the work tag');
+is_deeply([ map { get_row('alice', $id{$_})->{merchant_normalized} } qw(groc refd) ],
+          [ 'Woolworths Group', 'Woolworths Group' ], 'groc and refd got the merchant');
+is($rig->get("/api/transactions?tag_ids=$tag{never}&exclude_categories=", user => 'alice')->{json}{total}, 0,
+   'the disabled and manual_only rules did not run');
+is(tag_names(get_row('bob', $shared->{id})), '', "bob's row shared with alice was not tagged by alice's rule");
+is(get_row('alice', $id{uber})->{merchant_normalized}, undef, 'a row no rule matched is unchanged');
+
+$res = $rig->post('/api/rules/apply', undef, user => 'alice');
+is_deeply([ runs_view($res->{json}), $res->{json}{matches}, $res->{json}{transactions} ], [ [], 0, 0 ],
+          'apply-all again: no runs, matches 0 (the rows are taken by still-applied runs)');
+
+label_row(cafe2 => create_row('alice', date => '2026-03-25', description => 'Starbucks Town Hall', merchant => 'Starbucks',
+                              amount => 6, category => 'dining'));
+$res = $rig->post('/api/rules/apply', undef, user => 'alice');
+is_deeply(runs_view($res->{json}), [ [ $rA->{id}, 1, 1, 1 ] ], 'a new matching row: one run over it alone');
+is(tag_names(get_row('alice', $id{cafe2})), 'work', 'the new row got the tag');
+
+$res = $rig->del("/api/rules/apply/$runB", user => 'alice');
+is($res->{status}, 200, 'revert the Woolies run') or diag($res->{content});
+is_deeply([ map { get_row('alice', $id{$_})->{merchant_normalized} } qw(groc refd) ], [ 'WOW', undef ],
+          'the merchants are back (groc to its earlier override)');
+$res = $rig->post('/api/rules/apply', undef, user => 'alice');
+is_deeply(runs_view($res->{json}), [ [ $rB->{id}, 2, 2, 1 ] ], 'after the revert, apply-all applies that rule again');
+is(get_row('alice', $id{groc})->{merchant_normalized}, 'Woolworths Group', 'and the merchant is set again');
+
+# A row the rule matched but did not need to change (cafe already has the
+# coffee tag) was matched all the same: apply-all runs "against unmatched
+# transactions" (SPEC.md 4), so a second apply-all has nothing for that rule.
+my $rE = create_rule('alice', name => 'Coffee again', conditions => [ cond('description', 'contains', 'starbucks #') ],
+                     actions => [ { type => 'add_tag', tag_id => $tag{coffee} } ]);
+$res = $rig->post('/api/rules/apply', undef, user => 'alice');
+is_deeply(runs_view($res->{json}), [ [ $rE->{id}, 1, 0, 1 ] ], 'a rule whose match needs no change: matches 1, transactions 0');
+$res = $rig->post('/api/rules/apply', undef, user => 'alice');
+is_deeply([ runs_view($res->{json}), $res->{json}{matches} ], [ [], 0 ],
+          'apply-all again: that row is not matched (and no empty run recorded) a second time');
+$rig->del("/api/rules/$rE->{id}", user => 'alice');
+
+# ---- apply one rule -----------------------------------------------------------------------
+
+$res = $rig->post("/api/rules/apply/$rA->{id}", undef, user => 'alice');
+is($res->{status}, 200, 'apply one rule: 200') or diag($res->{content});
+is_deeply([ @{ $res->{json} }{qw(rule_id rule_name source matches transactions)} ],
+          [ $rA->{id}, 'Coffee is work', 'conditions', 2, 0 ],
+          'apply one: every matching row of alice (cafe, cafe2), none changed again');
+ok($res->{json}{run_id} && $res->{json}{id} == $res->{json}{run_id}, 'apply one answers the run');
+error_is($rig->post("/api/rules/apply/$rD->{id}", undef, user => 'alice'), 409, 'conflict', 'apply one on a manual_only rule');
+is($rig->get("/api/transactions?tag_ids=$tag{never}&exclude_categories=", user => 'alice')->{json}{total}, 0,
+   'and it did not run');
+
+# ---- the quick action (POST /api/rules/{id}/run) ---------------------------------------------
+
+$res = $rig->post("/api/rules/$rD->{id}/run", { transaction_ids => [ $id{uber} ] }, user => 'alice');
+is($res->{status}, 200, 'quick action: 200') or diag($res->{content});
+is_deeply([ @{ $res->{json} }{qw(rule_id rule_name source matches transactions)} ],
+          [ $rD->{id}, 'manual', 'selection', 1, 1 ], 'recorded as a run with source selection');
+my $runD = $res->{json}{run_id};
+is(tag_names(get_row('alice', $id{uber})), 'never work', 'the row is tagged though it does not match the conditions');
+my $flix_before = state_of($id{flix});
+error_is($rig->post("/api/rules/$rD->{id}/run", { transaction_ids => [ $id{flix}, $daves->{id} ] }, user => 'alice'),
+         403, 'forbidden', "a selection with dave's row");
+error_is($rig->post("/api/rules/$rD->{id}/run", { transaction_ids => [ $id{flix}, 999999 ] }, user => 'alice'),
+         404, 'not_found', 'a selection with a missing row');
+error_is($rig->post("/api/rules/$rD->{id}/run", { transaction_ids => [ $id{flix}, $shared->{id} ] }, user => 'alice'),
+         403, 'forbidden', 'a selection with a row only shared with alice', 'transaction_ids');
+error_is($rig->post("/api/rules/$rD->{id}/run", { transaction_ids => [ $shared->{id} ] }, user => 'alice'),
+         403, 'forbidden', 'a row only shared with alice');
+is_deeply(state_of($id{flix}), $flix_before, 'the refused selections changed nothing');
+is(tag_names(get_row('bob', $shared->{id})), '', "bob's shared row is untouched");
+error_is($rig->post("/api/rules/$rD->{id}/run", { transaction_ids => [] }, user => 'alice'),
+         400, 'invalid_field', 'an empty selection', 'transaction_ids');
+error_is($rig->post("/api/rules/$rD->{id}/run", { transaction_ids => $id{flix} }, user => 'alice'),
+         400, 'invalid_field', 'a selection not an array', 'transaction_ids');
+# Nothing the quick action did gives apply-all anything new to run.
+is_deeply(runs_view($rig->post('/api/rules/apply', undef, user => 'alice')->{json}), [], 'apply-all: still nothing to do');
+
+# ---- actions ------------------------------------------------------------------------------
+
+sub quick_rule { my ($name, @actions) = @_;
+    create_rule('alice', name => $name, manual_only => JSON::PP::true, conditions => [], actions => \@actions) }
+sub run_on {
+    my ($rule, @ids) = @_;
+    my $res = $rig->post("/api/rules/$rule->{id}/run", { transaction_ids => [@ids] }, user => 'alice');
+    is($res->{status}, 200, "run '$rule->{name}'") or diag($res->{content});
+    return $res->{json} // {};
+}
+
+# set_category, folded.
+my $rc = run_on(quick_rule('personal care', { type => 'set_category', category => 'PERSONAL care' }), $id{uber});
+is($rc->{transactions}, 1, 'set_category: one row changed');
+my $u = get_row('alice', $id{uber});
+is_deeply([ $u->{category}, $u->{overrides}{category} ], [ 'personal_care', 'personal_care' ],
+          'set_category stores the folded slug as the override');
+# set_category "refund": the merchant's usual category.
+label_row(bun1 => create_row('alice', description => 'Bunnings 1', merchant => 'Bunnings', category => 'home'));
+label_row(bun2 => create_row('alice', description => 'Bunnings 2', merchant => 'Bunnings', category => 'home'));
+label_row(bun3 => create_row('alice', description => 'Bunnings 3', merchant => 'Bunnings', category => 'shopping'));
+run_on(quick_rule('refund', { type => 'set_category', category => 'Refund' }), $id{bun3});
+is(get_row('alice', $id{bun3})->{category}, 'home', 'set_category refund takes the merchant\'s usual category');
+# set_merchant.
+run_on(quick_rule('rename', { type => 'set_merchant', merchant_normalized => 'Uber Technologies' }), $id{uber});
+$u = get_row('alice', $id{uber});
+is_deeply([ $u->{merchant_normalized}, $u->{overrides}{merchant_normalized} ], [ 'Uber Technologies', 'Uber Technologies' ],
+          'set_merchant');
+# set_trip.
+run_on(quick_rule('to bali', { type => 'set_trip', trip_id => $trip }), $id{uber});
+$u = get_row('alice', $id{uber});
+is_deeply([ $u->{trip_id}, $u->{overrides}{trip_id} ], [ $trip, $trip ], 'set_trip');
+# add_tag: a row that already has the tag is matched but not changed.
+$rc = run_on(quick_rule('tag work', { type => 'add_tag', tag_id => $tag{work} }), $id{uber}, $id{tel});
+is_deeply([ $rc->{matches}, $rc->{transactions} ], [2, 1], 'add_tag: 2 matched, 1 changed (uber had it)');
+is(tag_names(get_row('alice', $id{tel})), 'work', 'add_tag');
+
+# apply_split (Behaviour rule 5): a participant already on the row keeps its
+# settled flag, one no longer named is removed, the owner gets the rest.
+label_row(din => create_row('alice', description => 'Dinner for three', amount => 100, category => 'dining',
+                            splits => [ { participant_id => $uid{bob}, share_percent => 30 },
+                                        { participant_id => $uid{carol}, share_percent => 20 } ]));
+$res = $rig->post("/api/transactions/$id{din}/splits/settle", { settled => JSON::PP::true }, user => 'bob');
+is($res->{status}, 200, 'bob settles his share') or diag($res->{content});
+is(split_view(get_row('alice', $id{din})), 'alice 50.00, bob 30.00 settled, carol 20.00', 'the splits before');
+my $bal0 = balance_net('alice', 'bob');
+my $splitrun = run_on(quick_rule('bob 40', { type => 'apply_split', shares => [ { participant_id => $uid{bob}, share_percent => 40 } ] }),
+                      $id{din});
+my $d = get_row('alice', $id{din});
+is(split_view($d), 'alice 60.00, bob 40.00 settled', 'apply_split: bob upserted and still settled, carol removed, alice the rest');
+my $sum = 0; $sum += $_->{share_percent} for @{ $d->{splits} };
+is(m2($sum), '100.00', 'the shares total 100');
+is(balance_net('alice', 'bob'), m2($bal0 + 10), "bob's balance moves by his extra 10% of 100.00");
+# apply_split on an unsplit row: the owner gets the remainder.
+$rc = run_on(quick_rule('carol 25', { type => 'apply_split', shares => [ { participant_id => $uid{carol}, share_percent => 25 } ] }),
+             $id{tel});
+is(split_view(get_row('alice', $id{tel})), 'alice 75.00, carol 25.00', 'apply_split on an unsplit row: the remainder to the owner');
+# Revert: the splits the run applied go, the earlier ones come back as they were.
+$res = $rig->del("/api/rules/apply/$splitrun->{run_id}", user => 'alice');
+is($res->{status}, 200, 'revert the split run');
+is(split_view(get_row('alice', $id{din})), 'alice 50.00, bob 30.00 settled, carol 20.00',
+   'the earlier splits are back, settled flag included');
+is(balance_net('alice', 'bob'), $bal0, 'the balance is back to the figure before the run');
+
+# ---- revert -------------------------------------------------------------------------------
+
+label_row(rv => create_row('alice', description => 'Revert me shop', merchant => 'Shop', amount => 60,
+                           category => 'shopping', tag_ids => [ $tag{keep} ]));
+my $rv_before = state_of($id{rv});
+my $bal1 = balance_net('alice', 'bob');
+my $rRV = create_rule('alice', name => 'Revert everything', conditions => [ cond('description', 'contains', 'revert me') ],
+    actions => [ { type => 'add_tag', tag_id => $tag{work} }, { type => 'set_category', category => 'travel' },
+                 { type => 'set_merchant', merchant_normalized => 'RV Co' }, { type => 'set_trip', trip_id => $trip },
+                 { type => 'apply_split', shares => [ { participant_id => $uid{bob}, share_percent => 50 } ] } ]);
+my $rvrun = $rig->post("/api/rules/apply/$rRV->{id}", undef, user => 'alice')->{json};
+is_deeply([ @$rvrun{qw(matches transactions)} ], [1, 1], 'the run: one row');
+my $s = state_of($id{rv});
+is_deeply([ @$s{qw(category merchant_normalized trip_id tags splits)} ],
+          [ 'travel', 'RV Co', $trip, 'keep work', 'alice 50.00, bob 50.00' ], 'the run changed everything');
+is(balance_net('alice', 'bob'), m2($bal1 + 30), 'bob owes his half of 60.00');
+# A later edit to the row, then the revert discards it (SPEC.md 3).
+is($rig->patch("/api/transactions/$id{rv}", { category => 'health' }, user => 'alice')->{json}{category}, 'health',
+   'a later edit to the row');
+error_is($rig->del("/api/rules/apply/$rvrun->{run_id}", user => 'bob'), 403, 'forbidden', "revert another user's run");
+is(state_of($id{rv})->{category}, 'health', 'bob changed nothing');
+error_is($rig->del('/api/rules/apply/999999', user => 'alice'), 404, 'not_found', 'revert a missing run');
+$res = $rig->del("/api/rules/apply/$rvrun->{run_id}", user => 'alice');
+is($res->{status}, 200, 'revert: 200') or diag($res->{content});
+like($res->{json}{reverted_at} // '', qr/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/, 'reverted_at is set');
+is_deeply(state_of($id{rv}), $rv_before, 'every value is back as before the run; the later PATCH is gone too');
+is(get_row('alice', $id{rv})->{overrides}{category}, undef, 'no category override is left');
+is(balance_net('alice', 'bob'), $bal1, 'the balance is back to the figure before the run');
+error_is($rig->del("/api/rules/apply/$rvrun->{run_id}", user => 'alice'), 409, 'conflict', 'reverting twice');
+is_deeply(state_of($id{rv}), $rv_before, 'and the second revert changed nothing');
+# A rule deleted after its run: the run still reverts.
+my $rvrun2 = $rig->post("/api/rules/apply/$rRV->{id}", undef, user => 'alice')->{json};
+is($rvrun2->{transactions}, 1, 'the rule applied again');
+is($rig->del("/api/rules/$rRV->{id}", user => 'alice')->{status}, 204, 'the rule is deleted');
+is($rig->del("/api/rules/apply/$rvrun2->{run_id}", user => 'alice')->{status}, 200, 'its run still reverts');
+is_deeply(state_of($id{rv}), $rv_before, 'the row is as before');
+
+# ---- the run list -------------------------------------------------------------------------
+
+$res = $rig->get('/api/rules/runs', user => 'alice');
+is($res->{status}, 200, 'GET /api/rules/runs');
+my %run = map { $_->{id} => $_ } @{ $res->{json}{items} };
+is($res->{json}{total}, scalar keys %run, 'total counts the runs');
+my @ids_desc = map { $_->{id} } @{ $res->{json}{items} };
+is_deeply(\@ids_desc, [ sort { $b <=> $a } @ids_desc ], 'newest first');
+my $one = $run{ $rvrun->{run_id} } // {};
+is_deeply([ sort keys %$one ], [ sort qw(id run_id rule_id rule_name rule_unknown source matches transactions created_at reverted_at) ],
+          'a run has its fields');
+is_deeply([ @$one{qw(rule_id rule_name source matches transactions)} ], [ $rRV->{id}, 'Revert everything', 'conditions', 1, 1 ],
+          'the run as recorded');
+like($one->{created_at} // '', qr/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/, 'created_at');
+ok(defined $one->{reverted_at} && !$one->{rule_unknown}, 'reverted, and of a known rule');
+is($run{ $rvrun2->{run_id} }{rule_name}, 'Revert everything', "a deleted rule's run keeps the name");
+ok(!defined $run{$runA}{reverted_at}, 'a run not reverted has reverted_at null');
+is($run{$runD}{source}, 'selection', 'the quick action run is a selection');
+# Rename and delete: the runs keep the old names.
+$rig->patch("/api/rules/$rA->{id}", { name => 'Renamed' }, user => 'alice');
+$rig->del("/api/rules/$rB->{id}", user => 'alice');
+%run = map { $_->{id} => $_ } @{ $rig->get('/api/rules/runs', user => 'alice')->{json}{items} };
+is_deeply([ $run{$runA}{rule_name}, $run{$runB}{rule_name}, $run{$runB}{rule_id} ],
+          [ 'Coffee is work', 'Woolies', $rB->{id} ], 'after renaming and deleting, the runs show the old names');
+# A run recorded without a name.
+my $old = sql("INSERT INTO rule_runs (owner_id, rule_id, rule_name, source, matches, transactions)"
+              . " VALUES ($uid{alice}, NULL, NULL, 'conditions', 3, 2); SELECT last_insert_rowid();");
+%run = map { $_->{id} => $_ } @{ $rig->get('/api/rules/runs', user => 'alice')->{json}{items} };
+ok(exists $run{$old}, 'the old run is listed');
+ok(exists $run{$old}{rule_name} && !defined $run{$old}{rule_name}, 'its rule_name is null');
+is($run{$old}{rule_unknown}, JSON::PP::true, 'rule_unknown true');
+is($run{$runA}{rule_unknown}, JSON::PP::false, 'a named run: rule_unknown false');
+is($rig->get('/api/rules/runs', user => 'bob')->{json}{total}, 0, "bob sees none of alice's runs");
+
+# ---- identity -----------------------------------------------------------------------------
+
+error_is($rig->get('/api/rules', open => 1), 401, 'unauthenticated', 'list rules without identity');
+error_is($rig->post('/api/rules', rule_body(), open => 1), 401, 'unauthenticated', 'create a rule without identity');
+error_is($rig->post('/api/rules/apply', undef, open => 1), 401, 'unauthenticated', 'apply-all without identity');
+error_is($rig->post("/api/rules/apply/$rA->{id}", undef, open => 1), 401, 'unauthenticated', 'apply one without identity');
+error_is($rig->post("/api/rules/$rA->{id}/preview", undef, open => 1), 401, 'unauthenticated', 'preview without identity');
+error_is($rig->post("/api/rules/$rD->{id}/run", { transaction_ids => [ $id{flix} ] }, open => 1), 401, 'unauthenticated',
+         'quick action without identity');
+error_is($rig->get('/api/rules/runs', open => 1), 401, 'unauthenticated', 'runs without identity');
+error_is($rig->del("/api/rules/apply/$runA", open => 1), 401, 'unauthenticated', 'revert without identity');
+my ($still) = grep { $_->{id} == $runA } @{ $rig->get('/api/rules/runs', user => 'alice')->{json}{items} };
+ok($still && !defined $still->{reverted_at}, 'the run is still applied');
+
+done_testing();
