@@ -133,9 +133,14 @@ static int actions_check(ledger_db *db, int64_t me, const cJSON *actions, ledger
             return action_error(err, i);
         }
         if (strcmp(type, "add_tag") == 0) {
-            if (field_id(a, "tag_id", 1, 0, &id, NULL, err)
-                || (tag_check_owner(db, me, id, err) && (err->status >= 500 || error_as_field(err, "tag_id"))))
+            if (field_id(a, "tag_id", 1, 0, &id, NULL, err))
                 return action_error(err, i);
+            /* Another user's tag or a missing one is a bad field here. */
+            if (tag_check_owner(db, me, id, err)) {
+                if (err->status < 500)
+                    error_as_field(err, "tag_id");
+                return action_error(err, i);
+            }
         } else if (strcmp(type, "set_category") == 0) {
             if (field_text(a, "category", 1, 0, 100, &text, NULL, err))
                 return action_error(err, i);
@@ -479,8 +484,16 @@ static int prepare(ledger_db *db, int64_t me, cJSON *rule, struct prepared *p, l
     p->any = strcmp(cJSON_GetObjectItem(rule, "match")->valuestring, "any") == 0;
     p->manual_only = cJSON_IsTrue(cJSON_GetObjectItem(rule, "manual_only"));
     if (actions_check(db, me, cJSON_GetObjectItem(rule, "actions"), err)) {
-        if (err->status == 400)
-            err->status = 409, snprintf(err->code, sizeof err->code, "conflict");
+        /* Valid when saved: what it names has changed since.  Say which
+         * rule, as apply-all runs many. */
+        if (err->status == 400) {
+            char why[sizeof err->message], field[sizeof err->field];
+
+            snprintf(why, sizeof why, "%s", err->message);
+            snprintf(field, sizeof field, "%s", err->field);
+            ledger_error_set(err, 409, "conflict", field, "rule %lld (%s) can no longer run: %s",
+                             (long long)p->id, p->name, why);
+        }
         goto fail;
     }
     if (rule_conds_compile(cJSON_GetObjectItem(rule, "conditions"), &p->conds, &p->nconds, err))
