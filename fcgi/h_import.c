@@ -1,4 +1,4 @@
-/* /api/reconcile (and, with CSV import, /api/import) */
+/* /api/reconcile and /api/import/csv */
 #include "handlers.h"
 
 int h_reconcile_list(struct request *r)
@@ -19,4 +19,23 @@ int h_reconcile_undo(struct request *r)
 
     r->status = 204;
     return arg_id(r, 0, &id) ? -1 : ledger_reconcile_undo(r->db, r->user_id, id, &r->err);
+}
+
+int h_csv_preview(struct request *r)
+{
+    struct ledger_params p = request_params(r);
+
+    /* A JSON body was parsed into r->json; a text/csv body is the file. */
+    if (r->json == NULL && r->body_len == 0)
+        return request_fail(r, 400, "invalid_json", NULL,
+                            "send {csv, mapping} as JSON, or the file as text/csv with the "
+                            "mapping in the query string");
+    return ledger_csv_preview(r->db, r->user_id, r->body, r->body_len, r->json, &p, &r->out,
+                              &r->err);
+}
+
+int h_csv_commit(struct request *r)
+{
+    r->status = 201;
+    return ledger_csv_commit(r->db, r->user_id, r->json, &r->out, &r->err);
 }

@@ -40,6 +40,8 @@ int h_statements_get(struct request *r);
 int h_statements_delete(struct request *r);
 int h_statements_import(struct request *r);
 int h_reconcile_list(struct request *r);
+int h_csv_preview(struct request *r);
+int h_csv_commit(struct request *r);
 int h_reconcile_apply(struct request *r);
 int h_reconcile_undo(struct request *r);
 int h_rules_list(struct request *r);

@@ -64,6 +64,8 @@ const struct route routes[] = {
      * write lock up front like any write. */
     { "POST", "/api/rules/" ID "/preview", h_rules_preview, ROUTE_WRITE },
     { "POST", "/api/rules/" ID "/run", h_rules_run, ROUTE_WRITE | ROUTE_JSON },
+    { "POST", "/api/import/csv/preview", h_csv_preview, ROUTE_JSON | ROUTE_CSV },
+    { "POST", "/api/import/csv/commit", h_csv_commit, ROUTE_WRITE | ROUTE_JSON },
     { "GET", "/api/reconcile", h_reconcile_list, 0 },
     { "POST", "/api/reconcile", h_reconcile_apply, ROUTE_WRITE | ROUTE_JSON },
     { "DELETE", "/api/reconcile/" ID, h_reconcile_undo, ROUTE_WRITE },

@@ -205,10 +205,12 @@ struct statement_fields {
     int has_amount_due, has_opening, has_closing, has_rate, has_repayment, has_redraw,
         has_term;
 };
-/* One row of a statement, already validated and folded. */
+/* One row to insert (of a statement, or manual from a CSV import when
+ * statement_id is 0), already validated and folded. */
 struct statement_row {
     const char *date, *description, *merchant, *category, *type, *currency, *rate, *fitid;
-    int64_t amount, amount_aud, principal, interest;
+    const char *payment_method;
+    int64_t amount, amount_aud, principal, interest, import_id;
     int has_amount_aud, has_principal, has_interest;
 };
 int statement_fields_read(const cJSON *body, struct statement_fields *f, ledger_error *err);

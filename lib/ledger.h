@@ -316,6 +316,16 @@ int ledger_rule_preview(ledger_db *db, int64_t me, int64_t rule_id, cJSON **out,
 int ledger_rule_runs(ledger_db *db, int64_t me, cJSON **out, ledger_error *err);
 int ledger_rule_revert(ledger_db *db, int64_t me, int64_t run_id, cJSON **out, ledger_error *err);
 
+/* ---- CSV import --------------------------------------------------------------------
+ * Preview: a JSON body {csv, mapping} (csv NULL), or the file itself (csv,
+ * len) with the mapping as named parameters.  Writes nothing. */
+int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
+                       const cJSON *body, const struct ledger_params *params, cJSON **out,
+                       ledger_error *err);
+/* Commit {rows, allow_duplicates=false}: all or nothing -> {import_id,
+ * imported, skipped_duplicates, transaction_ids}. */
+int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out, ledger_error *err);
+
 /* ---- reconciliation ----------------------------------------------------------------- */
 /* GET /api/reconcile: {pending: [{transaction, candidates}], unmatched, total}. */
 int ledger_reconcile_list(ledger_db *db, int64_t me, const struct ledger_params *params,

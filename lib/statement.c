@@ -102,7 +102,8 @@ static const char SQL_STMT_INSERT[] =
 static const char SQL_ROW_INSERT[] =
     "INSERT INTO transactions (statement_id, owner_id, date, description, merchant, category,"
     " transaction_type, amount, currency, amount_aud, exchange_rate_to_aud, principal_amount,"
-    " interest_amount, fitid) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    " interest_amount, fitid, payment_method, import_id)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 
 /* One statement with its figures; the movement is signed by type: on
  * credit card and loan statements spending raises the balance (owed), on
@@ -270,7 +271,8 @@ int statement_row_insert(ledger_db *db, int64_t me, int64_t statement_id,
 
     if (st == NULL)
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, statement_id);
+    if (statement_id)
+        sqlite3_bind_int64(st, 1, statement_id);
     sqlite3_bind_int64(st, 2, me);
     db_bind_text(st, 3, r->date);
     db_bind_text(st, 4, r->description);
@@ -287,6 +289,9 @@ int statement_row_insert(ledger_db *db, int64_t me, int64_t statement_id,
     if (r->has_interest)
         sqlite3_bind_int64(st, 13, r->interest);
     db_bind_text(st, 14, r->fitid);
+    db_bind_text(st, 15, r->payment_method);
+    if (r->import_id)
+        sqlite3_bind_int64(st, 16, r->import_id);
     rc = sqlite3_step(st);
     db_stmt_done(st);
     return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "statement row");

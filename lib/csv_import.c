@@ -1,0 +1,418 @@
+/*
+ * CSV import: preview a bank export with a column mapping, then commit the
+ * (possibly edited) preview rows as manual transactions.
+ *
+ * The preview writes nothing and never fails on a bad row: each row carries
+ * its own errors, and duplicate_of names an existing row with the same
+ * date, amount and description.  The commit is all or nothing; every row
+ * it creates is the caller's, has statement_id NULL, belongs to one
+ * csv_imports batch and carries the tag csv-import.  Duplicates of
+ * existing rows are skipped unless allow_duplicates.  Column-mapping
+ * presets live with the client (contrib/csv-presets/), as the
+ * specification says: the server keeps no state between the two calls.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv.h"
+#include "internal.h"
+
+#define COMMIT_ROWS_MAX 100000
+
+static const char SQL_DUPLICATE[] =
+    "SELECT id FROM transactions"
+    " WHERE owner_id = ?1 AND date = ?2 AND amount = ?3 AND description = ?4"
+    "   AND transaction_type IN (SELECT value FROM json_each(?5))"
+    "   AND reconciled_with_id IS NULL ORDER BY id LIMIT 1";
+static const char SQL_IMPORT_BATCH[] = "INSERT INTO csv_imports (owner_id) VALUES (?)";
+static const char SQL_IMPORT_COUNT[] = "UPDATE csv_imports SET row_count = ? WHERE id = ?";
+static const char SQL_CSV_TAG[] =
+    "SELECT id FROM tags WHERE owner_id = ? AND name = '" LEDGER_TAG_CSV_IMPORT "' COLLATE NOCASE";
+static const char SQL_CSV_TAG_NEW[] =
+    "INSERT INTO tags (owner_id, name, color) VALUES (?, '" LEDGER_TAG_CSV_IMPORT "', '#888888')";
+static const char SQL_LINK[] =
+    "INSERT OR IGNORE INTO transaction_tags (transaction_id, tag_id) VALUES (?, ?)";
+
+/* The id of an existing row that this one would duplicate, or 0.  Money
+ * out and money in are told apart (a purchase and its refund of the same
+ * amount on one day are two rows). */
+static int find_duplicate(ledger_db *db, int64_t me, const char *date, int64_t amount,
+                          const char *description, int out, int64_t *id, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_DUPLICATE, err);
+    int rc;
+
+    *id = 0;
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, me);
+    db_bind_text(st, 2, date);
+    sqlite3_bind_int64(st, 3, amount);
+    db_bind_text(st, 4, description);
+    sqlite3_bind_text(st, 5, out ? "[\"debit\",\"fee\",\"interest\"]"
+                                 : "[\"credit\",\"refund\",\"payment\"]", -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *id = sqlite3_column_int64(st, 0);
+    db_stmt_done(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "duplicate");
+}
+
+/* ---- the mapping ------------------------------------------------------------------------- */
+
+/* A column given as a name (string) or a 0-based index (number); the
+ * index's text goes into buf. */
+static int mapping_column(const cJSON *m, const char *key, char *buf, size_t len,
+                          const char **out, ledger_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, key);
+    int64_t idx;
+
+    *out = NULL;
+    if (v == NULL || cJSON_IsNull(v))
+        return LEDGER_OK;
+    if (cJSON_IsString(v)) {
+        *out = v->valuestring;
+        return LEDGER_OK;
+    }
+    if (cJSON_IsNumber(v) && (v->valuestring && strcmp(v->valuestring, "0") == 0 ? 1 : json_id(v, &idx) == 0)) {
+        snprintf(buf, len, "%s", v->valuestring ? v->valuestring : "0");
+        *out = buf;
+        return LEDGER_OK;
+    }
+    return ledger_error_set(err, 400, "invalid_field", "mapping", "mapping.%s must be a column name or a 0-based index", key);
+}
+
+struct mapping_text {
+    char idx[5][24];
+};
+
+/* The mapping from a JSON object ({date, description, amount | debit +
+ * credit, date_format, has_header, delimiter, negate}). */
+static int mapping_from_json(const cJSON *m, struct csv_mapping *out, struct mapping_text *t,
+                             ledger_error *err)
+{
+    static const char *const cols[] = { "date", "description", "amount", "debit", "credit" };
+    const char **slots[] = { &out->date, &out->description, &out->amount, &out->debit, &out->credit };
+    const cJSON *v;
+    size_t i;
+
+    memset(out, 0, sizeof *out);
+    out->has_header = -1;
+    if (!cJSON_IsObject(m))
+        return ledger_error_set(err, 400, "invalid_field", "mapping",
+                                "mapping must be an object: {date, description, amount} or "
+                                "{date, description, debit, credit}");
+    for (i = 0; i < 5; i++)
+        if (mapping_column(m, cols[i], t->idx[i], sizeof t->idx[i], slots[i], err))
+            return LEDGER_ERR;
+    if ((v = cJSON_GetObjectItemCaseSensitive(m, "date_format")) && !cJSON_IsNull(v)) {
+        if (!cJSON_IsString(v))
+            return ledger_error_set(err, 400, "invalid_field", "mapping", "mapping.date_format must be a string");
+        out->date_format = v->valuestring;
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(m, "has_header")) && !cJSON_IsNull(v)) {
+        if (!cJSON_IsBool(v))
+            return ledger_error_set(err, 400, "invalid_field", "mapping", "mapping.has_header must be true or false");
+        out->has_header = cJSON_IsTrue(v);
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(m, "negate")) && !cJSON_IsNull(v)) {
+        if (!cJSON_IsBool(v))
+            return ledger_error_set(err, 400, "invalid_field", "mapping", "mapping.negate must be true or false");
+        out->negate = cJSON_IsTrue(v);
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(m, "delimiter")) && !cJSON_IsNull(v)) {
+        const char *d = cJSON_IsString(v) ? v->valuestring : "";
+
+        if (strcmp(d, "\\t") == 0 || strcmp(d, "tab") == 0)
+            d = "\t";
+        if (strlen(d) != 1)
+            return ledger_error_set(err, 400, "invalid_field", "mapping",
+                                    "mapping.delimiter must be one of , ; | or tab");
+        out->delimiter = d[0];
+    }
+    return LEDGER_OK;
+}
+
+/* The same from query parameters (for a text/csv body). */
+static int mapping_from_params(const struct ledger_params *p, cJSON **m, ledger_error *err)
+{
+    static const char *const keys[] = { "date", "description", "amount", "debit", "credit",
+                                        "date_format", "delimiter", NULL };
+    const char *v;
+    int i;
+
+    *m = cJSON_CreateObject();
+    for (i = 0; keys[i]; i++)
+        if ((v = param_get(p, keys[i])) && *v)
+            cJSON_AddStringToObject(*m, keys[i], v);
+    for (i = 0; i < 2; i++) {
+        const char *k = i ? "negate" : "has_header";
+
+        if ((v = param_get(p, k))) {
+            if (strcmp(v, "1") && strcmp(v, "true") && strcmp(v, "0") && strcmp(v, "false")) {
+                cJSON_Delete(*m);
+                *m = NULL;
+                return ledger_error_set(err, 400, "invalid_field", k, "%s must be true or false", k);
+            }
+            cJSON_AddBoolToObject(*m, k, v[0] == '1' || v[0] == 't');
+        }
+    }
+    return LEDGER_OK;
+}
+
+/* ---- preview ----------------------------------------------------------------------------- */
+
+int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
+                       const cJSON *body, const struct ledger_params *params, cJSON **out,
+                       ledger_error *err)
+{
+    struct csv_mapping map;
+    struct mapping_text text;
+    struct csv_result res;
+    cJSON *own_mapping = NULL, *doc = NULL, *arr, *detected;
+    const cJSON *mapping;
+    char delim[3];
+    size_t i;
+
+    /* A JSON body {csv, mapping}, or the file itself with the mapping in
+     * the query string. */
+    if (body) {
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(body, "csv");
+
+        if (field_require_object(body, err))
+            return LEDGER_ERR;
+        if (!cJSON_IsString(c))
+            return ledger_error_set(err, 400, "invalid_field", "csv", "csv must be the file's text");
+        csv = c->valuestring;
+        len = strlen(csv);
+        mapping = cJSON_GetObjectItemCaseSensitive(body, "mapping");
+    } else {
+        if (mapping_from_params(params, &own_mapping, err))
+            return LEDGER_ERR;
+        mapping = own_mapping;
+    }
+    if (mapping_from_json(mapping, &map, &text, err) || csv_parse(csv, len, &map, &res, err)) {
+        cJSON_Delete(own_mapping);
+        return LEDGER_ERR;
+    }
+    doc = cJSON_CreateObject();
+    arr = cJSON_AddArrayToObject(doc, "columns");
+    for (i = 0; i < res.ncolumns; i++)
+        cJSON_AddItemToArray(arr, cJSON_CreateString(res.columns[i]));
+    arr = cJSON_AddArrayToObject(doc, "rows");
+    for (i = 0; i < res.nrows; i++) {
+        const struct csv_row *r = &res.rows[i];
+        cJSON *o = cJSON_CreateObject(), *errors = cJSON_CreateArray();
+        int64_t dup = 0, mag = r->amount < 0 ? -r->amount : r->amount;
+
+        cJSON_AddNumberToObject(o, "line", r->line);
+        if (r->date[0])
+            cJSON_AddStringToObject(o, "date", r->date);
+        else
+            cJSON_AddNullToObject(o, "date");
+        cJSON_AddStringToObject(o, "description", r->description);
+        if (r->has_amount) {
+            cJSON_AddItemToObject(o, "amount", ledger_money_to_json(mag));
+            cJSON_AddStringToObject(o, "transaction_type", r->amount < 0 ? "debit" : "credit");
+        } else {
+            cJSON_AddNullToObject(o, "amount");
+            cJSON_AddNullToObject(o, "transaction_type");
+        }
+        if (r->error[0])
+            cJSON_AddItemToArray(errors, cJSON_CreateString(r->error));
+        else if (find_duplicate(db, me, r->date, mag, r->description, r->amount < 0, &dup, err)) {
+            cJSON_Delete(o);
+            cJSON_Delete(errors);
+            goto fail;
+        }
+        if (dup)
+            cJSON_AddNumberToObject(o, "duplicate_of", (double)dup);
+        else
+            cJSON_AddNullToObject(o, "duplicate_of");
+        cJSON_AddItemToObject(o, "errors", errors);
+        cJSON_AddItemToArray(arr, o);
+    }
+    detected = cJSON_AddObjectToObject(doc, "detected");
+    if (res.delimiter == '\t')
+        snprintf(delim, sizeof delim, "\\t");
+    else
+        snprintf(delim, sizeof delim, "%c", res.delimiter);
+    cJSON_AddStringToObject(detected, "delimiter", delim);
+    cJSON_AddBoolToObject(detected, "has_header", res.has_header);
+    cJSON_AddStringToObject(detected, "date_format", res.date_format);
+    snprintf(delim, sizeof delim, "%c", res.decimal);
+    cJSON_AddStringToObject(detected, "decimal", delim);
+    cJSON_AddStringToObject(detected, "encoding", res.windows1252 ? "windows-1252" : "utf-8");
+    csv_result_free(&res);
+    cJSON_Delete(own_mapping);
+    *out = doc;
+    return LEDGER_OK;
+fail:
+    csv_result_free(&res);
+    cJSON_Delete(own_mapping);
+    cJSON_Delete(doc);
+    return LEDGER_ERR;
+}
+
+/* ---- commit ------------------------------------------------------------------------------ */
+
+static int row_error(ledger_error *err, size_t i)
+{
+    char f[160];
+
+    snprintf(f, sizeof f, "rows[%zu]%s%s", i, err->field[0] ? "." : "", err->field);
+    f[sizeof err->field - 1] = '\0';
+    memcpy(err->field, f, sizeof err->field);
+    return LEDGER_ERR;
+}
+
+/* The csv-import tag, made on the first import (the name is reserved for
+ * this, so no user-made tag can have taken it). */
+static int csv_tag(ledger_db *db, int64_t me, int64_t *id, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_CSV_TAG, err);
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, me);
+    rc = sqlite3_step(st);
+    *id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    db_stmt_done(st);
+    if (rc == SQLITE_ROW)
+        return LEDGER_OK;
+    if ((st = db_stmt(db, SQL_CSV_TAG_NEW, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, me);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE)
+        return db_error(db, err, "csv-import tag");
+    *id = sqlite3_last_insert_rowid(db->sql);
+    return LEDGER_OK;
+}
+
+static int exec2(ledger_db *db, const char *sql, int64_t a, int64_t b, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, sql, err);
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, a);
+    if (b)
+        sqlite3_bind_int64(st, 2, b);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "csv import");
+}
+
+int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out, ledger_error *err)
+{
+    const cJSON *rows, *o, *allow;
+    struct statement_row *v = NULL;
+    char (*cats)[LEDGER_CATEGORY_MAX] = NULL;
+    int64_t batch, tag, imported = 0, skipped = 0;
+    cJSON *ids = NULL;
+    size_t n, i = 0;
+    int rc = LEDGER_ERR;
+
+    if (field_require_object(body, err))
+        return LEDGER_ERR;
+    rows = cJSON_GetObjectItemCaseSensitive(body, "rows");
+    allow = cJSON_GetObjectItemCaseSensitive(body, "allow_duplicates");
+    if (allow && !cJSON_IsBool(allow) && !cJSON_IsNull(allow))
+        return ledger_error_set(err, 400, "invalid_field", "allow_duplicates",
+                                "allow_duplicates must be true or false");
+    if (!cJSON_IsArray(rows) || cJSON_GetArraySize(rows) < 1
+        || cJSON_GetArraySize(rows) > COMMIT_ROWS_MAX)
+        return ledger_error_set(err, 400, "invalid_field", "rows",
+                                "rows must be an array of 1 to %d rows", COMMIT_ROWS_MAX);
+    n = (size_t)cJSON_GetArraySize(rows);
+    v = calloc(n, sizeof *v);
+    cats = calloc(n, sizeof *cats);
+    if (v == NULL || cats == NULL) {
+        ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        goto out;
+    }
+    /* Every row is checked before the first is written. */
+    cJSON_ArrayForEach(o, rows) {
+        struct statement_row *r = &v[i];
+        const char *cat;
+        int set;
+
+        if (!cJSON_IsObject(o)) {
+            ledger_error_set(err, 400, "invalid_field", "", "each row must be an object");
+            row_error(err, i);
+            goto out;
+        }
+        if (field_date(o, "date", 1, &r->date, NULL, err)
+            || field_text(o, "description", 1, 0, 1000, &r->description, NULL, err)
+            || field_money(o, "amount", 1, 0, &r->amount, &set, NULL, err)
+            || field_enum(o, "transaction_type", txn_types, 0, &r->type, NULL, err)
+            || field_text(o, "merchant", 0, 1, 200, &r->merchant, NULL, err)
+            || field_text(o, "category", 0, 1, 100, &cat, NULL, err)
+            || field_enum(o, "payment_method", txn_payment_methods, 1, &r->payment_method, NULL, err)
+            || field_currency(o, &r->currency, err)) {
+            row_error(err, i);
+            goto out;
+        }
+        if (r->amount < 0) {
+            ledger_error_set(err, 400, "invalid_field", "amount",
+                             "amount is a magnitude (0 or more); the direction is transaction_type");
+            row_error(err, i);
+            goto out;
+        }
+        if (r->type == NULL)
+            r->type = "debit";
+        if (cat) {
+            if (category_resolve(db, me, r->merchant, cat, cats[i], err)) {
+                row_error(err, i);
+                goto out;
+            }
+            r->category = cats[i];
+        }
+        i++;
+    }
+    if (csv_tag(db, me, &tag, err) || exec2(db, SQL_IMPORT_BATCH, me, 0, err))
+        goto out;
+    batch = sqlite3_last_insert_rowid(db->sql);
+    ids = cJSON_CreateArray();
+    for (i = 0; i < n; i++) {
+        int64_t dup = 0, id;
+        int out_type = strcmp(v[i].type, "debit") == 0 || strcmp(v[i].type, "fee") == 0
+                       || strcmp(v[i].type, "interest") == 0;
+
+        if (!cJSON_IsTrue(allow)
+            && find_duplicate(db, me, v[i].date, v[i].amount, v[i].description, out_type, &dup, err))
+            goto out;
+        if (dup) {
+            skipped++;
+            continue;
+        }
+        v[i].import_id = batch;
+        if (statement_row_insert(db, me, 0, &v[i], err))
+            goto out;
+        id = sqlite3_last_insert_rowid(db->sql);
+        if (exec2(db, SQL_LINK, id, tag, err))
+            goto out;
+        cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)id));
+        imported++;
+    }
+    if (exec2(db, SQL_IMPORT_COUNT, imported, batch, err))
+        goto out;
+    *out = cJSON_CreateObject();
+    cJSON_AddNumberToObject(*out, "import_id", (double)batch);
+    cJSON_AddNumberToObject(*out, "imported", (double)imported);
+    cJSON_AddNumberToObject(*out, "skipped_duplicates", (double)skipped);
+    cJSON_AddItemToObject(*out, "transaction_ids", ids);
+    ids = NULL;
+    rc = LEDGER_OK;
+out:
+    cJSON_Delete(ids);
+    free(v);
+    free(cats);
+    return rc;
+}
