@@ -157,6 +157,12 @@ my @matrix = (
     ['DELETE', '/api/rules/([0-9]+)', sub { '/api/rules/' . fresh_rule() }, undef, qw(ok 403 403 403)],
     ['POST', '/api/rules/([0-9]+)/preview', "/api/rules/$rule/preview", undef, qw(ok 403 403 403)],
     ['POST', '/api/rules/([0-9]+)/run', "/api/rules/$rule/run", { transaction_ids => [$A] }, qw(ok 403 403 403)],
+    # CSV import works on the caller's own rows only.
+    ['POST', '/api/import/csv/preview', '/api/import/csv/preview',
+        { csv => "Date,Description,Amount\n03/02/2026,row A,-40.00\n",
+          mapping => { date => 'Date', description => 'Description', amount => 'Amount' } }, @$ALL],
+    ['POST', '/api/import/csv/commit', '/api/import/csv/commit',
+        { rows => [ { date => '2026-02-03', description => 'imported', amount => 1 } ] }, @$ALL],
     ['GET', '/api/reconcile', '/api/reconcile', undef, @$ALL],
     ['POST', '/api/reconcile', '/api/reconcile', sub { my ($m, $s) = fresh_pair();
         { matches => [ { manual_id => $m, statement_transaction_id => $s } ] } }, qw(ok 403 403 403)],
