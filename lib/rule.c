@@ -446,7 +446,8 @@ static int touched_load(ledger_db *db, int64_t me, int64_t rule_id, int64_t **id
     db_stmt_done(st);
     if (rc != SQLITE_DONE)
         return db_error(db, err, "rule runs");
-    qsort(*ids, *n, sizeof **ids, cmp_id);
+    if (*n)
+        qsort(*ids, *n, sizeof **ids, cmp_id);
     return LEDGER_OK;
 }
 
