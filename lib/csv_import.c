@@ -19,6 +19,7 @@
 #include "internal.h"
 
 #define COMMIT_ROWS_MAX 100000
+#define DESCRIPTION_MAX 1000
 
 static const char SQL_DUPLICATE[] =
     "SELECT id FROM transactions"
@@ -63,6 +64,14 @@ static int find_duplicate(ledger_db *db, int64_t me, const char *date, int64_t a
 
 /* A column given as a name (string) or a 0-based index (number); the
  * index's text goes into buf. */
+static int bad_mapping(ledger_error *err, const char *key, const char *what)
+{
+    char field[48];
+
+    snprintf(field, sizeof field, "mapping.%s", key);
+    return ledger_error_set(err, 400, "invalid_field", field, "%s must be %s", field, what);
+}
+
 static int mapping_column(const cJSON *m, const char *key, char *buf, size_t len,
                           const char **out, ledger_error *err)
 {
@@ -81,7 +90,7 @@ static int mapping_column(const cJSON *m, const char *key, char *buf, size_t len
         *out = buf;
         return LEDGER_OK;
     }
-    return ledger_error_set(err, 400, "invalid_field", "mapping", "mapping.%s must be a column name or a 0-based index", key);
+    return bad_mapping(err, key, "a column name or a 0-based index");
 }
 
 struct mapping_text {
@@ -109,17 +118,17 @@ static int mapping_from_json(const cJSON *m, struct csv_mapping *out, struct map
             return LEDGER_ERR;
     if ((v = cJSON_GetObjectItemCaseSensitive(m, "date_format")) && !cJSON_IsNull(v)) {
         if (!cJSON_IsString(v))
-            return ledger_error_set(err, 400, "invalid_field", "mapping", "mapping.date_format must be a string");
+            return bad_mapping(err, "date_format", "a string such as \"DD/MM/YYYY\"");
         out->date_format = v->valuestring;
     }
     if ((v = cJSON_GetObjectItemCaseSensitive(m, "has_header")) && !cJSON_IsNull(v)) {
         if (!cJSON_IsBool(v))
-            return ledger_error_set(err, 400, "invalid_field", "mapping", "mapping.has_header must be true or false");
+            return bad_mapping(err, "has_header", "true or false");
         out->has_header = cJSON_IsTrue(v);
     }
     if ((v = cJSON_GetObjectItemCaseSensitive(m, "negate")) && !cJSON_IsNull(v)) {
         if (!cJSON_IsBool(v))
-            return ledger_error_set(err, 400, "invalid_field", "mapping", "mapping.negate must be true or false");
+            return bad_mapping(err, "negate", "true or false");
         out->negate = cJSON_IsTrue(v);
     }
     if ((v = cJSON_GetObjectItemCaseSensitive(m, "delimiter")) && !cJSON_IsNull(v)) {
@@ -128,9 +137,14 @@ static int mapping_from_json(const cJSON *m, struct csv_mapping *out, struct map
         if (strcmp(d, "\\t") == 0 || strcmp(d, "tab") == 0)
             d = "\t";
         if (strlen(d) != 1)
-            return ledger_error_set(err, 400, "invalid_field", "mapping",
-                                    "mapping.delimiter must be one of , ; | or tab");
+            return bad_mapping(err, "delimiter", "one of , ; | or tab");
         out->delimiter = d[0];
+    }
+    /* The decimal mark, for when the guess was wrong: "." or ",". */
+    if ((v = cJSON_GetObjectItemCaseSensitive(m, "decimal")) && !cJSON_IsNull(v)) {
+        if (!cJSON_IsString(v) || (strcmp(v->valuestring, ".") != 0 && strcmp(v->valuestring, ",") != 0))
+            return bad_mapping(err, "decimal", "\".\" or \",\"");
+        out->decimal = v->valuestring[0];
     }
     return LEDGER_OK;
 }
@@ -139,7 +153,7 @@ static int mapping_from_json(const cJSON *m, struct csv_mapping *out, struct map
 static int mapping_from_params(const struct ledger_params *p, cJSON **m, ledger_error *err)
 {
     static const char *const keys[] = { "date", "description", "amount", "debit", "credit",
-                                        "date_format", "delimiter", NULL };
+                                        "date_format", "delimiter", "decimal", NULL };
     const char *v;
     int i;
 
@@ -203,7 +217,7 @@ int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
         cJSON_AddItemToArray(arr, cJSON_CreateString(res.columns[i]));
     arr = cJSON_AddArrayToObject(doc, "rows");
     for (i = 0; i < res.nrows; i++) {
-        const struct csv_row *r = &res.rows[i];
+        struct csv_row *r = &res.rows[i];
         cJSON *o = cJSON_CreateObject(), *errors = cJSON_CreateArray();
         int64_t dup = 0, mag = r->amount < 0 ? -r->amount : r->amount;
 
@@ -220,6 +234,12 @@ int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
             cJSON_AddNullToObject(o, "amount");
             cJSON_AddNullToObject(o, "transaction_type");
         }
+        /* What the commit would refuse is an error here already. */
+        if (!r->error[0] && r->description[0] == '\0')
+            snprintf(r->error, sizeof r->error, "the description is empty");
+        if (!r->error[0] && strlen(r->description) > DESCRIPTION_MAX)
+            snprintf(r->error, sizeof r->error,
+                     "the description is longer than %d bytes", DESCRIPTION_MAX);
         if (r->error[0])
             cJSON_AddItemToArray(errors, cJSON_CreateString(r->error));
         else if (find_duplicate(db, me, r->date, mag, r->description, r->amount < 0, &dup, err)) {
@@ -313,7 +333,7 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
 {
     const cJSON *rows, *o, *allow;
     struct statement_row *v = NULL;
-    char (*cats)[LEDGER_CATEGORY_MAX] = NULL;
+    char (*cats)[LEDGER_CATEGORY_MAX] = NULL, *dups = NULL;
     int64_t batch, tag, imported = 0, skipped = 0;
     cJSON *ids = NULL;
     size_t n, i = 0;
@@ -349,7 +369,7 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
             goto out;
         }
         if (field_date(o, "date", 1, &r->date, NULL, err)
-            || field_text(o, "description", 1, 0, 1000, &r->description, NULL, err)
+            || field_text(o, "description", 1, 0, DESCRIPTION_MAX, &r->description, NULL, err)
             || field_money(o, "amount", 1, 0, &r->amount, &set, NULL, err)
             || field_enum(o, "transaction_type", txn_types, 0, &r->type, NULL, err)
             || field_text(o, "merchant", 0, 1, 200, &r->merchant, NULL, err)
@@ -376,19 +396,29 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
         }
         i++;
     }
+    /* Duplicates are rows that existed before this commit: two identical
+     * lines of one file are two purchases, both imported. */
+    if ((dups = calloc(n, 1)) == NULL) {
+        ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        goto out;
+    }
+    for (i = 0; i < n && !cJSON_IsTrue(allow); i++) {
+        int64_t dup = 0;
+        int out_type = strcmp(v[i].type, "debit") == 0 || strcmp(v[i].type, "fee") == 0
+                       || strcmp(v[i].type, "interest") == 0;
+
+        if (find_duplicate(db, me, v[i].date, v[i].amount, v[i].description, out_type, &dup, err))
+            goto out;
+        dups[i] = dup != 0;
+    }
     if (csv_tag(db, me, &tag, err) || exec2(db, SQL_IMPORT_BATCH, me, 0, err))
         goto out;
     batch = sqlite3_last_insert_rowid(db->sql);
     ids = cJSON_CreateArray();
     for (i = 0; i < n; i++) {
-        int64_t dup = 0, id;
-        int out_type = strcmp(v[i].type, "debit") == 0 || strcmp(v[i].type, "fee") == 0
-                       || strcmp(v[i].type, "interest") == 0;
+        int64_t id;
 
-        if (!cJSON_IsTrue(allow)
-            && find_duplicate(db, me, v[i].date, v[i].amount, v[i].description, out_type, &dup, err))
-            goto out;
-        if (dup) {
+        if (dups[i]) {
             skipped++;
             continue;
         }
@@ -414,5 +444,6 @@ out:
     cJSON_Delete(ids);
     free(v);
     free(cats);
+    free(dups);
     return rc;
 }

@@ -162,17 +162,19 @@ int ledger_tag_update(ledger_db *db, int64_t user_id, int64_t tag_id, const cJSO
         || field_color(body, "color", &color, &has_color, err))
         return LEDGER_ERR;
     if (name) {
-        /* The CSV import tag keeps its name: imports find it by that name. */
+        int is_csv, to_csv;
+
+        /* The CSV import tag keeps its name (imports find it by that name),
+         * and no other tag can take it. */
         if (tag_get(db, tag_id, &cur, err))
             return LEDGER_ERR;
-        rc = strcmp(cJSON_GetObjectItem(cur, "name")->valuestring, LEDGER_TAG_CSV_IMPORT) == 0
-             && strcmp(name, LEDGER_TAG_CSV_IMPORT) != 0;
+        is_csv = strcmp(cJSON_GetObjectItem(cur, "name")->valuestring, LEDGER_TAG_CSV_IMPORT) == 0;
         cJSON_Delete(cur);
-        if (rc)
+        to_csv = strcasecmp(name, LEDGER_TAG_CSV_IMPORT) == 0;
+        if (is_csv && strcmp(name, LEDGER_TAG_CSV_IMPORT) != 0)
             return ledger_error_set(err, 400, "invalid_field", "name",
                                     "the %s tag cannot be renamed", LEDGER_TAG_CSV_IMPORT);
-        if (strcmp(name, LEDGER_TAG_CSV_IMPORT) != 0
-            && check_name(db, user_id, tag_id, name, err))
+        if (!(is_csv && to_csv) && check_name(db, user_id, tag_id, name, err))
             return LEDGER_ERR;
     }
     if ((st = db_stmt(db, SQL_TAG_UPDATE, err)) == NULL)

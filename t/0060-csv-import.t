@@ -1,0 +1,552 @@
+#!/usr/bin/perl
+# CSV import through nginx (SPEC.md Behaviour rule 7 and the csv-import tag,
+# API.md section 9, issue 9): the preview of real bank exports (quoting,
+# embedded line breaks, BOM, CRLF, guessed delimiters, thousands separators,
+# currency symbols, parentheses, date formats, signed or debit/credit
+# amounts, negate, no header with indexes) with per-row errors and nothing
+# written; duplicates; the commit (manual rows of the caller, tagged
+# csv-import, categories folded, duplicates skipped unless allowed, all or
+# nothing); the bank presets of contrib/csv-presets; access.
+#
+# Users: alice commits, bob is the other owner, carol owns tags, dave only
+# previews (so he must end with nothing), erin commits refused batches first.
+use strict;
+use warnings;
+use Test::More;
+use JSON::PP ();
+use Rig;
+use CommonChecks qw(error_is);
+
+my $rig = Rig->new;
+my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
+
+# ---- helpers ---------------------------------------------------------------------
+sub m2 { defined $_[0] ? sprintf('%.2f', $_[0]) : undef }
+# A preview row's amount with its sign: money out is negative.
+sub signed {
+    my ($r) = @_;
+    return undef unless defined $r->{amount} && defined $r->{transaction_type};
+    return m2($r->{transaction_type} eq 'debit' ? -$r->{amount} : $r->{amount});
+}
+# [line, date, description, signed amount] per row, and the rows' errors.
+sub brief { [map { [$_->{line}, $_->{date}, $_->{description}, signed($_)] } @{ $_[0] }] }
+sub errors_of { [map { scalar @{ $_->{errors} // [] } } @{ $_[0] }] }
+
+sub preview {
+    my ($user, $csv, $mapping) = @_;
+    return $rig->post('/api/import/csv/preview', { csv => $csv, mapping => $mapping }, user => $user);
+}
+sub preview_raw {
+    my ($user, $query, $bytes, $type) = @_;
+    return $rig->request('POST', "/api/import/csv/preview?$query", user => $user, body => $bytes,
+                         type => $type // 'text/csv');
+}
+sub commit {
+    my ($user, $rows, %o) = @_;
+    return $rig->post('/api/import/csv/commit', { rows => $rows, %o }, user => $user);
+}
+# Every row the user can list, transfers included.
+sub total {
+    my ($user) = @_;
+    return $rig->get('/api/transactions?exclude_categories=&limit=1', user => $user)->{json}{total};
+}
+sub csv_tag {
+    my ($user) = @_;
+    my ($t) = grep { $_->{name} eq 'csv-import' } @{ $rig->get('/api/tags', user => $user)->{json}{items} };
+    return $t;
+}
+sub usage { my $t = csv_tag($_[0]); $t ? $t->{usage_count} : 0 }
+sub txn { $rig->get("/api/transactions/$_[1]", user => $_[0])->{json} }
+
+my $NAMED = { date => 'Date', description => 'Description', amount => 'Amount' };
+
+# ---- preview: a real export end to end ---------------------------------------------
+# A UTF-8 BOM, CRLF line ends, a quoted description with a comma, a quoted
+# description over two lines (the rows after it keep their file line
+# numbers), a quoted thousands separator with a dollar sign, A$, a
+# parenthesised negative, then three bad rows among good ones.
+my $export = "\xEF\xBB\xBFDate,Description,Amount\r\n"
+    . "03/01/2025,\"Cafe Nero, Sydney\",-4.50\r\n"
+    . "04/01/2025,\"Salary\r\nACME Pty Ltd\",\"\$1,234.56\"\r\n"
+    . "05/01/2025,Refund from shop,\"A\$12.00\"\r\n"
+    . "06/01/2025,Account fee,(2.50)\r\n"
+    . "31/02/2025,No such day,-1.00\r\n"
+    . "07/01/2025,Not a number,abc\r\n"
+    . "08/01/2025,Three decimals,-1.234\r\n"
+    . "13/01/2025,Woolworths,-0.99\r\n";
+my $before_total = total('dave');
+my $res = preview('dave', $export, $NAMED);
+is($res->{status}, 200, 'a bank export previews');
+my $p = $res->{json};
+is_deeply($p->{columns}, [qw(Date Description Amount)], 'columns from the header, BOM dropped');
+is_deeply($p->{detected}, { delimiter => ',', has_header => JSON::PP::true, date_format => 'DD/MM/YYYY',
+                            decimal => '.', encoding => 'utf-8' }, 'detected: comma, header, DD/MM/YYYY, ., utf-8');
+is_deeply(brief($p->{rows}), [
+    [2, '2025-01-03', 'Cafe Nero, Sydney', '-4.50'],
+    [3, '2025-01-04', 'Salary ACME Pty Ltd', '1234.56'],
+    [5, '2025-01-05', 'Refund from shop', '12.00'],
+    [6, '2025-01-06', 'Account fee', '-2.50'],
+    [7, undef, 'No such day', '-1.00'],
+    [8, '2025-01-07', 'Not a number', undef],
+    [9, '2025-01-08', 'Three decimals', undef],
+    [10, '2025-01-13', 'Woolworths', '-0.99'],
+], 'rows: quoted comma, line break as a space, line numbers after it, $1,234.56, A$, (2.50)');
+is_deeply(errors_of($p->{rows}), [0, 0, 0, 0, 1, 1, 1, 0], 'only the three bad rows carry errors');
+like($p->{rows}[4]{errors}[0], qr{31/02/2025}, 'the bad date is named in its error');
+like($p->{rows}[5]{errors}[0], qr{abc}, 'the bad amount is named in its error');
+like($p->{rows}[6]{errors}[0], qr{decimal}, 'three decimals: the error says so');
+is_deeply([map { $_->{transaction_type} } @{ $p->{rows} }[0 .. 3]], [qw(debit credit credit debit)],
+          'negative is money out (debit), positive money in (credit)');
+is_deeply([map { $_->{duplicate_of} } @{ $p->{rows} }], [(undef) x 8], 'nothing is a duplicate yet');
+ok(!grep({ ref $_->{errors} ne 'ARRAY' } @{ $p->{rows} }), 'errors is always an array');
+
+# ---- preview: more shapes --------------------------------------------------------------
+# ';' with decimal commas and '.' thousands, ISO dates.
+$res = preview('dave', "Datum;Omschrijving;Bedrag\n2025-01-03;Albert Heijn;-12,50\n2025-01-04;Salaris;1.234,56\n",
+               { date => 'Datum', description => 'Omschrijving', amount => 'Bedrag' });
+is($res->{json}{detected}{delimiter}, ';', "';' is guessed");
+is($res->{json}{detected}{decimal}, ',', 'a decimal comma is detected');
+is($res->{json}{detected}{date_format}, 'YYYY-MM-DD', 'YYYY-MM-DD is guessed');
+is_deeply(brief($res->{json}{rows}), [[2, '2025-01-03', 'Albert Heijn', '-12.50'], [3, '2025-01-04', 'Salaris', '1234.56']],
+          "';' rows: -12,50 and 1.234,56");
+
+# Tab-separated, "3 Jan 2025" dates.
+$res = preview('dave', "Date\tDetails\tAmount\n3 Jan 2025\tWoolworths\t-45.10\n14 Feb 2025\tSalary\t3000.00\n",
+               { date => 'Date', description => 'Details', amount => 'Amount' });
+my $tab = $res->{json}{detected}{delimiter} // '';
+ok($tab eq "\t" || $tab eq '\t', 'a tab is guessed') or diag("delimiter '$tab'");
+is($res->{json}{detected}{date_format}, 'D MMM YYYY', '"3 Jan 2025" is D MMM YYYY');
+is_deeply(brief($res->{json}{rows}), [[2, '2025-01-03', 'Woolworths', '-45.10'], [3, '2025-02-14', 'Salary', '3000.00']],
+          'tab rows');
+# What was detected can be sent back as the mapping.
+$res = preview('dave', "Date\tDetails\tAmount\n3 Jan 2025\tWoolworths\t-45.10\n",
+               { date => 'Date', description => 'Details', amount => 'Amount', delimiter => $tab });
+is_deeply(brief($res->{json}{rows} // []), [[2, '2025-01-03', 'Woolworths', '-45.10']], 'the detected delimiter is accepted back');
+
+# MM/DD/YYYY when a day over 12 settles it; a given date_format wins over the guess.
+$res = preview('dave', "Date,Description,Amount\n01/13/2025,a,1\n02/01/2025,b,2\n", $NAMED);
+is($res->{json}{detected}{date_format}, 'MM/DD/YYYY', 'a day over 12 in second place: MM/DD/YYYY');
+is_deeply([map { $_->{date} } @{ $res->{json}{rows} }], ['2025-01-13', '2025-02-01'], 'and the dates read that way');
+$res = preview('dave', "Date,Description,Amount\n03/01/2025,a,1\n", { %$NAMED, date_format => 'MM/DD/YYYY' });
+is($res->{json}{rows}[0]{date}, '2025-03-01', 'a given date_format is used');
+
+# Separate debit and credit columns: the column decides the direction.
+my $dc_csv = "Date,Description,Debit,Credit\n"
+    . "2025-01-03,Coles,12.50,\n2025-01-04,Pay,,100.00\n2025-01-05,Minus debit,-7.00,\n"
+    . "2025-01-06,Both,1.00,2.00\n2025-01-07,Neither,,\n2025-01-08,Zero debit,0.00,5.00\n";
+my $DC = { date => 'Date', description => 'Description', debit => 'Debit', credit => 'Credit' };
+$res = preview('dave', $dc_csv, $DC);
+is_deeply(brief($res->{json}{rows}), [
+    [2, '2025-01-03', 'Coles', '-12.50'], [3, '2025-01-04', 'Pay', '100.00'],
+    [4, '2025-01-05', 'Minus debit', '-7.00'], [5, '2025-01-06', 'Both', undef],
+    [6, '2025-01-07', 'Neither', undef], [7, '2025-01-08', 'Zero debit', '5.00'],
+], 'debit/credit: debit out, credit in, -7.00 in Debit is 7.00 out, a zero beside an amount is empty');
+is_deeply(errors_of($res->{json}{rows}), [0, 0, 0, 1, 1, 0], 'both filled or both empty is a row error');
+# negate flips the sign in either layout.
+$res = preview('dave', $dc_csv, { %$DC, negate => JSON::PP::true });
+is_deeply([map { signed($_) } @{ $res->{json}{rows} }], ['12.50', '-100.00', '7.00', undef, undef, '-5.00'],
+          'negate flips debit/credit amounts');
+$res = preview('dave', "Date,Description,Amount\n03/01/2025,Card payment,-4.50\n04/01/2025,Purchase,20.00\n",
+               { %$NAMED, negate => JSON::PP::true });
+is_deeply([map { signed($_) } @{ $res->{json}{rows} }], ['4.50', '-20.00'], 'negate flips a signed column (card exports)');
+
+# No header, the mapping by 0-based indexes (JSON numbers, 0 included).
+$res = preview('dave', "03/01/2025,\"-4.50\",\"EFTPOS CAFE\"\n14/01/2025,\"+100.00\",\"TRANSFER IN\"\n",
+               { date => 0, amount => 1, description => 2 });
+is($res->{status}, 200, 'indexes as JSON numbers');
+is($res->{json}{detected}{has_header}, JSON::PP::false, 'no header guessed when the first line is data');
+is_deeply($res->{json}{columns}, ['column 1', 'column 2', 'column 3'], 'columns are named by position');
+is_deeply(brief($res->{json}{rows}), [[1, '2025-01-03', 'EFTPOS CAFE', '-4.50'], [2, '2025-01-14', 'TRANSFER IN', '100.00']],
+          'rows from line 1');
+$res = preview('dave', "Date,Amount,Description\n03/01/2025,-1.00,a\n", { date => 0, amount => 1, description => 2 });
+is($res->{json}{detected}{has_header}, JSON::PP::true, 'with indexes, a header line is guessed as one');
+is_deeply(brief($res->{json}{rows}), [[2, '2025-01-03', 'a', '-1.00']], 'and is not a row');
+
+# A blank line and a lone CR (old Mac exports) keep line numbers right; a short row is an error.
+$res = preview('dave', "Date,Description,Amount\r03/01/2025,a,4.50 DR\r\r04/01/2025,b,4.50 CR\r05/01/2025,short\r", $NAMED);
+is_deeply(brief($res->{json}{rows}), [[2, '2025-01-03', 'a', '-4.50'], [4, '2025-01-04', 'b', '4.50'], [5, '2025-01-05', 'short', undef]],
+          'lone CR lines, a blank line skipped, DR/CR suffixes');
+like($res->{json}{rows}[2]{errors}[0] // '', qr/Amount/, 'a short row names the missing column');
+
+# Windows-1252 bytes (only as text/csv: JSON must be UTF-8).
+$res = preview_raw('dave', 'date=Date&description=Description&amount=Amount',
+                   "Date,Description,Amount\n03/01/2025,Caf\xe9 cr\xe8me,-4.50\n");
+is($res->{json}{detected}{encoding}, 'windows-1252', 'a non-UTF-8 file is read as Windows-1252');
+# (Rig decodes JSON without ->utf8: strings hold the UTF-8 bytes.)
+is($res->{json}{rows}[0]{description}, "Caf\xc3\xa9 cr\xc3\xa8me", 'and converted to UTF-8');
+
+# ---- preview: a text/csv body with the mapping in the query ------------------------------
+$res = preview_raw('dave', 'date=Date&description=Description&amount=Amount&has_header=true', $export);
+is($res->{status}, 200, 'a text/csv body with the mapping as query parameters');
+is_deeply(brief($res->{json}{rows}), brief($p->{rows}), 'the same rows as the JSON body');
+is_deeply($res->{json}{detected}, $p->{detected}, 'and the same detection');
+$res = preview_raw('dave', 'date=0&amount=1&description=2&has_header=false&negate=true', "03/01/2025,-4.50,x\n",
+                   'text/csv; charset=utf-8');
+is_deeply(brief($res->{json}{rows} // []), [[1, '2025-01-03', 'x', '4.50']], 'indexes, has_header=false and negate=true in the query');
+$res = preview_raw('dave', 'date=0&amount=1&description=2&delimiter=tab', "03/01/2025\t-4.50\tx\n");
+is_deeply(brief($res->{json}{rows} // []), [[1, '2025-01-03', 'x', '-4.50']], 'delimiter=tab in the query');
+error_is(preview_raw('dave', 'date=Date&amount=Amount&has_header=maybe', "Date,Amount\n03/01/2025,1\n"),
+         400, 'invalid_field', 'has_header must be true or false', 'has_header');
+error_is(preview_raw('dave', '', "Date,Amount\n03/01/2025,1\n"), 400, 'invalid_field',
+         'a text/csv body without a mapping', 'mapping.date');
+is(preview_raw('dave', 'date=Date&amount=Amount', '')->{status}, 400, 'an empty text/csv body is a 400');
+
+# ---- preview: mapping and file errors --------------------------------------------------
+error_is(preview('dave', $export, { date => 'Date', description => 'Memo', amount => 'Amount' }),
+         400, 'invalid_field', 'a column that does not exist', 'mapping.description');
+error_is(preview('dave', $export, { date => 'When', description => 'Description', amount => 'Amount' }),
+         400, 'invalid_field', 'a date column that does not exist', 'mapping.date');
+error_is(preview('dave', "03/01/2025,-1.00,a\n", { date => 0, amount => 5, description => 2 }),
+         400, 'invalid_field', 'an index past the last column', 'mapping.amount');
+error_is(preview('dave', $export, { date => 'Date', description => 'Description' }),
+         400, 'invalid_field', 'neither amount nor debit+credit', 'mapping.amount');
+error_is(preview('dave', $export, { date => 'Date', description => 'Description', debit => 'Amount' }),
+         400, 'invalid_field', 'debit without credit', 'mapping.credit');
+error_is(preview('dave', $export, { %$NAMED, debit => 'Amount', credit => 'Amount' }),
+         400, 'invalid_field', 'amount and debit+credit at once', 'mapping.amount');
+error_is(preview('dave', $export, { description => 'Description', amount => 'Amount' }),
+         400, 'invalid_field', 'no date column', 'mapping.date');
+error_is(preview('dave', $export, { %$NAMED, date_format => 'QQ/QQ' }),
+         400, 'invalid_field', 'an unknown date_format', 'mapping.date_format');
+error_is($rig->post('/api/import/csv/preview', { csv => $export }, user => 'dave'),
+         400, 'invalid_field', 'no mapping at all', 'mapping');
+# A wrong JSON type inside the mapping names that member, as every other
+# mapping error does.
+error_is(preview('dave', $export, { %$NAMED, has_header => 'yes' }),
+         400, 'invalid_field', 'mapping.has_header of the wrong type', 'mapping.has_header');
+error_is(preview('dave', $export, { %$NAMED, date => -1 }),
+         400, 'invalid_field', 'a negative index', 'mapping.date');
+error_is(preview('dave', '', $NAMED), 400, 'invalid_field', 'an empty csv', 'csv');
+error_is(preview('dave', "\r\n \r\n,,\r\n", $NAMED), 400, 'invalid_field', 'a csv of blank lines', 'csv');
+error_is(preview('dave', "hello world\nthis is prose\n", $NAMED), 400, 'invalid_field', 'not CSV at all', 'csv');
+error_is(preview('dave', "<html><body>a,b</body></html>\n", $NAMED), 400, 'invalid_field', 'HTML', 'csv');
+error_is(preview('dave', "Date,Description,Amount\n03/01/2025,\"open,1.00\n04/01/2025,b,1\n", $NAMED),
+         400, 'invalid_field', 'a quote never closed', 'csv');
+error_is(preview('dave', 42, $NAMED), 400, 'invalid_field', 'csv of the wrong type (a number)', 'csv');
+error_is($rig->post('/api/import/csv/preview', { mapping => $NAMED }, user => 'dave'),
+         400, 'invalid_field', 'csv missing', 'csv');
+error_is($rig->request('POST', '/api/import/csv/preview', user => 'dave', body => 'csv=a&date=Date',
+                       type => 'application/x-www-form-urlencoded'),
+         415, 'unsupported_media_type', 'a form body');
+error_is($rig->request('POST', '/api/import/csv/preview', user => 'dave', body => '[1]',
+                       type => 'application/json'),
+         400, 'invalid_json', 'a JSON array');
+
+# The decimal mark is reported as a guess; a client can correct it like the
+# delimiter and the date format ("1.234" is 1234 in a European file).
+$res = preview('dave', "Datum;Omschrijving;Bedrag\n2025-01-03;Miete;-1.234\n",
+               { date => 'Datum', description => 'Omschrijving', amount => 'Bedrag', decimal => ',' });
+is_deeply(brief($res->{json}{rows} // []), [[2, '2025-01-03', 'Miete', '-1234.00']],
+          'mapping.decimal "," overrides the guessed decimal mark');
+
+# ---- a preview writes nothing ----------------------------------------------------------
+is(total('dave'), $before_total, 'previews wrote no rows');
+is(csv_tag('dave'), undef, 'nor a csv-import tag');
+
+# ---- commit ----------------------------------------------------------------------------------
+my @good = grep { !@{ $_->{errors} } } @{ $p->{rows} };
+is(scalar @good, 5, 'five good rows in the export');
+$res = commit('alice', \@good);
+is($res->{status}, 201, 'the good preview rows commit as they are (line, errors, duplicate_of included)')
+    or diag($res->{content});
+my $c = $res->{json};
+ok($c->{import_id} > 0, 'an import id');
+is($c->{imported}, 5, 'imported 5');
+is($c->{skipped_duplicates}, 0, 'skipped none');
+is(scalar @{ $c->{transaction_ids} }, 5, 'five transaction ids');
+is(total('alice'), 5, 'five rows listed');
+my @rows = map { txn('alice', $_) } @{ $c->{transaction_ids} };
+is_deeply([map { [$_->{date}, $_->{description}, m2($_->{amount}), $_->{transaction_type}] } @rows], [
+    ['2025-01-03', 'Cafe Nero, Sydney', '4.50', 'debit'],
+    ['2025-01-04', 'Salary ACME Pty Ltd', '1234.56', 'credit'],
+    ['2025-01-05', 'Refund from shop', '12.00', 'credit'],
+    ['2025-01-06', 'Account fee', '2.50', 'debit'],
+    ['2025-01-13', 'Woolworths', '0.99', 'debit'],
+], 'the rows as previewed, amounts as magnitudes');
+is_deeply([map { [$_->{statement_id}, $_->{bank_name}, $_->{owner_id}] } @rows],
+          [([undef, 'Manual', $uid{alice}]) x 5], "manual rows (statement_id null, bank Manual) of the caller");
+is_deeply([map { join ',', map { $_->{name} } @{ $_->{tags} } } @rows], [('csv-import') x 5], 'each tagged csv-import only');
+is(usage('alice'), 5, 'GET /api/tags: csv-import used 5 times');
+is($rig->get('/api/transactions?bank_names=Manual&exclude_categories=', user => 'alice')->{json}{total}, 5,
+   'listed under bank Manual');
+my $tag_id = csv_tag('alice')->{id};
+is($rig->get("/api/transactions?tag_ids=$tag_id&exclude_categories=", user => 'alice')->{json}{total}, 5,
+   'and under the csv-import tag');
+
+# ---- duplicates ----------------------------------------------------------------------------
+$res = preview('alice', $export, $NAMED);
+my %dup = map { $_->{line} => $_->{duplicate_of} } @{ $res->{json}{rows} };
+is_deeply([@dup{2, 3, 5, 6, 10}], $c->{transaction_ids}, 'after the commit each row is a duplicate of the row it made');
+is_deeply([@dup{7, 8, 9}], [undef, undef, undef], 'bad rows are never duplicates');
+# A refund of the same amount the same day is not a duplicate of a debit;
+# another description, day or amount is not one either.
+$res = preview('alice', "Date,Description,Amount\n03/01/2025,\"Cafe Nero, Sydney\",4.50\n"
+               . "03/01/2025,Cafe Nero,-4.50\n04/01/2025,\"Cafe Nero, Sydney\",-4.50\n03/01/2025,\"Cafe Nero, Sydney\",-4.51\n"
+               . "03/01/2025,\"Cafe Nero, Sydney\",-4.50\n", $NAMED);
+is_deeply([map { $_->{duplicate_of} } @{ $res->{json}{rows} }], [undef, undef, undef, undef, $c->{transaction_ids}[0]],
+          'money in vs out, description, date and amount all tell rows apart');
+# The same rows again: all skipped, nothing written.
+$res = commit('alice', \@good);
+is($res->{status}, 201, 'committing the same rows again');
+is_deeply([@{ $res->{json} }{qw(imported skipped_duplicates)}, $res->{json}{transaction_ids}], [0, 5, []],
+          'imported 0, skipped 5');
+is(total('alice'), 5, 'still five rows');
+is(usage('alice'), 5, 'still five tagged');
+# allow_duplicates imports them again.
+$res = commit('alice', \@good, allow_duplicates => JSON::PP::true);
+is_deeply([@{ $res->{json} }{qw(imported skipped_duplicates)}], [5, 0], 'allow_duplicates: imported again');
+ok(!grep({ my $n = $_; grep { $_ == $n } @{ $c->{transaction_ids} } } @{ $res->{json}{transaction_ids} }),
+   'as new rows');
+isnt($res->{json}{import_id}, $c->{import_id}, 'in a new import');
+is(total('alice'), 10, 'ten rows');
+is(usage('alice'), 10, 'csv-import used 10 times');
+# A refund committed beside the debit of the same amount and day is imported.
+$res = commit('alice', [{ date => '2025-01-03', description => 'Cafe Nero, Sydney', amount => 4.5,
+                          transaction_type => 'refund' }]);
+is_deeply([@{ $res->{json} }{qw(imported skipped_duplicates)}], [1, 0], 'a refund is not a duplicate of the debit');
+# A statement row of the caller's counts as an existing row.
+$res = $rig->post('/api/statements', { bank_name => 'Test Bank', account_type => 'Everyday Account',
+                                       period_start => '2025-03-01', period_end => '2025-03-31',
+                                       transactions => [{ date => '2025-03-10', description => 'BP FUEL',
+                                                          amount => 60, transaction_type => 'debit' }] },
+                  user => 'alice');
+is($res->{status}, 201, 'alice has a statement');
+my ($srow) = @{ $rig->get("/api/transactions?statement_id=$res->{json}{id}", user => 'alice')->{json}{items} };
+$res = preview('alice', "Date,Description,Amount\n10/03/2025,BP FUEL,-60.00\n", $NAMED);
+is($res->{json}{rows}[0]{duplicate_of}, $srow->{id}, "a statement row of the caller's is a duplicate too");
+
+# Two identical purchases in one file (two coffees the same day) are both
+# real: the preview shows neither as a duplicate, so the commit imports both.
+$res = preview('alice', "Date,Description,Amount\n20/01/2025,Coffee,-4.00\n20/01/2025,Coffee,-4.00\n", $NAMED);
+is_deeply([map { $_->{duplicate_of} } @{ $res->{json}{rows} }], [undef, undef], 'two identical rows: neither is a duplicate');
+$res = commit('alice', $res->{json}{rows});
+is_deeply([@{ $res->{json} }{qw(imported skipped_duplicates)}], [2, 0],
+          'and the commit imports both, as the preview said');
+
+# ---- commit: edited rows, categories, defaults ---------------------------------------------
+$res = preview('alice', "Date,Description,Amount\n01/02/2025,Dinner at Mamak,-56.00\n02/02/2025,Card repayment,500.00\n"
+               . "03/02/2025,Gym,-20.00\n04/02/2025,Coles,-80.00\n", $NAMED);
+my @edit = @{ $res->{json}{rows} };
+$edit[0]{category} = 'Dining';
+$edit[0]{payment_method} = 'card';
+$edit[1]{category} = 'payment';
+$edit[1]{transaction_type} = 'payment';
+$edit[2]{category} = 'Personal Care';
+$edit[2]{description} = 'Gym membership';
+$edit[3]{merchant} = 'Coles';
+$edit[3]{category} = 'groceries';
+$res = commit('alice', \@edit);
+is($res->{status}, 201, 'edited preview rows commit') or diag($res->{content});
+@rows = map { txn('alice', $_) } @{ $res->{json}{transaction_ids} // [] };
+is_deeply([map { $_->{category} } @rows], [qw(dining transfers personal_care groceries)],
+          'categories folded: Dining -> dining, payment -> transfers, Personal Care -> personal_care');
+is($rows[0]{payment_method}, 'card', 'payment_method kept');
+is($rows[1]{transaction_type}, 'payment', 'an edited transaction_type kept');
+is($rows[2]{description}, 'Gym membership', 'an edited description kept');
+# refund as a category becomes the merchant's usual one.
+$res = commit('alice', [{ date => '2025-02-05', description => 'Coles refund', amount => 10,
+                          transaction_type => 'refund', merchant => 'Coles', category => 'refund' },
+                        { date => '2025-02-05', description => 'Odd shop refund', amount => 3,
+                          transaction_type => 'refund', merchant => 'Odd Shop', category => 'refund' }]);
+is_deeply([map { txn('alice', $_)->{category} } @{ $res->{json}{transaction_ids} // [] }], [qw(groceries other)],
+          "refund -> the merchant's usual category, else other");
+# transaction_type is optional: debit.
+$res = commit('alice', [{ date => '2025-02-06', description => 'No type', amount => 1 }]);
+is(txn('alice', $res->{json}{transaction_ids}[0])->{transaction_type}, 'debit', 'a row without transaction_type is a debit');
+
+# ---- commit: all or nothing -------------------------------------------------------------------
+# erin has never imported: a refused batch must not even leave the tag.
+my $ok_row = { date => '2025-04-01', description => 'Good row', amount => 10, transaction_type => 'debit' };
+my @bad = (
+    [{ %$ok_row, date => '2025-02-30' }, 'date', 'a day February does not have'],
+    [{ %$ok_row, date => '01/04/2025' }, 'date', 'a date not YYYY-MM-DD'],
+    [{ %$ok_row, date => undef }, 'date', 'a date null (a bad preview row)'],
+    [{ %$ok_row, amount => -5 }, 'amount', 'a negative amount'],
+    [{ %$ok_row, amount => 1.234 }, 'amount', 'three decimals'],
+    [{ %$ok_row, amount => undef }, 'amount', 'an amount null (a bad preview row)'],
+    [{ %$ok_row, transaction_type => 'purchase' }, 'transaction_type', 'an unknown transaction_type'],
+    [{ map { $_ => $ok_row->{$_} } qw(date amount transaction_type) }, 'description', 'description missing'],
+    [{ %$ok_row, payment_method => 'bogus' }, 'payment_method', 'payment_method bogus'],
+    [{ %$ok_row, category => 42 }, 'category', 'a category of the wrong type'],
+);
+for my $b (@bad) {
+    my ($row, $field, $what) = @$b;
+    error_is(commit('erin', [$ok_row, { %$ok_row, description => 'Second' }, $row]),
+             400, 'invalid_field', "a batch with $what", "rows[2].$field");
+}
+error_is(commit('erin', [$ok_row, 'not a row']), 400, 'invalid_field', 'a row that is not an object', 'rows[1]');
+error_is(commit('erin', {}), 400, 'invalid_field', 'rows not an array', 'rows');
+error_is(commit('erin', []), 400, 'invalid_field', 'rows empty', 'rows');
+error_is($rig->post('/api/import/csv/commit', { allow_duplicates => JSON::PP::true }, user => 'erin'),
+         400, 'invalid_field', 'rows missing', 'rows');
+error_is(commit('erin', [$ok_row], allow_duplicates => 'yes'), 400, 'invalid_field',
+         'allow_duplicates not a boolean', 'allow_duplicates');
+error_is($rig->request('POST', '/api/import/csv/commit', user => 'erin', body => "date,amount\n2025-01-01,1\n",
+                       type => 'text/csv'), 415, 'unsupported_media_type', 'commit takes JSON only');
+is(total('erin'), 0, 'refused batches wrote no rows');
+is(csv_tag('erin'), undef, 'nor the csv-import tag');
+# The whole preview of a file with bad rows cannot be committed as is.
+error_is(commit('alice', $p->{rows}, allow_duplicates => JSON::PP::true), 400, 'invalid_field',
+         'the preview with its bad rows', 'rows[4].date');
+my ($alice_total, $alice_usage) = (total('alice'), usage('alice'));
+error_is(commit('alice', [$ok_row, { %$ok_row, amount => -1 }]), 400, 'invalid_field',
+         'a bad second row', 'rows[1].amount');
+is(total('alice'), $alice_total, "alice's list total unchanged");
+is(usage('alice'), $alice_usage, "alice's csv-import usage unchanged");
+
+# A row the preview passes is one the commit takes: an empty description
+# (or a file without a description column) either carries an error in the
+# preview or is accepted by the commit.
+for my $case (["Date,Description,Amount\n03/01/2025,,-4.50\n", $NAMED, 'an empty description cell'],
+              ["Date,Amount\n04/01/2025,-4.50\n", { date => 'Date', amount => 'Amount' }, 'no description column'],
+              ["Date,Description,Amount\n05/01/2025," . ('x' x 1500) . ",-4.50\n", $NAMED, 'a 1500-byte description']) {
+    my ($csv, $map, $what) = @$case;
+    $res = preview('erin', $csv, $map);
+    my $flagged = @{ $res->{json}{rows}[0]{errors} // [] };
+    my $taken = !$flagged && commit('erin', $res->{json}{rows})->{status} == 201;
+    ok($flagged || $taken, "$what: flagged in the preview or accepted by the commit");
+}
+
+# ---- the csv-import tag is the service's ---------------------------------------------------------
+error_is($rig->post('/api/tags', { name => 'csv-import' }, user => 'carol'), 400, 'invalid_field',
+         'a user cannot create a tag named csv-import', 'name');
+error_is($rig->post('/api/tags', { name => 'CSV-Import' }, user => 'carol'), 400, 'invalid_field',
+         'in any case', 'name');
+my $carol_tag = $rig->post('/api/tags', { name => 'mine' }, user => 'carol')->{json};
+error_is($rig->patch("/api/tags/$carol_tag->{id}", { name => 'csv-import' }, user => 'carol'), 400,
+         'invalid_field', 'nor rename a tag of their own to csv-import', 'name');
+my $alice_tag = $rig->post('/api/tags', { name => 'other' }, user => 'alice')->{json};
+error_is($rig->patch("/api/tags/$alice_tag->{id}", { name => 'csv-import' }, user => 'alice'), 400,
+         'invalid_field', 'nor rename one to csv-import beside the real one', 'name');
+error_is($rig->patch("/api/tags/$tag_id", { name => 'imported' }, user => 'alice'), 400, 'invalid_field',
+         'the csv-import tag cannot be renamed', 'name');
+
+# ---- presets ------------------------------------------------------------------------------------
+# Each preset's sample line is a header (then two data rows are built under
+# it) or a data line (then it is the first row and two more are built in
+# its shape).  Every row must read with the right date and signed amount.
+my $presets = Rig::srcdir() . '/contrib/csv-presets';
+my @preset_files = sort glob("$presets/*.json");
+ok(@preset_files >= 8, 'the presets are there');
+
+sub split_line {   # a CSV line into [text, quoted] fields
+    my ($l) = @_;
+    my @f;
+    while ($l =~ /\G(?:"((?:[^"]|"")*)"|([^,]*))(,|$)/gc) {
+        push @f, defined $1 ? [$1 =~ s/""/"/gr, 1] : [$2, 0];
+        last if $3 eq '';
+    }
+    return @f;
+}
+sub join_line { join ',', map { $_->[1] || $_->[0] =~ /[,"]/ ? '"' . ($_->[0] =~ s/"/""/gr) . '"' : $_->[0] } @_ }
+my @MON = qw(Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec);
+sub date_as {
+    my ($fmt, $y, $m, $d) = @_;
+    $fmt //= 'DD/MM/YYYY';
+    return sprintf('%02d/%02d/%04d', $d, $m, $y) if $fmt eq 'DD/MM/YYYY';
+    return sprintf('%02d/%02d/%04d', $m, $d, $y) if $fmt eq 'MM/DD/YYYY';
+    return sprintf('%04d-%02d-%02d', $y, $m, $d) if $fmt eq 'YYYY-MM-DD';
+    return sprintf('%d %s %04d', $d, $MON[$m - 1], $y) if $fmt eq 'D MMM YYYY';
+    return undef;
+}
+sub date_from {
+    my ($fmt, $s) = @_;
+    $fmt //= 'DD/MM/YYYY';
+    return sprintf('%04d-%02d-%02d', $3, $2, $1) if $fmt eq 'DD/MM/YYYY' && $s =~ m{^(\d\d?)/(\d\d?)/(\d{4})$};
+    return sprintf('%04d-%02d-%02d', $3, $1, $2) if $fmt eq 'MM/DD/YYYY' && $s =~ m{^(\d\d?)/(\d\d?)/(\d{4})$};
+    return $s if $fmt eq 'YYYY-MM-DD';
+    return undef;
+}
+sub money_from { my $s = $_[0] =~ s/[\$,+\s]//gr; m2($s) }
+
+for my $file (@preset_files) {
+    (my $name = $file) =~ s{.*/}{};
+    my $preset = JSON::PP->new->decode(Rig::slurp($file));
+    my $m = $preset->{mapping};
+    my $fmt = $m->{date_format};
+    my $flip = $m->{negate} ? -1 : 1;
+    my @data = ([2025, 1, 14, 'PRESET ROW ONE', '-12.34'], [2025, 2, 3, 'PRESET ROW TWO', '1234.56']);
+    ok(defined date_as($fmt, 2025, 1, 1), "$name: the test knows its date format") or next;
+    my (@lines, @want);
+    my @sample = split_line($preset->{sample});
+    if ($m->{has_header}) {
+        push @lines, $preset->{sample};
+        my @names = map { $_->[0] } @sample;
+        my %col;
+        for my $k (qw(date description amount debit credit)) {
+            next unless defined $m->{$k};
+            ($col{$k}) = grep { lc $names[$_] eq lc $m->{$k} } 0 .. $#names;
+            ok(defined $col{$k}, "$name: the sample header has the $k column '$m->{$k}'");
+        }
+        for my $d (@data) {
+            my ($y, $mo, $day, $desc, $amt) = @$d;
+            my @f = map { ['x', 0] } @names;
+            $f[$col{date}] = [date_as($fmt, $y, $mo, $day), 0];
+            $f[$col{description}] = [$desc, 0] if defined $col{description};
+            if (defined $col{amount}) {
+                $f[$col{amount}] = [$amt, 0];
+            } else {
+                $f[$col{debit}] = [$amt < 0 ? sprintf('%.2f', -$amt) : '', 0];
+                $f[$col{credit}] = [$amt > 0 ? $amt : '', 0];
+            }
+            push @lines, join_line(@f);
+            push @want, [sprintf('%04d-%02d-%02d', $y, $mo, $day), defined $col{description} ? $desc : '',
+                         m2($flip * $amt)];
+        }
+    } else {
+        # The sample is a data row: the first row, and the shape of the others.
+        push @lines, $preset->{sample};
+        my $s_amt = defined $m->{amount} ? money_from($sample[$m->{amount}][0])
+                  : m2(money_from($sample[$m->{credit}][0] || 0) - money_from($sample[$m->{debit}][0] || 0));
+        push @want, [date_from($fmt, $sample[$m->{date}][0]),
+                     defined $m->{description} ? $sample[$m->{description}][0] : '', m2($flip * $s_amt)];
+        for my $d (@data) {
+            my ($y, $mo, $day, $desc, $amt) = @$d;
+            my @f = map { [@$_] } @sample;
+            $f[$m->{date}][0] = date_as($fmt, $y, $mo, $day);
+            $f[$m->{description}][0] = $desc if defined $m->{description};
+            if (defined $m->{amount}) {
+                $f[$m->{amount}][0] = $amt;
+            } else {
+                $f[$m->{debit}][0] = $amt < 0 ? sprintf('%.2f', -$amt) : '';
+                $f[$m->{credit}][0] = $amt > 0 ? $amt : '';
+            }
+            push @lines, join_line(@f);
+            push @want, [sprintf('%04d-%02d-%02d', $y, $mo, $day), defined $m->{description} ? $desc : '',
+                         m2($flip * $amt)];
+        }
+    }
+    $res = preview('dave', join("\r\n", @lines) . "\r\n", $m);
+    is($res->{status}, 200, "$name: the preset's export previews") or diag($res->{content}), next;
+    my $got = $res->{json}{rows};
+    is_deeply(errors_of($got), [(0) x @want], "$name: every row reads without errors")
+        or diag(explain([map { $_->{errors} } @$got]));
+    is_deeply([map { [$_->{date}, $_->{description}, signed($_)] } @$got], \@want,
+              "$name: dates, descriptions and signed amounts");
+    is($res->{json}{detected}{has_header} ? 1 : 0, $m->{has_header} ? 1 : 0, "$name: header as the preset says");
+    is($res->{json}{detected}{date_format}, $fmt, "$name: its date format") if defined $fmt;
+}
+is(total('dave'), $before_total, 'the preset previews wrote nothing either');
+
+# ---- access --------------------------------------------------------------------------------------
+# bob's preview of alice's export finds none of alice's rows; his import is his own.
+$res = preview('bob', $export, $NAMED);
+is_deeply([map { $_->{duplicate_of} } @{ $res->{json}{rows} }], [(undef) x 8],
+          "bob's preview never reports alice's rows as duplicates");
+$alice_total = total('alice');
+$res = commit('bob', \@good);
+is_deeply([@{ $res->{json} }{qw(imported skipped_duplicates)}], [5, 0], "bob imports the same rows as his own");
+is_deeply([map { txn('bob', $_)->{owner_id} } @{ $res->{json}{transaction_ids} }], [($uid{bob}) x 5], 'owned by bob');
+is(usage('bob'), 5, "bob's csv-import tag counts his rows");
+isnt(csv_tag('bob')->{id}, $tag_id, "bob's csv-import tag is his own");
+is(total('alice'), $alice_total, "alice's rows are unchanged");
+is(txn('alice', $res->{json}{transaction_ids}[0])->{id}, undef, "alice cannot read bob's imported row");
+error_is($rig->request('POST', '/api/import/csv/preview', open => 1, json => { csv => $export, mapping => $NAMED }),
+         401, 'unauthenticated', 'preview without identity');
+error_is($rig->request('POST', '/api/import/csv/preview?date=Date&amount=Amount', open => 1, body => $export,
+                       type => 'text/csv'), 401, 'unauthenticated', 'a text/csv preview without identity');
+error_is($rig->request('POST', '/api/import/csv/commit', open => 1, json => { rows => \@good }),
+         401, 'unauthenticated', 'commit without identity');
+error_is($rig->get('/api/import/csv/preview', user => 'alice'), 405, 'method_not_allowed', 'GET on the preview');
+
+done_testing();
