@@ -1,4 +1,6 @@
-/* Opening the database: pragmas, migrations, transactions. */
+/* Opening the database: pragmas, migrations, SQL functions, transactions. */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +100,46 @@ fail:
     return LEDGER_ERR;
 }
 
+/* ledger_regexp(pattern, text): whether text matches the PCRE2 pattern,
+ * caseless and in UTF-8, for rules' `matches`.  The compiled pattern is
+ * kept with the statement (auxdata), so a rule's pattern is compiled once
+ * per run, not once per row.  A pattern that does not compile (rules check
+ * theirs when saved) matches nothing. */
+static void free_code(void *p)
+{
+    pcre2_code_free(p);
+}
+
+static void sql_regexp(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    pcre2_code *re = sqlite3_get_auxdata(ctx, 0);
+    pcre2_match_data *md;
+    const unsigned char *text = sqlite3_value_text(argv[1]);
+    int rc, fresh = 0;
+
+    (void)argc;
+    if (re == NULL) {
+        const unsigned char *pattern = sqlite3_value_text(argv[0]);
+        int code;
+        PCRE2_SIZE off;
+
+        if (pattern == NULL || (re = pcre2_compile(pattern, PCRE2_ZERO_TERMINATED,
+                                                   PCRE2_CASELESS | PCRE2_UTF, &code, &off,
+                                                   NULL)) == NULL) {
+            sqlite3_result_int(ctx, 0);
+            return;
+        }
+        fresh = 1;
+    }
+    md = text ? pcre2_match_data_create_from_pattern(re, NULL) : NULL;
+    rc = md ? pcre2_match(re, text, (PCRE2_SIZE)sqlite3_value_bytes(argv[1]), 0, 0, md, NULL) : -1;
+    pcre2_match_data_free(md);
+    sqlite3_result_int(ctx, rc >= 0);
+    /* Handed to SQLite last: it may free it at once if it cannot keep it. */
+    if (fresh)
+        sqlite3_set_auxdata(ctx, 0, re, free_code);
+}
+
 int ledger_open(const char *path, ledger_db **out, ledger_error *err)
 {
     ledger_db *db;
@@ -121,6 +163,15 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
         || exec(db, "PRAGMA synchronous = FULL", err)
         || exec(db, "PRAGMA foreign_keys = ON", err)
         || migrate(db, err))
+        goto fail;
+    if (sqlite3_create_function(db->sql, "ledger_regexp", 2,
+                                SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
+                                sql_regexp, NULL, NULL) != SQLITE_OK) {
+        db_error(db, err, "ledger_regexp");
+        goto fail;
+    }
+    /* The rows a rule run acts on (rule.c), per connection. */
+    if (exec(db, "CREATE TEMP TABLE IF NOT EXISTS rule_ids (id INTEGER PRIMARY KEY)", err))
         goto fail;
     *out = db;
     return LEDGER_OK;

@@ -286,5 +286,18 @@ void date_add_months(const char *ymd, int months, char *out);
  * are left out. */
 int row_snapshot(ledger_db *db, int64_t id, char **out, ledger_error *err);
 int row_restore(ledger_db *db, int64_t id, const char *snapshot, ledger_error *err);
+/* row_restore for every row of a rule run at once. */
+int run_restore(ledger_db *db, int64_t run_id, ledger_error *err);
+/* The snapshot of row t (an alias of transactions) as one SQL expression,
+ * so a whole set of rows can be saved or compared in one statement. */
+#define SNAPSHOT_JSON(t) \
+    "json_object('override_category', " t ".override_category," \
+    " 'override_merchant_normalized', " t ".override_merchant_normalized," \
+    " 'override_share', " t ".override_share, 'override_trip_id', " t ".override_trip_id," \
+    " 'payment_method', " t ".payment_method," \
+    " 'tags', (SELECT json_group_array(tag_id) FROM" \
+    "          (SELECT tag_id FROM transaction_tags WHERE transaction_id = " t ".id ORDER BY tag_id))," \
+    " 'splits', (SELECT json_group_array(json_array(participant_id, share_percent, settled)) FROM" \
+    "            (SELECT * FROM splits WHERE transaction_id = " t ".id ORDER BY participant_id)))"
 
 #endif /* LEDGER_INTERNAL_H */

@@ -35,40 +35,48 @@ static const char SQL_RULE_DELETE[] = "DELETE FROM rules WHERE id = ?";
 static const char SQL_RUN_INSERT[] =
     "INSERT INTO rule_runs (owner_id, rule_id, rule_name, source, matches) VALUES (?, ?, ?, ?, ?)";
 static const char SQL_RUN_FINISH[] = "UPDATE rule_runs SET transactions = ? WHERE id = ?";
-static const char SQL_RUN_ROW[] =
-    "INSERT INTO rule_run_rows (run_id, transaction_id, snapshot) VALUES (?, ?, ?)";
 #define RUN_COLUMNS \
     "SELECT id, rule_id, rule_name, source, matches, transactions, created_at, reverted_at," \
     " owner_id FROM rule_runs"
 static const char SQL_RUN_ONE[] = RUN_COLUMNS " WHERE id = ?";
 static const char SQL_RUN_LIST[] = RUN_COLUMNS " WHERE owner_id = ? ORDER BY id DESC";
-static const char SQL_RUN_ROWS[] =
-    "SELECT transaction_id, snapshot FROM rule_run_rows WHERE run_id = ? ORDER BY transaction_id";
 static const char SQL_RUN_REVERTED[] =
     "UPDATE rule_runs SET reverted_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?";
-/* Rows a still-applied run of the rule matched: apply-all leaves them be. */
-static const char SQL_TOUCHED[] =
-    "SELECT rr.transaction_id FROM rule_run_rows rr JOIN rule_runs r ON r.id = rr.run_id"
-    " WHERE r.owner_id = ?1 AND r.rule_id = ?2 AND r.reverted_at IS NULL";
-/* The caller's rows as conditions see them; ?2 (a JSON array) narrows to
- * a selection. */
-static const char SQL_ROWS[] =
-    "SELECT t.id, t.amount, t.date, t.description, t.merchant,"
-    "       COALESCE(t.override_merchant_normalized, t.merchant_normalized), t.eff_category,"
-    "       t.transaction_type, t.payment_method,"
-    "       CASE WHEN t.statement_id IS NULL THEN 'Manual' ELSE s.bank_name END, s.statement_type,"
-    "       (SELECT group_concat(g.name, char(31)) FROM transaction_tags tt"
-    "          JOIN tags g ON g.id = tt.tag_id WHERE tt.transaction_id = t.id AND g.owner_id = ?1)"
-    "  FROM transactions t LEFT JOIN statements s ON s.id = t.statement_id"
-    " WHERE t.owner_id = ?1 AND t.reconciled_with_id IS NULL"
-    "   AND (?2 IS NULL OR t.id IN (SELECT value FROM json_each(?2)))"
-    " ORDER BY t.id";
-static const char SQL_SET_CATEGORY[] = "UPDATE transactions SET override_category = ?2 WHERE id = ?1";
-static const char SQL_SET_MERCHANT[] =
-    "UPDATE transactions SET override_merchant_normalized = ?2 WHERE id = ?1";
-static const char SQL_SET_TRIP[] = "UPDATE transactions SET override_trip_id = ?2 WHERE id = ?1";
-static const char SQL_ADD_TAG[] =
-    "INSERT OR IGNORE INTO transaction_tags (transaction_id, tag_id) VALUES (?1, ?2)";
+/* The matched rows of a run go into the temporary table rule_ids (made by
+ * db.c for each connection), and every action is one statement over it. */
+static const char SQL_IDS_CLEAR[] = "DELETE FROM temp.rule_ids";
+static const char SQL_IDS_FILL[] =
+    "INSERT INTO temp.rule_ids (id) SELECT value FROM json_each(?)";
+/* Every matched row is recorded, changed or not, so apply-all knows the
+ * rule has seen it (restoring an unchanged row's snapshot changes nothing). */
+static const char SQL_RUN_SNAPSHOT[] =
+    "INSERT INTO rule_run_rows (run_id, transaction_id, snapshot)"
+    " SELECT ?1, t.id, " SNAPSHOT_JSON("t") " FROM transactions t"
+    "  WHERE t.id IN (SELECT id FROM temp.rule_ids)";
+static const char SQL_RUN_CHANGED[] =
+    "SELECT COUNT(*) FROM rule_run_rows rr JOIN transactions t ON t.id = rr.transaction_id"
+    " WHERE rr.run_id = ?1 AND rr.snapshot IS NOT " SNAPSHOT_JSON("t");
+static const char SQL_ALL_CATEGORY[] =
+    "UPDATE transactions SET override_category = ?1 WHERE id IN (SELECT id FROM temp.rule_ids)";
+static const char SQL_ALL_MERCHANT[] =
+    "UPDATE transactions SET override_merchant_normalized = ?1 WHERE id IN (SELECT id FROM temp.rule_ids)";
+static const char SQL_ALL_TRIP[] =
+    "UPDATE transactions SET override_trip_id = ?1 WHERE id IN (SELECT id FROM temp.rule_ids)";
+static const char SQL_ALL_TAG[] =
+    "INSERT OR IGNORE INTO transaction_tags (transaction_id, tag_id)"
+    " SELECT id, ?1 FROM temp.rule_ids";
+/* apply_split (Behaviour rule 5): upsert each share, then remove only the
+ * participants no longer named, so settled flags survive; ?1 is the
+ * completed set as [[participant_id, share], ...]. */
+static const char SQL_ALL_SPLIT_UPSERT[] =
+    "INSERT INTO splits (transaction_id, participant_id, share_percent)"
+    " SELECT r.id, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]')"
+    "   FROM temp.rule_ids r, json_each(?1) j WHERE 1"
+    " ON CONFLICT (transaction_id, participant_id) DO UPDATE SET share_percent = excluded.share_percent";
+static const char SQL_ALL_SPLIT_PRUNE[] =
+    "DELETE FROM splits WHERE transaction_id IN (SELECT id FROM temp.rule_ids)"
+    "   AND participant_id NOT IN (SELECT json_extract(value, '$[0]') FROM json_each(?1))";
+static const char SQL_ROW_CATEGORY[] = "UPDATE transactions SET override_category = ?2 WHERE id = ?1";
 static const char SQL_EFF_MERCHANT[] = "SELECT eff_merchant FROM transactions WHERE id = ?";
 
 /* ---- rules as JSON, checked -------------------------------------------------------- */
@@ -339,135 +347,20 @@ int ledger_rule_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err)
     return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "rule delete");
 }
 
-/* ---- rows -------------------------------------------------------------------------------- */
-
-struct row_set {
-    struct rule_row *v;
-    size_t n;
-};
-
-static void rows_free(struct row_set *rs)
-{
-    size_t i;
-    int k;
-
-    for (i = 0; i < rs->n; i++) {
-        for (k = 0; k < FIELD_COUNT; k++)
-            free((char *)rs->v[i].text[k]);
-        free((char *)rs->v[i].tags);
-    }
-    free(rs->v);
-    rs->v = NULL;
-    rs->n = 0;
-}
-
-static char *dup_col(sqlite3_stmt *st, int col)
-{
-    const char *s = (const char *)sqlite3_column_text(st, col);
-
-    return s ? strdup(s) : NULL;
-}
-
-/* The caller's rows, all or (selection, a JSON array of ids) some. */
-static int rows_load(ledger_db *db, int64_t me, const char *selection, struct row_set *rs,
-                     ledger_error *err)
-{
-    static const int cols[] = { FIELD_DESCRIPTION, FIELD_MERCHANT, FIELD_MERCHANT_NORM,
-                                FIELD_CATEGORY, FIELD_TYPE, FIELD_METHOD, FIELD_BANK,
-                                FIELD_STATEMENT_TYPE };
-    sqlite3_stmt *st = db_stmt(db, SQL_ROWS, err);
-    size_t cap = 0, k;
-    int rc;
-
-    memset(rs, 0, sizeof *rs);
-    if (st == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, me);
-    db_bind_text(st, 2, selection);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct rule_row *r;
-
-        if (rs->n == cap) {
-            void *nv = realloc(rs->v, (cap = cap ? 2 * cap : 256) * sizeof *rs->v);
-
-            if (nv == NULL)
-                break;
-            rs->v = nv;
-        }
-        r = &rs->v[rs->n++];
-        memset(r, 0, sizeof *r);
-        r->id = sqlite3_column_int64(st, 0);
-        r->amount = sqlite3_column_int64(st, 1);
-        snprintf(r->date, sizeof r->date, "%s", (const char *)sqlite3_column_text(st, 2));
-        for (k = 0; k < sizeof cols / sizeof cols[0]; k++)
-            r->text[cols[k]] = dup_col(st, 3 + (int)k);
-        r->tags = dup_col(st, 11);
-    }
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE) {
-        rows_free(rs);
-        return rc == SQLITE_ROW ? ledger_error_set(err, 500, "internal", NULL, "out of memory")
-                                : db_error(db, err, "rule rows");
-    }
-    return LEDGER_OK;
-}
-
-static int cmp_id(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-    return x < y ? -1 : x > y;
-}
-
-/* Ids of rows a still-applied run of rule_id changed, sorted. */
-static int touched_load(ledger_db *db, int64_t me, int64_t rule_id, int64_t **ids, size_t *n,
-                        ledger_error *err)
-{
-    sqlite3_stmt *st = db_stmt(db, SQL_TOUCHED, err);
-    size_t cap = 0;
-    int rc;
-
-    *ids = NULL;
-    *n = 0;
-    if (st == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, me);
-    sqlite3_bind_int64(st, 2, rule_id);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            void *nv = realloc(*ids, (cap = cap ? 2 * cap : 64) * sizeof **ids);
-
-            if (nv == NULL)
-                break;
-            *ids = nv;
-        }
-        (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
-    }
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE)
-        return db_error(db, err, "rule runs");
-    if (*n)
-        qsort(*ids, *n, sizeof **ids, cmp_id);
-    return LEDGER_OK;
-}
-
 /* ---- runs ----------------------------------------------------------------------------------- */
 
-/* One rule, ready to act: its compiled conditions and checked actions. */
+/* One rule, ready to act: its checked actions and completed split. */
 struct prepared {
     int64_t id;
     char name[NAME_MAX_LEN + 1];
-    int any, manual_only;
+    int any;
     cJSON *rule;               /* owned */
-    struct rule_cond *conds;
-    size_t nconds;
-    struct split_set split;    /* apply_split's shares, completed */
+    char *shares;              /* apply_split's completed shares as JSON, or NULL */
 };
 
 static void prepared_free(struct prepared *p)
 {
-    rule_conds_free(p->conds, p->nconds);
-    split_set_free(&p->split);
+    free(p->shares);
     cJSON_Delete(p->rule);
     memset(p, 0, sizeof *p);
 }
@@ -483,7 +376,6 @@ static int prepare(ledger_db *db, int64_t me, cJSON *rule, struct prepared *p, l
     p->id = (int64_t)cJSON_GetObjectItem(rule, "id")->valuedouble;
     snprintf(p->name, sizeof p->name, "%s", cJSON_GetObjectItem(rule, "name")->valuestring);
     p->any = strcmp(cJSON_GetObjectItem(rule, "match")->valuestring, "any") == 0;
-    p->manual_only = cJSON_IsTrue(cJSON_GetObjectItem(rule, "manual_only"));
     if (actions_check(db, me, cJSON_GetObjectItem(rule, "actions"), err)) {
         /* Valid when saved: what it names has changed since.  Say which
          * rule, as apply-all runs many. */
@@ -497,12 +389,28 @@ static int prepare(ledger_db *db, int64_t me, cJSON *rule, struct prepared *p, l
         }
         goto fail;
     }
-    if (rule_conds_compile(cJSON_GetObjectItem(rule, "conditions"), &p->conds, &p->nconds, err))
-        goto fail;
-    cJSON_ArrayForEach(a, cJSON_GetObjectItem(rule, "actions"))
-        if (strcmp(cJSON_GetObjectItem(a, "type")->valuestring, "apply_split") == 0
-            && split_parse(db, cJSON_GetObjectItem(a, "shares"), "shares", me, &p->split, err))
+    cJSON_ArrayForEach(a, cJSON_GetObjectItem(rule, "actions")) {
+        struct split_set ss;
+        cJSON *arr;
+        size_t i;
+
+        if (strcmp(cJSON_GetObjectItem(a, "type")->valuestring, "apply_split") != 0)
+            continue;
+        if (split_parse(db, cJSON_GetObjectItem(a, "shares"), "shares", me, &ss, err))
             goto fail;
+        arr = cJSON_CreateArray();
+        for (i = 0; i < ss.n; i++) {
+            cJSON *pair = cJSON_CreateArray();
+
+            cJSON_AddItemToArray(pair, cJSON_CreateNumber((double)ss.v[i].participant_id));
+            cJSON_AddItemToArray(pair, cJSON_CreateNumber((double)ss.v[i].share));
+            cJSON_AddItemToArray(arr, pair);
+        }
+        split_set_free(&ss);
+        free(p->shares);
+        p->shares = cJSON_PrintUnformatted(arr);
+        cJSON_Delete(arr);
+    }
     return LEDGER_OK;
 fail:
     p->rule = NULL;  /* the caller still owns it */
@@ -510,25 +418,113 @@ fail:
     return LEDGER_ERR;
 }
 
-static int exec_id_text(ledger_db *db, const char *sql, int64_t id, const char *text, int64_t num,
-                        ledger_error *err)
+/* Runs sql with ?1 bound to text, or to num when text is NULL. */
+static int exec1(ledger_db *db, const char *sql, const char *text, int64_t num, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, sql, err);
     int rc;
 
     if (st == NULL)
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, id);
     if (text)
-        sqlite3_bind_text(st, 2, text, -1, SQLITE_TRANSIENT);
-    else
-        sqlite3_bind_int64(st, 2, num);
+        sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
+    else if (num)
+        sqlite3_bind_int64(st, 1, num);
     rc = sqlite3_step(st);
     db_stmt_done(st);
     return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "rule action");
 }
 
-static int act_on(ledger_db *db, int64_t me, const struct prepared *p, int64_t id, ledger_error *err)
+/* The ids of the caller's rows the rule matches, in id order: by its
+ * conditions (one query built by rule_sql.c) or, for the quick action, a
+ * selection (a JSON array) with the conditions ignored; apply-all leaves
+ * out rows a still-applied run of the rule has seen. */
+static int match_ids(ledger_db *db, int64_t me, const struct prepared *p, const char *selection,
+                     int skip_seen, int64_t **ids, size_t *n, ledger_error *err)
+{
+    struct sqlbuf b = { NULL, 0, 0 };
+    cJSON *binds = cJSON_CreateArray();
+    sqlite3_stmt *st = NULL;
+    size_t cap = 0;
+    int rc = LEDGER_ERR, step;
+
+    *ids = NULL;
+    *n = 0;
+    if (sqlbuf_put(&b, "SELECT t.id FROM transactions t LEFT JOIN statements s ON s.id = t.statement_id"
+                       " WHERE t.owner_id = ?1 AND t.reconciled_with_id IS NULL AND "))
+        goto oom;
+    if (selection) {
+        if (sqlbuf_put(&b, "t.id IN (SELECT value FROM json_each(?))"))
+            goto oom;
+        cJSON_AddItemToArray(binds, cJSON_CreateString(selection));
+    } else if (rule_conditions_sql(cJSON_GetObjectItem(p->rule, "conditions"), p->any, &b, binds, err)) {
+        goto out;
+    }
+    if (skip_seen) {
+        if (sqlbuf_put(&b, " AND t.id NOT IN (SELECT rr.transaction_id FROM rule_run_rows rr"
+                           " JOIN rule_runs r ON r.id = rr.run_id"
+                           " WHERE r.owner_id = ?1 AND r.rule_id = ? AND r.reverted_at IS NULL)"))
+            goto oom;
+        cJSON_AddItemToArray(binds, cJSON_CreateNumber((double)p->id));
+    }
+    if (sqlbuf_put(&b, " ORDER BY t.id"))
+        goto oom;
+    if ((st = db_stmt(db, b.text, err)) == NULL)
+        goto out;
+    sqlite3_bind_int64(st, 1, me);
+    rule_bind(st, 2, binds);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            void *nv = realloc(*ids, (cap = cap ? 2 * cap : 256) * sizeof **ids);
+
+            if (nv == NULL)
+                break;
+            *ids = nv;
+        }
+        (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+    }
+    db_stmt_done(st);
+    if (step != SQLITE_DONE) {
+        db_error(db, err, "rule match");
+        goto out;
+    }
+    rc = LEDGER_OK;
+    goto out;
+oom:
+    ledger_error_set(err, 500, "internal", NULL, "out of memory");
+out:
+    if (rc) {
+        free(*ids);
+        *ids = NULL;
+        *n = 0;
+    }
+    free(b.text);
+    cJSON_Delete(binds);
+    return rc;
+}
+
+/* Puts ids into temp.rule_ids. */
+static int ids_fill(ledger_db *db, const int64_t *ids, size_t n, ledger_error *err)
+{
+    cJSON *arr = cJSON_CreateArray();
+    char *text;
+    size_t i;
+    int rc;
+
+    for (i = 0; i < n; i++)
+        cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)ids[i]));
+    text = cJSON_PrintUnformatted(arr);
+    cJSON_Delete(arr);
+    if (text == NULL)
+        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+    rc = exec1(db, SQL_IDS_CLEAR, NULL, 0, err) || exec1(db, SQL_IDS_FILL, text, 0, err);
+    free(text);
+    return rc ? LEDGER_ERR : LEDGER_OK;
+}
+
+/* The actions over every row of temp.rule_ids. */
+static int act_on_all(ledger_db *db, int64_t me, const struct prepared *p, const int64_t *ids,
+                      size_t n, ledger_error *err)
 {
     const cJSON *a;
 
@@ -537,31 +533,45 @@ static int act_on(ledger_db *db, int64_t me, const struct prepared *p, int64_t i
         int rc = LEDGER_OK;
 
         if (strcmp(type, "add_tag") == 0) {
-            rc = exec_id_text(db, SQL_ADD_TAG, id, NULL,
-                              (int64_t)cJSON_GetObjectItem(a, "tag_id")->valuedouble, err);
+            rc = exec1(db, SQL_ALL_TAG, NULL, (int64_t)cJSON_GetObjectItem(a, "tag_id")->valuedouble, err);
         } else if (strcmp(type, "set_category") == 0) {
-            char folded[LEDGER_CATEGORY_MAX], merchant[512] = "";
-            sqlite3_stmt *st = db_stmt(db, SQL_EFF_MERCHANT, err);
+            const char *category = cJSON_GetObjectItem(a, "category")->valuestring;
+            char folded[LEDGER_CATEGORY_MAX];
+            size_t i;
 
-            if (st == NULL)
-                return LEDGER_ERR;
-            sqlite3_bind_int64(st, 1, id);
-            if (sqlite3_step(st) == SQLITE_ROW)
-                snprintf(merchant, sizeof merchant, "%s", (const char *)sqlite3_column_text(st, 0));
-            db_stmt_done(st);
-            rc = category_resolve(db, me, merchant, cJSON_GetObjectItem(a, "category")->valuestring,
-                                  folded, err)
-                 || exec_id_text(db, SQL_SET_CATEGORY, id, folded, 0, err);
+            if (ledger_category_fold(category, folded) != LEDGER_CATEGORY_REFUND) {
+                rc = exec1(db, SQL_ALL_CATEGORY, folded, 0, err);
+                if (rc)
+                    return LEDGER_ERR;
+                continue;
+            }
+            /* A refund takes each row's merchant's usual category. */
+            for (i = 0; i < n && rc == LEDGER_OK; i++) {
+                char merchant[512] = "";
+                sqlite3_stmt *st = db_stmt(db, SQL_EFF_MERCHANT, err);
+
+                if (st == NULL)
+                    return LEDGER_ERR;
+                sqlite3_bind_int64(st, 1, ids[i]);
+                if (sqlite3_step(st) == SQLITE_ROW)
+                    snprintf(merchant, sizeof merchant, "%s", (const char *)sqlite3_column_text(st, 0));
+                db_stmt_done(st);
+                if (category_resolve(db, me, merchant, category, folded, err)
+                    || (st = db_stmt(db, SQL_ROW_CATEGORY, err)) == NULL)
+                    return LEDGER_ERR;
+                sqlite3_bind_int64(st, 1, ids[i]);
+                sqlite3_bind_text(st, 2, folded, -1, SQLITE_TRANSIENT);
+                if (sqlite3_step(st) != SQLITE_DONE)
+                    rc = db_error(db, err, "rule action");
+                db_stmt_done(st);
+            }
         } else if (strcmp(type, "set_merchant") == 0) {
-            rc = exec_id_text(db, SQL_SET_MERCHANT, id,
-                              cJSON_GetObjectItem(a, "merchant_normalized")->valuestring, 0, err);
+            rc = exec1(db, SQL_ALL_MERCHANT, cJSON_GetObjectItem(a, "merchant_normalized")->valuestring, 0, err);
         } else if (strcmp(type, "set_trip") == 0) {
-            rc = exec_id_text(db, SQL_SET_TRIP, id, NULL,
-                              (int64_t)cJSON_GetObjectItem(a, "trip_id")->valuedouble, err);
+            rc = exec1(db, SQL_ALL_TRIP, NULL, (int64_t)cJSON_GetObjectItem(a, "trip_id")->valuedouble, err);
         } else {
-            /* Upsert the shares, remove only participants no longer named
-             * (settled flags survive), and complete for the owner. */
-            rc = split_write(db, id, &p->split, err);
+            rc = exec1(db, SQL_ALL_SPLIT_UPSERT, p->shares, 0, err)
+                 || exec1(db, SQL_ALL_SPLIT_PRUNE, p->shares, 0, err);
         }
         if (rc)
             return LEDGER_ERR;
@@ -611,16 +621,14 @@ static int run_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, int *reve
     return mine ? LEDGER_OK : ledger_error_set(err, 403, "forbidden", NULL, "the run is another user's");
 }
 
-/* Applies p to the rows ids[0..n) (they matched): one run record, and a
- * snapshot of every matched row, changed or not, so apply-all knows the
- * rule has seen it (restoring an unchanged row's snapshot changes nothing);
- * transactions counts the rows the actions changed. */
+/* Applies p to the rows ids[0..n) (they matched): one run record with a
+ * snapshot of every matched row; transactions counts those the actions
+ * changed. */
 static int run_rule(ledger_db *db, int64_t me, const struct prepared *p, const int64_t *ids,
                     size_t n, const char *source, cJSON **out, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_RUN_INSERT, err);
     int64_t run_id, changed = 0;
-    size_t i;
     int rc;
 
     if (st == NULL)
@@ -635,29 +643,17 @@ static int run_rule(ledger_db *db, int64_t me, const struct prepared *p, const i
     if (rc != SQLITE_DONE)
         return db_error(db, err, "run");
     run_id = sqlite3_last_insert_rowid(db->sql);
-    for (i = 0; i < n; i++) {
-        char *before = NULL, *after = NULL;
-
-        rc = row_snapshot(db, ids[i], &before, err) || act_on(db, me, p, ids[i], err)
-             || row_snapshot(db, ids[i], &after, err);
-        if (rc == LEDGER_OK) {
-            changed += strcmp(before, after) != 0;
-            if ((st = db_stmt(db, SQL_RUN_ROW, err)) == NULL) {
-                rc = LEDGER_ERR;
-            } else {
-                sqlite3_bind_int64(st, 1, run_id);
-                sqlite3_bind_int64(st, 2, ids[i]);
-                db_bind_text(st, 3, before);
-                if (sqlite3_step(st) != SQLITE_DONE)
-                    rc = db_error(db, err, "run row");
-                db_stmt_done(st);
-            }
-        }
-        free(before);
-        free(after);
-        if (rc)
-            return LEDGER_ERR;
-    }
+    if (ids_fill(db, ids, n, err) || exec1(db, SQL_RUN_SNAPSHOT, NULL, run_id, err)
+        || act_on_all(db, me, p, ids, n, err))
+        return LEDGER_ERR;
+    if ((st = db_stmt(db, SQL_RUN_CHANGED, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, run_id);
+    if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        changed = sqlite3_column_int64(st, 0);
+    db_stmt_done(st);
+    if (rc != SQLITE_ROW)
+        return db_error(db, err, "run");
     if ((st = db_stmt(db, SQL_RUN_FINISH, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, changed);
@@ -669,27 +665,9 @@ static int run_rule(ledger_db *db, int64_t me, const struct prepared *p, const i
     return run_get(db, me, run_id, out, NULL, err);
 }
 
-/* The ids among rs that p matches, leaving out skip (sorted) if given. */
-static int64_t *matching(const struct prepared *p, const struct row_set *rs, const int64_t *skip,
-                         size_t nskip, int conditions, size_t *n)
-{
-    int64_t *ids = malloc((rs->n ? rs->n : 1) * sizeof *ids);
-    size_t i;
-
-    *n = 0;
-    for (i = 0; ids && i < rs->n; i++) {
-        if (skip && bsearch(&rs->v[i].id, skip, nskip, sizeof *skip, cmp_id))
-            continue;
-        if (!conditions || rule_row_matches(p->conds, p->nconds, p->any, &rs->v[i]))
-            ids[(*n)++] = rs->v[i].id;
-    }
-    return ids;
-}
-
 int ledger_rule_apply_all(ledger_db *db, int64_t me, cJSON **out, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_RULE_AUTO, err);
-    struct row_set rs = { NULL, 0 };
     cJSON *rules = NULL, *rule, *doc = NULL, *runs;
     int64_t total_matches = 0, total_changed = 0;
     int rc = LEDGER_ERR;
@@ -701,30 +679,19 @@ int ledger_rule_apply_all(ledger_db *db, int64_t me, cJSON **out, ledger_error *
         return LEDGER_ERR;
     doc = cJSON_CreateObject();
     runs = cJSON_AddArrayToObject(doc, "runs");
+    /* In id order; each rule sees the rows as the rules before it left them. */
     cJSON_ArrayForEach(rule, cJSON_GetObjectItem(rules, "items")) {
         struct prepared p;
-        int64_t *skip = NULL, *ids;
-        size_t nskip = 0, n;
-        cJSON *run = NULL;
-
-        /* Rows are read again for each rule: the rules before it may have
-         * changed them, and a rule sees the rows as they now are. */
-        rows_free(&rs);
-        if (rows_load(db, me, NULL, &rs, err))
-            goto out;
-        cJSON *copy = cJSON_Duplicate(rule, 1);
+        cJSON *copy = cJSON_Duplicate(rule, 1), *run = NULL;
+        int64_t *ids = NULL;
+        size_t n = 0;
 
         if (prepare(db, me, copy, &p, err)) {
             cJSON_Delete(copy);
             goto out;
         }
-        if (touched_load(db, me, p.id, &skip, &nskip, err)) {
-            prepared_free(&p);
-            goto out;
-        }
-        ids = matching(&p, &rs, skip, nskip, 1, &n);
-        free(skip);
-        if (n && run_rule(db, me, &p, ids, n, "conditions", &run, err)) {
+        if (match_ids(db, me, &p, NULL, 1, &ids, &n, err)
+            || (n && run_rule(db, me, &p, ids, n, "conditions", &run, err))) {
             free(ids);
             prepared_free(&p);
             goto out;
@@ -743,7 +710,6 @@ int ledger_rule_apply_all(ledger_db *db, int64_t me, cJSON **out, ledger_error *
     doc = NULL;
     rc = LEDGER_OK;
 out:
-    rows_free(&rs);
     cJSON_Delete(rules);
     cJSON_Delete(doc);
     return rc;
@@ -764,23 +730,72 @@ static cJSON *preview_view(cJSON *row)
     return o;
 }
 
+/* The dry run: the actions run for real inside a savepoint, the rows are
+ * read back, and the savepoint is rolled back, so the preview shows
+ * exactly what a run would do and changes nothing. */
+static int preview(ledger_db *db, int64_t me, const struct prepared *p, const int64_t *ids,
+                   size_t n, cJSON **out, ledger_error *err)
+{
+    cJSON *doc = cJSON_CreateObject(), *items = cJSON_AddArrayToObject(doc, "items"), **before;
+    size_t i;
+    int rc = LEDGER_ERR;
+
+    before = calloc(n ? n : 1, sizeof *before);
+    if (before == NULL) {
+        cJSON_Delete(doc);
+        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+    }
+    sqlite3_exec(db->sql, "SAVEPOINT preview", NULL, NULL, NULL);
+    for (i = 0; i < n; i++)
+        if (txn_get(db, me, ids[i], &before[i], err))
+            goto out;
+    if (ids_fill(db, ids, n, err) || act_on_all(db, me, p, ids, n, err))
+        goto out;
+    for (i = 0; i < n; i++) {
+        cJSON *after = NULL, *o;
+
+        if (txn_get(db, me, ids[i], &after, err))
+            goto out;
+        o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "transaction_id", (double)ids[i]);
+        cJSON_AddItemToObject(o, "before", preview_view(before[i]));
+        cJSON_AddItemToObject(o, "after", preview_view(after));
+        cJSON_AddItemToArray(items, o);
+        cJSON_Delete(after);
+    }
+    cJSON_AddNumberToObject(doc, "matches", (double)n);
+    *out = doc;
+    doc = NULL;
+    rc = LEDGER_OK;
+out:
+    sqlite3_exec(db->sql, "ROLLBACK TO preview; RELEASE preview", NULL, NULL, NULL);
+    for (i = 0; i < n; i++)
+        cJSON_Delete(before[i]);
+    free(before);
+    cJSON_Delete(doc);
+    return rc;
+}
+
 static int rule_one(ledger_db *db, int64_t me, int64_t rule_id, const cJSON *body,
                     enum rule_mode mode, cJSON **out, ledger_error *err)
 {
     struct prepared p;
-    struct row_set rs = { NULL, 0 };
     cJSON *rule = NULL, *sel = NULL;
     char *sel_text = NULL;
     int64_t *ids = NULL;
-    size_t n = 0, i;
+    size_t n = 0;
     int rc = LEDGER_ERR;
 
     if (rule_load(db, me, rule_id, &rule, err))
         return LEDGER_ERR;
     if (mode == MODE_SELECTION) {
-        if (field_require_object(body, err) || field_id_array(body, "transaction_ids", 5000, &sel, err)
-            || access_txn_set(db, me, sel, err))
+        if (field_require_object(body, err) || field_id_array(body, "transaction_ids", 5000, &sel, err))
             goto out;
+        if (access_txn_set(db, me, sel, err)) {
+            if (err->status < 500)
+                snprintf(err->field, sizeof err->field, "transaction_ids");
+            goto out;
+        }
         sel_text = cJSON_PrintUnformatted(sel);
     } else if (cJSON_IsTrue(cJSON_GetObjectItem(rule, "manual_only")) && mode == MODE_APPLY) {
         ledger_error_set(err, 409, "conflict", NULL,
@@ -791,53 +806,24 @@ static int rule_one(ledger_db *db, int64_t me, int64_t rule_id, const cJSON *bod
     if (prepare(db, me, rule, &p, err))
         goto out;
     rule = NULL;  /* p owns it now */
-    if (rows_load(db, me, sel_text, &rs, err))
+    if (match_ids(db, me, &p, sel_text, 0, &ids, &n, err))
         goto done;
     /* Rules act on rows the caller owns: a selection naming a row only
      * shared with them is refused. */
-    if (sel && rs.n != (size_t)cJSON_GetArraySize(sel)) {
+    if (sel && n != (size_t)cJSON_GetArraySize(sel)) {
         ledger_error_set(err, 403, "forbidden", "transaction_ids",
                          "rules act only on your own transactions");
         goto done;
     }
-    ids = matching(&p, &rs, NULL, 0, mode != MODE_SELECTION, &n);
-    if (mode == MODE_PREVIEW) {
-        cJSON *doc = cJSON_CreateObject(), *items = cJSON_AddArrayToObject(doc, "items");
-
-        /* The actions run for real inside a savepoint, are read back, and
-         * are rolled back: the preview shows exactly what a run would do. */
-        sqlite3_exec(db->sql, "SAVEPOINT preview", NULL, NULL, NULL);
-        for (i = 0; i < n; i++) {
-            cJSON *before = NULL, *after = NULL, *o;
-
-            if (txn_get(db, me, ids[i], &before, err) || act_on(db, me, &p, ids[i], err)
-                || txn_get(db, me, ids[i], &after, err)) {
-                cJSON_Delete(before);
-                cJSON_Delete(doc);
-                sqlite3_exec(db->sql, "ROLLBACK TO preview; RELEASE preview", NULL, NULL, NULL);
-                goto done;
-            }
-            o = cJSON_CreateObject();
-            cJSON_AddNumberToObject(o, "transaction_id", (double)ids[i]);
-            cJSON_AddItemToObject(o, "before", preview_view(before));
-            cJSON_AddItemToObject(o, "after", preview_view(after));
-            cJSON_AddItemToArray(items, o);
-            cJSON_Delete(before);
-            cJSON_Delete(after);
-        }
-        sqlite3_exec(db->sql, "ROLLBACK TO preview; RELEASE preview", NULL, NULL, NULL);
-        cJSON_AddNumberToObject(doc, "matches", (double)n);
-        *out = doc;
-        rc = LEDGER_OK;
-    } else {
+    if (mode == MODE_PREVIEW)
+        rc = preview(db, me, &p, ids, n, out, err);
+    else
         rc = run_rule(db, me, &p, ids, n, mode == MODE_SELECTION ? "selection" : "conditions", out, err);
-    }
 done:
     prepared_free(&p);
 out:
     free(ids);
     free(sel_text);
-    rows_free(&rs);
     cJSON_Delete(sel);
     cJSON_Delete(rule);
     return rc;
@@ -874,43 +860,15 @@ int ledger_rule_revert(ledger_db *db, int64_t me, int64_t run_id, cJSON **out, l
     sqlite3_stmt *st;
     cJSON *run = NULL;
     int reverted = 0, rc;
-    int64_t *ids = NULL;
-    char **snaps = NULL;
-    size_t n = 0, cap = 0, i;
 
     if (run_get(db, me, run_id, &run, &reverted, err))
         return LEDGER_ERR;
     cJSON_Delete(run);
     if (reverted)
         return ledger_error_set(err, 409, "conflict", NULL, "the run was already reverted");
-    if ((st = db_stmt(db, SQL_RUN_ROWS, err)) == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, run_id);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (n == cap) {
-            void *ni = realloc(ids, (cap = cap ? 2 * cap : 64) * sizeof *ids), *ns;
-
-            if (ni == NULL)
-                break;
-            ids = ni;
-            if ((ns = realloc(snaps, cap * sizeof *snaps)) == NULL)
-                break;
-            snaps = ns;
-        }
-        ids[n] = sqlite3_column_int64(st, 0);
-        snaps[n++] = strdup((const char *)sqlite3_column_text(st, 1));
-    }
-    db_stmt_done(st);
-    rc = rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "revert");
-    for (i = 0; rc == LEDGER_OK && i < n; i++)
-        rc = row_restore(db, ids[i], snaps[i], err);
-    for (i = 0; i < n; i++)
-        free(snaps[i]);
-    free(snaps);
-    free(ids);
-    if (rc)
-        return LEDGER_ERR;
-    if ((st = db_stmt(db, SQL_RUN_REVERTED, err)) == NULL)
+    /* Every row the run matched goes back to its pre-run state, in a few
+     * set-wide statements rather than a round per row. */
+    if (run_restore(db, run_id, err) || (st = db_stmt(db, SQL_RUN_REVERTED, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, run_id);
     rc = sqlite3_step(st);

@@ -15,34 +15,21 @@ enum rule_op {
     OP_GT, OP_GTE, OP_LT, OP_LTE, OP_BETWEEN, OP_EMPTY
 };
 
-struct pcre2_real_code_8;
-struct pcre2_real_match_data_8;
-
-/* A compiled condition; value points into the rule's conditions document. */
-struct rule_cond {
-    enum rule_field field;
-    enum rule_op op;
-    const cJSON *value;
-    int64_t cents, cents2;
-    char folded[LEDGER_CATEGORY_MAX];
-    struct pcre2_real_code_8 *re;
-    struct pcre2_real_match_data_8 *md;
+/* A growing SQL text. */
+struct sqlbuf {
+    char *text;
+    size_t len, cap;
 };
-
-/* One of the caller's rows, as conditions see it. */
-struct rule_row {
-    int64_t id, amount;
-    char date[11];
-    const char *text[FIELD_COUNT];  /* the text fields, by rule_field */
-    const char *tags;               /* the caller's tag names, joined by 0x1f */
-};
+int sqlbuf_put(struct sqlbuf *b, const char *s);
 
 /* Checks conditions as saved: 400 naming conditions[i]. */
 int rule_conditions_check(const cJSON *conds, ledger_error *err);
-/* Compiles checked conditions; the caller frees with rule_conds_free. */
-int rule_conds_compile(const cJSON *conds, struct rule_cond **out, size_t *n, ledger_error *err);
-void rule_conds_free(struct rule_cond *c, size_t n);
-/* Whether the row satisfies all (any = 0) or any (any = 1) conditions. */
-int rule_row_matches(const struct rule_cond *c, size_t n, int any, const struct rule_row *r);
+/* Appends checked conditions as one SQL condition on transactions t and
+ * statements s, all (any = 0) or any (any = 1) of them; each '?' takes the
+ * next item of binds, and ?1 is the caller. */
+int rule_conditions_sql(const cJSON *conds, int any, struct sqlbuf *b, cJSON *binds,
+                        ledger_error *err);
+/* Binds binds to st from parameter number first on; returns the next. */
+int rule_bind(sqlite3_stmt *st, int first, const cJSON *binds);
 
 #endif

@@ -12,16 +12,7 @@
 #include "internal.h"
 
 static const char SQL_SNAPSHOT[] =
-    "SELECT json_object("
-    "  'override_category', override_category,"
-    "  'override_merchant_normalized', override_merchant_normalized,"
-    "  'override_share', override_share, 'override_trip_id', override_trip_id,"
-    "  'payment_method', payment_method,"
-    "  'tags', (SELECT json_group_array(tag_id) FROM"
-    "           (SELECT tag_id FROM transaction_tags WHERE transaction_id = ?1 ORDER BY tag_id)),"
-    "  'splits', (SELECT json_group_array(json_array(participant_id, share_percent, settled)) FROM"
-    "             (SELECT * FROM splits WHERE transaction_id = ?1 ORDER BY participant_id)))"
-    "  FROM transactions WHERE id = ?1";
+    "SELECT " SNAPSHOT_JSON("t") " FROM transactions t WHERE t.id = ?1";
 static const char SQL_RESTORE_ROW[] =
     "UPDATE transactions SET"
     " override_category = json_extract(?2, '$.override_category'),"
@@ -30,6 +21,34 @@ static const char SQL_RESTORE_ROW[] =
     " override_trip_id = (SELECT id FROM trips WHERE id = json_extract(?2, '$.override_trip_id')),"
     " payment_method = json_extract(?2, '$.payment_method')"
     " WHERE id = ?1";
+
+/* The same for every row of a rule run (?1) at once. */
+static const char SQL_RUN_RESTORE_ROWS[] =
+    "UPDATE transactions SET"
+    " override_category = json_extract(rr.snapshot, '$.override_category'),"
+    " override_merchant_normalized = json_extract(rr.snapshot, '$.override_merchant_normalized'),"
+    " override_share = json_extract(rr.snapshot, '$.override_share'),"
+    " override_trip_id = (SELECT id FROM trips WHERE id = json_extract(rr.snapshot, '$.override_trip_id')),"
+    " payment_method = json_extract(rr.snapshot, '$.payment_method')"
+    " FROM rule_run_rows rr WHERE rr.run_id = ?1 AND transactions.id = rr.transaction_id";
+static const char SQL_RUN_RESTORE_TAGS_DROP[] =
+    "DELETE FROM transaction_tags"
+    " WHERE transaction_id IN (SELECT transaction_id FROM rule_run_rows WHERE run_id = ?1)"
+    "   AND NOT EXISTS (SELECT 1 FROM rule_run_rows rr, json_each(rr.snapshot, '$.tags') j"
+    "                    WHERE rr.run_id = ?1 AND rr.transaction_id = transaction_tags.transaction_id"
+    "                      AND j.value = transaction_tags.tag_id)";
+static const char SQL_RUN_RESTORE_TAGS_ADD[] =
+    "INSERT OR IGNORE INTO transaction_tags (transaction_id, tag_id)"
+    " SELECT rr.transaction_id, j.value FROM rule_run_rows rr, json_each(rr.snapshot, '$.tags') j"
+    "  WHERE rr.run_id = ?1 AND j.value IN (SELECT id FROM tags)";
+static const char SQL_RUN_RESTORE_SPLITS_DROP[] =
+    "DELETE FROM splits WHERE transaction_id IN (SELECT transaction_id FROM rule_run_rows WHERE run_id = ?1)";
+static const char SQL_RUN_RESTORE_SPLITS_ADD[] =
+    "INSERT INTO splits (transaction_id, participant_id, share_percent, settled)"
+    " SELECT rr.transaction_id, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'),"
+    "        json_extract(j.value, '$[2]')"
+    "   FROM rule_run_rows rr, json_each(rr.snapshot, '$.splits') j"
+    "  WHERE rr.run_id = ?1 AND json_extract(j.value, '$[0]') IN (SELECT id FROM users)";
 static const char SQL_RESTORE_TAGS_DROP[] =
     "DELETE FROM transaction_tags WHERE transaction_id = ?1"
     "   AND tag_id NOT IN (SELECT value FROM json_each(?2, '$.tags'))";
@@ -81,6 +100,29 @@ int row_restore(ledger_db *db, int64_t id, const char *snapshot, ledger_error *e
         db_stmt_done(st);
         if (rc != SQLITE_DONE)
             return db_error(db, err, "restore");
+    }
+    return LEDGER_OK;
+}
+
+int run_restore(ledger_db *db, int64_t run_id, ledger_error *err)
+{
+    static const char *const steps[] = {
+        SQL_RUN_RESTORE_ROWS, SQL_RUN_RESTORE_TAGS_DROP, SQL_RUN_RESTORE_TAGS_ADD,
+        SQL_RUN_RESTORE_SPLITS_DROP, SQL_RUN_RESTORE_SPLITS_ADD
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        sqlite3_stmt *st = db_stmt(db, steps[i], err);
+        int rc;
+
+        if (st == NULL)
+            return LEDGER_ERR;
+        sqlite3_bind_int64(st, 1, run_id);
+        rc = sqlite3_step(st);
+        db_stmt_done(st);
+        if (rc != SQLITE_DONE)
+            return db_error(db, err, "revert");
     }
     return LEDGER_OK;
 }

@@ -1,0 +1,255 @@
+/*
+ * Rule conditions as SQL.  A rule's conditions become one WHERE clause over
+ * the caller's rows (transactions t, statements s), so matching a rule is
+ * one indexed query rather than a walk over the ledger in C.  Values are
+ * always bound: each '?' takes the next value of the binds array, and ?1 is
+ * the caller.  `matches` calls ledger_regexp(pattern, text), the PCRE2
+ * function db.c registers.  Text comparisons ignore case (ASCII), as
+ * rule_match.c documents; a category value is compared folded.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rule.h"
+
+static const char *const columns[] = {
+    [FIELD_DESCRIPTION] = "t.description",
+    [FIELD_MERCHANT] = "t.merchant",
+    [FIELD_MERCHANT_NORM] = "COALESCE(t.override_merchant_normalized, t.merchant_normalized)",
+    [FIELD_CATEGORY] = "t.eff_category",
+    [FIELD_AMOUNT] = "t.amount",
+    [FIELD_TYPE] = "t.transaction_type",
+    [FIELD_METHOD] = "t.payment_method",
+    [FIELD_BANK] = "(CASE WHEN t.statement_id IS NULL THEN 'Manual' ELSE s.bank_name END)",
+    [FIELD_STATEMENT_TYPE] = "s.statement_type",
+    [FIELD_DATE] = "t.date",
+    [FIELD_TAG] = "g.name",
+};
+
+static int put(struct sqlbuf *b, const char *s)
+{
+    size_t n = strlen(s);
+
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = (b->cap + n + 1) * 2;
+        char *p = realloc(b->text, cap);
+
+        if (p == NULL)
+            return -1;
+        b->text = p;
+        b->cap = cap;
+    }
+    memcpy(b->text + b->len, s, n + 1);
+    b->len += n;
+    return 0;
+}
+
+static void bind_text(cJSON *binds, const char *s)
+{
+    cJSON_AddItemToArray(binds, cJSON_CreateString(s));
+}
+
+/* A value as the condition compares it: category values folded. */
+static void bind_value(cJSON *binds, enum rule_field f, const cJSON *v)
+{
+    char slug[LEDGER_CATEGORY_MAX];
+
+    if (f == FIELD_AMOUNT) {
+        int64_t cents = 0;
+        ledger_error e;
+
+        ledger_money_from_json(v, "value", &cents, &e);
+        cJSON_AddItemToArray(binds, cJSON_CreateNumber((double)cents));
+    } else if (f == FIELD_CATEGORY && ledger_category_fold(v->valuestring, slug) != LEDGER_CATEGORY_EMPTY) {
+        bind_text(binds, slug);
+    } else {
+        bind_text(binds, v->valuestring);
+    }
+}
+
+/* A list value (in) as a JSON array text, each item as bind_value makes it. */
+static void bind_list(cJSON *binds, enum rule_field f, const cJSON *list)
+{
+    cJSON *tmp = cJSON_CreateArray(), *item;
+    const cJSON *v;
+    char *text;
+
+    cJSON_ArrayForEach(v, list)
+        bind_value(tmp, f, v);
+    if (f != FIELD_AMOUNT) {
+        cJSON_ArrayForEach(item, tmp) {
+            /* compared lower-cased, as the column is */
+            char *p;
+
+            for (p = item->valuestring; *p; p++)
+                if (*p >= 'A' && *p <= 'Z')
+                    *p += 'a' - 'A';
+        }
+    }
+    text = cJSON_PrintUnformatted(tmp);
+    bind_text(binds, text ? text : "[]");
+    free(text);
+    cJSON_Delete(tmp);
+}
+
+/* One positive text test of expression x (not NULL: COALESCEd by the caller). */
+static int text_sql(struct sqlbuf *b, cJSON *binds, enum rule_field f, enum rule_op op,
+                    const char *x, const cJSON *v)
+{
+    char frag[512];
+
+    switch (op) {
+    case OP_EQ:
+    case OP_NE:
+        snprintf(frag, sizeof frag, "lower(%s) = lower(?)", x);
+        break;
+    case OP_CONTAINS:
+    case OP_NOT_CONTAINS:
+        snprintf(frag, sizeof frag, "instr(lower(%s), lower(?)) > 0", x);
+        break;
+    case OP_STARTS:
+        snprintf(frag, sizeof frag, "substr(lower(%s), 1, length(?)) = lower(?)", x);
+        bind_value(binds, f, v);
+        break;
+    case OP_ENDS:
+        snprintf(frag, sizeof frag, "(length(%s) >= length(?) AND substr(lower(%s), -length(?)) = lower(?))",
+                 x, x);
+        bind_value(binds, f, v);
+        bind_value(binds, f, v);
+        break;
+    case OP_MATCHES:
+        snprintf(frag, sizeof frag, "ledger_regexp(?, %s)", x);
+        bind_text(binds, v->valuestring);  /* the pattern as written */
+        return put(b, frag);
+    case OP_IN:
+        snprintf(frag, sizeof frag, "lower(%s) IN (SELECT value FROM json_each(?))", x);
+        bind_list(binds, f, v);
+        return put(b, frag);
+    case OP_EMPTY:
+        snprintf(frag, sizeof frag, "%s = ''", x);
+        return put(b, frag);
+    default:
+        return -1;
+    }
+    bind_value(binds, f, v);
+    return put(b, frag);
+}
+
+/* amount and date: plain comparisons. */
+static int ordered_sql(struct sqlbuf *b, cJSON *binds, enum rule_field f, enum rule_op op,
+                       const cJSON *v)
+{
+    static const char *const cmp[] = { [OP_EQ] = "=", [OP_NE] = "<>", [OP_GT] = ">",
+                                       [OP_GTE] = ">=", [OP_LT] = "<", [OP_LTE] = "<=" };
+    char frag[256];
+    const char *x = columns[f];
+
+    if (op == OP_BETWEEN) {
+        snprintf(frag, sizeof frag, "%s BETWEEN ? AND ?", x);
+        bind_value(binds, f, cJSON_GetArrayItem(v, 0));
+        bind_value(binds, f, cJSON_GetArrayItem(v, 1));
+    } else if (op == OP_IN) {
+        cJSON *tmp = cJSON_CreateArray();
+        const cJSON *item;
+        char *text;
+
+        cJSON_ArrayForEach(item, v)
+            bind_value(tmp, f, item);
+        text = cJSON_PrintUnformatted(tmp);
+        bind_text(binds, text ? text : "[]");
+        free(text);
+        cJSON_Delete(tmp);
+        snprintf(frag, sizeof frag, "%s IN (SELECT value FROM json_each(?))", x);
+    } else {
+        snprintf(frag, sizeof frag, "%s %s ?", x, cmp[op]);
+        bind_value(binds, f, v);
+    }
+    return put(b, frag);
+}
+
+static int cond_sql(struct sqlbuf *b, cJSON *binds, const cJSON *c)
+{
+    static const char *const names[] = {
+        "description", "merchant", "merchant_normalized", "category", "amount",
+        "transaction_type", "payment_method", "bank_name", "statement_type", "date", "tag", NULL
+    };
+    static const char *const ops[] = {
+        "equals", "not_equals", "contains", "not_contains", "starts_with", "ends_with", "matches",
+        "in", "gt", "gte", "lt", "lte", "between", "is_empty", NULL
+    };
+    const char *fn = cJSON_GetObjectItem(c, "field")->valuestring;
+    const char *on = cJSON_GetObjectItem(c, "operator")->valuestring;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, "value");
+    int f = 0, o = 0, negate;
+    char x[256];
+
+    while (names[f] && strcmp(names[f], fn) != 0)
+        f++;
+    while (ops[o] && strcmp(ops[o], on) != 0)
+        o++;
+    if (names[f] == NULL || ops[o] == NULL)
+        return -1;
+    if (f == FIELD_AMOUNT || f == FIELD_DATE)
+        return ordered_sql(b, binds, (enum rule_field)f, (enum rule_op)o, v);
+    negate = o == OP_NE || o == OP_NOT_CONTAINS;
+    if (f == FIELD_TAG) {
+        /* Over the names of the caller's tags on the row: the negations
+         * and is_empty hold when no tag satisfies the positive test. */
+        if (put(b, negate || o == OP_EMPTY ? "NOT EXISTS (" : "EXISTS (")
+            || put(b, "SELECT 1 FROM transaction_tags tt JOIN tags g ON g.id = tt.tag_id"
+                      " WHERE tt.transaction_id = t.id AND g.owner_id = ?1"))
+            return -1;
+        if (o != OP_EMPTY && (put(b, " AND ")
+                              || text_sql(b, binds, FIELD_TAG, (enum rule_op)o, "g.name", v)))
+            return -1;
+        return put(b, ")");
+    }
+    snprintf(x, sizeof x, "COALESCE(%s, '')", columns[f]);
+    if (negate && put(b, "NOT "))
+        return -1;
+    return put(b, "(") || text_sql(b, binds, (enum rule_field)f, (enum rule_op)o, x, v) || put(b, ")");
+}
+
+int rule_conditions_sql(const cJSON *conds, int any, struct sqlbuf *b, cJSON *binds,
+                        ledger_error *err)
+{
+    const cJSON *c;
+    int first = 1;
+
+    if (cJSON_GetArraySize(conds) == 0)
+        return put(b, "1") ? ledger_error_set(err, 500, "internal", NULL, "out of memory") : LEDGER_OK;
+    if (put(b, "("))
+        goto oom;
+    cJSON_ArrayForEach(c, conds) {
+        if ((!first && put(b, any ? " OR " : " AND ")) || put(b, "(") || cond_sql(b, binds, c)
+            || put(b, ")"))
+            goto oom;
+        first = 0;
+    }
+    if (put(b, ")"))
+        goto oom;
+    return LEDGER_OK;
+oom:
+    return ledger_error_set(err, 500, "internal", NULL, "cannot build the rule's query");
+}
+
+int rule_bind(sqlite3_stmt *st, int first, const cJSON *binds)
+{
+    const cJSON *v;
+    int i = first;
+
+    cJSON_ArrayForEach(v, binds) {
+        if (cJSON_IsNumber(v))
+            sqlite3_bind_int64(st, i, (int64_t)v->valuedouble);
+        else
+            sqlite3_bind_text(st, i, v->valuestring, -1, SQLITE_TRANSIENT);
+        i++;
+    }
+    return i;
+}
+
+int sqlbuf_put(struct sqlbuf *b, const char *s)
+{
+    return put(b, s);
+}
