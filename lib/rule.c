@@ -56,12 +56,17 @@ static const char SQL_RUN_SNAPSHOT[] =
 static const char SQL_RUN_CHANGED[] =
     "SELECT COUNT(*) FROM rule_run_rows rr JOIN transactions t ON t.id = rr.transaction_id"
     " WHERE rr.run_id = ?1 AND rr.snapshot IS NOT " SNAPSHOT_JSON("t");
+/* Only rows whose value differs are written, so the triggers behind them
+ * run for real changes only. */
 static const char SQL_ALL_CATEGORY[] =
-    "UPDATE transactions SET override_category = ?1 WHERE id IN (SELECT id FROM temp.rule_ids)";
+    "UPDATE transactions SET override_category = ?1"
+    " WHERE id IN (SELECT id FROM temp.rule_ids) AND override_category IS NOT ?1";
 static const char SQL_ALL_MERCHANT[] =
-    "UPDATE transactions SET override_merchant_normalized = ?1 WHERE id IN (SELECT id FROM temp.rule_ids)";
+    "UPDATE transactions SET override_merchant_normalized = ?1"
+    " WHERE id IN (SELECT id FROM temp.rule_ids) AND override_merchant_normalized IS NOT ?1";
 static const char SQL_ALL_TRIP[] =
-    "UPDATE transactions SET override_trip_id = ?1 WHERE id IN (SELECT id FROM temp.rule_ids)";
+    "UPDATE transactions SET override_trip_id = ?1"
+    " WHERE id IN (SELECT id FROM temp.rule_ids) AND override_trip_id IS NOT ?1";
 static const char SQL_ALL_TAG[] =
     "INSERT OR IGNORE INTO transaction_tags (transaction_id, tag_id)"
     " SELECT id, ?1 FROM temp.rule_ids";

@@ -22,15 +22,24 @@ static const char SQL_RESTORE_ROW[] =
     " payment_method = json_extract(?2, '$.payment_method')"
     " WHERE id = ?1";
 
-/* The same for every row of a rule run (?1) at once. */
-static const char SQL_RUN_RESTORE_ROWS[] =
-    "UPDATE transactions SET"
-    " override_category = json_extract(rr.snapshot, '$.override_category'),"
-    " override_merchant_normalized = json_extract(rr.snapshot, '$.override_merchant_normalized'),"
-    " override_share = json_extract(rr.snapshot, '$.override_share'),"
-    " override_trip_id = (SELECT id FROM trips WHERE id = json_extract(rr.snapshot, '$.override_trip_id')),"
-    " payment_method = json_extract(rr.snapshot, '$.payment_method')"
-    " FROM rule_run_rows rr WHERE rr.run_id = ?1 AND transactions.id = rr.transaction_id";
+/* The same for every row of a rule run (?1) at once: a column at a time,
+ * and only where it differs, so the triggers that keep effective values
+ * and the spend summary fire for the rows that really change. */
+#define RUN_RESTORE(column, value) \
+    "UPDATE transactions SET " column " = " value \
+    " FROM rule_run_rows rr WHERE rr.run_id = ?1 AND transactions.id = rr.transaction_id" \
+    "   AND transactions." column " IS NOT " value
+static const char SQL_RUN_RESTORE_CATEGORY[] =
+    RUN_RESTORE("override_category", "json_extract(rr.snapshot, '$.override_category')");
+static const char SQL_RUN_RESTORE_MERCHANT[] =
+    RUN_RESTORE("override_merchant_normalized", "json_extract(rr.snapshot, '$.override_merchant_normalized')");
+static const char SQL_RUN_RESTORE_SHARE[] =
+    RUN_RESTORE("override_share", "json_extract(rr.snapshot, '$.override_share')");
+static const char SQL_RUN_RESTORE_TRIP[] =
+    RUN_RESTORE("override_trip_id",
+                "(SELECT id FROM trips WHERE id = json_extract(rr.snapshot, '$.override_trip_id'))");
+static const char SQL_RUN_RESTORE_METHOD[] =
+    RUN_RESTORE("payment_method", "json_extract(rr.snapshot, '$.payment_method')");
 static const char SQL_RUN_RESTORE_TAGS_DROP[] =
     "DELETE FROM transaction_tags"
     " WHERE transaction_id IN (SELECT transaction_id FROM rule_run_rows WHERE run_id = ?1)"
@@ -107,8 +116,9 @@ int row_restore(ledger_db *db, int64_t id, const char *snapshot, ledger_error *e
 int run_restore(ledger_db *db, int64_t run_id, ledger_error *err)
 {
     static const char *const steps[] = {
-        SQL_RUN_RESTORE_ROWS, SQL_RUN_RESTORE_TAGS_DROP, SQL_RUN_RESTORE_TAGS_ADD,
-        SQL_RUN_RESTORE_SPLITS_DROP, SQL_RUN_RESTORE_SPLITS_ADD
+        SQL_RUN_RESTORE_CATEGORY, SQL_RUN_RESTORE_MERCHANT, SQL_RUN_RESTORE_SHARE,
+        SQL_RUN_RESTORE_TRIP, SQL_RUN_RESTORE_METHOD, SQL_RUN_RESTORE_TAGS_DROP,
+        SQL_RUN_RESTORE_TAGS_ADD, SQL_RUN_RESTORE_SPLITS_DROP, SQL_RUN_RESTORE_SPLITS_ADD
     };
     size_t i;
 
