@@ -79,6 +79,7 @@
 #include <string.h>
 
 #include "csv.h"
+#include "text.h"
 
 /* How many records the delimiter guess looks at. */
 #define GUESS_RECORDS 20
@@ -122,12 +123,6 @@ struct colspec {
     int col;                  /* resolved column, -1 when absent */
 };
 
-static const unsigned short cp1252_high[32] = {
-    0x20AC, 0, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021,
-    0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017D, 0,
-    0, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014,
-    0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0, 0x017E, 0x0178
-};
 
 static int is_digit(unsigned char c)
 {
@@ -181,52 +176,6 @@ static int oom(ledger_error *err)
     return ledger_error_set(err, 500, "internal", NULL, "out of memory");
 }
 
-/* Length of the well-formed UTF-8 sequence at p (RFC 3629), or 0. */
-static size_t utf8_len(const unsigned char *p, const unsigned char *end)
-{
-    unsigned char c = p[0];
-    size_t n, i;
-    unsigned cp;
-
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        n = 2, cp = c & 0x1F;
-    else if (c >= 0xE0 && c <= 0xEF)
-        n = 3, cp = c & 0x0F;
-    else if (c >= 0xF0 && c <= 0xF4)
-        n = 4, cp = c & 0x07;
-    else
-        return 0;
-    if ((size_t)(end - p) < n)
-        return 0;
-    for (i = 1; i < n; i++) {
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (p[i] & 0x3F);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF))
-        || (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return n;
-}
-
-static size_t put_utf8(unsigned char *o, unsigned cp)
-{
-    if (cp < 0x80) {
-        o[0] = (unsigned char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        o[0] = (unsigned char)(0xC0 | (cp >> 6));
-        o[1] = (unsigned char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    o[0] = (unsigned char)(0xE0 | (cp >> 12));
-    o[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-    o[2] = (unsigned char)(0x80 | (cp & 0x3F));
-    return 3;
-}
 
 /* Text for a message: at most 40 bytes, cut at a character boundary with
  * "..." after it, control characters as spaces and bytes that are not UTF-8
@@ -354,8 +303,8 @@ static int decode(struct parser *ps, const unsigned char *b, size_t len)
         for (i = 0, o = 0; i < len; i++) {
             unsigned cp = b[i];
 
-            if (cp >= 0x80 && cp < 0xA0)
-                cp = cp1252_high[cp - 0x80] ? cp1252_high[cp - 0x80] : 0xFFFD;
+            if ((cp = cp1252_char((unsigned char)cp)) == 0)
+                cp = 0xFFFD;
             o += put_utf8(ps->utf8 + o, cp);
         }
         ps->t = ps->utf8;

@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "ofx.h"
+#include "text.h"
 
 enum kind { K_UNKNOWN, K_AGG, K_LEAF };
 
@@ -203,12 +204,6 @@ struct parser {
     char cur_sym[4], cur_rate[24];
 };
 
-static const unsigned short cp1252_high[32] = {
-    0x20AC, 0, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021,
-    0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017D, 0,
-    0, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014,
-    0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0, 0x017E, 0x0178
-};
 
 static int is_ws(unsigned char c)
 {
@@ -296,59 +291,6 @@ static const char *shown(const void *text, size_t n, char buf[48])
 
 /* ---- bytes and characters ------------------------------------------------ */
 
-/* Length of the well-formed UTF-8 sequence at p (RFC 3629), or 0. */
-static size_t utf8_len(const unsigned char *p, const unsigned char *end)
-{
-    unsigned char c = p[0];
-    size_t n, i;
-    unsigned cp;
-
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        n = 2, cp = c & 0x1F;
-    else if (c >= 0xE0 && c <= 0xEF)
-        n = 3, cp = c & 0x0F;
-    else if (c >= 0xF0 && c <= 0xF4)
-        n = 4, cp = c & 0x07;
-    else
-        return 0;
-    if ((size_t)(end - p) < n)
-        return 0;
-    for (i = 1; i < n; i++) {
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (p[i] & 0x3F);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF))
-        || (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return n;
-}
-
-static size_t put_utf8(unsigned char *o, unsigned cp)
-{
-    if (cp < 0x80) {
-        o[0] = (unsigned char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        o[0] = (unsigned char)(0xC0 | (cp >> 6));
-        o[1] = (unsigned char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        o[0] = (unsigned char)(0xE0 | (cp >> 12));
-        o[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        o[2] = (unsigned char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    o[0] = (unsigned char)(0xF0 | (cp >> 18));
-    o[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
-    o[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-    o[3] = (unsigned char)(0x80 | (cp & 0x3F));
-    return 4;
-}
 
 /* One pass over the whole file before reading it: control characters mean
  * it is not text at all (a spreadsheet, an image, UTF-16), and whether the
@@ -378,7 +320,7 @@ static int check_bytes(struct parser *ps)
     }
     if (ps->cp1252)
         for (q = ps->p; q < ps->end; q++)
-            if (*q >= 0x80 && *q < 0xA0 && cp1252_high[*q - 0x80] == 0)
+            if (cp1252_char(*q) == 0)
                 return fail(ps, line_at(ps, q), "byte 0x%02X is neither UTF-8 nor "
                             "Windows-1252 text", *q);
     return LEDGER_OK;
@@ -420,8 +362,8 @@ static int entity(const unsigned char *s, const unsigned char *e, unsigned *cp)
         if (digits == 0 || q >= e || *q != ';')
             return 0;
         /* &#150; from a Windows program means cp1252's en dash, as in HTML. */
-        if (v >= 0x80 && v < 0xA0 && cp1252_high[v - 0x80])
-            v = cp1252_high[v - 0x80];
+        if (v >= 0x80 && v < 0xA0 && cp1252_char((unsigned char)v))
+            v = cp1252_char((unsigned char)v);
         if (v == 0 || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)
             || (v < 0x20 && !is_ws((unsigned char)v)) || (v >= 0x7F && v < 0xA0))
             return -1;
@@ -478,7 +420,7 @@ static int decode_text(const struct parser *ps, const unsigned char *s,
             s += k;
         } else {
             /* check_bytes refused the bytes cp1252 leaves undefined */
-            cp = *s < 0xA0 ? cp1252_high[*s - 0x80] : *s;
+            cp = cp1252_char(*s);
             k = put_utf8(ch, cp ? cp : 0xFFFD);
             s++;
         }

@@ -119,23 +119,6 @@ static void step(sqlite3 *db, sqlite3_stmt *st)
     sqlite3_clear_bindings(st);
 }
 
-/* Days since 1970-01-01 to YYYY-MM-DD (civil from days, Howard Hinnant). */
-static void date_of(int64_t z, char *out)
-{
-    int64_t era, doe, yoe, y, doy, mp, d, m;
-
-    z += 719468;
-    era = (z >= 0 ? z : z - 146096) / 146097;
-    doe = z - era * 146097;
-    yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    y = yoe + era * 400;
-    doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    mp = (5 * doy + 2) / 153;
-    d = doy - (153 * mp + 2) / 5 + 1;
-    m = mp < 10 ? mp + 3 : mp - 9;
-    sprintf(out, "%04d-%02d-%02d", (int)(y + (m <= 2)), (int)m, (int)d);
-}
-
 int main(int argc, char **argv)
 {
     const char *path = NULL;
@@ -238,8 +221,8 @@ int main(int argc, char **argv)
             int64_t d0 = start_day + between(0, days - 20);
 
             snprintf(tname, sizeof tname, "Trip %lld-%lld", (long long)u, (long long)k);
-            date_of(d0, from);
-            date_of(d0 + 14, to);
+            date_of_days(d0, from);
+            date_of_days(d0 + 14, to);
             sqlite3_bind_int64(ins_trip, 1, user_ids[u]);
             sqlite3_bind_text(ins_trip, 2, tname, -1, SQLITE_TRANSIENT);
             sqlite3_bind_text(ins_trip, 3, from, -1, SQLITE_TRANSIENT);
@@ -276,9 +259,9 @@ int main(int argc, char **argv)
             for (a = 0; a < 2; a++) {
                 char ps[11], pe[11], due[11];
 
-                date_of(start_day + m * days / nmonths, ps);
-                date_of(start_day + (m + 1) * days / nmonths - 1, pe);
-                date_of(start_day + (m + 1) * days / nmonths + 20, due);
+                date_of_days(start_day + m * days / nmonths, ps);
+                date_of_days(start_day + (m + 1) * days / nmonths - 1, pe);
+                date_of_days(start_day + (m + 1) * days / nmonths + 20, due);
                 sqlite3_bind_int64(ins_stmt, 1, user_ids[u]);
                 sqlite3_bind_text(ins_stmt, 2, a ? "Everyday Bank" : "Card Bank", -1, SQLITE_STATIC);
                 sqlite3_bind_text(ins_stmt, 3, a ? "Everyday" : "Visa", -1, SQLITE_STATIC);
@@ -328,7 +311,7 @@ int main(int argc, char **argv)
             } else if (r >= 990) {
                 type = "refund";
             }
-            date_of(day, date);
+            date_of_days(day, date);
             snprintf(created, sizeof created, "%sT09:00:00Z", date);
             snprintf(desc, sizeof desc, "%s %s #%lld", mc->name, type, (long long)n);
             if (manual)
@@ -390,7 +373,7 @@ int main(int argc, char **argv)
 
             if (other >= users || other == u)
                 continue;
-            date_of(start_day + i * days / nmonths + 27, date);
+            date_of_days(start_day + i * days / nmonths + 27, date);
             snprintf(link, sizeof link, "gen-%lld-%lld", (long long)u, (long long)i);
             sqlite3_bind_int64(ins_pay, 1, user_ids[u]);
             sqlite3_bind_int64(ins_pay, 2, user_ids[other]);

@@ -1,0 +1,17 @@
+/* Characters: UTF-8 and Windows-1252, shared by the JSON, OFX and CSV
+ * readers (text.c).  Private to libledger. */
+#ifndef LEDGER_TEXT_H
+#define LEDGER_TEXT_H
+
+#include <stddef.h>
+
+/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
+ * forms, no surrogates, nothing past U+10FFFF), or 0. */
+size_t utf8_len(const unsigned char *p, const unsigned char *end);
+/* Writes code point cp as UTF-8 at o (room for 4 bytes); returns its length. */
+size_t put_utf8(unsigned char *o, unsigned cp);
+/* The Unicode code point of Windows-1252 byte b, or 0 for the five bytes
+ * (0x81, 0x8D, 0x8F, 0x90, 0x9D) it leaves undefined. */
+unsigned cp1252_char(unsigned char b);
+
+#endif
