@@ -59,17 +59,7 @@ sub tag_list {
 }
 
 # sqlite3 on the rig's database (WAL mode: safe while the service runs).
-sub sql {
-    my ($q) = @_;
-    open my $fh, '-|', 'sqlite3', '-cmd', '.timeout 5000', $rig->db_path, $q
-        or die "sqlite3: $!";
-    local $/;
-    my $out = <$fh> // '';
-    close $fh;
-    die "sqlite3 failed on: $q\n" if $?;
-    $out =~ s/\s+\z//;
-    return $out;
-}
+sub sql { $rig->sql(@_) }
 
 sub mktrip {
     my ($owner, $name) = @_;

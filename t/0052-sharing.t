@@ -31,17 +31,7 @@ sub cents { int(sprintf('%.0f', $_[0] * 100)) }
 
 # Runs SQL on the service's database (for what the API has no route for yet:
 # trips, and a reconciled row).  Returns the output, trimmed.
-sub sql {
-    my ($q) = @_;
-    open my $fh, '-|', 'sqlite3', '-cmd', '.timeout 5000', $rig->db_path, $q
-        or die "sqlite3: $!";
-    local $/;
-    my $out = <$fh> // '';
-    close $fh;
-    die "sqlite3 failed on: $q\n" if $?;
-    $out =~ s/\s+\z//;
-    return $out;
-}
+sub sql { $rig->sql(@_) }
 
 my (%uid, %name_of);
 sub who { my $id = shift; $name_of{$id} // "id$id" }

@@ -27,17 +27,7 @@ sub m2 { defined $_[0] ? sprintf('%.2f', $_[0]) : undef }
 
 # Runs SQL on the service's database, as t/0052 does, for what the API has
 # no route for (a reconciled row).
-sub sql {
-    my ($q) = @_;
-    open my $fh, '-|', 'sqlite3', '-cmd', '.timeout 5000', $rig->db_path, $q
-        or die "sqlite3: $!";
-    local $/;
-    my $out = <$fh> // '';
-    close $fh;
-    die "sqlite3 failed on: $q\n" if $?;
-    $out =~ s/\s+\z//;
-    return $out;
-}
+sub sql { $rig->sql(@_) }
 
 # A statement of $user with rows; returns the created statement.
 sub statement {

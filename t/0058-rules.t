@@ -25,17 +25,7 @@ my $rig = Rig->new;
 sub m2 { defined $_[0] ? sprintf('%.2f', $_[0]) : undef }
 
 # Runs SQL on the service's database; returns the output, trimmed.
-sub sql {
-    my ($q) = @_;
-    open my $fh, '-|', 'sqlite3', '-cmd', '.timeout 5000', $rig->db_path, $q
-        or die "sqlite3: $!";
-    local $/;
-    my $out = <$fh> // '';
-    close $fh;
-    die "sqlite3 failed on: $q\n" if $?;
-    $out =~ s/\s+\z//;
-    return $out;
-}
+sub sql { $rig->sql(@_) }
 
 my (%uid, %name_of);
 for my $u (@Rig::USERS) {

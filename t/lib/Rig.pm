@@ -283,6 +283,21 @@ sub patch { my ($s, $p, $j, %o) = @_; $s->request('PATCH', $p, json => $j, %o) }
 sub put { my ($s, $p, $j, %o) = @_; $s->request('PUT', $p, json => $j, %o) }
 sub del { my ($s, $p, %o) = @_; $s->request('DELETE', $p, %o) }
 
+# Runs SQL on the service's database with the sqlite3 tool (WAL mode: safe
+# while the service runs), for what the API has no route for; returns the
+# output, trimmed.
+sub sql {
+    my ($self, $q) = @_;
+    open my $fh, '-|', 'sqlite3', '-cmd', '.timeout 5000', $self->{db}, $q
+        or croak "sqlite3: $!";
+    local $/;
+    my $out = <$fh> // '';
+    close $fh;
+    croak "sqlite3 failed on: $q" if $?;
+    $out =~ s/\s+\z//;
+    return $out;
+}
+
 sub fcgi_pid { $_[0]{pids}{fcgi} }
 sub fcgi_log { slurp("$_[0]{dir}/fcgi.out") }
 
