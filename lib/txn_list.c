@@ -487,22 +487,43 @@ static void bind_query(sqlite3_stmt *st, int64_t me, const struct list_query *q)
         bind_str(st, ":ck", q->cursor_key);
 }
 
+/* Whether the only filters are on the category, which visible_count
+ * (schema 0005) answers without reading the rows. */
+static int counted_by_summary(const struct list_query *q, int trip_scope)
+{
+    return !trip_scope && !q->date_from && !q->date_to && !q->banks && !q->tags && !q->types
+        && !q->terms && !q->has_min && !q->has_max && !q->has_split && !q->statement_id
+        && !q->trip_id;
+}
+
+/* The SQL of the total: the summary, or each arm with COUNT(*). */
+static void count_sql(char *sql, size_t len, const struct list_query *q, int trip_scope)
+{
+    if (counted_by_summary(q, trip_scope)) {
+        snprintf(sql, len, "SELECT COALESCE(SUM(n), 0) FROM visible_count WHERE viewer_id = :me%s%s",
+                 q->categories ? " AND category IN (SELECT value FROM json_each(:categories))" : "",
+                 q->exclude ? " AND category NOT IN (SELECT value FROM json_each(:exclude))" : "");
+        return;
+    }
+    snprintf(sql, len, "SELECT (");
+    if (trip_scope) {
+        build_arm(sql, len, q, SCOPE_TRIP, "SELECT COUNT(*)", 0);
+    } else {
+        build_arm(sql, len, q, SCOPE_OWN, "SELECT COUNT(*)", 0);
+        strncat(sql, ") + (", len - strlen(sql) - 1);
+        build_arm(sql, len, q, SCOPE_SHARED, "SELECT COUNT(*)", 0);
+    }
+    strncat(sql, ")", len - strlen(sql) - 1);
+}
+
 static int count_rows(ledger_db *db, int64_t me, const struct list_query *q, int trip_scope,
                       int64_t *total, ledger_error *err)
 {
-    char sql[SQL_MAX] = "SELECT (";
+    char sql[SQL_MAX];
     sqlite3_stmt *st;
     int rc;
 
-    if (trip_scope) {
-        build_arm(sql, sizeof sql, q, SCOPE_TRIP, "SELECT COUNT(*)", 0);
-        strncat(sql, ")", sizeof sql - strlen(sql) - 1);
-    } else {
-        build_arm(sql, sizeof sql, q, SCOPE_OWN, "SELECT COUNT(*)", 0);
-        strncat(sql, ") + (", sizeof sql - strlen(sql) - 1);
-        build_arm(sql, sizeof sql, q, SCOPE_SHARED, "SELECT COUNT(*)", 0);
-        strncat(sql, ")", sizeof sql - strlen(sql) - 1);
-    }
+    count_sql(sql, sizeof sql, q, trip_scope);
     if ((st = db_stmt(db, sql, err)) == NULL)
         return LEDGER_ERR;
     bind_query(st, me, q);
@@ -634,12 +655,7 @@ int txn_list_plan(ledger_db *db, int64_t me, const struct ledger_params *params,
         if (pass == 0) {
             txn_list_sql(body, sizeof body, &q, q.trip_all_rows);
         } else {
-            /* the count: the same arms with COUNT(*) */
-            snprintf(body, sizeof body, "SELECT (");
-            build_arm(body, sizeof body, &q, SCOPE_OWN, "SELECT COUNT(*)", 0);
-            strncat(body, ") + (", sizeof body - strlen(body) - 1);
-            build_arm(body, sizeof body, &q, SCOPE_SHARED, "SELECT COUNT(*)", 0);
-            strncat(body, ")", sizeof body - strlen(body) - 1);
+            count_sql(body, sizeof body, &q, q.trip_all_rows);
         }
         snprintf(sql, sizeof sql, "EXPLAIN QUERY PLAN %s", body);
         if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) != SQLITE_OK) {

@@ -1,0 +1,173 @@
+/*
+ * The visible_count summary (schema 0005) gives the transaction list its
+ * `total` when only category filters are set.  It must equal a recount of
+ * what each user sees whatever writes happen: rows and splits added and
+ * removed, overrides, a change of owner, reconciliation hiding a row,
+ * deletes by cascade.  And the list's total from the summary must equal the
+ * rows the list itself returns, or a client paging to `total` would stop
+ * early or wait for rows that never come.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "internal.h"
+#include "tap.h"
+
+/* The number of (viewer, category) cells where the summary and a recount
+ * disagree. */
+static int drift(ledger_db *db)
+{
+    static const char sql[] =
+        "WITH recount AS (SELECT viewer_id, category, COUNT(*) AS n FROM visible_rows GROUP BY 1, 2),"
+        "     kept AS (SELECT viewer_id, category, n FROM visible_count WHERE n <> 0)"
+        " SELECT COUNT(*) FROM ("
+        "   SELECT * FROM recount EXCEPT SELECT * FROM kept"
+        "   UNION ALL"
+        "   SELECT * FROM kept EXCEPT SELECT * FROM recount)";
+    sqlite3_stmt *st;
+    int n = -1;
+
+    if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
+static void exec(ledger_db *db, const char *sql)
+{
+    char *msg = NULL;
+
+    if (sqlite3_exec(db->sql, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        printf("# %s: %s\n", sql, msg);
+        sqlite3_free(msg);
+    }
+}
+
+/* The list's total and the number of rows it returns on one 500-row page,
+ * for one user and one filter (key NULL: none). */
+static void list_counts(ledger_db *db, int64_t me, const char *key, const char *value,
+                        int64_t *total, int64_t *rows)
+{
+    char limit_key[] = "limit", limit_value[] = "500";
+    struct ledger_param items[2] = { { limit_key, limit_value }, { (char *)key, (char *)value } };
+    struct ledger_params p = { items, key ? 2 : 1 };
+    ledger_error err;
+    cJSON *doc = NULL;
+
+    ledger_error_clear(&err);
+    *total = *rows = -1;
+    if (ledger_txn_list(db, me, &p, &doc, &err) == LEDGER_OK) {
+        *total = (int64_t)cJSON_GetObjectItem(doc, "total")->valuedouble;
+        *rows = cJSON_GetArraySize(cJSON_GetObjectItem(doc, "items"));
+    } else {
+        printf("# list: %s\n", err.message);
+    }
+    cJSON_Delete(doc);
+}
+
+static void total_matches_rows(ledger_db *db, int64_t me, const char *key, const char *value,
+                               int64_t expect, const char *what)
+{
+    int64_t total, rows;
+
+    list_counts(db, me, key, value, &total, &rows);
+    is_int(total, expect, "%s", what);
+    is_int(rows, total, "  and the page holds that many rows");
+}
+
+int main(void)
+{
+    ledger_db *db = NULL;
+    ledger_error err;
+    int64_t alice, bob, carol;
+
+    ledger_error_clear(&err);
+    ok(ledger_open(":memory:", &db, &err) == 0, "open");
+    ledger_user_resolve(db, "alice", NULL, NULL, &alice, &err);
+    ledger_user_resolve(db, "bob", NULL, NULL, &bob, &err);
+    ledger_user_resolve(db, "carol", NULL, NULL, &carol, &err);
+    exec(db, "INSERT INTO statements (id, owner_id, bank_name, statement_type) VALUES (1, 1, 'B', 'credit_card')");
+    exec(db, "INSERT INTO transactions (id, statement_id, owner_id, date, transaction_type, amount, category) VALUES"
+             " (1, 1, 1, '2026-01-05', 'debit', 1000, 'dining'),"
+             " (2, 1, 1, '2026-01-06', 'debit', 300, 'dining'),"
+             " (3, 1, 1, '2026-01-07', 'payment', 250, 'transfers'),"
+             " (4, 1, 1, '2026-01-08', 'debit', 5000, NULL),"
+             " (5, NULL, 2, '2026-01-09', 'debit', 700, 'groceries'),"
+             " (6, NULL, 2, '2026-02-01', 'debit', 1234, 'dining')");
+    is_int(drift(db), 0, "after inserts");
+
+    /* alice splits two rows with bob, one of them naming herself too;
+     * bob splits one of his with alice. */
+    exec(db, "INSERT INTO splits (transaction_id, participant_id, share_percent) VALUES"
+             " (1, 1, 5000), (1, 2, 5000), (2, 2, 10000), (5, 1, 4000), (5, 2, 6000)");
+    is_int(drift(db), 0, "after splits, one naming the owner");
+    total_matches_rows(db, alice, NULL, NULL, 4, "alice: 3 of her own (transfers hidden) and 1 of bob's");
+    total_matches_rows(db, bob, NULL, NULL, 4, "bob: 2 of his own and 2 of alice's");
+    total_matches_rows(db, carol, NULL, NULL, 0, "carol sees nothing");
+    total_matches_rows(db, alice, "exclude_categories", "", 5, "alice with nothing excluded");
+    total_matches_rows(db, alice, "categories", "transfers", 1, "alice asking for transfers");
+    total_matches_rows(db, bob, "categories", "Dining", 3, "bob asking for dining (folded)");
+    total_matches_rows(db, bob, "exclude_categories", "dining", 1, "bob excluding dining");
+
+    exec(db, "UPDATE transactions SET override_category = 'groceries' WHERE id = 1");
+    is_int(drift(db), 0, "after an override moves a shared row");
+    total_matches_rows(db, bob, "categories", "groceries", 2, "bob sees the override");
+    exec(db, "UPDATE transactions SET reconciled_with_id = 2 WHERE id = 6");
+    is_int(drift(db), 0, "after reconciliation hides a row");
+    total_matches_rows(db, bob, NULL, NULL, 3, "bob no longer sees it");
+    exec(db, "UPDATE transactions SET reconciled_with_id = NULL WHERE id = 6");
+    exec(db, "UPDATE transactions SET owner_id = 2 WHERE id = 2");
+    is_int(drift(db), 0, "after a change of owner to the split's participant");
+    exec(db, "UPDATE splits SET participant_id = 3 WHERE transaction_id = 1 AND participant_id = 2");
+    is_int(drift(db), 0, "after a split moves to another participant");
+    total_matches_rows(db, carol, NULL, NULL, 1, "carol now sees the row");
+    exec(db, "DELETE FROM splits WHERE transaction_id = 5 AND participant_id = 1");
+    is_int(drift(db), 0, "after a split is removed");
+    exec(db, "DELETE FROM transactions WHERE id = 1");
+    is_int(drift(db), 0, "after a split row is deleted (its splits by cascade)");
+    total_matches_rows(db, carol, NULL, NULL, 0, "carol's view of it is gone");
+    exec(db, "DELETE FROM statements WHERE id = 1");
+    is_int(drift(db), 0, "after a statement is deleted with its rows");
+    exec(db, "DELETE FROM users WHERE id = 3");
+    is_int(drift(db), 0, "after a user is deleted with everything");
+
+    /* Many mixed writes. */
+    {
+        int i;
+        char sql[256];
+
+        for (i = 0; i < 400; i++) {
+            snprintf(sql, sizeof sql,
+                     "INSERT INTO transactions (owner_id, date, transaction_type, amount, category)"
+                     " VALUES (%d, '2026-%02d-%02d', 'debit', %d, %s)", 1 + i % 2, 1 + i % 12,
+                     1 + i % 28, 100 + i,
+                     i % 3 == 0 ? "'dining'" : i % 3 == 1 ? "'transfers'" : "NULL");
+            exec(db, sql);
+            if (i % 3 == 0)
+                exec(db, "INSERT INTO splits (transaction_id, participant_id, share_percent)"
+                         " SELECT MAX(id), 2, 5000 FROM transactions");
+            if (i % 4 == 0)
+                exec(db, "UPDATE transactions SET override_category = 'fuel'"
+                         " WHERE id = (SELECT MAX(id) FROM transactions)");
+            if (i % 7 == 0)
+                exec(db, "UPDATE transactions SET reconciled_with_id = (SELECT MAX(id) FROM transactions)"
+                         " WHERE id = (SELECT MIN(id) FROM transactions WHERE reconciled_with_id IS NULL)"
+                         " AND id <> (SELECT MAX(id) FROM transactions)");
+            if (i % 9 == 0)
+                exec(db, "DELETE FROM transactions WHERE id = (SELECT MIN(id) FROM transactions)");
+        }
+        is_int(drift(db), 0, "after 400 mixed inserts, splits, overrides, reconciliations, deletes");
+    }
+    {
+        int64_t total, rows;
+
+        list_counts(db, bob, "exclude_categories", "", &total, &rows);
+        ok(total > 100, "bob's ledger is not empty (%lld rows)", (long long)total);
+        is_int(rows, total > 500 ? 500 : total, "and the list returns them all");
+        list_counts(db, alice, "categories", "fuel", &total, &rows);
+        is_int(rows, total, "alice's fuel total equals the rows listed");
+    }
+    ledger_close(db);
+    return done_testing();
+}
