@@ -23,16 +23,17 @@
 
 struct sort_key {
     const char *name;
-    const char *column;   /* on transactions t */
-    int integer;          /* the key binds as an integer */
+    const char *column;         /* on transactions t */
+    const char *shared_column;  /* its copy on shared_rows s */
+    int integer;                /* the key binds as an integer */
 };
 
 static const struct sort_key sort_keys[] = {
-    { "date", "t.date", 0 },
-    { "amount", "t.amount", 1 },
-    { "created_at", "t.created_at", 0 },
-    { "merchant", "t.eff_merchant", 0 },
-    { NULL, NULL, 0 }
+    { "date", "t.date", "s.date", 0 },
+    { "amount", "t.amount", "s.amount", 1 },
+    { "created_at", "t.created_at", "s.created_at", 0 },
+    { "merchant", "t.eff_merchant", "s.merchant", 0 },
+    { NULL, NULL, NULL, 0 }
 };
 
 /* Everything the request asked for, validated. */
@@ -411,27 +412,39 @@ static void append_filters(char *sql, size_t len, const struct list_query *q)
 #undef ADD
 }
 
-/* The scopes: rows the caller owns, and rows shared with them by a split;
- * or, for trip_all_rows, every row of the trip. */
-static const char SCOPE_OWN[] = " WHERE t.owner_id = :me";
-static const char SCOPE_SHARED[] =
-    " WHERE t.id IN (SELECT transaction_id FROM splits WHERE participant_id = :me)"
-    " AND t.owner_id <> :me";
-static const char SCOPE_TRIP[] = " WHERE t.override_trip_id = :trip_id";
+/* The arms of the list: rows the caller owns, read from the (owner_id,
+ * <key>, id) indexes; rows shared with them by a split, read from the
+ * shared_rows indexes (schema 0006) that copy the sort keys; or, for
+ * trip_all_rows, every row of the trip.  Each arm yields (id, k) in sort
+ * order, so the compound SELECT merges them and stops at the page's end. */
+enum arm { ARM_OWN, ARM_SHARED, ARM_TRIP };
 
-static void build_arm(char *sql, size_t len, const struct list_query *q, const char *scope,
-                      const char *select, int keyset)
+static void build_arm(char *sql, size_t len, const struct list_query *q, enum arm arm, int count)
 {
-    strncat(sql, select, len - strlen(sql) - 1);
-    strncat(sql, " FROM transactions t", len - strlen(sql) - 1);
-    strncat(sql, scope, len - strlen(sql) - 1);
-    append_filters(sql, len, q);
-    if (keyset && q->has_cursor) {
-        char cond[160];
+    /* A statement or a trip holds few rows: then the shared arm starts
+     * from that index on t (CROSS JOIN fixes the order in SQLite) and
+     * sorts those few, rather than walking every shared row in order. */
+    int from_shared = arm == ARM_SHARED && !q->statement_id && !q->trip_id;
+    const char *key = from_shared ? q->sort->shared_column : q->sort->column;
+    const char *id = from_shared ? "s.transaction_id" : "t.id";
+    char part[256];
 
-        snprintf(cond, sizeof cond, " AND (%s, t.id) %s (:ck, :cid)", q->sort->column,
-                 q->desc ? "<" : ">");
-        strncat(sql, cond, len - strlen(sql) - 1);
+    if (count)
+        snprintf(part, sizeof part, "SELECT COUNT(*)");
+    else
+        snprintf(part, sizeof part, "SELECT %s AS id, %s AS k", id, key);
+    strncat(sql, part, len - strlen(sql) - 1);
+    strncat(sql, arm == ARM_OWN ? " FROM transactions t WHERE t.owner_id = :me"
+                 : arm == ARM_TRIP ? " FROM transactions t WHERE t.override_trip_id = :trip_id"
+                 : from_shared ? " FROM shared_rows s JOIN transactions t ON t.id = s.transaction_id"
+                                 " WHERE s.viewer_id = :me"
+                 : " FROM transactions t CROSS JOIN shared_rows s ON s.transaction_id = t.id"
+                   " WHERE s.viewer_id = :me",
+            len - strlen(sql) - 1);
+    append_filters(sql, len, q);
+    if (!count && q->has_cursor) {
+        snprintf(part, sizeof part, " AND (%s, %s) %s (:ck, :cid)", key, id, q->desc ? "<" : ">");
+        strncat(sql, part, len - strlen(sql) - 1);
     }
 }
 
@@ -507,11 +520,11 @@ static void count_sql(char *sql, size_t len, const struct list_query *q, int tri
     }
     snprintf(sql, len, "SELECT (");
     if (trip_scope) {
-        build_arm(sql, len, q, SCOPE_TRIP, "SELECT COUNT(*)", 0);
+        build_arm(sql, len, q, ARM_TRIP, 1);
     } else {
-        build_arm(sql, len, q, SCOPE_OWN, "SELECT COUNT(*)", 0);
+        build_arm(sql, len, q, ARM_OWN, 1);
         strncat(sql, ") + (", len - strlen(sql) - 1);
-        build_arm(sql, len, q, SCOPE_SHARED, "SELECT COUNT(*)", 0);
+        build_arm(sql, len, q, ARM_SHARED, 1);
     }
     strncat(sql, ")", len - strlen(sql) - 1);
 }
@@ -536,18 +549,17 @@ static int count_rows(ledger_db *db, int64_t me, const struct list_query *q, int
 /* The SQL of one page. */
 static void txn_list_sql(char *sql, size_t len, const struct list_query *q, int trip_scope)
 {
-    char select[160], order[160];
+    char order[160];
 
-    snprintf(select, sizeof select, "SELECT t.id AS id, %s AS k", q->sort->column);
     snprintf(order, sizeof order, " ORDER BY 2 %s, 1 %s LIMIT :limit OFFSET :offset",
              q->desc ? "DESC" : "ASC", q->desc ? "DESC" : "ASC");
     snprintf(sql, len, "SELECT " TXN_COLUMNS ", page.k FROM (");
     if (trip_scope) {
-        build_arm(sql, len, q, SCOPE_TRIP, select, 1);
+        build_arm(sql, len, q, ARM_TRIP, 0);
     } else {
-        build_arm(sql, len, q, SCOPE_OWN, select, 1);
+        build_arm(sql, len, q, ARM_OWN, 0);
         strncat(sql, " UNION ALL ", len - strlen(sql) - 1);
-        build_arm(sql, len, q, SCOPE_SHARED, select, 1);
+        build_arm(sql, len, q, ARM_SHARED, 0);
     }
     strncat(sql, order, len - strlen(sql) - 1);
     strncat(sql, ") page JOIN transactions t ON t.id = page.id" TXN_JOIN_RECONCILED,

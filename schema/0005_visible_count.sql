@@ -6,7 +6,7 @@
 -- few dozen rows.  Other filters still count the rows.
 --
 -- A user sees a row they own, and a row someone else owns that has a split
--- naming them (the list's two arms, SCOPE_OWN and SCOPE_SHARED in
+-- naming them (the list's two arms, ARM_OWN and ARM_SHARED in
 -- lib/txn_list.c); a row hidden by reconciliation is seen by nobody.  No
 -- category is kept as '' so that the key is never NULL, the same value the
 -- list's exclude filter compares.  t/0010 checks after every kind of write

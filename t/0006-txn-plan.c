@@ -15,7 +15,7 @@ static int is_table_scan(const char *line)
 {
     static const char *const tables[] = {
         "t", "r", "tt", "g", "sp", "s", "u", "transactions", "splits", "tags",
-        "transaction_tags", "users", "statements", "trips", NULL
+        "transaction_tags", "users", "statements", "trips", "shared_rows", NULL
     };
     int i;
 
@@ -51,6 +51,25 @@ static void no_scan(ledger_db *db, const char *what, const struct ledger_param *
     cJSON_Delete(plan);
 }
 
+/* The number of sorts the plan needs; each line printed. */
+static int sorts(ledger_db *db, const struct ledger_param *items, size_t n)
+{
+    struct ledger_params p = { items, n };
+    ledger_error err;
+    cJSON *plan = NULL, *line;
+    int count = 0;
+
+    ledger_error_clear(&err);
+    if (txn_list_plan(db, 1, &p, &plan, &err))
+        return -1;
+    cJSON_ArrayForEach(line, plan) {
+        printf("#   %s\n", line->valuestring);
+        count += strstr(line->valuestring, "TEMP B-TREE") != NULL;
+    }
+    cJSON_Delete(plan);
+    return count;
+}
+
 #define P(k, v) { (char *)(k), (char *)(v) }
 
 int main(void)
@@ -66,6 +85,7 @@ int main(void)
     {
         struct ledger_param none[] = { P("x", "y") };
         no_scan(db, "default page", none, 0);
+        is_int(sorts(db, none, 0), 1, "default page: both arms read in order, one sort of the page");
     }
     {
         struct ledger_param f[] = { P("date_from", "2026-01-01"), P("date_to", "2026-02-01") };
