@@ -51,6 +51,11 @@ struct list_query {
     int has_cursor;
     int64_t cursor_id;
     char cursor_key[256];
+    /* For a total over a date range: the first day after date_from's
+     * month and the first day of date_to's month; date_edge says which
+     * edge month an arm counts (see count_sql). */
+    char from_month_end[32], to_month_start[32];
+    enum { EDGE_NONE, EDGE_FROM, EDGE_TO } date_edge;
 };
 
 static void query_free(struct list_query *q)
@@ -260,6 +265,14 @@ static int parse_query(const struct ledger_params *p, struct list_query *q, ledg
         return bad(err, "date_from", "must be a date YYYY-MM-DD");
     if ((q->date_to = param_get(p, "date_to")) && !valid_date(q->date_to))
         return bad(err, "date_to", "must be a date YYYY-MM-DD");
+    if (q->date_from) {
+        int y = atoi(q->date_from), m = atoi(q->date_from + 5);
+
+        snprintf(q->from_month_end, sizeof q->from_month_end, "%04d-%02d-01",
+                 m == 12 ? y + 1 : y, m == 12 ? 1 : m + 1);
+    }
+    if (q->date_to)
+        snprintf(q->to_month_start, sizeof q->to_month_start, "%.7s-01", q->date_to);
     if ((v = param_get(p, "amount_min"))) {
         if (ledger_decimal2_parse(v, &q->amount_min))
             return bad(err, "amount_min", "must be an amount with at most 2 decimals");
@@ -369,15 +382,32 @@ static int parse_query(const struct ledger_params *p, struct list_query *q, ledg
     return LEDGER_OK;
 }
 
-/* Appends the filter conditions on t, each with its own placeholders. */
-static void append_filters(char *sql, size_t len, const struct list_query *q)
+/* Appends the filter conditions on t, each with its own placeholders; the
+ * date is read from keys ("t" or "s"), the table whose index the arm walks. */
+static void append_filters(char *sql, size_t len, const struct list_query *q, const char *keys)
 {
 #define ADD(s) strncat(sql, s, len - strlen(sql) - 1)
+    char cond[96];
+
     ADD(" AND t.reconciled_with_id IS NULL");
-    if (q->date_from)
-        ADD(" AND t.date >= :date_from");
-    if (q->date_to)
-        ADD(" AND t.date <= :date_to");
+    if (q->date_edge == EDGE_FROM) {
+        snprintf(cond, sizeof cond, " AND %s.date >= :date_from AND %s.date < :from_month_end",
+                 keys, keys);
+        ADD(cond);
+    } else if (q->date_edge == EDGE_TO) {
+        snprintf(cond, sizeof cond, " AND %s.date >= :to_month_start AND %s.date <= :date_to",
+                 keys, keys);
+        ADD(cond);
+    } else {
+        if (q->date_from) {
+            snprintf(cond, sizeof cond, " AND %s.date >= :date_from", keys);
+            ADD(cond);
+        }
+        if (q->date_to) {
+            snprintf(cond, sizeof cond, " AND %s.date <= :date_to", keys);
+            ADD(cond);
+        }
+    }
     if (q->categories)
         ADD(" AND t.eff_category IN (SELECT value FROM json_each(:categories))");
     /* An uncategorised row is never hidden: NULL counts as ''. */
@@ -441,7 +471,7 @@ static void build_arm(char *sql, size_t len, const struct list_query *q, enum ar
                  : " FROM transactions t CROSS JOIN shared_rows s ON s.transaction_id = t.id"
                    " WHERE s.viewer_id = :me",
             len - strlen(sql) - 1);
-    append_filters(sql, len, q);
+    append_filters(sql, len, q, from_shared ? "s" : "t");
     if (!count && q->has_cursor) {
         snprintf(part, sizeof part, " AND (%s, %s) %s (:ck, :cid)", key, id, q->desc ? "<" : ">");
         strncat(sql, part, len - strlen(sql) - 1);
@@ -481,6 +511,8 @@ static void bind_query(sqlite3_stmt *st, int64_t me, const struct list_query *q)
     bind_int(st, ":me", me);
     bind_str(st, ":date_from", q->date_from);
     bind_str(st, ":date_to", q->date_to);
+    bind_str(st, ":from_month_end", q->from_month_end);
+    bind_str(st, ":to_month_start", q->to_month_start);
     bind_list(st, ":categories", q->categories);
     bind_list(st, ":exclude", q->exclude);
     bind_list(st, ":banks", q->banks);
@@ -500,25 +532,21 @@ static void bind_query(sqlite3_stmt *st, int64_t me, const struct list_query *q)
         bind_str(st, ":ck", q->cursor_key);
 }
 
-/* Whether the only filters are on the category, which visible_count
- * (schema 0005) answers without reading the rows. */
+/* Whether the only filters are on the category and the date, which
+ * visible_count (schema 0005) answers by month, and a date range spans more
+ * than one month. */
 static int counted_by_summary(const struct list_query *q, int trip_scope)
 {
-    return !trip_scope && !q->date_from && !q->date_to && !q->banks && !q->tags && !q->types
-        && !q->terms && !q->has_min && !q->has_max && !q->has_split && !q->statement_id
-        && !q->trip_id;
+    if (trip_scope || q->banks || q->tags || q->types || q->terms || q->has_min || q->has_max
+        || q->has_split || q->statement_id || q->trip_id)
+        return 0;
+    return !q->date_from || !q->date_to || strncmp(q->date_from, q->date_to, 7) < 0;
 }
 
-/* The SQL of the total: the summary, or each arm with COUNT(*). */
-static void count_sql(char *sql, size_t len, const struct list_query *q, int trip_scope)
+/* Each arm with COUNT(*), added up. */
+static void count_arms_sql(char *sql, size_t len, const struct list_query *q, int trip_scope)
 {
-    if (counted_by_summary(q, trip_scope)) {
-        snprintf(sql, len, "SELECT COALESCE(SUM(n), 0) FROM visible_count WHERE viewer_id = :me%s%s",
-                 q->categories ? " AND category IN (SELECT value FROM json_each(:categories))" : "",
-                 q->exclude ? " AND category NOT IN (SELECT value FROM json_each(:exclude))" : "");
-        return;
-    }
-    snprintf(sql, len, "SELECT (");
+    strncat(sql, "(SELECT (", len - strlen(sql) - 1);
     if (trip_scope) {
         build_arm(sql, len, q, ARM_TRIP, 1);
     } else {
@@ -526,7 +554,38 @@ static void count_sql(char *sql, size_t len, const struct list_query *q, int tri
         strncat(sql, ") + (", len - strlen(sql) - 1);
         build_arm(sql, len, q, ARM_SHARED, 1);
     }
-    strncat(sql, ")", len - strlen(sql) - 1);
+    strncat(sql, "))", len - strlen(sql) - 1);
+}
+
+/* The SQL of the total.  With only category and date filters it is the
+ * months wholly inside the range, read from the summary, plus a count of
+ * the rows in the range's first and last month (each at most a month of
+ * rows, read from the date indexes).  Otherwise the arms count their rows. */
+static void count_sql(char *sql, size_t len, const struct list_query *q, int trip_scope)
+{
+    snprintf(sql, len, "SELECT ");
+    if (counted_by_summary(q, trip_scope)) {
+        struct list_query edge = *q;
+
+        snprintf(sql + strlen(sql), len - strlen(sql),
+                 "(SELECT COALESCE(SUM(n), 0) FROM visible_count WHERE viewer_id = :me%s%s%s%s)",
+                 q->date_from ? " AND month > substr(:date_from, 1, 7)" : "",
+                 q->date_to ? " AND month < substr(:date_to, 1, 7)" : "",
+                 q->categories ? " AND category IN (SELECT value FROM json_each(:categories))" : "",
+                 q->exclude ? " AND category NOT IN (SELECT value FROM json_each(:exclude))" : "");
+        if (q->date_from) {
+            edge.date_edge = EDGE_FROM;
+            strncat(sql, " + ", len - strlen(sql) - 1);
+            count_arms_sql(sql, len, &edge, trip_scope);
+        }
+        if (q->date_to) {
+            edge.date_edge = EDGE_TO;
+            strncat(sql, " + ", len - strlen(sql) - 1);
+            count_arms_sql(sql, len, &edge, trip_scope);
+        }
+        return;
+    }
+    count_arms_sql(sql, len, q, trip_scope);
 }
 
 static int count_rows(ledger_db *db, int64_t me, const struct list_query *q, int trip_scope,

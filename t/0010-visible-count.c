@@ -16,13 +16,13 @@
 #include "internal.h"
 #include "tap.h"
 
-/* The number of (viewer, category) cells where the summary and a recount
+/* The number of (viewer, month, category) cells where the summary and a recount
  * disagree. */
 static int drift(ledger_db *db)
 {
     static const char sql[] =
-        "WITH recount AS (SELECT viewer_id, category, COUNT(*) AS n FROM visible_rows GROUP BY 1, 2),"
-        "     kept AS (SELECT viewer_id, category, n FROM visible_count WHERE n <> 0)"
+        "WITH recount AS (SELECT viewer_id, month, category, COUNT(*) AS n FROM visible_rows GROUP BY 1, 2, 3),"
+        "     kept AS (SELECT viewer_id, month, category, n FROM visible_count WHERE n <> 0)"
         " SELECT COUNT(*) FROM ("
         "   SELECT * FROM recount EXCEPT SELECT * FROM kept"
         "   UNION ALL"
@@ -104,6 +104,45 @@ static void total_matches_rows(ledger_db *db, int64_t me, const char *key, const
     list_counts(db, me, key, value, &total, &rows);
     is_int(total, expect, "%s", what);
     is_int(rows, total, "  and the page holds that many rows");
+}
+
+/* A date range's total (summary for the whole months, rows counted at
+ * the edges) equals the rows the list returns for it. */
+static void range_total_ok(ledger_db *db, int64_t me, const char *from, const char *to,
+                           const char *category)
+{
+    char k_limit[] = "limit", v_limit[] = "500", k_from[] = "date_from", k_to[] = "date_to";
+    char k_cat[] = "categories", v_from[16], v_to[16], v_cat[32];
+    struct ledger_param items[4] = { { k_limit, v_limit } };
+    struct ledger_params p = { items, 1 };
+    ledger_error err;
+    cJSON *doc = NULL;
+    int64_t total = -1, rows = -2;
+
+    if (from) {
+        snprintf(v_from, sizeof v_from, "%s", from);
+        items[p.count].key = k_from;
+        items[p.count++].value = v_from;
+    }
+    if (to) {
+        snprintf(v_to, sizeof v_to, "%s", to);
+        items[p.count].key = k_to;
+        items[p.count++].value = v_to;
+    }
+    if (category) {
+        snprintf(v_cat, sizeof v_cat, "%s", category);
+        items[p.count].key = k_cat;
+        items[p.count++].value = v_cat;
+    }
+    ledger_error_clear(&err);
+    if (ledger_txn_list(db, me, &p, &doc, &err) == LEDGER_OK) {
+        total = (int64_t)cJSON_GetObjectItem(doc, "total")->valuedouble;
+        rows = cJSON_GetArraySize(cJSON_GetObjectItem(doc, "items"));
+    }
+    cJSON_Delete(doc);
+    ok(total == rows && rows < 500, "user %lld, %s .. %s%s%s: total %lld, rows listed %lld",
+       (long long)me, from ? from : "", to ? to : "", category ? ", " : "", category ? category : "",
+       (long long)total, (long long)rows);
 }
 
 /* Appends ",id" to buf for each id the query returns. */
@@ -272,6 +311,22 @@ int main(void)
         is_int(both_drift(db), 0, "after many rows take one date and merchant (ties broken by id)");
         orders_match(db, bob, "bob, 400 rows with ties");
         orders_match(db, alice, "alice, 400 rows with ties");
+        {
+            static const char *const ranges[][2] = {
+                { "2026-02-15", "2026-06-10" }, { "2026-02-01", "2026-06-30" },
+                { "2026-01-31", "2026-02-01" }, { "2026-03-05", "2026-03-20" },
+                { "2026-06-10", "2026-02-15" }, { "2026-11-28", "2027-01-01" },
+                { "2026-12-31", "2027-01-01" }, { "2026-04-01", NULL }, { NULL, "2026-04-01" },
+                { "2026-04-02", NULL }, { NULL, "2026-03-31" }, { "2026-12-01", "2026-12-31" }
+            };
+            size_t r;
+
+            for (r = 0; r < sizeof ranges / sizeof ranges[0]; r++) {
+                range_total_ok(db, alice, ranges[r][0], ranges[r][1], NULL);
+                range_total_ok(db, bob, ranges[r][0], ranges[r][1], NULL);
+                range_total_ok(db, bob, ranges[r][0], ranges[r][1], "fuel");
+            }
+        }
     }
     {
         int64_t total, rows;
