@@ -413,14 +413,17 @@ static void append_filters(char *sql, size_t len, const struct list_query *q, co
     /* An uncategorised row is never hidden: NULL counts as ''. */
     if (q->exclude)
         ADD(" AND COALESCE(t.eff_category, '') NOT IN (SELECT value FROM json_each(:exclude))");
+    /* Banks and tags are each one list built once per query (SQLite's
+     * LIST SUBQUERY), not a subquery per row: that cost 100 ms on 50,000
+     * rows.  The list of statements is every statement of those banks,
+     * the caller's or not, because shared rows come from others'. */
     if (q->banks)
-        ADD(" AND (CASE WHEN t.statement_id IS NULL THEN 'Manual'"
-            " ELSE (SELECT bank_name FROM statements WHERE id = t.statement_id) END)"
-            " IN (SELECT value FROM json_each(:banks))");
+        ADD(" AND (t.statement_id IN (SELECT id FROM statements"
+            "       WHERE bank_name IN (SELECT value FROM json_each(:banks)))"
+            "      OR (t.statement_id IS NULL AND 'Manual' IN (SELECT value FROM json_each(:banks))))");
     if (q->tags)
-        ADD(" AND EXISTS (SELECT 1 FROM transaction_tags tt JOIN tags g ON g.id = tt.tag_id"
-            " WHERE tt.transaction_id = t.id AND g.owner_id = :me"
-            " AND tt.tag_id IN (SELECT value FROM json_each(:tags)))");
+        ADD(" AND t.id IN (SELECT tt.transaction_id FROM transaction_tags tt JOIN tags g ON g.id = tt.tag_id"
+            " WHERE g.owner_id = :me AND tt.tag_id IN (SELECT value FROM json_each(:tags)))");
     if (q->types)
         ADD(" AND t.transaction_type IN (SELECT value FROM json_each(:types))");
     if (q->terms)
@@ -451,10 +454,10 @@ enum arm { ARM_OWN, ARM_SHARED, ARM_TRIP };
 
 static void build_arm(char *sql, size_t len, const struct list_query *q, enum arm arm, int count)
 {
-    /* A statement or a trip holds few rows: then the shared arm starts
-     * from that index on t (CROSS JOIN fixes the order in SQLite) and
-     * sorts those few, rather than walking every shared row in order. */
-    int from_shared = arm == ARM_SHARED && !q->statement_id && !q->trip_id;
+    /* A statement, a trip or a tag holds few rows: then the shared arm
+     * starts from those (CROSS JOIN fixes the order in SQLite) and sorts
+     * them, rather than walking every shared row in order. */
+    int from_shared = arm == ARM_SHARED && !q->statement_id && !q->trip_id && !q->tags;
     const char *key = from_shared ? q->sort->shared_column : q->sort->column;
     const char *id = from_shared ? "s.transaction_id" : "t.id";
     char part[256];
@@ -464,7 +467,11 @@ static void build_arm(char *sql, size_t len, const struct list_query *q, enum ar
     else
         snprintf(part, sizeof part, "SELECT %s AS id, %s AS k", id, key);
     strncat(sql, part, len - strlen(sql) - 1);
-    strncat(sql, arm == ARM_OWN ? " FROM transactions t WHERE t.owner_id = :me"
+    /* Counting tagged rows, start from the tag's list of rows ("+" keeps
+     * SQLite off the owner index, which would visit every row the caller
+     * owns); a page still walks the owner index in order and stops. */
+    strncat(sql, arm == ARM_OWN && count && q->tags ? " FROM transactions t WHERE +t.owner_id = :me"
+                 : arm == ARM_OWN ? " FROM transactions t WHERE t.owner_id = :me"
                  : arm == ARM_TRIP ? " FROM transactions t WHERE t.override_trip_id = :trip_id"
                  : from_shared ? " FROM shared_rows s JOIN transactions t ON t.id = s.transaction_id"
                                  " WHERE s.viewer_id = :me"
