@@ -383,7 +383,8 @@ static int parse_query(const struct ledger_params *p, struct list_query *q, ledg
 }
 
 /* Appends the filter conditions on t, each with its own placeholders; the
- * date is read from keys ("t" or "s"), the table whose index the arm walks. */
+ * date and amount are read from keys ("t" or "s"), the table whose indexes
+ * the arm walks. */
 static void append_filters(char *sql, size_t len, const struct list_query *q, const char *keys)
 {
 #define ADD(s) strncat(sql, s, len - strlen(sql) - 1)
@@ -430,10 +431,14 @@ static void append_filters(char *sql, size_t len, const struct list_query *q, co
         ADD(" AND NOT EXISTS (SELECT 1 FROM json_each(:terms) j WHERE NOT ("
             "t.description LIKE j.value ESCAPE '\\' OR COALESCE(t.merchant, '') LIKE j.value ESCAPE '\\'"
             " OR COALESCE(t.override_merchant_normalized, t.merchant_normalized, '') LIKE j.value ESCAPE '\\'))");
-    if (q->has_min)
-        ADD(" AND t.amount >= :amount_min");
-    if (q->has_max)
-        ADD(" AND t.amount <= :amount_max");
+    if (q->has_min) {
+        snprintf(cond, sizeof cond, " AND %s.amount >= :amount_min", keys);
+        ADD(cond);
+    }
+    if (q->has_max) {
+        snprintf(cond, sizeof cond, " AND %s.amount <= :amount_max", keys);
+        ADD(cond);
+    }
     if (q->has_split == 1)
         ADD(" AND EXISTS (SELECT 1 FROM splits sp WHERE sp.transaction_id = t.id)");
     if (q->has_split == 2)
@@ -467,10 +472,11 @@ static void build_arm(char *sql, size_t len, const struct list_query *q, enum ar
     else
         snprintf(part, sizeof part, "SELECT %s AS id, %s AS k", id, key);
     strncat(sql, part, len - strlen(sql) - 1);
-    /* Counting tagged rows, start from the tag's list of rows ("+" keeps
-     * SQLite off the owner index, which would visit every row the caller
-     * owns); a page still walks the owner index in order and stops. */
-    strncat(sql, arm == ARM_OWN && count && q->tags ? " FROM transactions t WHERE +t.owner_id = :me"
+    /* With a tag, start from the tag's list of rows ("+" keeps SQLite off
+     * the owner index, which would visit every row the caller owns until
+     * a page of tagged ones turned up).  The count visits every tagged row
+     * anyway, so sorting them for the page costs no more than that. */
+    strncat(sql, arm == ARM_OWN && q->tags ? " FROM transactions t WHERE +t.owner_id = :me"
                  : arm == ARM_OWN ? " FROM transactions t WHERE t.owner_id = :me"
                  : arm == ARM_TRIP ? " FROM transactions t WHERE t.override_trip_id = :trip_id"
                  : from_shared ? " FROM shared_rows s JOIN transactions t ON t.id = s.transaction_id"
@@ -539,12 +545,12 @@ static void bind_query(sqlite3_stmt *st, int64_t me, const struct list_query *q)
         bind_str(st, ":ck", q->cursor_key);
 }
 
-/* Whether the only filters are on the category and the date, which
- * visible_count (schema 0005) answers by month, and a date range spans more
- * than one month. */
+/* Whether the only filters are on the category, the type and the date,
+ * which visible_count (schema 0005) answers by month, and a date range
+ * spans more than one month. */
 static int counted_by_summary(const struct list_query *q, int trip_scope)
 {
-    if (trip_scope || q->banks || q->tags || q->types || q->terms || q->has_min || q->has_max
+    if (trip_scope || q->banks || q->tags || q->terms || q->has_min || q->has_max
         || q->has_split || q->statement_id || q->trip_id)
         return 0;
     return !q->date_from || !q->date_to || strncmp(q->date_from, q->date_to, 7) < 0;
@@ -564,7 +570,7 @@ static void count_arms_sql(char *sql, size_t len, const struct list_query *q, in
     strncat(sql, "))", len - strlen(sql) - 1);
 }
 
-/* The SQL of the total.  With only category and date filters it is the
+/* The SQL of the total.  With only category, type and date filters it is the
  * months wholly inside the range, read from the summary, plus a count of
  * the rows in the range's first and last month (each at most a month of
  * rows, read from the date indexes).  Otherwise the arms count their rows. */
@@ -575,11 +581,12 @@ static void count_sql(char *sql, size_t len, const struct list_query *q, int tri
         struct list_query edge = *q;
 
         snprintf(sql + strlen(sql), len - strlen(sql),
-                 "(SELECT COALESCE(SUM(n), 0) FROM visible_count WHERE viewer_id = :me%s%s%s%s)",
+                 "(SELECT COALESCE(SUM(n), 0) FROM visible_count WHERE viewer_id = :me%s%s%s%s%s)",
                  q->date_from ? " AND month > substr(:date_from, 1, 7)" : "",
                  q->date_to ? " AND month < substr(:date_to, 1, 7)" : "",
                  q->categories ? " AND category IN (SELECT value FROM json_each(:categories))" : "",
-                 q->exclude ? " AND category NOT IN (SELECT value FROM json_each(:exclude))" : "");
+                 q->exclude ? " AND category NOT IN (SELECT value FROM json_each(:exclude))" : "",
+                 q->types ? " AND type IN (SELECT value FROM json_each(:types))" : "");
         if (q->date_from) {
             edge.date_edge = EDGE_FROM;
             strncat(sql, " + ", len - strlen(sql) - 1);

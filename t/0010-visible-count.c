@@ -16,13 +16,14 @@
 #include "internal.h"
 #include "tap.h"
 
-/* The number of (viewer, month, category) cells where the summary and a recount
+/* The number of (viewer, month, category, type) cells where the summary and a recount
  * disagree. */
 static int drift(ledger_db *db)
 {
     static const char sql[] =
-        "WITH recount AS (SELECT viewer_id, month, category, COUNT(*) AS n FROM visible_rows GROUP BY 1, 2, 3),"
-        "     kept AS (SELECT viewer_id, month, category, n FROM visible_count WHERE n <> 0)"
+        "WITH recount AS (SELECT viewer_id, month, category, type, COUNT(*) AS n"
+        "                   FROM visible_rows GROUP BY 1, 2, 3, 4),"
+        "     kept AS (SELECT viewer_id, month, category, type, n FROM visible_count WHERE n <> 0)"
         " SELECT COUNT(*) FROM ("
         "   SELECT * FROM recount EXCEPT SELECT * FROM kept"
         "   UNION ALL"
@@ -258,6 +259,9 @@ int main(void)
              " WHERE id = 2");
     is_int(both_drift(db), 0, "after a shared row's date, amount and merchant change");
     orders_match(db, bob, "bob, after the shared row's keys change");
+    exec(db, "UPDATE transactions SET transaction_type = 'fee' WHERE id = 5");
+    is_int(both_drift(db), 0, "after a shared row's type changes");
+    total_matches_rows(db, alice, "transaction_types", "fee", 1, "alice sees bob's row as a fee");
     exec(db, "UPDATE transactions SET override_category = 'groceries' WHERE id = 1");
     is_int(both_drift(db), 0, "after an override moves a shared row");
     total_matches_rows(db, bob, "categories", "groceries", 2, "bob sees the override");
@@ -288,8 +292,8 @@ int main(void)
         for (i = 0; i < 400; i++) {
             snprintf(sql, sizeof sql,
                      "INSERT INTO transactions (owner_id, date, transaction_type, amount, category)"
-                     " VALUES (%d, '2026-%02d-%02d', 'debit', %d, %s)", 1 + i % 2, 1 + i % 12,
-                     1 + i % 28, 100 + i,
+                     " VALUES (%d, '2026-%02d-%02d', '%s', %d, %s)", 1 + i % 2, 1 + i % 12,
+                     1 + i % 28, i % 5 == 0 ? "fee" : i % 5 == 1 ? "credit" : "debit", 100 + i,
                      i % 3 == 0 ? "'dining'" : i % 3 == 1 ? "'transfers'" : "NULL");
             exec(db, sql);
             if (i % 3 == 0)
@@ -304,6 +308,9 @@ int main(void)
                          " AND id <> (SELECT MAX(id) FROM transactions)");
             if (i % 9 == 0)
                 exec(db, "DELETE FROM transactions WHERE id = (SELECT MIN(id) FROM transactions)");
+            if (i % 11 == 0)
+                exec(db, "UPDATE transactions SET transaction_type = 'refund'"
+                         " WHERE id = (SELECT MAX(id) FROM transactions WHERE transaction_type = 'debit')");
         }
         is_int(both_drift(db), 0, "after 400 mixed inserts, splits, overrides, reconciliations, deletes");
         exec(db, "UPDATE transactions SET date = '2027-01-01', merchant_normalized = 'Aardvark'"
@@ -325,6 +332,20 @@ int main(void)
                 range_total_ok(db, alice, ranges[r][0], ranges[r][1], NULL);
                 range_total_ok(db, bob, ranges[r][0], ranges[r][1], NULL);
                 range_total_ok(db, bob, ranges[r][0], ranges[r][1], "fuel");
+            }
+        }
+        {
+            static const char *const types[] = { "fee", "credit", "refund", "debit" };
+            size_t k;
+            int64_t total, rows;
+
+            for (k = 0; k < sizeof types / sizeof types[0]; k++) {
+                list_counts(db, alice, "transaction_types", types[k], &total, &rows);
+                ok(total == rows && total > 0, "alice, transaction_types=%s: total %lld, rows %lld",
+                   types[k], (long long)total, (long long)rows);
+                list_counts(db, bob, "transaction_types", types[k], &total, &rows);
+                ok(total == rows && total > 0, "bob, transaction_types=%s: total %lld, rows %lld",
+                   types[k], (long long)total, (long long)rows);
             }
         }
     }
