@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include "internal.h"
+#include "sqltest.h"
 #include "tap.h"
 
 /* The number of (owner, month, category) cells where the summary and a
@@ -24,23 +25,8 @@ static int drift(ledger_db *db)
         "   SELECT * FROM recount WHERE cents <> 0 EXCEPT SELECT * FROM kept"
         "   UNION ALL"
         "   SELECT * FROM kept EXCEPT SELECT * FROM recount WHERE cents <> 0)";
-    sqlite3_stmt *st;
-    int n = -1;
 
-    if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        n = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    return n;
-}
-
-static void exec(ledger_db *db, const char *sql)
-{
-    char *msg = NULL;
-
-    if (sqlite3_exec(db->sql, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        printf("# %s: %s\n", sql, msg);
-        sqlite3_free(msg);
-    }
+    return sql_int(db, sql);
 }
 
 static int64_t cell(ledger_db *db, const char *month, const char *category)
@@ -68,8 +54,8 @@ int main(void)
     ok(ledger_open(":memory:", &db, &err) == 0, "open");
     ledger_user_resolve(db, "alice", NULL, NULL, &me, &err);
     ledger_user_resolve(db, "bob", NULL, NULL, &other, &err);
-    exec(db, "INSERT INTO statements (id, owner_id, bank_name, statement_type) VALUES (1, 1, 'B', 'credit_card')");
-    exec(db, "INSERT INTO transactions (id, statement_id, owner_id, date, transaction_type, amount, category) VALUES"
+    sql_exec(db, "INSERT INTO statements (id, owner_id, bank_name, statement_type) VALUES (1, 1, 'B', 'credit_card')");
+    sql_exec(db, "INSERT INTO transactions (id, statement_id, owner_id, date, transaction_type, amount, category) VALUES"
              " (1, 1, 1, '2026-01-05', 'debit', 1000, 'dining'),"
              " (2, 1, 1, '2026-01-06', 'refund', 300, 'dining'),"
              " (3, 1, 1, '2026-01-07', 'fee', 250, 'fees'),"
@@ -78,33 +64,33 @@ int main(void)
              " (6, NULL, 1, '2026-02-01', 'debit', 1234, NULL),"
              " (7, NULL, 1, '2026-02-02', 'payment', 250000, 'loan_interest'),"
              " (8, NULL, 2, '2026-01-05', 'debit', 999, 'dining')");
-    exec(db, "UPDATE transactions SET principal_amount = 200000, interest_amount = 50000 WHERE id = 7");
-    exec(db, "UPDATE transactions SET amount_aud = 1500 WHERE id = 1");
+    sql_exec(db, "UPDATE transactions SET principal_amount = 200000, interest_amount = 50000 WHERE id = 7");
+    sql_exec(db, "UPDATE transactions SET amount_aud = 1500 WHERE id = 1");
     is_int(drift(db), 0, "after inserts of every type");
     is_int(cell(db, "2026-01", "dining"), 1500 - 300, "dining: amount_aud 15.00 less a 3.00 refund");
     is_int(cell(db, "2026-02", "loan_interest"), 50000, "an itemised repayment counts at its interest");
     is_int(cell(db, "2026-01", "transfers"), 0, "transfers are not spend");
     is_int(cell(db, "2026-01", "income"), 0, "income is not spend");
 
-    exec(db, "UPDATE transactions SET override_category = 'groceries' WHERE id = 1");
+    sql_exec(db, "UPDATE transactions SET override_category = 'groceries' WHERE id = 1");
     is_int(drift(db), 0, "after an override moves a row to another category");
-    exec(db, "UPDATE transactions SET override_category = NULL WHERE id = 1");
-    exec(db, "UPDATE transactions SET date = '2026-03-31' WHERE id = 6");
+    sql_exec(db, "UPDATE transactions SET override_category = NULL WHERE id = 1");
+    sql_exec(db, "UPDATE transactions SET date = '2026-03-31' WHERE id = 6");
     is_int(drift(db), 0, "after a date moves a row to another month");
-    exec(db, "UPDATE transactions SET amount = 4321, transaction_type = 'refund' WHERE id = 6");
+    sql_exec(db, "UPDATE transactions SET amount = 4321, transaction_type = 'refund' WHERE id = 6");
     is_int(drift(db), 0, "after amount and type change");
-    exec(db, "UPDATE transactions SET reconciled_with_id = 3 WHERE id = 6");
+    sql_exec(db, "UPDATE transactions SET reconciled_with_id = 3 WHERE id = 6");
     is_int(drift(db), 0, "after reconciliation hides a row");
-    exec(db, "UPDATE transactions SET reconciled_with_id = NULL WHERE id = 6");
+    sql_exec(db, "UPDATE transactions SET reconciled_with_id = NULL WHERE id = 6");
     is_int(drift(db), 0, "after it is undone");
-    exec(db, "UPDATE transactions SET description = 'x', merchant = 'y' WHERE id = 1");
+    sql_exec(db, "UPDATE transactions SET description = 'x', merchant = 'y' WHERE id = 1");
     is_int(drift(db), 0, "after a change that does not touch spend");
-    exec(db, "DELETE FROM transactions WHERE id = 2");
+    sql_exec(db, "DELETE FROM transactions WHERE id = 2");
     is_int(drift(db), 0, "after a row is deleted");
-    exec(db, "DELETE FROM statements WHERE id = 1");
+    sql_exec(db, "DELETE FROM statements WHERE id = 1");
     is_int(drift(db), 0, "after a statement is deleted with its rows (cascade)");
     is_int(cell(db, "2026-01", "dining"), 0, "its spend is gone");
-    exec(db, "DELETE FROM users WHERE id = 2");
+    sql_exec(db, "DELETE FROM users WHERE id = 2");
     is_int(drift(db), 0, "after a user is deleted with everything");
 
     /* Many random writes through the library's own paths. */
@@ -118,14 +104,14 @@ int main(void)
                      " VALUES (1, '2026-%02d-%02d', '%s', %d, '%s')", 1 + i % 12, 1 + i % 28,
                      i % 5 == 0 ? "refund" : i % 7 == 0 ? "credit" : "debit", 100 + i,
                      i % 3 == 0 ? "dining" : i % 3 == 1 ? "transfers" : "Groceries");
-            exec(db, sql);
+            sql_exec(db, sql);
             if (i % 4 == 0) {
                 snprintf(sql, sizeof sql, "UPDATE transactions SET amount = amount + 7,"
                          " override_category = 'fuel' WHERE id = (SELECT MAX(id) FROM transactions)");
-                exec(db, sql);
+                sql_exec(db, sql);
             }
             if (i % 9 == 0)
-                exec(db, "DELETE FROM transactions WHERE id = (SELECT MIN(id) FROM transactions)");
+                sql_exec(db, "DELETE FROM transactions WHERE id = (SELECT MIN(id) FROM transactions)");
         }
         is_int(drift(db), 0, "after 500 mixed inserts, updates and deletes");
     }

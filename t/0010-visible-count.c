@@ -14,6 +14,7 @@
 #include <sqlite3.h>
 
 #include "internal.h"
+#include "sqltest.h"
 #include "tap.h"
 
 /* The number of (viewer, month, category, type) cells where the summary and a recount
@@ -28,13 +29,8 @@ static int drift(ledger_db *db)
         "   SELECT * FROM recount EXCEPT SELECT * FROM kept"
         "   UNION ALL"
         "   SELECT * FROM kept EXCEPT SELECT * FROM recount)";
-    sqlite3_stmt *st;
-    int n = -1;
 
-    if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        n = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    return n;
+    return sql_int(db, sql);
 }
 
 /* The same for shared_rows: entries missing, extra, or with stale keys. */
@@ -49,13 +45,8 @@ static int shared_drift(ledger_db *db)
         "   SELECT * FROM recount EXCEPT SELECT * FROM kept"
         "   UNION ALL"
         "   SELECT * FROM kept EXCEPT SELECT * FROM recount)";
-    sqlite3_stmt *st;
-    int n = -1;
 
-    if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        n = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    return n;
+    return sql_int(db, sql);
 }
 
 static int both_drift(ledger_db *db)
@@ -63,16 +54,6 @@ static int both_drift(ledger_db *db)
     int a = drift(db), b = shared_drift(db);
 
     return a < 0 || b < 0 ? -1 : a + b;
-}
-
-static void exec(ledger_db *db, const char *sql)
-{
-    char *msg = NULL;
-
-    if (sqlite3_exec(db->sql, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        printf("# %s: %s\n", sql, msg);
-        sqlite3_free(msg);
-    }
 }
 
 /* The list's total and the number of rows it returns on one 500-row page,
@@ -231,8 +212,8 @@ int main(void)
     ledger_user_resolve(db, "alice", NULL, NULL, &alice, &err);
     ledger_user_resolve(db, "bob", NULL, NULL, &bob, &err);
     ledger_user_resolve(db, "carol", NULL, NULL, &carol, &err);
-    exec(db, "INSERT INTO statements (id, owner_id, bank_name, statement_type) VALUES (1, 1, 'B', 'credit_card')");
-    exec(db, "INSERT INTO transactions (id, statement_id, owner_id, date, transaction_type, amount, category) VALUES"
+    sql_exec(db, "INSERT INTO statements (id, owner_id, bank_name, statement_type) VALUES (1, 1, 'B', 'credit_card')");
+    sql_exec(db, "INSERT INTO transactions (id, statement_id, owner_id, date, transaction_type, amount, category) VALUES"
              " (1, 1, 1, '2026-01-05', 'debit', 1000, 'dining'),"
              " (2, 1, 1, '2026-01-06', 'debit', 300, 'dining'),"
              " (3, 1, 1, '2026-01-07', 'payment', 250, 'transfers'),"
@@ -243,7 +224,7 @@ int main(void)
 
     /* alice splits two rows with bob, one of them naming herself too;
      * bob splits one of his with alice. */
-    exec(db, "INSERT INTO splits (transaction_id, participant_id, share_percent) VALUES"
+    sql_exec(db, "INSERT INTO splits (transaction_id, participant_id, share_percent) VALUES"
              " (1, 1, 5000), (1, 2, 5000), (2, 2, 10000), (5, 1, 4000), (5, 2, 6000)");
     is_int(both_drift(db), 0, "after splits, one naming the owner");
     total_matches_rows(db, alice, NULL, NULL, 4, "alice: 3 of her own (transfers hidden) and 1 of bob's");
@@ -255,33 +236,33 @@ int main(void)
     total_matches_rows(db, bob, "exclude_categories", "dining", 1, "bob excluding dining");
 
     orders_match(db, bob, "bob, own and shared rows");
-    exec(db, "UPDATE transactions SET date = '2025-12-31', amount = 1, override_merchant_normalized = 'Zed'"
+    sql_exec(db, "UPDATE transactions SET date = '2025-12-31', amount = 1, override_merchant_normalized = 'Zed'"
              " WHERE id = 2");
     is_int(both_drift(db), 0, "after a shared row's date, amount and merchant change");
     orders_match(db, bob, "bob, after the shared row's keys change");
-    exec(db, "UPDATE transactions SET transaction_type = 'fee' WHERE id = 5");
+    sql_exec(db, "UPDATE transactions SET transaction_type = 'fee' WHERE id = 5");
     is_int(both_drift(db), 0, "after a shared row's type changes");
     total_matches_rows(db, alice, "transaction_types", "fee", 1, "alice sees bob's row as a fee");
-    exec(db, "UPDATE transactions SET override_category = 'groceries' WHERE id = 1");
+    sql_exec(db, "UPDATE transactions SET override_category = 'groceries' WHERE id = 1");
     is_int(both_drift(db), 0, "after an override moves a shared row");
     total_matches_rows(db, bob, "categories", "groceries", 2, "bob sees the override");
-    exec(db, "UPDATE transactions SET reconciled_with_id = 2 WHERE id = 6");
+    sql_exec(db, "UPDATE transactions SET reconciled_with_id = 2 WHERE id = 6");
     is_int(both_drift(db), 0, "after reconciliation hides a row");
     total_matches_rows(db, bob, NULL, NULL, 3, "bob no longer sees it");
-    exec(db, "UPDATE transactions SET reconciled_with_id = NULL WHERE id = 6");
-    exec(db, "UPDATE transactions SET owner_id = 2 WHERE id = 2");
+    sql_exec(db, "UPDATE transactions SET reconciled_with_id = NULL WHERE id = 6");
+    sql_exec(db, "UPDATE transactions SET owner_id = 2 WHERE id = 2");
     is_int(both_drift(db), 0, "after a change of owner to the split's participant");
-    exec(db, "UPDATE splits SET participant_id = 3 WHERE transaction_id = 1 AND participant_id = 2");
+    sql_exec(db, "UPDATE splits SET participant_id = 3 WHERE transaction_id = 1 AND participant_id = 2");
     is_int(both_drift(db), 0, "after a split moves to another participant");
     total_matches_rows(db, carol, NULL, NULL, 1, "carol now sees the row");
-    exec(db, "DELETE FROM splits WHERE transaction_id = 5 AND participant_id = 1");
+    sql_exec(db, "DELETE FROM splits WHERE transaction_id = 5 AND participant_id = 1");
     is_int(both_drift(db), 0, "after a split is removed");
-    exec(db, "DELETE FROM transactions WHERE id = 1");
+    sql_exec(db, "DELETE FROM transactions WHERE id = 1");
     is_int(both_drift(db), 0, "after a split row is deleted (its splits by cascade)");
     total_matches_rows(db, carol, NULL, NULL, 0, "carol's view of it is gone");
-    exec(db, "DELETE FROM statements WHERE id = 1");
+    sql_exec(db, "DELETE FROM statements WHERE id = 1");
     is_int(both_drift(db), 0, "after a statement is deleted with its rows");
-    exec(db, "DELETE FROM users WHERE id = 3");
+    sql_exec(db, "DELETE FROM users WHERE id = 3");
     is_int(both_drift(db), 0, "after a user is deleted with everything");
 
     /* Many mixed writes. */
@@ -295,25 +276,25 @@ int main(void)
                      " VALUES (%d, '2026-%02d-%02d', '%s', %d, %s)", 1 + i % 2, 1 + i % 12,
                      1 + i % 28, i % 5 == 0 ? "fee" : i % 5 == 1 ? "credit" : "debit", 100 + i,
                      i % 3 == 0 ? "'dining'" : i % 3 == 1 ? "'transfers'" : "NULL");
-            exec(db, sql);
+            sql_exec(db, sql);
             if (i % 3 == 0)
-                exec(db, "INSERT INTO splits (transaction_id, participant_id, share_percent)"
+                sql_exec(db, "INSERT INTO splits (transaction_id, participant_id, share_percent)"
                          " SELECT MAX(id), 2, 5000 FROM transactions");
             if (i % 4 == 0)
-                exec(db, "UPDATE transactions SET override_category = 'fuel'"
+                sql_exec(db, "UPDATE transactions SET override_category = 'fuel'"
                          " WHERE id = (SELECT MAX(id) FROM transactions)");
             if (i % 7 == 0)
-                exec(db, "UPDATE transactions SET reconciled_with_id = (SELECT MAX(id) FROM transactions)"
+                sql_exec(db, "UPDATE transactions SET reconciled_with_id = (SELECT MAX(id) FROM transactions)"
                          " WHERE id = (SELECT MIN(id) FROM transactions WHERE reconciled_with_id IS NULL)"
                          " AND id <> (SELECT MAX(id) FROM transactions)");
             if (i % 9 == 0)
-                exec(db, "DELETE FROM transactions WHERE id = (SELECT MIN(id) FROM transactions)");
+                sql_exec(db, "DELETE FROM transactions WHERE id = (SELECT MIN(id) FROM transactions)");
             if (i % 11 == 0)
-                exec(db, "UPDATE transactions SET transaction_type = 'refund'"
+                sql_exec(db, "UPDATE transactions SET transaction_type = 'refund'"
                          " WHERE id = (SELECT MAX(id) FROM transactions WHERE transaction_type = 'debit')");
         }
         is_int(both_drift(db), 0, "after 400 mixed inserts, splits, overrides, reconciliations, deletes");
-        exec(db, "UPDATE transactions SET date = '2027-01-01', merchant_normalized = 'Aardvark'"
+        sql_exec(db, "UPDATE transactions SET date = '2027-01-01', merchant_normalized = 'Aardvark'"
                  " WHERE id % 5 = 0");
         is_int(both_drift(db), 0, "after many rows take one date and merchant (ties broken by id)");
         orders_match(db, bob, "bob, 400 rows with ties");

@@ -1,0 +1,37 @@
+/*
+ * SQL helpers for unit tests that write to the database directly and then
+ * compare a trigger-kept summary with a recount (t/0008, t/0010).
+ */
+#ifndef LEDGER_T_SQLTEST_H
+#define LEDGER_T_SQLTEST_H
+
+#include <stdio.h>
+#include <sqlite3.h>
+
+#include "internal.h"
+
+/* Runs sql; a failure is a TAP diagnostic, and the checks that follow
+ * show what it left undone. */
+__attribute__((unused)) static void sql_exec(ledger_db *db, const char *sql)
+{
+    char *msg = NULL;
+
+    if (sqlite3_exec(db->sql, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        printf("# %s: %s\n", sql, msg);
+        sqlite3_free(msg);
+    }
+}
+
+/* The first column of the first row, or -1 when there is none. */
+__attribute__((unused)) static int sql_int(ledger_db *db, const char *sql)
+{
+    sqlite3_stmt *st;
+    int n = -1;
+
+    if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
+#endif
