@@ -7,6 +7,9 @@
  *
  * For each case it prints the median and p99 of the library call, the
  * median of the bare queries, their ratio, and the target it is held to.
+ * Exit status: 0 every target met, 1 some target missed, 2 bad usage, 3 a
+ * call failed (the harness is broken, which CI's smoke run checks for;
+ * it never judges speed).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +19,7 @@
 #include "internal.h"
 
 #define MAXP 8
+#define EXIT_BROKEN 3
 
 struct bench_case {
     const char *name;
@@ -76,7 +80,7 @@ static void run_case(ledger_db *db, int64_t me, const char *name, struct ledger_
         ledger_begin(db, 0, &err);
         if (ledger_txn_list(db, me, p, &out, &err)) {
             fprintf(stderr, "%s: %s\n", name, err.message);
-            exit(1);
+            exit(EXIT_BROKEN);
         }
         ledger_commit(db, &err);
         t1 = now_ms();
@@ -126,7 +130,7 @@ static void run_call(ledger_db *db, int64_t me, const char *name, const char *co
         ledger_begin(db, 0, &err);
         if (call(db, me, &p, &out, &err)) {
             fprintf(stderr, "%s: %s\n", name, err.message);
-            exit(1);
+            exit(EXIT_BROKEN);
         }
         ledger_commit(db, &err);
         if (i >= 0)
@@ -168,7 +172,7 @@ static char *deep_cursor(ledger_db *db, int64_t me, int pages)
 
         if (ledger_txn_list(db, me, &p, &out, &err)) {
             fprintf(stderr, "deep cursor: %s\n", err.message);
-            exit(1);
+            exit(EXIT_BROKEN);
         }
         next = cJSON_GetObjectItem(out, "next_cursor");
         free(cursor);
@@ -218,7 +222,7 @@ int main(int argc, char **argv)
     if (path == NULL || iterations < 1 || ledger_open(path, &db, &err)
         || ledger_user_resolve(db, subject, NULL, NULL, &me, &err)) {
         fprintf(stderr, "ledger-libbench: cannot open %s\n", path ? path : "(no --db)");
-        return 2;
+        return path ? EXIT_BROKEN : 2;
     }
     tag = first_id(db, "SELECT id FROM tags WHERE owner_id = ? ORDER BY id", me);
     stmt = first_id(db, "SELECT id FROM statements WHERE owner_id = ? ORDER BY id DESC", me);
@@ -311,7 +315,7 @@ int main(int argc, char **argv)
             t0 = now_ms();
             if (ledger_rule_apply_all(db, user, &out, &err)) {
                 fprintf(stderr, "rules: %s\n", err.message);
-                return 1;
+                return EXIT_BROKEN;
             }
             total += now_ms() - t0;
             rules += cJSON_GetArraySize(cJSON_GetObjectItem(out, "runs"));
@@ -390,7 +394,7 @@ int main(int argc, char **argv)
             ledger_begin(db, 1, &err);
             if (ledger_statement_import(db, me, ofx, len, &out, &created, &err)) {
                 fprintf(stderr, "import: %s\n", err.message);
-                return 1;
+                return EXIT_BROKEN;
             }
             t[k] = now_ms() - t0;
             ledger_rollback(db);
