@@ -1,17 +1,18 @@
 -- How many rows each user sees in the transaction list, per month,
--- effective category and transaction type, kept by triggers.  The list's `total` is an exact count, and
--- counting tens of thousands of index entries (plus a row lookup for every
--- row shared through a split) cost 20 ms a page on a 1,000,000-row ledger;
--- for the default list, category and type filters and date ranges the
--- total is now a sum over the summary plus a count of the rows in the
--- range's two edge months.  Other filters still count the rows.
+-- effective category and transaction type, kept by triggers.  The list's
+-- `total` is an exact count, and counting tens of thousands of index
+-- entries (plus a row lookup for every row shared through a split) cost
+-- 20 ms a page on a 1,000,000-row ledger.  For the default list, category
+-- and type filters and date ranges the total is now a sum over this table
+-- plus a count of the rows in the range's two edge months.  Other filters
+-- still count the rows.
 --
 -- A user sees a row they own, and a row someone else owns that has a split
 -- naming them (the list's two arms, ARM_OWN and ARM_SHARED in
--- lib/txn_list.c); a row hidden by reconciliation is seen by nobody.  No
--- category is kept as '' so that the key is never NULL, the same value the
--- list's exclude filter compares.  t/0010 checks after every kind of write
--- that this table equals a recount.
+-- lib/txn_list.c); a row hidden by reconciliation is seen by nobody.  A row
+-- without a category is kept under '', so the key is never NULL; it is the
+-- value the list's exclude filter compares too.  t/0010 checks after every
+-- kind of write that this table equals a recount.
 CREATE TABLE visible_count (
     viewer_id  INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
     month      TEXT NOT NULL,       -- YYYY-MM
