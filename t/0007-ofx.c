@@ -7,6 +7,7 @@
 
 #include "ofx.h"
 #include "tap.h"
+#include "textcheck.h"
 
 #define S(lit) lit, sizeof(lit) - 1
 
@@ -244,35 +245,6 @@ static void name_is(const char *body, const char *field, const char *want, const
 
 /* ---- helpers for checking any document ------------------------------------------ */
 
-static int valid_utf8(const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-
-    while (*p) {
-        int n = *p < 0x80 ? 1 : *p >= 0xC2 && *p <= 0xDF ? 2 : *p >= 0xE0 && *p <= 0xEF ? 3
-                : *p >= 0xF0 && *p <= 0xF4 ? 4 : 0;
-        int i;
-
-        if (n == 0)
-            return 0;
-        for (i = 1; i < n; i++)
-            if ((p[i] & 0xC0) != 0x80)
-                return 0;
-        p += n;
-    }
-    return 1;
-}
-
-static int is_date(const char *d)
-{
-    int i;
-
-    for (i = 0; i < 10; i++)
-        if (i == 4 || i == 7 ? d[i] != '-' : d[i] < '0' || d[i] > '9')
-            return 0;
-    return d[10] == '\0';
-}
-
 /* Everything a successful parse promises, whatever the input was. */
 static int doc_sane(const struct ofx_doc *doc)
 {
@@ -284,13 +256,13 @@ static int doc_sane(const struct ofx_doc *doc)
         const struct ofx_account *acct = &doc->accounts[a];
 
         if (acct->acct_id[0] == '\0' || memchr(acct->acct_id, 0, sizeof acct->acct_id) == NULL
-            || (acct->start[0] && !is_date(acct->start)) || (acct->end[0] && !is_date(acct->end))
+            || (acct->start[0] && !is_ymd(acct->start)) || (acct->end[0] && !is_ymd(acct->end))
             || (acct->ntxns && acct->txns == NULL))
             return 0;
         for (t = 0; t < acct->ntxns; t++) {
             const struct ofx_txn *x = &acct->txns[t];
 
-            if (!is_date(x->date) || !valid_utf8(x->name) || !valid_utf8(x->memo)
+            if (!is_ymd(x->date) || !valid_utf8(x->name) || !valid_utf8(x->memo)
                 || !valid_utf8(x->fitid) || x->amount > LEDGER_MONEY_MAX_CENTS
                 || x->amount < -LEDGER_MONEY_MAX_CENTS || x->line < 1)
                 return 0;

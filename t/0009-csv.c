@@ -8,6 +8,7 @@
 
 #include "csv.h"
 #include "tap.h"
+#include "textcheck.h"
 
 #define S(lit) lit, sizeof(lit) - 1
 #define NOAMT INT64_MIN   /* a row without an amount */
@@ -127,35 +128,6 @@ static void row_is(const struct csv_result *r, size_t i, int line, const char *d
 }
 
 /* ---- helpers for checking any result ------------------------------------------ */
-
-static int valid_utf8(const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-
-    while (*p) {
-        int n = *p < 0x80 ? 1 : *p >= 0xC2 && *p <= 0xDF ? 2 : *p >= 0xE0 && *p <= 0xEF ? 3
-                : *p >= 0xF0 && *p <= 0xF4 ? 4 : 0;
-        int i;
-
-        if (n == 0)
-            return 0;
-        for (i = 1; i < n; i++)
-            if ((p[i] & 0xC0) != 0x80)
-                return 0;
-        p += n;
-    }
-    return 1;
-}
-
-static int is_ymd(const char *d)
-{
-    int i;
-
-    for (i = 0; i < 10; i++)
-        if (i == 4 || i == 7 ? d[i] != '-' : d[i] < '0' || d[i] > '9')
-            return 0;
-    return d[10] == '\0';
-}
 
 /* Everything a successful parse promises, whatever the input was. */
 static int result_sane(const struct csv_result *r)
