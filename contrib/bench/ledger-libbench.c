@@ -3,7 +3,10 @@
  * generated ledger, beside the ceiling of each: the bare SQLite queries the
  * call runs, stepped without building any JSON.
  *
- *   ledger-libbench --db PATH [--user SUBJECT] [--iterations N]
+ *   ledger-libbench --db PATH [--user SUBJECT] [--iterations N] [--only SECTION]
+ *
+ * SECTION is one of list, analytics, rules, ofx, reconcile, csv: only that
+ * family runs (for working on one figure without waiting for the rest).
  *
  * For each case it prints the median and p99 of the library call, the
  * median of the bare queries, their ratio, and the target it is held to.
@@ -63,6 +66,12 @@ static void params_of(const char *const *kv, struct ledger_param *items, struct 
 }
 
 static int g_failed;
+
+/* Whether the family `section` runs: every one unless --only names one. */
+static int wanted(const char *only, const char *section)
+{
+    return only == NULL || strcmp(only, section) == 0;
+}
 
 static void run_case(ledger_db *db, int64_t me, const char *name, struct ledger_params *p,
                      int iterations, double target_ms)
@@ -199,8 +208,8 @@ static int64_t first_id(ledger_db *db, const char *sql, int64_t me)
 
 int main(int argc, char **argv)
 {
-    const char *path = NULL, *subject = "user01";
-    int iterations = 30, i;
+    const char *path = NULL, *subject = "user01", *only = NULL;
+    int iterations = 30, cache_mib = 0, i;
     ledger_db *db;
     ledger_error err;
     int64_t me, tag, stmt, trip;
@@ -214,8 +223,13 @@ int main(int argc, char **argv)
             subject = argv[++i];
         else if (strcmp(argv[i], "--iterations") == 0 && i + 1 < argc)
             iterations = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--cache-mib") == 0 && i + 1 < argc)
+            cache_mib = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+            only = argv[++i];
         else {
-            fprintf(stderr, "usage: ledger-libbench --db PATH [--user SUBJECT] [--iterations N]\n");
+            fprintf(stderr, "usage: ledger-libbench --db PATH [--user SUBJECT] [--iterations N]"
+                            " [--only list|analytics|rules|ofx|reconcile|csv]\n");
             return 2;
         }
     }
@@ -224,6 +238,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "ledger-libbench: cannot open %s\n", path ? path : "(no --db)");
         return path ? EXIT_BROKEN : 2;
     }
+    if (cache_mib > 0) {  /* SQLite's page cache, for trying sizes */
+        char pragma[64];
+
+        snprintf(pragma, sizeof pragma, "PRAGMA cache_size = -%d", cache_mib * 1024);
+        sqlite3_exec(db->sql, pragma, NULL, NULL, NULL);
+    }
     tag = first_id(db, "SELECT id FROM tags WHERE owner_id = ? ORDER BY id", me);
     stmt = first_id(db, "SELECT id FROM statements WHERE owner_id = ? ORDER BY id DESC", me);
     trip = first_id(db, "SELECT id FROM trips WHERE owner_id = ? ORDER BY id", me);
@@ -231,8 +251,8 @@ int main(int argc, char **argv)
     snprintf(stmt_s, sizeof stmt_s, "%lld", (long long)stmt);
     snprintf(trip_s, sizeof trip_s, "%lld", (long long)trip);
     printf("ledger-libbench: %s as %s, %d iterations per case\n", path, subject, iterations);
-    printf("-- GET /api/transactions, a page of 50 (target: p50 under 5 ms inside the library)\n");
-    {
+    if (wanted(only, "list")) {
+        printf("-- GET /api/transactions, a page of 50 (target: p50 under 5 ms inside the library)\n");
         const char *none[] = { NULL };
         const char *dates[] = { "date_from", "2024-03-01", "date_to", "2024-03-31", NULL };
         const char *cats[] = { "categories", "dining", NULL };
@@ -280,8 +300,8 @@ int main(int argc, char **argv)
             free(cursor);
         }
     }
-    printf("-- analytics over five years (targets: monthly under 50 ms, subscriptions under 1 s)\n");
-    {
+    if (wanted(only, "analytics")) {
+        printf("-- analytics over five years (targets: monthly under 50 ms, subscriptions under 1 s)\n");
         const char *five[] = { "from", "2021-01", "to", "2025-12", NULL };
         const char *five_mine[] = { "from", "2021-01", "to", "2025-12", "basis", "mine", NULL };
         const char *budget[] = { "month", "2025-06", NULL };
@@ -297,8 +317,8 @@ int main(int argc, char **argv)
         run_call(db, me, "subscriptions (all history)", none, ledger_analytics_subscriptions,
                  iterations < 10 ? iterations : 10, 1000);
     }
-    printf("-- rules (targets: 100 rules under 10 s, one rule under 0.5 s, a 100,000-row revert under 2 s)\n");
-    {
+    if (wanted(only, "rules")) {
+        printf("-- rules (targets: 100 rules under 10 s, one rule under 0.5 s, a 100,000-row revert under 2 s)\n");
         cJSON *out = NULL;
         double t0, total = 0, one = 0;
         int64_t user, rules = 0, matched = 0, rule_id = 0, run_id = 0;
@@ -363,8 +383,8 @@ int main(int argc, char **argv)
         }
         ledger_rollback(db);
     }
-    printf("-- OFX import (target: a 10,000-row file under 1 s)\n");
-    {
+    if (wanted(only, "ofx")) {
+        printf("-- OFX import (target: a 10,000-row file under 1 s)\n");
         size_t cap = 4 << 20, len = 0;
         char *ofx = malloc(cap);
         double t[5];
@@ -409,15 +429,15 @@ int main(int argc, char **argv)
         }
         free(ofx);
     }
-    printf("-- reconciliation (target: the pending list under 1 s; here with this ledger's manual rows)\n");
-    {
+    if (wanted(only, "reconcile")) {
+        printf("-- reconciliation (target: the pending list under 1 s; here with this ledger's manual rows)\n");
         const char *none[] = { NULL };
 
         run_call(db, me, "reconcile list", none, ledger_reconcile_list,
                  iterations < 5 ? iterations : 5, 1000);
     }
-    printf("-- CSV import (target: preview and commit of 100,000 rows under 2 s each)\n");
-    {
+    if (wanted(only, "csv")) {
+        printf("-- CSV import (target: preview and commit of 100,000 rows under 2 s each)\n");
         size_t cap = 8 << 20, len = 0;
         char *csv = malloc(cap);
         const char *mapping[] = { "date", "Date", "description", "Description", "amount", "Amount", NULL };
