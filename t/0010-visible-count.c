@@ -17,14 +17,15 @@
 #include "sqltest.h"
 #include "tap.h"
 
-/* The number of (viewer, month, category, type) cells where the summary and a recount
- * disagree. */
+/* The number of (viewer, month, category, type, manual, split) cells where
+ * the summary and a recount disagree. */
 static int drift(ledger_db *db)
 {
     static const char sql[] =
-        "WITH recount AS (SELECT viewer_id, month, category, type, COUNT(*) AS n"
-        "                   FROM visible_rows GROUP BY 1, 2, 3, 4),"
-        "     kept AS (SELECT viewer_id, month, category, type, n FROM visible_count WHERE n <> 0)"
+        "WITH recount AS (SELECT viewer_id, month, category, type, manual, split, COUNT(*) AS n"
+        "                   FROM visible_rows GROUP BY 1, 2, 3, 4, 5, 6),"
+        "     kept AS (SELECT viewer_id, month, category, type, manual, split, n"
+        "                FROM visible_count WHERE n <> 0)"
         " SELECT COUNT(*) FROM ("
         "   SELECT * FROM recount EXCEPT SELECT * FROM kept"
         "   UNION ALL"
@@ -234,6 +235,14 @@ int main(void)
     total_matches_rows(db, alice, "categories", "transfers", 1, "alice asking for transfers");
     total_matches_rows(db, bob, "categories", "Dining", 3, "bob asking for dining (folded)");
     total_matches_rows(db, bob, "exclude_categories", "dining", 1, "bob excluding dining");
+    /* has_split and Manual are summary keys too (schema 0009). */
+    total_matches_rows(db, alice, "has_split", "split", 3, "alice: her 2 split rows and bob's");
+    total_matches_rows(db, alice, "has_split", "unsplit", 1, "alice: 1 unsplit (transfers hidden)");
+    total_matches_rows(db, bob, "has_split", "split", 3, "bob: his split row and alice's 2");
+    total_matches_rows(db, bob, "has_split", "unsplit", 1, "bob: 1 unsplit");
+    total_matches_rows(db, alice, "bank_names", "Manual", 1, "alice: bob's manual row shared");
+    total_matches_rows(db, bob, "bank_names", "Manual", 2, "bob: his 2 manual rows");
+    total_matches_rows(db, bob, "bank_names", "B", 2, "bob: alice's 2 rows from bank B");
 
     orders_match(db, bob, "bob, own and shared rows");
     sql_exec(db, "UPDATE transactions SET date = '2025-12-31', amount = 1, override_merchant_normalized = 'Zed'"
@@ -257,6 +266,13 @@ int main(void)
     total_matches_rows(db, carol, NULL, NULL, 1, "carol now sees the row");
     sql_exec(db, "DELETE FROM splits WHERE transaction_id = 5 AND participant_id = 1");
     is_int(both_drift(db), 0, "after a split is removed");
+    total_matches_rows(db, bob, "has_split", "split", 2, "bob: rows 2 (his now) and 5 still split");
+    sql_exec(db, "DELETE FROM splits WHERE transaction_id = 5");
+    is_int(both_drift(db), 0, "after a row's last split is removed");
+    total_matches_rows(db, bob, "has_split", "unsplit", 2, "bob: rows 5 and 6 unsplit");
+    sql_exec(db, "INSERT INTO splits (transaction_id, participant_id, share_percent) VALUES (5, 2, 10000)");
+    is_int(both_drift(db), 0, "after it gets a split naming only its owner");
+    total_matches_rows(db, bob, "has_split", "split", 2, "bob: row 5 is split again");
     sql_exec(db, "DELETE FROM transactions WHERE id = 1");
     is_int(both_drift(db), 0, "after a split row is deleted (its splits by cascade)");
     total_matches_rows(db, carol, NULL, NULL, 0, "carol's view of it is gone");
@@ -327,6 +343,22 @@ int main(void)
                 list_counts(db, bob, "transaction_types", types[k], &total, &rows);
                 ok(total == rows && total > 0, "bob, transaction_types=%s: total %lld, rows %lld",
                    types[k], (long long)total, (long long)rows);
+            }
+        }
+        {
+            static const char *const kv[][2] = {
+                { "has_split", "split" }, { "has_split", "unsplit" }, { "bank_names", "Manual" }
+            };
+            size_t k;
+            int64_t total, rows;
+
+            for (k = 0; k < sizeof kv / sizeof kv[0]; k++) {
+                list_counts(db, alice, kv[k][0], kv[k][1], &total, &rows);
+                ok(total == rows && total > 0, "alice, %s=%s: total %lld, rows %lld", kv[k][0],
+                   kv[k][1], (long long)total, (long long)rows);
+                list_counts(db, bob, kv[k][0], kv[k][1], &total, &rows);
+                ok(total == rows && total > 0, "bob, %s=%s: total %lld, rows %lld", kv[k][0],
+                   kv[k][1], (long long)total, (long long)rows);
             }
         }
     }
