@@ -102,8 +102,9 @@ static const char SQL_STMT_INSERT[] =
 static const char SQL_ROW_INSERT[] =
     "INSERT INTO transactions (statement_id, owner_id, date, description, merchant, category,"
     " transaction_type, amount, currency, amount_aud, exchange_rate_to_aud, principal_amount,"
-    " interest_amount, fitid, payment_method, import_id)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    " interest_amount, fitid, payment_method, import_id, eff_category, eff_merchant)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
+    "         ?6, COALESCE(?5, ''))";  /* the effective values: schema 0010 */
 
 /* One statement with its figures; the movement is signed by type: on
  * credit card and loan statements spending raises the balance (owed), on

@@ -22,7 +22,9 @@ static const char SQL_TXN_GET[] =
 static const char SQL_TXN_INSERT[] =
     "INSERT INTO transactions (owner_id, date, description, merchant, transaction_type,"
     " category, amount, currency, amount_aud, exchange_rate_to_aud, payment_method,"
-    " override_trip_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+    " override_trip_id, eff_category, eff_merchant)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
+    "         ?6, COALESCE(?4, ''))";  /* the effective values: schema 0010 */
 /* Each field changes only when its flag is set, so one statement serves
  * every combination a PATCH can send. */
 static const char SQL_TXN_PATCH[] =
