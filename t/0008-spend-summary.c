@@ -115,6 +115,34 @@ int main(void)
         }
         is_int(drift(db), 0, "after 500 mixed inserts, updates and deletes");
     }
+    {
+        /* A CSV commit adds its rows to the summary grouped, with the row
+         * trigger held off (schema 0011): the same sums, and nothing
+         * left holding the triggers off. */
+        static const char body[] =
+            "{\"rows\": ["
+            "{\"date\": \"2026-03-01\", \"description\": \"csv a\", \"amount\": 12.34,"
+            " \"category\": \"dining\"},"
+            "{\"date\": \"2026-03-02\", \"description\": \"csv b\", \"amount\": 1.00,"
+            " \"transaction_type\": \"refund\", \"category\": \"dining\"},"
+            "{\"date\": \"2026-03-03\", \"description\": \"csv c\", \"amount\": 99.00,"
+            " \"transaction_type\": \"credit\", \"category\": \"income\"},"
+            "{\"date\": \"2026-04-04\", \"description\": \"csv d\", \"amount\": 5.00},"
+            "{\"date\": \"2026-04-05\", \"description\": \"csv e\", \"amount\": 7.00,"
+            " \"category\": \"transfers\"}]}";
+        int64_t before = cell(db, "2026-03", "dining");
+        cJSON *in = NULL, *out = NULL;
+
+        ok(ledger_json_parse(body, strlen(body), &in, &err) == 0
+           && ledger_csv_commit(db, me, in, &out, &err) == 0, "a CSV commit of five rows");
+        if (out == NULL)
+            printf("#   %s: %s\n", err.field, err.message);
+        is_int(drift(db), 0, "after a CSV commit");
+        is_int(cell(db, "2026-03", "dining") - before, 1234 - 100, "its dining: 12.34 less a 1.00 refund");
+        is_int(sql_int(db, "SELECT COUNT(*) FROM bulk_insert"), 0, "the insert triggers are on again");
+        cJSON_Delete(in);
+        cJSON_Delete(out);
+    }
     ledger_close(db);
     return done_testing();
 }

@@ -363,6 +363,28 @@ int main(void)
         }
     }
     {
+        /* A CSV commit counts its rows grouped, not by trigger (0011). */
+        static const char body[] =
+            "{\"rows\": ["
+            "{\"date\": \"2026-05-01\", \"description\": \"csv a\", \"amount\": 1.00,"
+            " \"category\": \"fuel\"},"
+            "{\"date\": \"2026-05-02\", \"description\": \"csv b\", \"amount\": 2.00,"
+            " \"transaction_type\": \"credit\"},"
+            "{\"date\": \"2026-06-03\", \"description\": \"csv c\", \"amount\": 3.00,"
+            " \"category\": \"transfers\"}]}";
+        cJSON *in = NULL, *out = NULL;
+        int64_t total0, total, rows;
+
+        list_counts(db, alice, "exclude_categories", "", &total0, &rows);
+        ok(ledger_json_parse(body, strlen(body), &in, &err) == 0
+           && ledger_csv_commit(db, alice, in, &out, &err) == 0, "a CSV commit of three rows");
+        is_int(both_drift(db), 0, "after a CSV commit");
+        list_counts(db, alice, "exclude_categories", "", &total, &rows);
+        is_int(total - total0, 3, "alice sees the three new rows");
+        cJSON_Delete(in);
+        cJSON_Delete(out);
+    }
+    {
         int64_t total, rows;
 
         list_counts(db, bob, "exclude_categories", "", &total, &rows);

@@ -445,7 +445,7 @@ int main(int argc, char **argv)
         struct ledger_params mp;
         cJSON *preview = NULL, *body, *out = NULL;
         char *text;
-        double t0, t_preview, t_commit;
+        double t0, t_preview, t_commit, t_parse, t_call;
 
         len += (size_t)snprintf(csv + len, cap - len, "Date,Description,Amount\n");
         for (i = 0; i < 100000; i++)
@@ -467,9 +467,17 @@ int main(int argc, char **argv)
         body = NULL;
         /* In one transaction, committed, as ledger-fcgi runs a write. */
         t0 = now_ms();
-        if (text == NULL || ledger_json_parse(text, strlen(text), &body, &err)
-            || ledger_begin(db, 1, &err) || ledger_csv_commit(db, me, body, &out, &err)
-            || ledger_commit(db, &err)) {
+        if (text == NULL || ledger_json_parse(text, strlen(text), &body, &err)) {
+            fprintf(stderr, "csv commit: %s\n", err.message);
+            return EXIT_BROKEN;
+        }
+        t_parse = now_ms();
+        if (ledger_begin(db, 1, &err) || ledger_csv_commit(db, me, body, &out, &err)) {
+            fprintf(stderr, "csv commit: %s\n", err.message);
+            return EXIT_BROKEN;
+        }
+        t_call = now_ms();
+        if (ledger_commit(db, &err)) {
             fprintf(stderr, "csv commit: %s\n", err.message);
             return EXIT_BROKEN;
         }
@@ -477,9 +485,10 @@ int main(int argc, char **argv)
         g_failed |= t_preview >= 2000 || t_commit >= 2000;
         printf("%-34s %9.1f ms  target < 2000 ms: %s\n", "preview 100,000 CSV rows", t_preview,
                t_preview < 2000 ? "ok" : "MISSED");
-        printf("%-34s %9.1f ms (%g imported)  target < 2000 ms: %s\n", "commit 100,000 CSV rows",
-               t_commit, cJSON_GetObjectItem(out, "imported")->valuedouble,
-               t_commit < 2000 ? "ok" : "MISSED");
+        printf("%-34s %9.1f ms (%g imported; JSON read %.0f, library %.0f, COMMIT %.0f)"
+               "  target < 2000 ms: %s\n", "commit 100,000 CSV rows",
+               t_commit, cJSON_GetObjectItem(out, "imported")->valuedouble, t_parse - t0,
+               t_call - t_parse, t_commit - (t_call - t0), t_commit < 2000 ? "ok" : "MISSED");
         cJSON_Delete(out);
         cJSON_Delete(body);
         cJSON_Delete(preview);
