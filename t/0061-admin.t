@@ -304,4 +304,35 @@ is(sprintf('%.2f', $rig->get("/api/participants/$uid{carol}/balance", user => 'b
 my $p = $rig->get('/api/participants', user => 'carol')->{json}{items};
 ok((grep { $_->{id} == $uid{bob} } @$p), 'carol shares with bob now');
 
+# ---- the man pages -----------------------------------------------------------------------
+{
+    my $fcgi_page = Rig::slurp("$src/fcgi/ledger-fcgi.8");
+    my $admin_page = Rig::slurp("$src/fcgi/ledger-admin.1");
+    s/\\-/-/g for $fcgi_page, $admin_page;    # roff's \- is a plain hyphen in a flag
+    my $help = `@{[ Rig::fcgi_bin() ]} --help`;
+    my %flags = map { $_ => 1 } $help =~ /(--[a-z][a-z-]+)/g;
+    my $main = Rig::slurp("$src/fcgi/main.c");
+    $flags{$_} = 1 for $main =~ /"(--[a-z][a-z-]+)"/g;
+    ok(keys %flags >= 10, 'ledger-fcgi has its flags in --help and main.c');
+    is_deeply([grep { $fcgi_page !~ /\Q$_\E\b/ } sort keys %flags], [], 'ledger-fcgi.8 documents every flag');
+    my @keys = Rig::slurp("$src/fcgi/conf.c") =~ /strcmp\(key, "(\w+)"\)/g;
+    ok(@keys >= 10, 'the configuration keys are read from conf.c');
+    is_deeply([grep { $fcgi_page !~ /^\.BR? (?:.*\s)?\Q$_\E\b/m } @keys], [],
+              'and ledger-fcgi.8 documents every key, in bold');
+    my @missing;
+    for my $cmd (qw(migrate backup check import users merge-users)) {
+        my (undef, $usage) = admin($cmd, '--help');
+        like($admin_page, qr/^\.SS \Q$cmd\E$/m, "ledger-admin.1 has a section for $cmd");
+        push @missing, grep { $admin_page !~ /\Q$_\E\b/ } $usage =~ /(--[a-z][a-z-]+)/g;
+    }
+    is_deeply(\@missing, [], 'ledger-admin.1 documents every option of every subcommand');
+  SKIP: {
+        skip 'groff is not installed', 2 unless Rig::find_program('groff');
+        for my $page ("$src/fcgi/ledger-admin.1", "$src/fcgi/ledger-fcgi.8") {
+            my $warnings = `groff -man -Tutf8 -ww -z $page 2>&1`;
+            is($warnings, '', "groff has no warning for $page");
+        }
+    }
+}
+
 done_testing();
