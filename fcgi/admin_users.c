@@ -102,7 +102,8 @@ static const struct admin_usage merge_usage = {
     "whose name both have becomes --into's tag.  When only a person can decide\n"
     "(a budget for one category with two amounts, payments between the two,\n"
     "one of two shares settled, a rule that would split with its own owner),\n"
-    "nothing changes and the conflicts are named.\n"
+    "nothing changes and the conflicts are named.  --into keeps its identity,\n"
+    "email and name, taking --from's where it has none.\n"
     "A USER is an identity (subject), an email, or id:N (see `users`).\n"
     "  --db PATH       the database\n"
     "  --config FILE   read db from ledger-fcgi's ledger.conf\n"
@@ -124,6 +125,9 @@ static void print_merge(const cJSON *report, int dry_run)
     for (i = 0; i < sizeof keys / sizeof keys[0]; i++)
         printf(" %s %d%s", keys[i], count_of(report, keys[i]),
                i + 1 < sizeof keys / sizeof keys[0] ? "," : "\n");
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(report, "identity_taken")))
+        printf("user %d had no identity: they now sign in with user %d's\n",
+               count_of(report, "into"), count_of(report, "from"));
 }
 
 int admin_merge_users(int argc, char **argv)

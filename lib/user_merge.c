@@ -16,6 +16,9 @@
  *   of from's with the name of one of into's is folded into into's (its
  *   links, rule actions and saved snapshots point at into's tag).
  * - Contacts are the union, minus the two knowing each other.
+ * - into keeps its identity (subject), email and name and takes from's
+ *   where it has none: a placeholder merged with a signed-in account must
+ *   end up as an account its person can sign in to.
  * - The trigger-kept tables follow by their triggers; check verifies them.
  *
  * It refuses (409 merge_conflict, nothing changed) where only a person can
@@ -159,12 +162,16 @@ static const char SQL_LEFTOVERS[] =
     " UNION ALL SELECT 'visible_count' WHERE EXISTS (SELECT 1 FROM visible_count WHERE viewer_id = ?1)"
     " UNION ALL SELECT 'shared_rows' WHERE EXISTS (SELECT 1 FROM shared_rows WHERE viewer_id = ?1)";
 
-static const char SQL_USER_EMAIL[] = "SELECT email FROM users WHERE id = ?";
+static const char SQL_USER_PROFILE[] = "SELECT subject, email, name FROM users WHERE id = ?";
 static const char SQL_USER_DELETE[] = "DELETE FROM users WHERE id = ?";
-/* into keeps its own email; when it has none it takes from's, so a
- * participant added again by that address finds the merged user. */
-static const char SQL_USER_TAKE_EMAIL[] =
-    "UPDATE users SET email = ?2 WHERE id = ?1 AND email IS NULL";
+/* into keeps its own identity, email and name; what it lacks it takes from
+ * from: merging a signed-in account into a placeholder must leave one the
+ * person can sign in to, and a participant added again by from's email
+ * should find the merged user. */
+static const char SQL_USER_TAKE_PROFILE[] =
+    "UPDATE users SET subject = COALESCE(subject, ?2), email = COALESCE(email, ?3),"
+    "                 name = COALESCE(name, ?4)"
+    " WHERE id = ?1";
 
 struct tag_pair {
     int64_t from, into;
@@ -197,21 +204,35 @@ static sqlite3_stmt *bound(struct merge *m, const char *sql, ledger_error *err)
     return st;
 }
 
-static int user_email(ledger_db *db, int64_t id, char **email, ledger_error *err)
-{
-    sqlite3_stmt *st = db_stmt(db, SQL_USER_EMAIL, err);
-    int rc;
+struct profile {
+    char *text[3];  /* subject, email, name; NULL for SQL NULL */
+};
 
-    *email = NULL;
+static void profile_free(struct profile *p)
+{
+    int i;
+
+    for (i = 0; i < 3; i++)
+        free(p->text[i]);
+}
+
+static int user_profile(ledger_db *db, int64_t id, struct profile *p, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_USER_PROFILE, err);
+    int rc, i, oom = 0;
+
     if (st == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, id);
     rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-        *email = strdup((const char *)sqlite3_column_text(st, 0));
+    for (i = 0; i < 3 && rc == SQLITE_ROW; i++)
+        if (sqlite3_column_type(st, i) != SQLITE_NULL)
+            oom |= (p->text[i] = strdup((const char *)sqlite3_column_text(st, i))) == NULL;
     db_stmt_done(st);
     if (rc == SQLITE_DONE)
         return ledger_error_set(err, 404, "not_found", NULL, "no user %lld", (long long)id);
+    if (oom)
+        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
     return rc == SQLITE_ROW ? LEDGER_OK : db_error(db, err, "user");
 }
 
@@ -492,26 +513,33 @@ static int leftovers(struct merge *m, ledger_error *err)
     return rc == SQLITE_DONE ? LEDGER_OK : db_error(m->db, err, "merge");
 }
 
-static int exec_id_text(ledger_db *db, const char *sql, int64_t id, const char *text,
-                        ledger_error *err)
+/* Removes from, then gives into what it lacks of from's profile. */
+static int take_profile(struct merge *m, const struct profile *from, ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, sql, err);
-    int rc;
+    sqlite3_stmt *st = db_stmt(m->db, SQL_USER_DELETE, err);
+    int rc, i;
 
     if (st == NULL)
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, id);
-    if (text)
-        db_bind_text(st, 2, text);
+    sqlite3_bind_int64(st, 1, m->from);
     rc = sqlite3_step(st);
     db_stmt_done(st);
-    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "user");
+    if (rc != SQLITE_DONE)
+        return db_error(m->db, err, "user");
+    if ((st = db_stmt(m->db, SQL_USER_TAKE_PROFILE, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, m->into);
+    for (i = 0; i < 3; i++)
+        db_bind_text(st, 2 + i, from->text[i]);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    return rc == SQLITE_DONE ? LEDGER_OK : db_error(m->db, err, "user");
 }
 
 int ledger_user_merge(ledger_db *db, int64_t from, int64_t into, cJSON **out, ledger_error *err)
 {
     struct merge m = { .db = db, .from = from, .into = into };
-    char *from_email = NULL, *into_email = NULL;
+    struct profile from_profile = { { NULL } }, into_profile = { { NULL } };
     cJSON *report = NULL;
     int rc = LEDGER_ERR;
 
@@ -519,7 +547,7 @@ int ledger_user_merge(ledger_db *db, int64_t from, int64_t into, cJSON **out, le
         ledger_error_set(err, 400, "invalid_field", "into", "a user cannot be merged into itself");
         goto out;
     }
-    if (user_email(db, from, &from_email, err) || user_email(db, into, &into_email, err)
+    if (user_profile(db, from, &from_profile, err) || user_profile(db, into, &into_profile, err)
         || load_tag_pairs(&m, err) || find_conflicts(&m, err))
         goto out;
     if (m.nconflicts) {
@@ -539,18 +567,18 @@ int ledger_user_merge(ledger_db *db, int64_t from, int64_t into, cJSON **out, le
         || snapshots_pass(&m, SQL_RUN_ROWS_TOUCHED, SQL_RUN_ROW_SET, err)
         || snapshots_pass(&m, SQL_RECONCILED_TOUCHED, SQL_RECONCILED_SET, err)
         || run_steps(&m, report, err) || leftovers(&m, err)
-        || exec_id_text(db, SQL_USER_DELETE, from, NULL, err)
-        || (into_email == NULL && from_email
-            && exec_id_text(db, SQL_USER_TAKE_EMAIL, into, from_email, err)))
+        || take_profile(&m, &from_profile, err))
         goto out;
-    cJSON_AddBoolToObject(report, "email_taken", into_email == NULL && from_email != NULL);
+    /* The sign-in identity changing hands is worth saying out loud. */
+    cJSON_AddBoolToObject(report, "identity_taken",
+                          into_profile.text[0] == NULL && from_profile.text[0] != NULL);
     *out = report;
     report = NULL;
     rc = LEDGER_OK;
 out:
     cJSON_Delete(report);
     free(m.tags);
-    free(from_email);
-    free(into_email);
+    profile_free(&from_profile);
+    profile_free(&into_profile);
     return rc;
 }

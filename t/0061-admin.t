@@ -304,6 +304,22 @@ is(sprintf('%.2f', $rig->get("/api/participants/$uid{carol}/balance", user => 'b
 my $p = $rig->get('/api/participants', user => 'carol')->{json}{items};
 ok((grep { $_->{id} == $uid{bob} } @$p), 'carol shares with bob now');
 
+# A placeholder (added by email, never signed in) and erin's own account
+# are one person: the merged account is one erin can still sign in to.
+my $zoe = $rig->post('/api/participants', { email => 'zoe@example.org' }, user => 'alice')->{json}{id};
+my $erin = $rig->get('/api/me', user => 'erin')->{json}{id};
+($rc, $out, $err) = admin('merge-users', '--db', $db, '--from', 'erin', '--into', 'zoe@example.org');
+is($rc, 0, 'erin merged into a placeholder') or diag($err);
+like($out, qr/user $zoe had no identity: they now sign in with user $erin's/, 'saying who signs in how');
+($rc, $out) = admin('users', '--db', $db, '--json');
+my ($merged) = grep { $_->{id} == $zoe } @{ (eval { decode_json($out) } // {})->{items} // [] };
+is_deeply([@{ $merged // {} }{qw(subject email)}], ['erin', 'zoe@example.org'],
+          "the placeholder took erin's identity and kept its own email");
+is($rig->get('/api/me', user => 'erin')->{json}{id}, $zoe, 'erin signs in to the merged account');
+cmp_ok(total('erin'), '>=', $ok, 'with the rows erin wrote during the backup');
+($rc, $out) = admin('check', '--db', $db);
+is($rc, 0, 'and the database still passes check') or diag($out);
+
 # ---- the man pages -----------------------------------------------------------------------
 {
     my $fcgi_page = Rig::slurp("$src/fcgi/ledger-fcgi.8");
