@@ -128,7 +128,7 @@ static int run_check(ledger_db *db, const struct check *c, cJSON *problems, int6
 int ledger_check(ledger_db *db, cJSON **out, ledger_error *err)
 {
     cJSON *doc = cJSON_CreateObject(), *problems, *counts;
-    int64_t total = 0, n;
+    int64_t total = 0, n = 0;
     size_t i;
 
     if (doc == NULL)
