@@ -175,6 +175,22 @@ is($rig->post("/api/transactions/$dinner/tags", { tag_id => $dave_food }, user =
 is($rig->put('/api/budgets/groceries', { amount => 300 }, user => 'bob')->{status}, 200, 'bob budgets 300');
 is($rig->put('/api/budgets/groceries', { amount => 250 }, user => 'dave')->{status}, 200, 'dave budgets 250');
 is($rig->put('/api/budgets/travel', { amount => 80 }, user => 'dave')->{status}, 200, 'and travel 80');
+# Rules: one of alice's splits with dave, one of dave's tags with his food
+# tag (both rewritten by the merge), and one of dave's that splits with bob
+# (after the merge it would split with its own owner: a conflict).
+sub rule {
+    my ($user, $name, @actions) = @_;
+    my $res = $rig->post('/api/rules', { name => $name, actions => \@actions,
+        conditions => [ { field => 'description', operator => 'contains', value => $name } ] },
+        user => $user);
+    is($res->{status}, 201, "$user creates rule $name") or diag($res->{content});
+    return $res->{json}{id};
+}
+my $alice_rule = rule('alice', 'Party', { type => 'apply_split',
+                                          shares => [{ participant_id => $uid{dave}, share_percent => 50 }] });
+my $dave_rule = rule('dave', 'Dinner', { type => 'add_tag', tag_id => $dave_food });
+my $dave_split_rule = rule('dave', 'Taxi', { type => 'apply_split',
+                                             shares => [{ participant_id => $uid{bob}, share_percent => 40 }] });
 my $pay = $rig->post('/api/payments', { from_participant_id => $uid{dave}, to_participant_id => $uid{bob},
                                         date => '2026-03-11', amount => 10 }, user => 'dave');
 is($pay->{status}, 201, 'dave pays bob 10') or diag($pay->{content});
@@ -259,6 +275,8 @@ is($users{dave}{shared_with}, 2, 'and two rows shared with him');
 is($rc, 1, 'merge-users refuses a conflict');
 like($err, qr/both have a budget for groceries \(250\.00 and 300\.00\)/, 'two budgets for groceries named');
 like($err, qr/payment \d+ of 2026-03-11 is between the two/, 'the payment between them named');
+like($err, qr/3 conflicts: .*; rule $dave_split_rule would split with its own owner short of 100%/,
+     "dave's rule splitting with bob named");
 like($err, qr/nothing changed/, 'saying nothing changed');
 is($rig->get('/api/me', user => 'dave')->{json}{id}, $uid{dave}, 'dave is still there');
 is($rig->get('/api/budgets', user => 'dave')->{status}, 200, 'with his budgets');
@@ -271,6 +289,7 @@ is($rc, 1, 'an unknown user is refused');
 # The people decide: the same budget, and the payment was a mistake.
 $rig->put('/api/budgets/groceries', { amount => 300 }, user => 'dave');
 is($rig->del("/api/payments/$pay->{json}{id}", user => 'dave')->{status}, 204, 'dave deletes the payment');
+is($rig->del("/api/rules/$dave_split_rule", user => 'dave')->{status}, 204, 'dave deletes that rule');
 my $bob_before = total('bob');
 ($rc, $out, $err) = admin('merge-users', '--db', $db, '--from', 'dave', '--into', 'bob', '--dry-run');
 is($rc, 0, '--dry-run') or diag($err);
@@ -291,6 +310,9 @@ my %bob_rows = map { $_->{description} => $_ } @{ $rig->get('/api/transactions?e
 ok($bob_rows{Dinner} && $bob_rows{'Lunch with carol'}, "bob owns dave's rows");
 is($bob_rows{Dinner}{owner_id}, $uid{bob}, 'as their owner');
 is_deeply([map { $_->{name} } @{ $bob_rows{Dinner}{tags} }], ['Food'], "dave's food tag folded into bob's Food");
+my $rule_of = sub { $rig->get("/api/rules/$_[1]", user => $_[0])->{json}{actions}[0] };
+is($rule_of->('alice', $alice_rule)->{shares}[0]{participant_id}, $uid{bob}, "alice's rule now splits with bob");
+is($rule_of->('bob', $dave_rule)->{tag_id}, $bob_food, "dave's rule is bob's, adding bob's Food tag");
 my $tags = $rig->get('/api/tags', user => 'bob')->{json}{items};
 is(scalar(grep { lc $_->{name} eq 'food' } @$tags), 1, 'bob has one food tag');
 my %split = map { $_->{participant_id} => $_->{share_percent} } @{ $rig->get("/api/transactions/$party/splits", user => 'alice')->{json}{items} };
