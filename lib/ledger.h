@@ -341,6 +341,46 @@ int ledger_reconcile_undo(ledger_db *db, int64_t me, int64_t manual_id, ledger_e
 int ledger_merchant_list(ledger_db *db, int64_t me, const struct ledger_params *params,
                          cJSON **out, ledger_error *err);
 
+/* ---- operator functions (ledger-admin) -----------------------------------------------
+ * No viewer and no access checks: these serve whoever holds the database
+ * file. */
+
+/* The schema version of the database file at path, read without migrating
+ * or writing; 0 when there is no file yet (ledger_open would create it). */
+int ledger_schema_version_file(const char *path, int *version, ledger_error *err);
+
+/* Progress of a long operation: done of total units (pages, rows). */
+typedef void ledger_progress_fn(void *ctx, int64_t done, int64_t total);
+
+/* An online copy of the database at src, safe while the service writes to
+ * it: SQLite's backup API in small steps with pauses, into a temporary file
+ * beside dest that passes integrity_check before it is renamed to dest.
+ * progress (may be NULL) is called after each step. */
+int ledger_backup(const char *src, const char *dest, ledger_progress_fn *progress, void *ctx,
+                  ledger_error *err);
+
+/* integrity_check, foreign_key_check and every trigger-kept table against a
+ * recount: {ok, total, checks: {name: problems}, problems: [{check,
+ * detail}]} (the first few of each check are described).  Run it inside a
+ * read transaction so all checks see one snapshot. */
+int ledger_check(ledger_db *db, cJSON **out, ledger_error *err);
+
+/* The user who is who: their identity (subject), their email (any case),
+ * or "id:N".  404 when nobody, 409 ambiguous when it names two. */
+int ledger_user_find(ledger_db *db, const char *who, int64_t *id, ledger_error *err);
+/* Every user with counts of what they hold: {items: [{id, subject, email,
+ * name, created_at, placeholder, transactions, statements, shared_with,
+ * payments, tags, rules, trips, budgets}], total}. */
+int ledger_user_admin_list(ledger_db *db, cJSON **out, ledger_error *err);
+/* Moves everything user from owns or takes part in to into, then removes
+ * from (lib/user_merge.c says how each kind of row is merged).  Where only a
+ * person can decide (two budgets for one category, payments between the
+ * two, ...) it is 409 merge_conflict naming them, and nothing is written.
+ * Call it inside a write transaction; roll back on error.  On success *out
+ * holds counts of what moved. */
+int ledger_user_merge(ledger_db *db, int64_t from, int64_t into, cJSON **out,
+                      ledger_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,143 @@
+/*
+ * ledger-admin: the operator's command for a ledger database: migrate,
+ * backup, check, import, users, merge-users.  Built on libledger like
+ * ledger-fcgi, and like it never writes SQL: whatever touches the domain is
+ * a ledger_* function, so the HTTP API and this tool share one write path.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <config.h>
+#include "admin.h"
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    { "migrate", admin_migrate, "apply pending schema migrations" },
+    { "backup", admin_backup, "copy the database while the service runs" },
+    { "check", admin_check, "integrity, foreign keys and derived tables" },
+    { "import", admin_import, "import CSV or OFX/QFX files for a user" },
+    { "users", admin_users, "list users with what they hold" },
+    { "merge-users", admin_merge_users, "move everything of one user to another" },
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *f)
+{
+    size_t i;
+
+    fprintf(f, "usage: ledger-admin COMMAND [--db PATH | --config FILE] [OPTIONS]\n"
+               "       ledger-admin COMMAND --help\n\ncommands:\n");
+    for (i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nexit status: 0 ok, 1 a problem was found or the work failed, 2 usage\n");
+}
+
+void admin_print_usage(FILE *f, const struct admin_usage *u)
+{
+    fprintf(f, "usage: ledger-admin %s %s\n%s", u->name, u->synopsis, u->help);
+}
+
+int admin_usage_error(const struct admin_usage *u, const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "ledger-admin %s: ", u->name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nusage: ledger-admin %s %s\n(ledger-admin %s --help for more)\n",
+            u->name, u->synopsis, u->name);
+    return ADMIN_USAGE;
+}
+
+void admin_error(const char *what, const ledger_error *err)
+{
+    fprintf(stderr, "ledger-admin: %s: %s\n", what, err->message);
+}
+
+int admin_common_option(struct admin_db *o, const struct admin_usage *u, int c, const char *arg)
+{
+    char msg[600];
+
+    switch (c) {
+    case ADMIN_OPT_DB:
+        o->db_flag = arg;
+        return ADMIN_OK;
+    case ADMIN_OPT_CONFIG:
+        /* The service's own file and parser: one place says where the
+         * database is. */
+        config_defaults(&o->cfg);
+        if (config_load(&o->cfg, arg, msg, sizeof msg))
+            return admin_usage_error(u, "%s", msg);
+        o->have_config = 1;
+        return ADMIN_OK;
+    case ADMIN_OPT_HELP:
+        admin_print_usage(stdout, u);
+        return -1;
+    default:
+        /* getopt_long has said what was wrong. */
+        fprintf(stderr, "usage: ledger-admin %s %s\n", u->name, u->synopsis);
+        return ADMIN_USAGE;
+    }
+}
+
+const char *admin_db_path(const struct admin_db *o, const struct admin_usage *u)
+{
+    if (o->db_flag)
+        return o->db_flag;
+    if (o->have_config)
+        return o->cfg.db;
+    admin_usage_error(u, "--db PATH (or --config FILE) is required");
+    return NULL;
+}
+
+int admin_open(const struct admin_db *o, const char *path, ledger_db **db)
+{
+    ledger_error err;
+
+    if (ledger_open(path, db, &err)) {
+        admin_error(path, &err);
+        return ADMIN_FAIL;
+    }
+    if (o->have_config && ledger_set_home_currency(*db, o->cfg.home_currency, &err)) {
+        admin_error("home_currency", &err);
+        ledger_close(*db);
+        *db = NULL;
+        return ADMIN_FAIL;
+    }
+    return ADMIN_OK;
+}
+
+int main(int argc, char **argv)
+{
+    char name[64];
+    size_t i;
+
+    if (argc < 2) {
+        usage(stderr);
+        return ADMIN_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return ADMIN_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("ledger-admin %s (schema %d)\n", PACKAGE_VERSION, ledger_schema_latest());
+        return ADMIN_OK;
+    }
+    for (i = 0; i < NCOMMANDS; i++)
+        if (strcmp(argv[1], commands[i].name) == 0) {
+            /* getopt_long prefixes its messages with argv[0]. */
+            snprintf(name, sizeof name, "ledger-admin %s", commands[i].name);
+            argv[1] = name;
+            return commands[i].run(argc - 1, argv + 1);
+        }
+    fprintf(stderr, "ledger-admin: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return ADMIN_USAGE;
+}

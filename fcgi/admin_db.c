@@ -1,0 +1,231 @@
+/* ledger-admin migrate, backup and check: the database as a whole. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "admin.h"
+
+static const struct option db_only[] = { ADMIN_COMMON_OPTIONS, { NULL, 0, NULL, 0 } };
+
+/* Parses options that are only the common ones; *path is set on success.
+ * Returns ADMIN_OK, -1 after --help, or ADMIN_USAGE. */
+static int parse_db_only(int argc, char **argv, const struct admin_usage *u,
+                         const struct option *longopts, struct admin_db *o, int *json,
+                         const char **path)
+{
+    int c, rc;
+
+    memset(o, 0, sizeof *o);
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (c == 'j' && json) {
+            *json = 1;
+            continue;
+        }
+        if ((rc = admin_common_option(o, u, c, optarg)) != ADMIN_OK)
+            return rc;
+    }
+    if (optind < argc)
+        return admin_usage_error(u, "unexpected argument '%s'", argv[optind]);
+    *path = admin_db_path(o, u);
+    return *path ? ADMIN_OK : ADMIN_USAGE;
+}
+
+/* ---- migrate ------------------------------------------------------------------- */
+
+static const struct admin_usage migrate_usage = {
+    "migrate", "--db PATH | --config FILE",
+    "Applies every pending schema migration (all in one transaction, as\n"
+    "ledger-fcgi does at start-up) and prints the version before and after.\n"
+    "A database written by a newer release is refused and left untouched.\n"
+    "  --db PATH       the database file (created when missing)\n"
+    "  --config FILE   read db (and home_currency) from ledger-fcgi's ledger.conf\n"
+    "Exit status: 0 migrated or already current, 1 refused or failed, 2 usage.\n",
+};
+
+int admin_migrate(int argc, char **argv)
+{
+    struct admin_db o;
+    const char *path;
+    ledger_db *db = NULL;
+    ledger_error err;
+    int before, after, rc;
+
+    if ((rc = parse_db_only(argc, argv, &migrate_usage, db_only, &o, NULL, &path)) != ADMIN_OK)
+        return rc < 0 ? ADMIN_OK : rc;
+    /* Read first without writing: ledger_open migrates straight away, and
+     * a newer database must be refused before anything touches it. */
+    if (ledger_schema_version_file(path, &before, &err)) {
+        admin_error(path, &err);
+        return ADMIN_FAIL;
+    }
+    if (before > ledger_schema_latest()) {
+        fprintf(stderr, "ledger-admin: %s is at schema version %d, newer than this release "
+                        "knows (%d): upgrade ledger-admin and ledger-fcgi; nothing was changed\n",
+                path, before, ledger_schema_latest());
+        return ADMIN_FAIL;
+    }
+    if (admin_open(&o, path, &db))
+        return ADMIN_FAIL;
+    after = ledger_schema_version(db);
+    ledger_close(db);
+    if (before == after)
+        printf("%s: schema version %d, up to date\n", path, after);
+    else
+        printf("%s: schema version %d -> %d\n", path, before, after);
+    return ADMIN_OK;
+}
+
+/* ---- backup -------------------------------------------------------------------- */
+
+static const struct admin_usage backup_usage = {
+    "backup", "--db PATH | --config FILE --to FILE",
+    "Copies the database while ledger-fcgi keeps serving: SQLite's online\n"
+    "backup in small steps with pauses, so writers are not held up.  The copy\n"
+    "is written to FILE.tmp-XXXXXX beside FILE, must pass integrity_check, and\n"
+    "is then renamed to FILE (replacing an older backup only when complete).\n"
+    "The copy is readable by its owner only, like the data it holds.\n"
+    "  --db PATH       the live database\n"
+    "  --config FILE   read db from ledger-fcgi's ledger.conf\n"
+    "  --to FILE       where the backup goes\n"
+    "Exit status: 0 written and verified, 1 failed (FILE untouched), 2 usage.\n",
+};
+
+static void backup_progress(void *ctx, int64_t done, int64_t total)
+{
+    progress_update(ctx, done, total, "pages");
+}
+
+/* Whether two paths name one file (the backup must not overwrite its source). */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev
+           && sa.st_ino == sb.st_ino;
+}
+
+int admin_backup(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        ADMIN_COMMON_OPTIONS, { "to", required_argument, NULL, 't' }, { NULL, 0, NULL, 0 }
+    };
+    struct admin_db o;
+    struct progress p;
+    struct stat st;
+    const char *path, *to = NULL;
+    ledger_error err;
+    int c, rc;
+
+    memset(&o, 0, sizeof o);
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (c == 't')
+            to = optarg;
+        else if ((rc = admin_common_option(&o, &backup_usage, c, optarg)) != ADMIN_OK)
+            return rc < 0 ? ADMIN_OK : rc;
+    }
+    if (optind < argc)
+        return admin_usage_error(&backup_usage, "unexpected argument '%s'", argv[optind]);
+    if ((path = admin_db_path(&o, &backup_usage)) == NULL)
+        return ADMIN_USAGE;
+    if (to == NULL || *to == '\0')
+        return admin_usage_error(&backup_usage, "--to FILE is required");
+    if (strcmp(path, to) == 0 || same_file(path, to))
+        return admin_usage_error(&backup_usage, "--to names the database itself");
+    progress_init(&p, "backup");
+    if (ledger_backup(path, to, backup_progress, &p, &err)) {
+        progress_finish(&p);
+        admin_error("backup", &err);
+        return ADMIN_FAIL;
+    }
+    progress_finish(&p);
+    if (stat(to, &st) == 0)
+        printf("%s: backed up to %s (%lld bytes, integrity ok)\n", path, to,
+               (long long)st.st_size);
+    return ADMIN_OK;
+}
+
+/* ---- check --------------------------------------------------------------------- */
+
+static const struct admin_usage check_usage = {
+    "check", "--db PATH | --config FILE [--json]",
+    "Checks the database: PRAGMA integrity_check and foreign_key_check, then\n"
+    "every table the triggers keep (spend_monthly, visible_count, shared_rows,\n"
+    "the effective category and merchant) against a recount from the rows,\n"
+    "splits totalling 100%, and statement rows owned by their statement's\n"
+    "owner.  Read-only: a database with pending migrations is refused (run\n"
+    "migrate first), and one snapshot is checked while the service writes.\n"
+    "  --db PATH       the database\n"
+    "  --config FILE   read db from ledger-fcgi's ledger.conf\n"
+    "  --json          the report as JSON on stdout\n"
+    "Exit status: 0 no problem, 1 problems found (or the check failed), 2 usage.\n",
+};
+
+static void print_report(const cJSON *doc)
+{
+    const cJSON *p, *checks = cJSON_GetObjectItemCaseSensitive(doc, "checks");
+    int total = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(doc, "total"));
+
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(doc, "problems"))
+        printf("%s: %s\n", cJSON_GetObjectItemCaseSensitive(p, "check")->valuestring,
+               cJSON_GetObjectItemCaseSensitive(p, "detail")->valuestring);
+    if (total == 0)
+        printf("ok: %d checks, no problems\n", cJSON_GetArraySize(checks));
+    else
+        printf("%d problem%s found\n", total, total == 1 ? "" : "s");
+}
+
+int admin_check(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        ADMIN_COMMON_OPTIONS, { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 }
+    };
+    struct admin_db o;
+    const char *path;
+    ledger_db *db = NULL;
+    ledger_error err;
+    cJSON *doc = NULL;
+    int version, json = 0, rc;
+
+    if ((rc = parse_db_only(argc, argv, &check_usage, longopts, &o, &json, &path)) != ADMIN_OK)
+        return rc < 0 ? ADMIN_OK : rc;
+    rc = ADMIN_FAIL;
+    if (ledger_schema_version_file(path, &version, &err)) {
+        admin_error(path, &err);
+        goto out;
+    }
+    if (version == 0) {
+        fprintf(stderr, "ledger-admin: %s: no such database\n", path);
+        goto out;
+    }
+    if (version != ledger_schema_latest()) {
+        fprintf(stderr, "ledger-admin: %s is at schema version %d, this release checks %d: %s\n",
+                path, version, ledger_schema_latest(),
+                version < ledger_schema_latest() ? "run ledger-admin migrate first"
+                                                 : "use a newer ledger-admin");
+        goto out;
+    }
+    if (admin_open(&o, path, &db))
+        goto out;
+    if (ledger_begin(db, 0, &err) || ledger_check(db, &doc, &err)) {
+        admin_error("check", &err);
+        goto out;
+    }
+    if (json) {
+        char *text = cJSON_Print(doc);
+
+        if (text)
+            puts(text);
+        cJSON_free(text);
+    } else {
+        print_report(doc);
+    }
+    rc = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "ok")) ? ADMIN_OK : ADMIN_FAIL;
+out:
+    if (db)
+        ledger_rollback(db);
+    cJSON_Delete(doc);
+    ledger_close(db);
+    return rc;
+}

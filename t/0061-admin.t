@@ -1,0 +1,376 @@
+#!/usr/bin/perl
+# ledger-admin, the operator's command, against a database a real
+# ledger-fcgi serves: usage and exit statuses, migrate, import (CSV and
+# OFX through the library's write paths), a backup taken while the service
+# takes writes, check finding a derived table damaged by hand, users, and
+# merge-users refusing a conflict and then merging cleanly.
+use strict;
+use warnings;
+use Test::More;
+use File::Temp qw(tempdir);
+use JSON::PP;
+use POSIX qw(:sys_wait_h);
+use Time::HiRes qw(sleep time);
+use Rig;
+
+my $admin = $ENV{LEDGER_ADMIN} // 'fcgi/ledger-admin';
+my $src = Rig::srcdir();
+my $dir = tempdir('ledger-admin-XXXXXX', TMPDIR => 1, CLEANUP => 1);
+
+# Runs ledger-admin (under valgrind for make check-valgrind, like the
+# rig's ledger-fcgi); returns (exit status, stdout, stderr).
+my $runs = 0;
+sub admin {
+    my (@args) = @_;
+    my @cmd = ($admin, @args);
+    if ($ENV{LEDGER_VALGRIND}) {
+        unshift @cmd, 'valgrind', '--quiet', '--error-exitcode=99', '--leak-check=full',
+            '--errors-for-leak-kinds=definite', '--show-leak-kinds=definite';
+    }
+    $runs++;
+    my ($out, $err) = ("$dir/out.$runs", "$dir/err.$runs");
+    my $pid = fork // die "fork: $!";
+    if ($pid == 0) {
+        open STDIN, '<', '/dev/null';
+        open STDOUT, '>', $out;
+        open STDERR, '>', $err;
+        exec @cmd or POSIX::_exit(127);
+    }
+    waitpid($pid, 0);
+    my $rc = $? & 127 ? 128 + ($? & 127) : $? >> 8;
+    return ($rc, Rig::slurp($out), Rig::slurp($err));
+}
+
+# ---- usage ----------------------------------------------------------------------
+my ($rc, $out, $err) = admin();
+is($rc, 2, 'no command: exit 2');
+like($err, qr/usage: ledger-admin COMMAND/, 'with the usage');
+($rc, $out) = admin('--help');
+is($rc, 0, '--help: exit 0');
+like($out, qr/merge-users/, 'listing every command');
+($rc, undef, $err) = admin('frobnicate');
+is($rc, 2, 'an unknown command: exit 2');
+like($err, qr/unknown command 'frobnicate'/, 'named');
+for my $cmd (qw(migrate backup check import users merge-users)) {
+    ($rc, $out) = admin($cmd, '--help');
+    is($rc, 0, "$cmd --help: exit 0");
+    like($out, qr/^usage: ledger-admin \Q$cmd\E .*Exit status:/s, "$cmd --help has usage and exit statuses");
+}
+($rc, undef, $err) = admin('check', '--bogus');
+is($rc, 2, 'an unknown option: exit 2');
+like($err, qr/unrecognized option/, 'named by getopt');
+($rc, undef, $err) = admin('check');
+is($rc, 2, 'no --db: exit 2');
+like($err, qr/--db PATH .* is required/, 'saying so');
+($rc, undef, $err) = admin('backup', '--db', "$dir/x.db");
+is($rc, 2, 'backup without --to: exit 2');
+($rc, undef, $err) = admin('import', '--db', "$dir/x.db", 'file.csv');
+is($rc, 2, 'import without --user: exit 2');
+($rc, undef, $err) = admin('merge-users', '--db', "$dir/x.db", '--from', 'a');
+is($rc, 2, 'merge-users without --into: exit 2');
+($rc, undef, $err) = admin('users', '--db', "$dir/x.db", 'extra');
+is($rc, 2, 'a stray argument: exit 2');
+ok(!-e "$dir/x.db", 'usage errors create no database');
+
+# ---- migrate --------------------------------------------------------------------
+($rc, $out) = admin('migrate', '--db', "$dir/m.db");
+is($rc, 0, 'migrate a new database');
+like($out, qr/schema version 0 -> (\d+)/, 'from 0 to the latest');
+my ($latest) = $out =~ /-> (\d+)/;
+($rc, $out) = admin('migrate', '--db', "$dir/m.db");
+is($rc, 0, 'migrate again');
+like($out, qr/schema version $latest, up to date/, 'nothing to do');
+system('sqlite3', "$dir/m.db", 'PRAGMA user_version = ' . ($latest + 1)) == 0 or die;
+($rc, undef, $err) = admin('migrate', '--db', "$dir/m.db");
+is($rc, 1, 'a newer database is refused');
+like($err, qr/newer than this release knows \($latest\).*nothing was changed/, 'clearly');
+($rc, undef, $err) = admin('check', '--db', "$dir/m.db");
+is($rc, 1, 'and check refuses it too');
+
+# ---- a served database ------------------------------------------------------------
+my $rig = Rig->new;
+my $db = $rig->db_path;
+my %uid;
+$uid{$_} = $rig->get('/api/me', user => $_)->{json}{id} for qw(alice bob carol dave);
+ok(!grep({ !$_ } values %uid), 'alice, bob, carol and dave have ids');
+sub total { $rig->get('/api/transactions?exclude_categories=&limit=1', user => $_[0])->{json}{total} }
+sub create {
+    my ($user, %f) = @_;
+    my $res = $rig->post('/api/transactions', { date => '2026-03-10', %f }, user => $user);
+    is($res->{status}, 201, "$user creates '$f{description}'") or diag($res->{content});
+    return $res->{json}{id};
+}
+
+# ---- import -----------------------------------------------------------------------
+my $preset = "$src/contrib/csv-presets/generic-signed.json";
+($rc, $out, $err) = admin('import', '--db', $db, '--user', 'alice', '--mapping', $preset,
+                          "$src/t/data/csv/bank.csv");
+is($rc, 0, 'a CSV file imports') or diag($err);
+like($out, qr/bank\.csv: imported 3 rows \(0 duplicates skipped\)/, 'three rows');
+like($err, qr/^import: 100%$/m, 'plain progress lines when stderr is not a terminal');
+unlike($err, qr/\r/, 'no bar drawn');
+my $rows = $rig->get('/api/transactions?search=CAFE+NERO', user => 'alice')->{json}{items};
+is(scalar @$rows, 1, 'the row is in the ledger the service shows');
+is($rows->[0]{transaction_type}, 'debit', 'a negative amount is money out');
+is(sprintf('%.2f', $rows->[0]{amount}), '4.50', 'amount');
+is_deeply([map { $_->{name} } @{ $rows->[0]{tags} }], ['csv-import'], 'tagged csv-import like the API does');
+($rc, $out) = admin('import', '--db', $db, '--user', 'alice@example.org', '--mapping', $preset,
+                    "$src/t/data/csv/bank.csv");
+is($rc, 0, 'the same file again, naming the user by email');
+like($out, qr/imported 0 rows \(3 duplicates skipped\)/, 'skips the duplicates');
+my $before = total('alice');
+($rc, undef, $err) = admin('import', '--db', $db, '--user', 'alice', "$src/t/data/csv/bad-date.csv");
+is($rc, 1, 'a CSV file with a bad row is refused');
+like($err, qr/bad-date\.csv: line 3: /, 'naming the line');
+like($err, qr/nothing imported from it/, 'and saying nothing was imported');
+is(total('alice'), $before, 'its good row was not imported either');
+($rc, $out, $err) = admin('import', '--db', $db, '--user', 'alice', "$src/t/data/ofx/bank.qfx");
+is($rc, 0, 'a QFX file imports') or diag($err);
+like($out, qr/bank\.qfx: imported (\d+) rows into 1 statement/, 'as one statement');
+my ($qfx_rows) = $out =~ /imported (\d+) rows/;
+ok($qfx_rows > 0, 'with rows');
+is(scalar @{ $rig->get('/api/statements', user => 'alice')->{json}{items} }, 1,
+   'the statement is listed by the service');
+($rc, $out) = admin('import', '--db', $db, '--user', 'alice', "$src/t/data/ofx/bank.qfx");
+like($out, qr/imported 0 rows .*\($qfx_rows seen before, skipped\)/, 'the same file again creates nothing');
+($rc, undef, $err) = admin('import', '--db', $db, '--user', 'nobody', "$src/t/data/ofx/bank.qfx");
+is($rc, 1, 'an unknown user is refused, not created');
+like($err, qr/no user 'nobody'/, 'saying so');
+($rc, undef, $err) = admin('import', '--db', $db, '--user', 'carol', "$src/t/data/ofx/truncated.ofx",
+                           "$src/t/data/csv/bank.csv");
+is($rc, 1, 'one bad file of two: exit 1');
+like($err, qr/truncated\.ofx: .*nothing imported from it/, 'the bad one named');
+like($err, qr/1 of 2 files not imported/, 'and counted');
+is(total('carol'), 3, 'the good one imported all the same');
+
+# A bigger ledger for carol, so the backup below takes several steps.
+{
+    open my $fh, '>', "$dir/big.csv" or die;
+    print $fh "Date,Description,Amount\n";
+    printf $fh "2025-%02d-%02d,SHOP NUMBER %d,-%d.%02d\n", 1 + $_ % 12, 1 + $_ % 28, $_, 1 + $_ % 97, $_ % 100
+        for 1 .. 2000;
+    close $fh;
+}
+($rc, $out) = admin('import', '--db', $db, '--user', 'carol', "$dir/big.csv");
+like($out, qr/imported 2000 rows/, 'carol imports 2,000 rows');
+
+# ---- sharing, for check and merge-users -------------------------------------------
+for ([dave => 'bob'], [bob => 'dave'], [alice => 'bob'], [alice => 'dave'], [dave => 'carol']) {
+    my ($who, $whom) = @$_;
+    $rig->post('/api/participants', { email => "$whom\@example.org" }, user => $who);
+}
+my $dinner = create('dave', description => 'Dinner', amount => 100, category => 'dining',
+                    splits => [{ participant_id => $uid{bob}, share_percent => 40 }]);
+my $taxi = create('bob', description => 'Taxi', amount => 30,
+                  splits => [{ participant_id => $uid{dave}, share_percent => 50 }]);
+my $party = create('alice', description => 'Party', amount => 90,
+                   splits => [{ participant_id => $uid{bob}, share_percent => 30 },
+                              { participant_id => $uid{dave}, share_percent => 30 }]);
+my $lunch = create('dave', description => 'Lunch with carol', amount => 20,
+                   splits => [{ participant_id => $uid{carol}, share_percent => 50 }]);
+my $bob_food = $rig->post('/api/tags', { name => 'Food' }, user => 'bob')->{json}{id};
+my $dave_food = $rig->post('/api/tags', { name => 'food' }, user => 'dave')->{json}{id};
+is($rig->post("/api/transactions/$dinner/tags", { tag_id => $dave_food }, user => 'dave')->{status},
+   200, 'dave tags his dinner with his food tag');
+is($rig->put('/api/budgets/groceries', { amount => 300 }, user => 'bob')->{status}, 200, 'bob budgets 300');
+is($rig->put('/api/budgets/groceries', { amount => 250 }, user => 'dave')->{status}, 200, 'dave budgets 250');
+is($rig->put('/api/budgets/travel', { amount => 80 }, user => 'dave')->{status}, 200, 'and travel 80');
+# Rules: one of alice's splits with dave, one of dave's tags with his food
+# tag (both rewritten by the merge), and one of dave's that splits with bob
+# (after the merge it would split with its own owner: a conflict).
+sub rule {
+    my ($user, $name, @actions) = @_;
+    my $res = $rig->post('/api/rules', { name => $name, actions => \@actions,
+        conditions => [ { field => 'description', operator => 'contains', value => $name } ] },
+        user => $user);
+    is($res->{status}, 201, "$user creates rule $name") or diag($res->{content});
+    return $res->{json}{id};
+}
+my $alice_rule = rule('alice', 'Party', { type => 'apply_split',
+                                          shares => [{ participant_id => $uid{dave}, share_percent => 50 }] });
+my $dave_rule = rule('dave', 'Dinner', { type => 'add_tag', tag_id => $dave_food });
+my $dave_split_rule = rule('dave', 'Taxi', { type => 'apply_split',
+                                             shares => [{ participant_id => $uid{bob}, share_percent => 40 }] });
+my $pay = $rig->post('/api/payments', { from_participant_id => $uid{dave}, to_participant_id => $uid{bob},
+                                        date => '2026-03-11', amount => 10 }, user => 'dave');
+is($pay->{status}, 201, 'dave pays bob 10') or diag($pay->{content});
+
+# ---- backup while the service writes ----------------------------------------------
+($rc, $out) = admin('check', '--db', $db);
+is($rc, 0, 'check: the served database is consistent') or diag($out);
+like($out, qr/^ok: \d+ checks, no problems$/m, 'saying so');
+
+my $stop = "$dir/stop-writing";
+my $tally = "$dir/writes";
+my $writer = fork // die;
+if ($writer == 0) {
+    my ($ok, $bad) = (0, 0);
+    until (-e $stop) {
+        my $r = $rig->post('/api/transactions', { date => '2026-04-01', amount => 1,
+                                                  description => "during backup $ok" }, user => 'erin');
+        $r->{status} == 201 ? $ok++ : $bad++;
+        Rig::write_file($tally, "$ok $bad\n");
+    }
+    POSIX::_exit(0);    # not END: that would stop the rig's processes
+}
+Rig::wait_until('writes under way', 30, sub { ((Rig::slurp($tally) =~ /^(\d+)/)[0] // 0) >= 3 });
+my ($written_before) = Rig::slurp($tally) =~ /^(\d+)/;
+($rc, $out, $err) = admin('backup', '--db', $db, '--to', "$dir/backup.db");
+my ($written_after) = Rig::slurp($tally) =~ /^(\d+)/;
+Rig::write_file($stop, '');
+waitpid($writer, 0);
+my ($ok, $bad) = split ' ', Rig::slurp($tally);
+is($rc, 0, 'backup while ledger-fcgi serves writes') or diag($err);
+like($out, qr/backed up to \Q$dir\E\/backup\.db \(\d+ bytes, integrity ok\)/, 'verified');
+cmp_ok($written_after, '>', $written_before, 'the service kept writing during the backup');
+is($bad, 0, 'and no write failed');
+is(scalar(() = glob("$dir/backup.db.tmp-*")), 0, 'no temporary file left');
+is((stat "$dir/backup.db")[2] & 0777, 0600, 'the copy is readable by its owner only');
+($rc, $out) = admin('check', '--db', "$dir/backup.db");
+is($rc, 0, 'the backup passes check') or diag($out);
+my $copied = `sqlite3 $dir/backup.db "SELECT COUNT(*) FROM transactions WHERE description LIKE 'during backup%'"`;
+chomp $copied;
+cmp_ok($copied, '>=', $written_before, 'the backup holds what was written before it began');
+cmp_ok($copied, '<=', $ok, 'and nothing that was never written');
+($rc, undef, $err) = admin('backup', '--db', "$dir/none.db", '--to', "$dir/b2.db");
+is($rc, 1, 'a missing database: exit 1');
+ok(!-e "$dir/none.db" && !-e "$dir/b2.db", 'creating neither file');
+($rc) = admin('backup', '--db', $db, '--to', $db);
+is($rc, 2, 'a backup over the database itself is refused');
+
+# ---- check finds damage ---------------------------------------------------------------
+system('sqlite3', "$dir/backup.db",
+       "UPDATE spend_monthly SET cents = cents + 100 WHERE owner_id = $uid{carol} AND month = '2025-03';"
+       . " DELETE FROM shared_rows WHERE transaction_id = $taxi;"
+       . " UPDATE visible_count SET n = n + 1 WHERE viewer_id = $uid{alice}") == 0 or die;
+($rc, $out) = admin('check', '--db', "$dir/backup.db");
+is($rc, 1, 'check: a damaged copy fails');
+like($out, qr/^spend_monthly: owner $uid{carol}, 2025-03, \S+: kept \d+, recount \d+$/m, 'spend_monthly drift named');
+like($out, qr/^shared_rows: transaction $taxi, viewer $uid{dave}: missing$/m, 'a missing shared row named');
+like($out, qr/^visible_count: viewer $uid{alice}, /m, 'visible_count drift named');
+like($out, qr/^\d+ problems found$/m, 'and counted');
+($rc, $out) = admin('check', '--db', "$dir/backup.db", '--json');
+my $report = eval { decode_json($out) } // {};
+is($report->{ok}, JSON::PP::false, '--json: ok false');
+is($report->{checks}{shared_rows}, 1, 'one shared_rows problem');
+is($report->{checks}{integrity_check}, 0, 'and the file itself is sound');
+
+# ---- users ------------------------------------------------------------------------------
+($rc, $out) = admin('users', '--db', $db);
+is($rc, 0, 'users');
+like($out, qr/^\s+$uid{carol}\s+carol\s+carol\@example\.org\s+\S+\s+2003\s/m, 'carol with her 2,003 rows');
+($rc, $out) = admin('users', '--db', $db, '--json');
+my %users = map { $_->{subject} // '' => $_ } @{ (eval { decode_json($out) } // {})->{items} // [] };
+is($users{dave}{budgets}, 2, '--json: dave has two budgets');
+is($users{dave}{shared_with}, 2, 'and two rows shared with him');
+{
+    Rig::write_file("$dir/ledger.conf", "db = $db\nhome_currency = AUD\n");
+    ($rc, $out) = admin('users', '--config', "$dir/ledger.conf");
+    is($rc, 0, '--config reads db from the service\'s file');
+    like($out, qr/\bdave\b/, 'the same users');
+}
+
+# ---- merge-users ------------------------------------------------------------------------
+($rc, undef, $err) = admin('merge-users', '--db', $db, '--from', 'dave', '--into', 'bob');
+is($rc, 1, 'merge-users refuses a conflict');
+like($err, qr/both have a budget for groceries \(250\.00 and 300\.00\)/, 'two budgets for groceries named');
+like($err, qr/payment \d+ of 2026-03-11 is between the two/, 'the payment between them named');
+like($err, qr/3 conflicts: .*; rule $dave_split_rule would split with its own owner short of 100%/,
+     "dave's rule splitting with bob named");
+like($err, qr/nothing changed/, 'saying nothing changed');
+is($rig->get('/api/me', user => 'dave')->{json}{id}, $uid{dave}, 'dave is still there');
+is($rig->get('/api/budgets', user => 'dave')->{status}, 200, 'with his budgets');
+($rc, undef, $err) = admin('merge-users', '--db', $db, '--from', 'bob', '--into', 'bob@example.org');
+is($rc, 1, 'a user into itself is refused');
+like($err, qr/cannot be merged into itself/, 'saying so');
+($rc, undef, $err) = admin('merge-users', '--db', $db, '--from', 'nobody', '--into', 'bob');
+is($rc, 1, 'an unknown user is refused');
+
+# The people decide: the same budget, and the payment was a mistake.
+$rig->put('/api/budgets/groceries', { amount => 300 }, user => 'dave');
+is($rig->del("/api/payments/$pay->{json}{id}", user => 'dave')->{status}, 204, 'dave deletes the payment');
+is($rig->del("/api/rules/$dave_split_rule", user => 'dave')->{status}, 204, 'dave deletes that rule');
+my $bob_before = total('bob');
+($rc, $out, $err) = admin('merge-users', '--db', $db, '--from', 'dave', '--into', 'bob', '--dry-run');
+is($rc, 0, '--dry-run') or diag($err);
+like($out, qr/^would merge user $uid{dave} into user $uid{bob}: transactions 2,/, 'says what would move');
+is(total('bob'), $bob_before, 'and moves nothing');
+($rc, $out, $err) = admin('merge-users', '--db', $db, '--from', "id:$uid{dave}", '--into', 'bob');
+is($rc, 0, 'merge-users merges') or diag($err);
+like($out, qr/^merged user $uid{dave} into user $uid{bob}: transactions 2, statements 0, splits \d+, splits_combined 3,/,
+     'reporting what moved');
+($rc, $out) = admin('users', '--db', $db, '--json');
+%users = map { $_->{subject} // '' => $_ } @{ (eval { decode_json($out) } // {})->{items} // [] };
+ok(!exists $users{dave}, 'dave is gone');
+is($users{bob}{budgets}, 2, 'bob has groceries once and travel');
+($rc, $out) = admin('check', '--db', $db);
+is($rc, 0, 'the merged database passes check') or diag($out);
+
+my %bob_rows = map { $_->{description} => $_ } @{ $rig->get('/api/transactions?exclude_categories=&limit=100', user => 'bob')->{json}{items} };
+ok($bob_rows{Dinner} && $bob_rows{'Lunch with carol'}, "bob owns dave's rows");
+is($bob_rows{Dinner}{owner_id}, $uid{bob}, 'as their owner');
+is_deeply([map { $_->{name} } @{ $bob_rows{Dinner}{tags} }], ['Food'], "dave's food tag folded into bob's Food");
+my $rule_of = sub { $rig->get("/api/rules/$_[1]", user => $_[0])->{json}{actions}[0] };
+is($rule_of->('alice', $alice_rule)->{shares}[0]{participant_id}, $uid{bob}, "alice's rule now splits with bob");
+is($rule_of->('bob', $dave_rule)->{tag_id}, $bob_food, "dave's rule is bob's, adding bob's Food tag");
+my $tags = $rig->get('/api/tags', user => 'bob')->{json}{items};
+is(scalar(grep { lc $_->{name} eq 'food' } @$tags), 1, 'bob has one food tag');
+my %split = map { $_->{participant_id} => $_->{share_percent} } @{ $rig->get("/api/transactions/$party/splits", user => 'alice')->{json}{items} };
+is_deeply({ map { $_ => sprintf('%.2f', $split{$_}) } keys %split },
+          { $uid{alice} => '40.00', $uid{bob} => '60.00' }, "alice's party: bob's and dave's shares added up");
+%split = map { $_->{participant_id} => $_->{share_percent} } @{ $rig->get("/api/transactions/$dinner/splits", user => 'bob')->{json}{items} };
+is_deeply({ map { $_ => sprintf('%.2f', $split{$_}) } keys %split }, { $uid{bob} => '100.00' },
+          'a split between the two is now all his');
+is(sprintf('%.2f', $rig->get("/api/participants/$uid{carol}/balance", user => 'bob')->{json}{net}), '10.00',
+   'carol owes bob what she owed dave');
+my $p = $rig->get('/api/participants', user => 'carol')->{json}{items};
+ok((grep { $_->{id} == $uid{bob} } @$p), 'carol shares with bob now');
+
+# A placeholder (added by email, never signed in) and erin's own account
+# are one person: the merged account is one erin can still sign in to.
+my $zoe = $rig->post('/api/participants', { email => 'zoe@example.org' }, user => 'alice')->{json}{id};
+my $erin = $rig->get('/api/me', user => 'erin')->{json}{id};
+($rc, $out, $err) = admin('merge-users', '--db', $db, '--from', 'erin', '--into', 'zoe@example.org');
+is($rc, 0, 'erin merged into a placeholder') or diag($err);
+like($out, qr/user $zoe had no identity: they now sign in with user $erin's/, 'saying who signs in how');
+($rc, $out) = admin('users', '--db', $db, '--json');
+my ($merged) = grep { $_->{id} == $zoe } @{ (eval { decode_json($out) } // {})->{items} // [] };
+is_deeply([@{ $merged // {} }{qw(subject email)}], ['erin', 'zoe@example.org'],
+          "the placeholder took erin's identity and kept its own email");
+is($rig->get('/api/me', user => 'erin')->{json}{id}, $zoe, 'erin signs in to the merged account');
+cmp_ok(total('erin'), '>=', $ok, 'with the rows erin wrote during the backup');
+($rc, $out) = admin('check', '--db', $db);
+is($rc, 0, 'and the database still passes check') or diag($out);
+
+# ---- the man pages -----------------------------------------------------------------------
+{
+    my $fcgi_page = Rig::slurp("$src/fcgi/ledger-fcgi.8");
+    my $admin_page = Rig::slurp("$src/fcgi/ledger-admin.1");
+    s/\\-/-/g for $fcgi_page, $admin_page;    # roff's \- is a plain hyphen in a flag
+    my $help = `@{[ Rig::fcgi_bin() ]} --help`;
+    my %flags = map { $_ => 1 } $help =~ /(--[a-z][a-z-]+)/g;
+    my $main = Rig::slurp("$src/fcgi/main.c");
+    $flags{$_} = 1 for $main =~ /"(--[a-z][a-z-]+)"/g;
+    ok(keys %flags >= 10, 'ledger-fcgi has its flags in --help and main.c');
+    is_deeply([grep { $fcgi_page !~ /\Q$_\E\b/ } sort keys %flags], [], 'ledger-fcgi.8 documents every flag');
+    my @keys = Rig::slurp("$src/fcgi/conf.c") =~ /strcmp\(key, "(\w+)"\)/g;
+    ok(@keys >= 10, 'the configuration keys are read from conf.c');
+    is_deeply([grep { $fcgi_page !~ /^\.BR? (?:.*\s)?\Q$_\E\b/m } @keys], [],
+              'and ledger-fcgi.8 documents every key, in bold');
+    my @missing;
+    for my $cmd (qw(migrate backup check import users merge-users)) {
+        my (undef, $usage) = admin($cmd, '--help');
+        like($admin_page, qr/^\.SS \Q$cmd\E$/m, "ledger-admin.1 has a section for $cmd");
+        push @missing, grep { $admin_page !~ /\Q$_\E\b/ } $usage =~ /(--[a-z][a-z-]+)/g;
+    }
+    is_deeply(\@missing, [], 'ledger-admin.1 documents every option of every subcommand');
+  SKIP: {
+        skip 'groff is not installed', 2 unless Rig::find_program('groff');
+        for my $page ("$src/fcgi/ledger-admin.1", "$src/fcgi/ledger-fcgi.8") {
+            my $warnings = `groff -man -Tutf8 -ww -z $page 2>&1`;
+            is($warnings, '', "groff has no warning for $page");
+        }
+    }
+}
+
+done_testing();
