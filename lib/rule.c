@@ -43,33 +43,35 @@ static const char SQL_RUN_LIST[] = RUN_COLUMNS " WHERE owner_id = ? ORDER BY id 
 static const char SQL_RUN_REVERTED[] =
     "UPDATE rule_runs SET reverted_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?";
 /* The matched rows of a run go into the temporary table rule_ids (made by
- * db.c for each connection), and every action is one statement over it. */
+ * db.c for each connection) as they are found, and every action is one
+ * statement over it. */
 static const char SQL_IDS_CLEAR[] = "DELETE FROM temp.rule_ids";
-static const char SQL_IDS_FILL[] =
-    "INSERT INTO temp.rule_ids (id) SELECT value FROM json_each(?)";
 /* Every matched row is recorded, changed or not, so apply-all knows the
  * rule has seen it (restoring an unchanged row's snapshot changes nothing). */
 static const char SQL_RUN_SNAPSHOT[] =
     "INSERT INTO rule_run_rows (run_id, transaction_id, snapshot)"
     " SELECT ?1, t.id, " SNAPSHOT_JSON("t") " FROM transactions t"
     "  WHERE t.id IN (SELECT id FROM temp.rule_ids)";
-static const char SQL_RUN_CHANGED[] =
-    "SELECT COUNT(*) FROM rule_run_rows rr JOIN transactions t ON t.id = rr.transaction_id"
-    " WHERE rr.run_id = ?1 AND rr.snapshot IS NOT " SNAPSHOT_JSON("t");
 /* Only rows whose value differs are written, so the triggers behind them
- * run for real changes only. */
+ * run for real changes only, and each action returns the ids it changed:
+ * a run's `transactions` is how many distinct rows that is.  An override
+ * writes the effective value beside it (it wins over the bank's value),
+ * so the trigger that would otherwise update each row a second time has
+ * nothing to do (schema 0010). */
 static const char SQL_ALL_CATEGORY[] =
-    "UPDATE transactions SET override_category = ?1"
-    " WHERE id IN (SELECT id FROM temp.rule_ids) AND override_category IS NOT ?1";
+    "UPDATE transactions SET override_category = ?1, eff_category = ?1"
+    " WHERE id IN (SELECT id FROM temp.rule_ids) AND override_category IS NOT ?1 RETURNING id";
 static const char SQL_ALL_MERCHANT[] =
-    "UPDATE transactions SET override_merchant_normalized = ?1"
-    " WHERE id IN (SELECT id FROM temp.rule_ids) AND override_merchant_normalized IS NOT ?1";
+    "UPDATE transactions SET override_merchant_normalized = ?1, eff_merchant = ?1"
+    " WHERE id IN (SELECT id FROM temp.rule_ids) AND override_merchant_normalized IS NOT ?1"
+    " RETURNING id";
 static const char SQL_ALL_TRIP[] =
     "UPDATE transactions SET override_trip_id = ?1"
-    " WHERE id IN (SELECT id FROM temp.rule_ids) AND override_trip_id IS NOT ?1";
+    " WHERE id IN (SELECT id FROM temp.rule_ids) AND override_trip_id IS NOT ?1 RETURNING id";
+/* RETURNING reports the rows inserted, not those ignored. */
 static const char SQL_ALL_TAG[] =
     "INSERT OR IGNORE INTO transaction_tags (transaction_id, tag_id)"
-    " SELECT id, ?1 FROM temp.rule_ids";
+    " SELECT id, ?1 FROM temp.rule_ids WHERE 1 RETURNING transaction_id";
 /* apply_split (Behaviour rule 5): upsert each share, then remove only the
  * participants no longer named, so settled flags survive; ?1 is the
  * completed set as [[participant_id, share], ...]. */
@@ -77,11 +79,16 @@ static const char SQL_ALL_SPLIT_UPSERT[] =
     "INSERT INTO splits (transaction_id, participant_id, share_percent)"
     " SELECT r.id, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]')"
     "   FROM temp.rule_ids r, json_each(?1) j WHERE 1"
-    " ON CONFLICT (transaction_id, participant_id) DO UPDATE SET share_percent = excluded.share_percent";
+    " ON CONFLICT (transaction_id, participant_id) DO UPDATE SET share_percent = excluded.share_percent"
+    "  WHERE share_percent IS NOT excluded.share_percent"
+    " RETURNING transaction_id";
 static const char SQL_ALL_SPLIT_PRUNE[] =
     "DELETE FROM splits WHERE transaction_id IN (SELECT id FROM temp.rule_ids)"
-    "   AND participant_id NOT IN (SELECT json_extract(value, '$[0]') FROM json_each(?1))";
-static const char SQL_ROW_CATEGORY[] = "UPDATE transactions SET override_category = ?2 WHERE id = ?1";
+    "   AND participant_id NOT IN (SELECT json_extract(value, '$[0]') FROM json_each(?1))"
+    " RETURNING transaction_id";
+static const char SQL_ROW_CATEGORY[] =
+    "UPDATE transactions SET override_category = ?2, eff_category = ?2"
+    " WHERE id = ?1 AND override_category IS NOT ?2 RETURNING id";
 static const char SQL_EFF_MERCHANT[] = "SELECT eff_merchant FROM transactions WHERE id = ?";
 
 /* ---- rules as JSON, checked -------------------------------------------------------- */
@@ -423,6 +430,66 @@ fail:
     return LEDGER_ERR;
 }
 
+/* The ids of the rows a run's actions changed, repeats and all. */
+struct changed {
+    int64_t *ids;
+    size_t n, cap;
+};
+
+static int changed_add(struct changed *c, int64_t id)
+{
+    if (c->n == c->cap) {
+        void *nv = realloc(c->ids, (c->cap = c->cap ? 2 * c->cap : 256) * sizeof *c->ids);
+
+        if (nv == NULL)
+            return LEDGER_ERR;
+        c->ids = nv;
+    }
+    c->ids[c->n++] = id;
+    return LEDGER_OK;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* How many distinct rows were changed. */
+static int64_t changed_count(struct changed *c)
+{
+    size_t i, distinct = 0;
+
+    qsort(c->ids, c->n, sizeof *c->ids, cmp_id);
+    for (i = 0; i < c->n; i++)
+        distinct += i == 0 || c->ids[i] != c->ids[i - 1];
+    return (int64_t)distinct;
+}
+
+/* Runs an action's statement with ?1 bound to text, or to num when text is
+ * NULL, adding the ids it returns to *changed (when not NULL). */
+static int exec_action(ledger_db *db, const char *sql, const char *text, int64_t num,
+                       struct changed *changed, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, sql, err);
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    if (text)
+        sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
+    else if (num)
+        sqlite3_bind_int64(st, 1, num);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        if (changed && changed_add(changed, sqlite3_column_int64(st, 0))) {
+            db_stmt_done(st);
+            return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        }
+    db_stmt_done(st);
+    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "rule action");
+}
+
 /* Runs sql with ?1 bound to text, or to num when text is NULL. */
 static int exec1(ledger_db *db, const char *sql, const char *text, int64_t num, ledger_error *err)
 {
@@ -440,10 +507,11 @@ static int exec1(ledger_db *db, const char *sql, const char *text, int64_t num, 
     return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "rule action");
 }
 
-/* The ids of the caller's rows the rule matches, in id order: by its
- * conditions (one query built by rule_sql.c) or, for the quick action, a
- * selection (a JSON array) with the conditions ignored; apply-all leaves
- * out rows a still-applied run of the rule has seen. */
+/* The ids of the caller's rows the rule matches, in id order and in
+ * temp.rule_ids: by its conditions (one query built by rule_sql.c) or, for
+ * the quick action, a selection (a JSON array) with the conditions
+ * ignored; apply-all leaves out rows a still-applied run of the rule has
+ * seen. */
 static int match_ids(ledger_db *db, int64_t me, const struct prepared *p, const char *selection,
                      int skip_seen, int64_t **ids, size_t *n, ledger_error *err)
 {
@@ -455,7 +523,10 @@ static int match_ids(ledger_db *db, int64_t me, const struct prepared *p, const 
 
     *ids = NULL;
     *n = 0;
-    if (sqlbuf_put(&b, "SELECT t.id FROM transactions t LEFT JOIN statements s ON s.id = t.statement_id"
+    if (exec1(db, SQL_IDS_CLEAR, NULL, 0, err))
+        goto out;
+    if (sqlbuf_put(&b, "INSERT INTO temp.rule_ids (id)"
+                       " SELECT t.id FROM transactions t LEFT JOIN statements s ON s.id = t.statement_id"
                        " WHERE t.owner_id = ?1 AND t.reconciled_with_id IS NULL AND "))
         goto oom;
     if (selection) {
@@ -472,7 +543,7 @@ static int match_ids(ledger_db *db, int64_t me, const struct prepared *p, const 
             goto oom;
         cJSON_AddItemToArray(binds, cJSON_CreateNumber((double)p->id));
     }
-    if (sqlbuf_put(&b, " ORDER BY t.id"))
+    if (sqlbuf_put(&b, " RETURNING id"))  /* in no promised order: sorted below */
         goto oom;
     if ((st = db_stmt(db, b.text, err)) == NULL)
         goto out;
@@ -493,6 +564,7 @@ static int match_ids(ledger_db *db, int64_t me, const struct prepared *p, const 
         db_error(db, err, "rule match");
         goto out;
     }
+    qsort(*ids, *n, sizeof **ids, cmp_id);
     rc = LEDGER_OK;
     goto out;
 oom:
@@ -508,28 +580,10 @@ out:
     return rc;
 }
 
-/* Puts ids into temp.rule_ids. */
-static int ids_fill(ledger_db *db, const int64_t *ids, size_t n, ledger_error *err)
-{
-    cJSON *arr = cJSON_CreateArray();
-    char *text;
-    size_t i;
-    int rc;
-
-    for (i = 0; i < n; i++)
-        cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)ids[i]));
-    text = cJSON_PrintUnformatted(arr);
-    cJSON_Delete(arr);
-    if (text == NULL)
-        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
-    rc = exec1(db, SQL_IDS_CLEAR, NULL, 0, err) || exec1(db, SQL_IDS_FILL, text, 0, err);
-    free(text);
-    return rc ? LEDGER_ERR : LEDGER_OK;
-}
-
-/* The actions over every row of temp.rule_ids. */
+/* The actions over every row of temp.rule_ids; the ids of the rows they
+ * change go to *changed (when not NULL). */
 static int act_on_all(ledger_db *db, int64_t me, const struct prepared *p, const int64_t *ids,
-                      size_t n, ledger_error *err)
+                      size_t n, struct changed *changed, ledger_error *err)
 {
     const cJSON *a;
 
@@ -538,14 +592,16 @@ static int act_on_all(ledger_db *db, int64_t me, const struct prepared *p, const
         int rc = LEDGER_OK;
 
         if (strcmp(type, "add_tag") == 0) {
-            rc = exec1(db, SQL_ALL_TAG, NULL, (int64_t)cJSON_GetObjectItem(a, "tag_id")->valuedouble, err);
+            rc = exec_action(db, SQL_ALL_TAG, NULL,
+                             (int64_t)cJSON_GetObjectItem(a, "tag_id")->valuedouble, changed, err);
         } else if (strcmp(type, "set_category") == 0) {
             const char *category = cJSON_GetObjectItem(a, "category")->valuestring;
             char folded[LEDGER_CATEGORY_MAX];
             size_t i;
+            int step;
 
             if (ledger_category_fold(category, folded) != LEDGER_CATEGORY_REFUND) {
-                rc = exec1(db, SQL_ALL_CATEGORY, folded, 0, err);
+                rc = exec_action(db, SQL_ALL_CATEGORY, folded, 0, changed, err);
                 if (rc)
                     return LEDGER_ERR;
                 continue;
@@ -566,17 +622,22 @@ static int act_on_all(ledger_db *db, int64_t me, const struct prepared *p, const
                     return LEDGER_ERR;
                 sqlite3_bind_int64(st, 1, ids[i]);
                 sqlite3_bind_text(st, 2, folded, -1, SQLITE_TRANSIENT);
-                if (sqlite3_step(st) != SQLITE_DONE)
+                while ((step = sqlite3_step(st)) == SQLITE_ROW)
+                    if (changed && changed_add(changed, ids[i]))
+                        step = SQLITE_NOMEM;
+                if (step != SQLITE_DONE)
                     rc = db_error(db, err, "rule action");
                 db_stmt_done(st);
             }
         } else if (strcmp(type, "set_merchant") == 0) {
-            rc = exec1(db, SQL_ALL_MERCHANT, cJSON_GetObjectItem(a, "merchant_normalized")->valuestring, 0, err);
+            rc = exec_action(db, SQL_ALL_MERCHANT,
+                             cJSON_GetObjectItem(a, "merchant_normalized")->valuestring, 0, changed, err);
         } else if (strcmp(type, "set_trip") == 0) {
-            rc = exec1(db, SQL_ALL_TRIP, NULL, (int64_t)cJSON_GetObjectItem(a, "trip_id")->valuedouble, err);
+            rc = exec_action(db, SQL_ALL_TRIP, NULL,
+                             (int64_t)cJSON_GetObjectItem(a, "trip_id")->valuedouble, changed, err);
         } else {
-            rc = exec1(db, SQL_ALL_SPLIT_UPSERT, p->shares, 0, err)
-                 || exec1(db, SQL_ALL_SPLIT_PRUNE, p->shares, 0, err);
+            rc = exec_action(db, SQL_ALL_SPLIT_UPSERT, p->shares, 0, changed, err)
+                 || exec_action(db, SQL_ALL_SPLIT_PRUNE, p->shares, 0, changed, err);
         }
         if (rc)
             return LEDGER_ERR;
@@ -633,7 +694,8 @@ static int run_rule(ledger_db *db, int64_t me, const struct prepared *p, const i
                     size_t n, const char *source, cJSON **out, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_RUN_INSERT, err);
-    int64_t run_id, changed = 0;
+    struct changed c = { NULL, 0, 0 };
+    int64_t run_id, changed;
     int rc;
 
     if (st == NULL)
@@ -648,17 +710,13 @@ static int run_rule(ledger_db *db, int64_t me, const struct prepared *p, const i
     if (rc != SQLITE_DONE)
         return db_error(db, err, "run");
     run_id = sqlite3_last_insert_rowid(db->sql);
-    if (ids_fill(db, ids, n, err) || exec1(db, SQL_RUN_SNAPSHOT, NULL, run_id, err)
-        || act_on_all(db, me, p, ids, n, err))
+    if (exec1(db, SQL_RUN_SNAPSHOT, NULL, run_id, err)
+        || act_on_all(db, me, p, ids, n, &c, err)) {
+        free(c.ids);
         return LEDGER_ERR;
-    if ((st = db_stmt(db, SQL_RUN_CHANGED, err)) == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, run_id);
-    if ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        changed = sqlite3_column_int64(st, 0);
-    db_stmt_done(st);
-    if (rc != SQLITE_ROW)
-        return db_error(db, err, "run");
+    }
+    changed = changed_count(&c);
+    free(c.ids);
     if ((st = db_stmt(db, SQL_RUN_FINISH, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, changed);
@@ -754,7 +812,7 @@ static int preview(ledger_db *db, int64_t me, const struct prepared *p, const in
     for (i = 0; i < n; i++)
         if (txn_get(db, me, ids[i], &before[i], err))
             goto out;
-    if (ids_fill(db, ids, n, err) || act_on_all(db, me, p, ids, n, err))
+    if (act_on_all(db, me, p, ids, n, NULL, err))
         goto out;
     for (i = 0; i < n; i++) {
         cJSON *after = NULL, *o;

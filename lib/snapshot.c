@@ -24,15 +24,23 @@ static const char SQL_RESTORE_ROW[] =
 
 /* The same for every row of a rule run (?1) at once: a column at a time,
  * and only where it differs, so the triggers that keep effective values
- * and the spend summary fire for the rows that really change. */
-#define RUN_RESTORE(column, value) \
-    "UPDATE transactions SET " column " = " value \
+ * and the spend summary fire for the rows that really change.  The two
+ * overrides write their effective value too (`also`), so the trigger of
+ * schema 0010 finds nothing to fix and does not update each row again. */
+#define RUN_RESTORE_ALSO(column, value, also) \
+    "UPDATE transactions SET " column " = " value also \
     " FROM rule_run_rows rr WHERE rr.run_id = ?1 AND transactions.id = rr.transaction_id" \
     "   AND transactions." column " IS NOT " value
+#define RUN_RESTORE(column, value) RUN_RESTORE_ALSO(column, value, "")
+#define SNAP_CATEGORY "json_extract(rr.snapshot, '$.override_category')"
+#define SNAP_MERCHANT "json_extract(rr.snapshot, '$.override_merchant_normalized')"
 static const char SQL_RUN_RESTORE_CATEGORY[] =
-    RUN_RESTORE("override_category", "json_extract(rr.snapshot, '$.override_category')");
+    RUN_RESTORE_ALSO("override_category", SNAP_CATEGORY,
+                     ", eff_category = COALESCE(" SNAP_CATEGORY ", transactions.category)");
 static const char SQL_RUN_RESTORE_MERCHANT[] =
-    RUN_RESTORE("override_merchant_normalized", "json_extract(rr.snapshot, '$.override_merchant_normalized')");
+    RUN_RESTORE_ALSO("override_merchant_normalized", SNAP_MERCHANT,
+                     ", eff_merchant = COALESCE(" SNAP_MERCHANT ", transactions.merchant_normalized,"
+                     " transactions.merchant, '')");
 static const char SQL_RUN_RESTORE_SHARE[] =
     RUN_RESTORE("override_share", "json_extract(rr.snapshot, '$.override_share')");
 static const char SQL_RUN_RESTORE_TRIP[] =
