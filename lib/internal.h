@@ -169,9 +169,6 @@ int error_as_field(ledger_error *err, const char *field);
  * reserved for CSV imports is refused. */
 int tag_find_or_create(ledger_db *db, int64_t user_id, const char *name, int64_t *id,
                        ledger_error *err);
-/* The list's page and count queries stepped without building JSON. */
-int txn_list_bare(ledger_db *db, int64_t me, const struct ledger_params *params,
-                  int64_t *rows, ledger_error *err);
 
 /* ---- participants (participant.c) ---------------------------------------- */
 /* Whether other is me or someone I share with (a contact either way, a split

@@ -832,31 +832,3 @@ out:
     query_free(&q);
     return rc;
 }
-
-/* The same page and count queries as ledger_txn_list, stepped through
- * without building a single JSON value: the benchmark's ceiling for what
- * the library adds on top of SQLite. */
-int txn_list_bare(ledger_db *db, int64_t me, const struct ledger_params *params,
-                  int64_t *rows, ledger_error *err)
-{
-    struct list_query q;
-    char sql[SQL_MAX];
-    sqlite3_stmt *st;
-    int64_t total;
-    int rc = LEDGER_ERR;
-
-    *rows = 0;
-    if (parse_query(params, &q, err) || count_rows(db, me, &q, q.trip_all_rows, &total, err))
-        goto out;
-    txn_list_sql(sql, sizeof sql, &q, q.trip_all_rows);
-    if ((st = db_stmt(db, sql, err)) == NULL)
-        goto out;
-    bind_query(st, me, &q);
-    while (sqlite3_step(st) == SQLITE_ROW)
-        ++*rows;
-    db_stmt_done(st);
-    rc = LEDGER_OK;
-out:
-    query_free(&q);
-    return rc;
-}

@@ -1,18 +1,24 @@
 #!/usr/bin/perl
 # The HTTP half of the benchmark: the real stack (nginx or Apache httpd in
 # front of ledger-fcgi on a unix socket, 1 and then 2 processes sharing it)
-# under load from wrk on 127.0.0.1, beside the ceiling of an empty FastCGI
-# responder (contrib/bench/empty-fcgi, the same accept loop answering a
-# fixed body) behind the same web server and process count.
+# under load from wrk on 127.0.0.1, beside two ceilings measured in the
+# same run: an empty FastCGI responder (contrib/bench/empty-fcgi, the same
+# accept loop answering a fixed body) behind the same web server and
+# process count, and the in-process time of the library call behind each
+# endpoint and of the SQLite statements within it (ledger-libbench
+# --families, on its own copy of the ledger, with the same bodies).
 #
 #   contrib/bench/http.pl --build DIR --db LEDGER.db [--server nginx|apache]
 #                         [--duration SECONDS] [--connections N] [--procs 1,2]
+#                         [--runs N]
 #
 # It works on a copy of the database (the write endpoints add rows) as the
-# generated user01.  For each endpoint family it prints requests/s, p50 and
-# p99 latency, the share of the empty responder's requests/s, and the peak
-# RSS of the ledger-fcgi processes.  Target: a page of 50 transactions at
-# 50% or more of the empty responder's requests/s.
+# generated user01.  For each endpoint family it prints the medians over
+# --runs wrk runs (default 3) of requests/s and p50 and p99 latency, the
+# share of the empty responder's requests/s, the library's p50 and
+# SQLite's p50 for one call and their ratio, and the peak RSS of the
+# ledger-fcgi processes.  Targets: a page of 50 transactions at 50% or more
+# of the empty responder's requests/s; library time within 2x of SQLite's.
 use strict;
 use warnings;
 use File::Copy qw(copy);
@@ -25,9 +31,10 @@ use JSON::PP;
 use POSIX qw(:sys_wait_h);
 use Time::HiRes qw(sleep);
 
-my ($build, $src_db, $server, $duration, $conns, $procs_list) = ('', '', 'nginx', 5, 16, '1,2');
+my ($build, $src_db, $server, $duration, $conns, $procs_list, $runs) = ('', '', 'nginx', 5, 16, '1,2', 3);
 GetOptions('build=s' => \$build, 'db=s' => \$src_db, 'server=s' => \$server,
-           'duration=i' => \$duration, 'connections=i' => \$conns, 'procs=s' => \$procs_list)
+           'duration=i' => \$duration, 'connections=i' => \$conns, 'procs=s' => \$procs_list,
+           'runs=i' => \$runs)
     or die "usage: $0 --build DIR --db PATH [--server nginx|apache]\n";
 die "usage: $0 --build DIR --db PATH\n" unless -d $build && -f $src_db;
 use Cwd qw(abs_path);
@@ -150,15 +157,28 @@ CONF
     return $pid;
 }
 
-sub wrk {
-    my ($url, $method, $body) = @_;
+# wrk's latency ("812.00us", "1.20ms", "2.01s") in milliseconds.
+sub ms {
+    my ($v) = @_;
+    return undef unless defined $v && $v =~ /^([\d.]+)(us|ms|s|m)$/;
+    return $1 * { us => 0.001, ms => 1, s => 1000, m => 60000 }->{$2};
+}
+
+sub median {
+    my @v = sort { $a <=> $b } grep { defined } @_;
+    return @v ? $v[$#v / 2] : undef;
+}
+
+# One wrk run; the body, if any, is read from a file by the Lua script.
+sub wrk1 {
+    my ($url, $method, $body_file) = @_;
     my $script = "$dir/wrk.lua";
     open my $fh, '>', $script or die;
     print $fh "wrk.method = \"$method\"\n";
-    if (defined $body) {
-        (my $b = $body) =~ s/\\/\\\\/g;
-        $b =~ s/"/\\"/g;
-        print $fh "wrk.body = \"$b\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\n";
+    if (defined $body_file) {
+        print $fh "local f = assert(io.open(\"$body_file\", \"rb\"))\n",
+                  "wrk.body = f:read(\"*a\")\nf:close()\n",
+                  "wrk.headers[\"Content-Type\"] = \"application/json\"\n";
     }
     close $fh;
     my $out = `wrk -t2 -c$conns -d${duration}s --latency -s $script '$url' 2>&1`;
@@ -166,7 +186,17 @@ sub wrk {
     my ($p50) = $out =~ /^\s+50%\s+([\d.]+\w+)/m;
     my ($p99) = $out =~ /^\s+99%\s+([\d.]+\w+)/m;
     my ($non2xx) = $out =~ /Non-2xx or 3xx responses:\s+(\d+)/;
-    return { rps => $rps // 0, p50 => $p50 // '-', p99 => $p99 // '-', errors => $non2xx // 0 };
+    my ($socket) = $out =~ /Socket errors:.*?timeout (\d+)/;
+    return { rps => $rps // 0, p50 => ms($p50), p99 => ms($p99), errors => ($non2xx // 0) + ($socket // 0) };
+}
+
+# The medians of --runs runs.
+sub wrk {
+    my @r = map { wrk1(@_) } 1 .. $runs;
+    my $errors = 0;
+    $errors += $_->{errors} for @r;
+    return { rps => median(map { $_->{rps} } @r), p50 => median(map { $_->{p50} } @r),
+             p99 => median(map { $_->{p99} } @r), errors => $errors };
 }
 
 sub peak_rss {
@@ -178,13 +208,31 @@ sub peak_rss {
     return $kb;
 }
 
-copy($src_db, "$dir/ledger.db") or die "copy: $!";
+# The in-process ceilings first, on their own copy (their writes would
+# otherwise change what the HTTP runs see), with the same bodies.
+copy($src_db, "$dir/inproc.db") or die "copy: $!";
+system("$build/contrib/bench/ledger-libbench", '--db', "$dir/inproc.db", '--families', $dir,
+       '--iterations', 15) == 0 or die "ledger-libbench --families failed\n";
+unlink glob("$dir/inproc.db*");
+my %inproc;
+open my $tsv, '<', "$dir/families.tsv" or die "families.tsv: $!";
+while (<$tsv>) {
+    chomp;
+    my ($name, $lib, $sql) = split /\t/;
+    $inproc{$name} = { lib => $lib, sql => $sql };
+}
+close $tsv;
+
 my $port = free_port();
+my @failed;  # families that answered anything but 2xx: a broken harness
 my $http = HTTP::Tiny->new(timeout => 120);
 my $base = "http://127.0.0.1:$port";
-printf "-- HTTP through %s, wrk -t2 -c%d -d%ds, as user01 of %s\n", $server, $conns, $duration, $src_db;
+printf "-- HTTP through %s, wrk -t2 -c%d -d%ds, medians of %d runs, as user01 of %s\n",
+    $server, $conns, $duration, $runs, $src_db;
 
 for my $n (split /,/, $procs_list) {
+    unlink glob("$dir/ledger.db*");
+    copy($src_db, "$dir/ledger.db") or die "copy: $!";
     my @ledger = serve("$dir/ledger.sock", $n, "$build/fcgi/ledger-fcgi", '--db', "$dir/ledger.db",
                        '--log-level', 'warn');
     my @empty = serve("$dir/empty.sock", $n, "$build/contrib/bench/empty-fcgi");
@@ -205,27 +253,44 @@ for my $n (split /,/, $procs_list) {
         ['transaction page', '/api/transactions', 'GET'],
         ['filtered page', '/api/transactions?categories=dining', 'GET'],
         ['deep page by cursor', '/api/transactions?cursor=' . ($cursor // ''), 'GET'],
-        ['create', '/api/transactions', 'POST',
-            '{"date":"2026-01-02","amount":12.5,"description":"bench","category":"dining"}'],
-        ['patch', "/api/transactions/$first", 'PATCH', '{"category":"groceries"}'],
         ['splits', "/api/transactions/$first/splits", 'GET'],
         ['balances', '/api/balances', 'GET'],
         ['monthly analytics (60 months)', '/api/analytics/monthly?from=2021-01&to=2025-12', 'GET'],
         ['subscriptions', '/api/analytics/subscriptions', 'GET'],
         ['reconcile list', '/api/reconcile', 'GET'],
+        ['CSV preview (1,000 rows)', '/api/import/csv/preview', 'POST', "$dir/csv-preview.json"],
+        # The writes last (as in ledger-libbench --families): the rows they
+        # add would change what the reads find.  Each process count starts
+        # from a fresh copy of the ledger.
+        ['create', '/api/transactions', 'POST', "$dir/create.json"],
+        ['patch', "/api/transactions/$first", 'PATCH', "$dir/patch.json"],
         ['rules apply', '/api/rules/apply', 'POST'],
+        ['CSV commit (1,000 rows)', '/api/import/csv/commit', 'POST', "$dir/csv-commit.json"],
     );
     printf "%d process%s\n", $n, $n > 1 ? 'es' : '';
-    printf "  %-30s %10s %9s %9s %8s %7s\n", 'endpoint', 'req/s', 'p50', 'p99', 'vs empty', 'errors';
+    printf "  %-30s %9s %9s %9s %8s %10s %10s %7s %6s\n", 'endpoint', 'req/s', 'p50 ms', 'p99 ms',
+        'vs empty', 'lib p50', 'sqlite p50', 'lib/sql', 'errors';
     my $ceiling;
     for my $f (@families) {
         my ($name, $path, $method, $body) = @$f;
         my $r = wrk("$base$path", $method, $body);
+        push @failed, "$name ($n process" . ($n > 1 ? 'es' : '') . "): $r->{errors} errors"
+            if $r->{errors} || !$r->{rps};
         $ceiling //= $r->{rps};
-        printf "  %-30s %10.1f %9s %9s %7.0f%% %7d\n", $name, $r->{rps}, $r->{p50}, $r->{p99},
-            $ceiling ? 100 * $r->{rps} / $ceiling : 0, $r->{errors};
+        my $in = $inproc{$name};
+        printf "  %-30s %9.1f %9s %9s %7.0f%% %10s %10s %7s %6d\n", $name, $r->{rps},
+            defined $r->{p50} ? sprintf('%.2f', $r->{p50}) : '-',
+            defined $r->{p99} ? sprintf('%.2f', $r->{p99}) : '-',
+            $ceiling ? 100 * $r->{rps} / $ceiling : 0,
+            $in ? sprintf('%.3f', $in->{lib}) : '-', $in ? sprintf('%.3f', $in->{sql}) : '-',
+            $in && $in->{sql} > 0 ? sprintf('%.2fx', $in->{lib} / $in->{sql}) : '-', $r->{errors};
     }
     printf "  peak RSS of ledger-fcgi: %.1f MiB\n", peak_rss(@ledger) / 1024;
     stop($web, @ledger, @empty);
     sleep 0.5;
+}
+# Exit 3 as ledger-libbench does when a call fails: every family must answer.
+if (@failed) {
+    print STDERR "http.pl: $_\n" for @failed;
+    exit 3;
 }

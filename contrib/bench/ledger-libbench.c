@@ -1,15 +1,19 @@
 /*
- * ledger-libbench: times libledger's read paths in-process against a
- * generated ledger, beside the ceiling of each: the bare SQLite queries the
- * call runs, stepped without building any JSON.
+ * ledger-libbench: times libledger's calls in-process against a generated
+ * ledger, beside the ceiling of each: the time SQLite itself spends on the
+ * statements the call runs (see g_sqlite_ms).
  *
  *   ledger-libbench --db PATH [--user SUBJECT] [--iterations N] [--only SECTION]
+ *   ledger-libbench --db PATH --families DIR [--iterations N]
  *
  * SECTION is one of list, analytics, rules, ofx, reconcile, csv: only that
  * family runs (for working on one figure without waiting for the rest).
+ * --families times the calls behind contrib/bench/http.pl's endpoint
+ * families instead, and writes DIR/families.tsv and the request bodies
+ * for http.pl.
  *
  * For each case it prints the median and p99 of the library call, the
- * median of the bare queries, their ratio, and the target it is held to.
+ * median of its SQLite time, their ratio, and the target it is held to.
  * Exit status: 0 every target met, 1 some target missed, 2 bad usage, 3 a
  * call failed (the harness is broken, which CI's smoke run checks for;
  * it never judges speed).
@@ -73,88 +77,124 @@ static int wanted(const char *only, const char *section)
     return only == NULL || strcmp(only, section) == 0;
 }
 
-static void run_case(ledger_db *db, int64_t me, const char *name, struct ledger_params *p,
-                     int iterations, double target_ms)
+/* Time spent inside SQLite.  The program is linked with
+ * -Wl,--wrap=sqlite3_step,--wrap=sqlite3_exec, so every statement the
+ * library steps passes through here: a call's SQLite time is that of
+ * exactly the statements it runs (triggers and COMMIT included), and the
+ * rest of its time is the library's own work, building JSON above all. */
+static double g_sqlite_ms;
+
+int __real_sqlite3_step(sqlite3_stmt *st);
+int __wrap_sqlite3_step(sqlite3_stmt *st);
+int __real_sqlite3_exec(sqlite3 *db, const char *sql, int (*cb)(void *, int, char **, char **),
+                        void *arg, char **errmsg);
+int __wrap_sqlite3_exec(sqlite3 *db, const char *sql, int (*cb)(void *, int, char **, char **),
+                        void *arg, char **errmsg);
+
+int __wrap_sqlite3_step(sqlite3_stmt *st)
+{
+    double t0 = now_ms();
+    int rc = __real_sqlite3_step(st);
+
+    g_sqlite_ms += now_ms() - t0;
+    return rc;
+}
+
+int __wrap_sqlite3_exec(sqlite3 *db, const char *sql, int (*cb)(void *, int, char **, char **),
+                        void *arg, char **errmsg)
+{
+    double t0 = now_ms();
+    int rc = __real_sqlite3_exec(db, sql, cb, arg, errmsg);
+
+    g_sqlite_ms += now_ms() - t0;
+    return rc;
+}
+
+/* One library call as a request makes it: fills *out; nonzero on failure. */
+typedef int (*bench_fn)(ledger_db *db, int64_t me, const void *arg, cJSON **out, ledger_error *err);
+
+/* Where --tsv writes "name<TAB>lib p50<TAB>sqlite p50" lines (for http.pl). */
+static FILE *g_tsv;
+
+/* Calls fn `iterations` times (after warm-up rounds), each in its own
+ * transaction as ledger-fcgi runs a request (write: BEGIN IMMEDIATE and a
+ * real COMMIT), and prints the medians of the call and of the SQLite time
+ * within it.  target_ms 0: no target, shown for information. */
+static void measure(ledger_db *db, int64_t me, const char *name, bench_fn fn, const void *arg,
+                    int iterations, int write, double target_ms)
 {
     double *lib = calloc((size_t)iterations, sizeof *lib);
-    double *bare = calloc((size_t)iterations, sizeof *bare);
+    double *sql = calloc((size_t)iterations, sizeof *sql);
     ledger_error err;
-    int i, rows = 0;
+    int i, rows = -1;
 
-    for (i = -3; i < iterations; i++) {  /* three warm-up rounds */
-        cJSON *out = NULL;
-        int64_t n;
-        double t0 = now_ms(), t1, t2;
+    for (i = -2; i < iterations; i++) {  /* two warm-up rounds */
+        cJSON *out = NULL, *items;
+        double t0;
 
-        ledger_begin(db, 0, &err);
-        if (ledger_txn_list(db, me, p, &out, &err)) {
+        g_sqlite_ms = 0;
+        t0 = now_ms();
+        if (ledger_begin(db, write, &err) || fn(db, me, arg, &out, &err) || ledger_commit(db, &err)) {
             fprintf(stderr, "%s: %s\n", name, err.message);
             exit(EXIT_BROKEN);
         }
-        ledger_commit(db, &err);
-        t1 = now_ms();
-        rows = cJSON_GetArraySize(cJSON_GetObjectItem(out, "items"));
-        cJSON_Delete(out);
-        t2 = now_ms();
-        ledger_begin(db, 0, &err);
-        txn_list_bare(db, me, p, &n, &err);
-        ledger_commit(db, &err);
         if (i >= 0) {
-            lib[i] = t1 - t0;
-            bare[i] = now_ms() - t2;
+            lib[i] = now_ms() - t0;
+            sql[i] = g_sqlite_ms;
         }
+        items = cJSON_GetObjectItem(out, "items");
+        rows = cJSON_IsArray(items) ? cJSON_GetArraySize(items) : -1;
+        cJSON_Delete(out);
     }
     {
         double med = pct(lib, iterations, 0.5), p99 = pct(lib, iterations, 0.99);
-        double bmed = pct(bare, iterations, 0.5);
-        int pass = med < target_ms;
+        double smed = pct(sql, iterations, 0.5);
+        char count[24] = "";
 
-        g_failed |= !pass;
-        printf("%-34s %4d rows  lib p50 %7.3f ms  p99 %7.3f ms  bare p50 %7.3f ms  "
-               "lib/bare %4.2fx  target p50 < %.0f ms: %s\n",
-               name, rows, med, p99, bmed, bmed > 0 ? med / bmed : 0.0, target_ms,
-               pass ? "ok" : "MISSED");
+        if (rows >= 0)
+            snprintf(count, sizeof count, "%4d rows", rows);
+        printf("%-34s %9s  lib p50 %8.3f ms  p99 %8.3f ms  sqlite p50 %8.3f ms  lib/sqlite %4.2fx",
+               name, count, med, p99, smed, smed > 0 ? med / smed : 0.0);
+        if (target_ms > 0) {
+            g_failed |= med >= target_ms;
+            printf("  target p50 < %.0f ms: %s", target_ms, med < target_ms ? "ok" : "MISSED");
+        }
+        printf("\n");
+        if (g_tsv)
+            fprintf(g_tsv, "%s\t%.3f\t%.3f\n", name, med, smed);
     }
     free(lib);
-    free(bare);
+    free(sql);
 }
 
-/* A library call other than the list, timed alone (it has no bare twin). */
+static int call_list(ledger_db *db, int64_t me, const void *arg, cJSON **out, ledger_error *err)
+{
+    return ledger_txn_list(db, me, arg, out, err);
+}
+
+/* A call that takes query parameters, with its parameters. */
+struct params_call {
+    int (*call)(ledger_db *, int64_t, const struct ledger_params *, cJSON **, ledger_error *);
+    struct ledger_params p;
+};
+
+static int call_params(ledger_db *db, int64_t me, const void *arg, cJSON **out, ledger_error *err)
+{
+    const struct params_call *c = arg;
+
+    return c->call(db, me, &c->p, out, err);
+}
+
 static void run_call(ledger_db *db, int64_t me, const char *name, const char *const *kv,
                      int (*call)(ledger_db *, int64_t, const struct ledger_params *, cJSON **,
                                  ledger_error *),
                      int iterations, double target_ms)
 {
     struct ledger_param items[MAXP];
-    struct ledger_params p;
-    double *t = calloc((size_t)iterations, sizeof *t);
-    ledger_error err;
-    int i;
+    struct params_call c = { call, { NULL, 0 } };
 
-    params_of(kv, items, &p);
-    for (i = -2; i < iterations; i++) {
-        cJSON *out = NULL;
-        double t0 = now_ms();
-
-        ledger_begin(db, 0, &err);
-        if (call(db, me, &p, &out, &err)) {
-            fprintf(stderr, "%s: %s\n", name, err.message);
-            exit(EXIT_BROKEN);
-        }
-        ledger_commit(db, &err);
-        if (i >= 0)
-            t[i] = now_ms() - t0;
-        cJSON_Delete(out);
-    }
-    {
-        double med = pct(t, iterations, 0.5), p99 = pct(t, iterations, 0.99);
-        int pass = med < target_ms;
-
-        g_failed |= !pass;
-        printf("%-34s lib p50 %8.3f ms  p99 %8.3f ms  target p50 < %.0f ms: %s\n", name, med, p99,
-               target_ms, pass ? "ok" : "MISSED");
-    }
-    free(t);
+    params_of(kv, items, &c.p);
+    measure(db, me, name, call_params, &c, iterations, 0, target_ms);
 }
 
 static void run(ledger_db *db, int64_t me, const char *name, const char *const *kv,
@@ -164,7 +204,7 @@ static void run(ledger_db *db, int64_t me, const char *name, const char *const *
     struct ledger_params p;
 
     params_of(kv, items, &p);
-    run_case(db, me, name, &p, iterations, 5.0);
+    measure(db, me, name, call_list, &p, iterations, 0, 5.0);
 }
 
 /* Prints a figure with its target (0: none, shown for information). */
@@ -285,9 +325,186 @@ static int64_t first_id(ledger_db *db, const char *sql, int64_t me)
     return v;
 }
 
+/* ---- the HTTP families, in-process --------------------------------------------------
+ * The calls behind each family contrib/bench/http.pl drives through a web
+ * server, with the same bodies, so its report can put every HTTP figure
+ * beside the library's time and SQLite's.  The CSV bodies are written to
+ * files for http.pl to send. */
+
+static int call_create(ledger_db *db, int64_t me, const void *arg, cJSON **out, ledger_error *err)
+{
+    return ledger_txn_create(db, me, arg, out, err);
+}
+
+struct id_body {
+    int64_t id;
+    const cJSON *body;
+};
+
+static int call_update(ledger_db *db, int64_t me, const void *arg, cJSON **out, ledger_error *err)
+{
+    const struct id_body *c = arg;
+
+    return ledger_txn_update(db, me, c->id, c->body, out, err);
+}
+
+static int call_splits(ledger_db *db, int64_t me, const void *arg, cJSON **out, ledger_error *err)
+{
+    return ledger_split_get(db, me, ((const struct id_body *)arg)->id, out, err);
+}
+
+static int call_balances(ledger_db *db, int64_t me, const void *arg, cJSON **out, ledger_error *err)
+{
+    (void)arg;
+    return ledger_balance_list(db, me, out, err);
+}
+
+static int call_rules(ledger_db *db, int64_t me, const void *arg, cJSON **out, ledger_error *err)
+{
+    (void)arg;
+    return ledger_rule_apply_all(db, me, out, err);
+}
+
+static int call_csv_preview(ledger_db *db, int64_t me, const void *arg, cJSON **out,
+                            ledger_error *err)
+{
+    static const struct ledger_params none = { NULL, 0 };
+
+    return ledger_csv_preview(db, me, NULL, 0, arg, &none, out, err);
+}
+
+static int call_csv_commit(ledger_db *db, int64_t me, const void *arg, cJSON **out, ledger_error *err)
+{
+    return ledger_csv_commit(db, me, arg, out, err);
+}
+
+/* Writes text to dir/name and parses it; NULL (and a message) on failure. */
+static cJSON *body_file(const char *dir, const char *name, const char *text)
+{
+    char path[4096];
+    FILE *f;
+    cJSON *doc = NULL;
+    ledger_error err;
+
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if ((f = fopen(path, "w")) == NULL || fputs(text, f) == EOF || fclose(f) != 0) {
+        fprintf(stderr, "%s: cannot write\n", path);
+        return NULL;
+    }
+    if (ledger_json_parse(text, strlen(text), &doc, &err))
+        fprintf(stderr, "%s: %s\n", name, err.message);
+    return doc;
+}
+
+/* The CSV bodies: a 1,000-row file to preview, and its rows to commit. */
+static char *csv_bodies(int n, char **commit)
+{
+    size_t cap = (size_t)n * 120 + 256, len = 0, clen = 0;
+    char *preview = malloc(cap);
+    int i;
+
+    *commit = malloc(cap);
+    if (preview == NULL || *commit == NULL) {
+        free(preview);
+        free(*commit);
+        return NULL;
+    }
+    len += (size_t)snprintf(preview + len, cap - len,
+                            "{\"mapping\":{\"date\":\"Date\",\"description\":\"Description\","
+                            "\"amount\":\"Amount\"},\"csv\":\"Date,Description,Amount\\n");
+    clen += (size_t)snprintf(*commit + clen, cap - clen, "{\"allow_duplicates\":true,\"rows\":[");
+    for (i = 0; i < n; i++) {
+        len += (size_t)snprintf(preview + len, cap - len, "2019-%02d-%02d,HTTP bench %d,-%d.%02d\\n",
+                                1 + i % 12, 1 + i % 28, i, 1 + i % 300, i % 100);
+        clen += (size_t)snprintf(*commit + clen, cap - clen,
+                                 "%s{\"date\":\"2019-%02d-%02d\",\"description\":\"HTTP bench %d\","
+                                 "\"amount\":%d.%02d}", i ? "," : "", 1 + i % 12, 1 + i % 28, i,
+                                 1 + i % 300, i % 100);
+    }
+    snprintf(preview + len, cap - len, "\"}");
+    snprintf(*commit + clen, cap - clen, "]}");
+    return preview;
+}
+
+/* Every family once, as http.pl names them.  dir receives families.tsv
+ * (name, lib p50 ms, sqlite p50 ms) and the CSV bodies.  Nonzero when the
+ * bodies cannot be written. */
+static int families(ledger_db *db, int64_t me, int iterations, const char *dir, char *cursor)
+{
+    static const char create_json[] =
+        "{\"date\":\"2026-01-02\",\"amount\":12.5,\"description\":\"bench\",\"category\":\"dining\"}";
+    static const char patch_json[] = "{\"category\":\"groceries\"}";
+    const char *none[] = { NULL };
+    const char *dining[] = { "categories", "dining", NULL };
+    const char *monthly[] = { "from", "2021-01", "to", "2025-12", NULL };
+    const char *deep[] = { "cursor", cursor ? cursor : "", NULL };
+    struct ledger_param items[3][MAXP];
+    struct ledger_params page, filtered, deep_page;
+    struct id_body patch = { 0, NULL };
+    cJSON *create = NULL, *preview_body = NULL, *commit_body = NULL;
+    char path[4096], *preview_text, *commit_text = NULL;
+    ledger_error err;
+    int rc = 1;
+
+    snprintf(path, sizeof path, "%s/families.tsv", dir);
+    if ((g_tsv = fopen(path, "w")) == NULL) {
+        fprintf(stderr, "%s: cannot write\n", path);
+        return 1;
+    }
+    if ((preview_text = csv_bodies(1000, &commit_text)) == NULL
+        || (preview_body = body_file(dir, "csv-preview.json", preview_text)) == NULL
+        || (commit_body = body_file(dir, "csv-commit.json", commit_text)) == NULL
+        || (create = body_file(dir, "create.json", create_json)) == NULL
+        || (patch.body = body_file(dir, "patch.json", patch_json)) == NULL)
+        goto out;
+    params_of(none, items[0], &page);
+    {   /* the row http.pl patches: the first of the default list */
+        char k[] = "limit", v[] = "1";
+        struct ledger_param one = { k, v };
+        struct ledger_params first = { &one, 1 };
+        cJSON *list = NULL;
+
+        if (ledger_txn_list(db, me, &first, &list, &err) == 0 && cJSON_GetArraySize(cJSON_GetObjectItem(list, "items")))
+            patch.id = (int64_t)cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(list, "items"), 0),
+                                                    "id")->valuedouble;
+        cJSON_Delete(list);
+    }
+    params_of(dining, items[1], &filtered);
+    params_of(deep, items[2], &deep_page);
+    printf("-- the HTTP families in-process (http.pl puts its figures beside these)\n");
+    measure(db, me, "transaction page", call_list, &page, iterations, 0, 0);
+    measure(db, me, "filtered page", call_list, &filtered, iterations, 0, 0);
+    if (cursor)
+        measure(db, me, "deep page by cursor", call_list, &deep_page, iterations, 0, 0);
+    measure(db, me, "splits", call_splits, &patch, iterations, 0, 0);
+    measure(db, me, "balances", call_balances, NULL, iterations < 10 ? iterations : 10, 0, 0);
+    run_call(db, me, "monthly analytics (60 months)", monthly, ledger_analytics_monthly, iterations, 0);
+    run_call(db, me, "subscriptions", none, ledger_analytics_subscriptions,
+             iterations < 10 ? iterations : 10, 0);
+    run_call(db, me, "reconcile list", none, ledger_reconcile_list, iterations < 5 ? iterations : 5, 0);
+    measure(db, me, "CSV preview (1,000 rows)", call_csv_preview, preview_body, iterations, 0, 0);
+    /* The writes last, in http.pl's order too: the rows they add (manual
+     * rows wait for reconciliation) would change what the reads find. */
+    measure(db, me, "create", call_create, create, iterations, 1, 0);
+    measure(db, me, "patch", call_update, &patch, iterations, 1, 0);
+    measure(db, me, "rules apply", call_rules, NULL, iterations < 5 ? iterations : 5, 1, 0);
+    measure(db, me, "CSV commit (1,000 rows)", call_csv_commit, commit_body, iterations, 1, 0);
+    rc = 0;
+out:
+    fclose(g_tsv);
+    g_tsv = NULL;
+    cJSON_Delete(create);
+    cJSON_Delete((cJSON *)patch.body);
+    cJSON_Delete(preview_body);
+    cJSON_Delete(commit_body);
+    free(preview_text);
+    free(commit_text);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
-    const char *path = NULL, *subject = "user01", *only = NULL;
+    const char *path = NULL, *subject = "user01", *only = NULL, *families_dir = NULL;
     int iterations = 30, cache_mib = 0, i;
     ledger_db *db;
     ledger_error err;
@@ -306,9 +523,11 @@ int main(int argc, char **argv)
             cache_mib = atoi(argv[++i]);
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
             only = argv[++i];
+        else if (strcmp(argv[i], "--families") == 0 && i + 1 < argc)
+            families_dir = argv[++i];
         else {
             fprintf(stderr, "usage: ledger-libbench --db PATH [--user SUBJECT] [--iterations N]"
-                            " [--only list|analytics|rules|ofx|reconcile|csv]\n");
+                            " [--only list|analytics|rules|ofx|reconcile|csv] | --families DIR\n");
             return 2;
         }
     }
@@ -330,6 +549,14 @@ int main(int argc, char **argv)
     snprintf(stmt_s, sizeof stmt_s, "%lld", (long long)stmt);
     snprintf(trip_s, sizeof trip_s, "%lld", (long long)trip);
     printf("ledger-libbench: %s as %s, %d iterations per case\n", path, subject, iterations);
+    if (families_dir) {
+        char *deep = deep_cursor(db, me, 200);
+        int rc = families(db, me, iterations, families_dir, deep);
+
+        free(deep);
+        ledger_close(db);
+        return rc ? EXIT_BROKEN : 0;
+    }
     if (wanted(only, "list")) {
         printf("-- GET /api/transactions, a page of 50 (target: p50 under 5 ms inside the library)\n");
         const char *none[] = { NULL };
