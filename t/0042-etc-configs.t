@@ -52,6 +52,12 @@ my $apache_site = Rig::slurp("$etc/apache-ledger.conf");
 like($apache_site, qr/OIDCPassClaimsAs environment/, 'claims reach the service as parameters, not headers');
 like($apache_site, qr{SetHandler "proxy:unix:[^"]+\|fcgi://localhost/"}, 'forwarded with mod_proxy_fcgi');
 like($apache_site, qr{<Location "/api/">}, 'mounted at /api');
+like($apache_site, qr/^OIDCRemoteUserClaim sub$/m, "REMOTE_USER is the provider's subject");
+like($apache_site, qr/^OIDCOAuthRemoteUserClaim sub$/m, 'for bearer tokens too');
+my ($api) = $apache_site =~ m{<Location "/api/">(.*?)</Location>}s;
+like($api // '', qr/^\s*OIDCUnAuthAction 401$/m, 'no session under /api: 401, never a login redirect');
+my ($callback) = $apache_site =~ m{^OIDCRedirectURI https?://[^/]+(/\S*)$}m;
+unlike($callback // '/api/', qr{^/api/}, 'the OIDC callback is outside /api');
 
 SKIP: {
     my $httpd = Rig::find_program('apache2') // Rig::find_program('httpd')
@@ -61,7 +67,7 @@ SKIP: {
         unless -e "$mods/mod_auth_openidc.so";
     my $port = Rig::free_port();
     my $load = join '', map { "LoadModule ${_}_module $mods/mod_$_.so\n" }
-        qw(mpm_event authz_core authz_user authn_core auth_openidc proxy proxy_fcgi);
+        qw(mpm_event authz_core authz_user authn_core rewrite auth_openidc proxy proxy_fcgi);
     Rig::write_file("$dir/httpd.conf", <<"CONF");
 $load
 ServerName 127.0.0.1
