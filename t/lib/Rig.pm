@@ -61,12 +61,16 @@ sub slurp {
 }
 
 # Options: server => 'nginx' | 'apache', db => path (else a new one),
-# fcgi_args => [...], start => 0 to only prepare.
+# fcgi_args => [...], start => 0 to only prepare, web_root => a directory
+# nginx serves as static files at / beside /api (the web client), with
+# csv_presets => a directory served at /csv-presets/.
 sub new {
     my ($class, %o) = @_;
     my $self = bless {
         server => $o{server} // 'nginx',
         fcgi_args => $o{fcgi_args} // [],
+        web_root => $o{web_root},
+        csv_presets => $o{csv_presets},
         pids => {},
     }, $class;
     $self->{dir} = tempdir('ledger-rig-XXXXXX', TMPDIR => 1, CLEANUP => 1);
@@ -166,6 +170,16 @@ sub start_nginx {
     my $params = srcdir() . '/etc/nginx-fastcgi-params.conf';
     my $user = $self->{root} ? "user www-data;\n" : '';
     mkdir "$d/nginx-tmp";
+    # The web client: static files, public like any login page's assets;
+    # the data behind /api stays authenticated.
+    # ES modules load only with a JavaScript MIME type.
+    my $types = 'types { text/html html; text/css css; text/javascript js mjs; '
+        . 'application/json json; image/svg+xml svg; }';
+    my $static = '';
+    $static .= "        location / { root $self->{web_root}; index index.html; $types }\n"
+        if defined $self->{web_root};
+    $static .= "        location /csv-presets/ { alias $self->{csv_presets}/; $types }\n"
+        if defined $self->{csv_presets};
     write_file("$d/nginx.conf", <<"CONF");
 ${user}worker_processes 1;
 pid $d/nginx.pid;
@@ -182,7 +196,7 @@ http {
     client_max_body_size 64m;
     server {
         listen 127.0.0.1:$self->{port};
-        location /api/ {
+${static}        location /api/ {
             auth_basic "ledger";
             auth_basic_user_file $d/htpasswd;
             include $params;
