@@ -61,12 +61,18 @@ sub slurp {
 }
 
 # Options: server => 'nginx' | 'apache', db => path (else a new one),
-# fcgi_args => [...], start => 0 to only prepare.
+# fcgi_args => [...], start => 0 to only prepare, web_root => a directory
+# nginx serves as static files at / beside /api (the web client), with
+# csv_presets => a directory served at /csv-presets/, procs => N to run N
+# ledger-fcgi processes on one socket they inherit, as supervisord does.
 sub new {
     my ($class, %o) = @_;
     my $self = bless {
         server => $o{server} // 'nginx',
         fcgi_args => $o{fcgi_args} // [],
+        web_root => $o{web_root},
+        csv_presets => $o{csv_presets},
+        procs => $o{procs} // 1,
         pids => {},
     }, $class;
     $self->{dir} = tempdir('ledger-rig-XXXXXX', TMPDIR => 1, CLEANUP => 1);
@@ -117,10 +123,10 @@ sub wait_until {
 }
 
 sub fcgi_command {
-    my ($self) = @_;
-    my @cmd = (fcgi_bin(), '--db', $self->{db}, '--socket', $self->{sock},
-               @{ $self->{fcgi_args} });
-    push @cmd, '--socket-group', 'www-data' if $self->{root};
+    my ($self, $inherited) = @_;
+    my @cmd = (fcgi_bin(), '--db', $self->{db}, @{ $self->{fcgi_args} });
+    push @cmd, '--socket', $self->{sock} unless $inherited;
+    push @cmd, '--socket-group', 'www-data' if $self->{root} && !$inherited;
     if ($ENV{LEDGER_VALGRIND}) {
         push @cmd, '--no-jit';
         unshift @cmd, 'valgrind', '--quiet', '--error-exitcode=99', '--leak-check=full',
@@ -130,8 +136,44 @@ sub fcgi_command {
     return @cmd;
 }
 
+# procs => N: one listening socket, made here with the mode supervisord is
+# told to give it (0660, the web server's group), passed to each process
+# on fd 0.
+sub start_fcgi_procs {
+    my ($self) = @_;
+    unlink $self->{sock};
+    my $l = IO::Socket::UNIX->new(Local => $self->{sock}, Type => SOCK_STREAM, Listen => 128)
+        or croak "$self->{sock}: $!";
+    if ($self->{root}) {
+        chown -1, scalar(getgrnam('www-data')), $self->{sock};
+        chmod 0660, $self->{sock};
+    } else {
+        chmod 0666, $self->{sock};
+    }
+    for my $i (1 .. $self->{procs}) {
+        my $log = "$self->{dir}/fcgi$i.out";
+        my @cmd = $self->fcgi_command(1);
+        my $pid = fork // croak "fork: $!";
+        if ($pid == 0) {
+            open STDIN, '<&', $l or POSIX::_exit(127);
+            open STDOUT, '>>', $log;
+            open STDERR, '>>', $log;
+            exec @cmd or POSIX::_exit(127);
+        }
+        $self->{pids}{"fcgi$i"} = $pid;
+    }
+    close $l;
+}
+
+# The pids of the ledger-fcgi processes running now.
+sub fcgi_pids {
+    my ($self) = @_;
+    return map { $self->{pids}{$_} } grep { /^fcgi/ } sort keys %{ $self->{pids} };
+}
+
 sub start_fcgi {
     my ($self) = @_;
+    return $self->start_fcgi_procs if $self->{procs} > 1;
     unlink $self->{sock};
     $self->spawn('fcgi', $self->fcgi_command);
     wait_until('ledger-fcgi socket', $ENV{LEDGER_VALGRIND} ? 60 : 10, sub {
@@ -166,6 +208,16 @@ sub start_nginx {
     my $params = srcdir() . '/etc/nginx-fastcgi-params.conf';
     my $user = $self->{root} ? "user www-data;\n" : '';
     mkdir "$d/nginx-tmp";
+    # The web client: static files, public like any login page's assets;
+    # the data behind /api stays authenticated.
+    # ES modules load only with a JavaScript MIME type.
+    my $types = 'types { text/html html; text/css css; text/javascript js mjs; '
+        . 'application/json json; image/svg+xml svg; }';
+    my $static = '';
+    $static .= "        location / { root $self->{web_root}; index index.html; $types }\n"
+        if defined $self->{web_root};
+    $static .= "        location /csv-presets/ { alias $self->{csv_presets}/; $types }\n"
+        if defined $self->{csv_presets};
     write_file("$d/nginx.conf", <<"CONF");
 ${user}worker_processes 1;
 pid $d/nginx.pid;
@@ -182,7 +234,7 @@ http {
     client_max_body_size 64m;
     server {
         listen 127.0.0.1:$self->{port};
-        location /api/ {
+${static}        location /api/ {
             auth_basic "ledger";
             auth_basic_user_file $d/htpasswd;
             include $params;
@@ -336,9 +388,9 @@ sub stop {
         # ledger-fcgi exits 0 on SIGTERM.  Anything else (a sanitizer's or
         # valgrind's report at exit, a crash) fails the whole test file,
         # even after its last test: TAP's "Bail out!" is an error.
-        if ($name eq 'fcgi' && (!defined $status || $status != 0)) {
+        if ($name =~ /^fcgi/ && (!defined $status || $status != 0)) {
             my $how = defined $status ? "status $status" : 'no exit on SIGTERM';
-            my $log = join '', map { slurp($_) } "$self->{dir}/fcgi.out",
+            my $log = join '', map { slurp($_) } "$self->{dir}/$name.out",
                 glob("$self->{dir}/valgrind.*.log");
             $log =~ s/^/# /mg;
             print "$log\nBail out! ledger-fcgi ended with $how\n";

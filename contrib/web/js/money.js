@@ -1,0 +1,71 @@
+// Money without floating point.  The API sends amounts as JSON numbers with
+// two decimals; api.js keeps each non-integer number as its literal text
+// ("12.50"), so everything here works on that text or on integer cents.
+
+const MONEY_RE = /^([+-])?(\d+)(?:\.(\d{0,2}))?$/;
+
+// Cents (a safe integer) from the API's value: an integer number or a
+// decimal string; null stays null.
+export function toCents(v) {
+  if (v === null || v === undefined || v === '') return null;
+  if (typeof v === 'number') {
+    if (!Number.isInteger(v)) v = String(v);
+    else return v * 100;
+  }
+  const m = MONEY_RE.exec(String(v).trim());
+  if (!m) throw new Error(`not an amount: ${v}`);
+  const cents = Number(m[2]) * 100 + Number((m[3] || '').padEnd(2, '0'));
+  return m[1] === '-' ? -cents : cents;
+}
+
+// What a person types ("1,234.5", "$12", "-3.10") as cents; throws a
+// message fit to show when it is not an amount with at most 2 decimals.
+export function parseMoneyInput(text) {
+  const t = String(text).trim().replace(/[$,\s]/g, '');
+  if (!MONEY_RE.test(t)) throw new Error('Enter an amount like 12.50 (at most two decimals)');
+  return toCents(t);
+}
+
+// "1234.50" (no grouping) from cents: what the API takes.
+export function centsToDecimal(c) {
+  const neg = c < 0;
+  const a = Math.abs(c);
+  const s = `${Math.trunc(a / 100)}.${String(a % 100).padStart(2, '0')}`;
+  return neg ? `-${s}` : s;
+}
+
+// A JSON number with the exact decimal text, for request bodies.
+export function moneyJSON(c) {
+  const d = centsToDecimal(c);
+  return typeof JSON.rawJSON === 'function' ? JSON.rawJSON(d) : Number(d);
+}
+
+function group(intText) {
+  return intText.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+// "$1,234.50", "−$4.50"; currency code shown when not the home one.
+export function formatCents(c, currency) {
+  if (c === null || c === undefined) return '—';
+  const d = centsToDecimal(Math.abs(c));
+  const [i, f] = d.split('.');
+  const code = currency && currency !== 'AUD' ? `${currency} ` : '$';
+  return `${c < 0 ? '−' : ''}${code}${group(i)}.${f}`;
+}
+
+export function formatMoney(v, currency) {
+  return formatCents(toCents(v), currency);
+}
+
+// Percentages are the same two-decimal numbers: hundredths as integers.
+export const toHundredths = toCents;
+export const parsePercentInput = (t) => {
+  const h = parseMoneyInput(String(t).replace(/%/g, ''));
+  if (h <= 0 || h > 10000) throw new Error('A share is more than 0 and at most 100');
+  return h;
+};
+export function formatPercent(v) {
+  const h = toHundredths(v);
+  if (h === null) return '—';
+  return `${centsToDecimal(h).replace(/\.00$/, '')}%`;
+}

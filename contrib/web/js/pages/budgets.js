@@ -1,0 +1,54 @@
+// Budgets: a standing monthly amount per category, with this month's spend.
+import * as api from '../api.js';
+import { h, clear, field, select, messages, say, act, title, label, monthISO } from '../ui.js';
+import { formatMoney, formatCents, toCents, parseMoneyInput, moneyJSON } from '../money.js';
+
+export async function render(main) {
+  const box = messages();
+  const cats = (await api.get('/categories')).items.map((c) => c.category);
+  const month = h('input', { type: 'month', name: 'month', value: monthISO() });
+  const tbody = h('tbody');
+  const cat = select(cats.map((c) => [c, label(c)]), 'groceries', { name: 'category' });
+  const amount = h('input', { type: 'text', name: 'amount', inputmode: 'decimal', required: true });
+  const form = h('form', { class: 'inline', 'aria-label': 'Set a budget' }, field('Category', cat), field('Monthly amount', amount),
+    h('button', { type: 'submit', class: 'primary' }, 'Set budget'));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    act(box, async () => {
+      let c;
+      try { c = parseMoneyInput(amount.value); } catch (err) { throw Object.assign(err, { field: 'amount' }); }
+      await api.put(`/budgets/${encodeURIComponent(cat.value)}`, { amount: moneyJSON(c) });
+      say(box, `Budget for ${label(cat.value)} set to ${formatCents(c)}.`);
+      amount.value = '';
+      await load();
+    }, form);
+  });
+  month.addEventListener('change', load);
+  main.append(title('Budgets'), box, form, h('div', { class: 'inline' }, field('Month', month)),
+    h('div', { class: 'table-wrap' }, h('table', { class: 'budgets' }, h('caption', { class: 'sr-only' }, 'Budgets and spend'),
+      h('thead', {}, h('tr', {}, ['Category', 'Budget', 'Spent', 'Remaining', 'Used', ''].map((t) => h('th', { scope: 'col' }, t)))), tbody)));
+
+  async function load() {
+    await act(box, async () => {
+      const res = await api.get('/budgets', { month: month.value });
+      clear(tbody);
+      if (!res.items.length) tbody.append(h('tr', {}, h('td', { colspan: 6, class: 'empty' }, 'No budgets yet.')));
+      for (const b of res.items) {
+        const a = toCents(b.amount), sp = toCents(b.spent);
+        const pct = a > 0 ? Math.min(100, Math.round((sp * 100) / a)) : 100;
+        tbody.append(h('tr', { dataset: { category: b.category } },
+          h('th', { scope: 'row' }, label(b.category)),
+          h('td', { class: 'num' }, formatMoney(b.amount)), h('td', { class: 'num' }, formatMoney(b.spent)),
+          h('td', { class: `num ${toCents(b.remaining) < 0 ? 'out' : ''}` }, formatMoney(b.remaining)),
+          h('td', {}, h('div', { class: 'bar-track', role: 'meter', 'aria-valuemin': 0, 'aria-valuemax': 100, 'aria-valuenow': pct, 'aria-label': `${label(b.category)} used` },
+            h('div', { class: `bar-fill ${sp > a ? 'over' : ''}`, style: `width:${pct}%` }))),
+          h('td', {}, h('button', { type: 'button', class: 'small danger', 'aria-label': `Remove the ${label(b.category)} budget`, onclick: () => act(box, async () => {
+            await api.del(`/budgets/${encodeURIComponent(b.category)}`);
+            say(box, `Budget for ${label(b.category)} removed.`);
+            await load();
+          }) }, 'Remove'))));
+      }
+    });
+  }
+  await load();
+}

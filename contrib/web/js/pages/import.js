@@ -1,0 +1,235 @@
+// CSV import: upload → map columns → editable preview → done.  Mapping
+// presets: the bank presets of contrib/csv-presets (served at
+// /csv-presets/) and the user's own, kept in this browser's localStorage.
+import * as api from '../api.js';
+import { h, clear, field, select, messages, say, act, title, TYPES } from '../ui.js';
+import { parseMoneyInput, moneyJSON, centsToDecimal, toCents } from '../money.js';
+
+export const BUILTIN_PRESETS = ['anz', 'chase', 'commbank', 'generic-debit-credit', 'generic-signed', 'monzo', 'nab', 'westpac'];
+const STORE = 'ledger.csvPresets';
+const PRESET_BASE = document.querySelector('meta[name="ledger-csv-presets"]')?.content || 'csv-presets/';
+
+export function userPresets() {
+  try { return JSON.parse(localStorage.getItem(STORE) || '{}'); } catch { return {}; }
+}
+function saveUserPresets(p) { localStorage.setItem(STORE, JSON.stringify(p)); }
+
+async function builtinPresets() {
+  const out = {};
+  await Promise.all(BUILTIN_PRESETS.map(async (n) => {
+    try {
+      const r = await fetch(`${PRESET_BASE}${n}.json`);
+      if (r.ok) { const j = await r.json(); out[`builtin:${n}`] = { name: j.name, mapping: j.mapping, sample: j.sample }; }
+    } catch { /* a preset that does not load is simply not offered */ }
+  }));
+  return out;
+}
+
+// The header line (or first line) split into fields: enough to name the
+// columns before the service parses the file.
+export function firstRow(text) {
+  const t = text.replace(/^\uFEFF/, '');
+  const line = [];
+  let cur = '', q = false;
+  const counts = { ',': 0, ';': 0, '\t': 0, '|': 0 };
+  const end = t.search(/\r?\n/);
+  for (const c of end >= 0 ? t.slice(0, end) : t) if (c in counts) counts[c]++;
+  const delim = Object.entries(counts).sort((a, b) => b[1] - a[1])[0][0];
+  for (let i = 0; i < t.length; i++) {
+    const c = t[i];
+    if (q) {
+      if (c === '"' && t[i + 1] === '"') { cur += '"'; i++; } else if (c === '"') q = false; else cur += c;
+    } else if (c === '"') q = true;
+    else if (c === delim) { line.push(cur); cur = ''; } else if (c === '\n' || c === '\r') break;
+    else cur += c;
+  }
+  line.push(cur);
+  return { fields: line, delimiter: delim };
+}
+
+export async function render(main) {
+  const box = messages();
+  const steps = ['Upload', 'Map columns', 'Preview', 'Done'];
+  const stepList = h('ol', { class: 'steps', 'aria-label': 'Import steps' }, steps.map((s) => h('li', {}, s)));
+  const stage = h('section', { 'aria-live': 'polite' });
+  main.append(title('CSV import'), stepList, box, stage);
+  const presets = { ...(await builtinPresets()) };
+  let csvText = '';
+  let fileName = '';
+  let mapping = {};
+
+  function setStep(i) {
+    [...stepList.children].forEach((li, j) => { if (i === j) li.setAttribute('aria-current', 'step'); else li.removeAttribute('aria-current'); });
+  }
+
+  // ---- 1. upload ----
+  function upload() {
+    setStep(0);
+    const file = h('input', { type: 'file', name: 'file', accept: '.csv,text/csv,text/plain' });
+    const paste = h('textarea', { name: 'csv', rows: 6, spellcheck: 'false' });
+    const form = h('form', {}, h('h3', {}, '1. Upload a bank export'),
+      field('CSV file', file), field('…or paste the CSV text', paste),
+      h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Next: map columns')));
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      act(box, async () => {
+        if (file.files.length) { csvText = await file.files[0].text(); fileName = file.files[0].name; } else { csvText = paste.value; fileName = 'pasted text'; }
+        if (!csvText.trim()) throw Object.assign(new Error('Choose a file or paste CSV text'), { field: 'file' });
+        box.replaceChildren();
+        mapStep();
+      }, form);
+    });
+    clear(stage, form);
+    (stage.querySelector('input'))?.focus();
+  }
+
+  // ---- 2. map columns ----
+  function mapStep() {
+    setStep(1);
+    const all = { ...presets, ...Object.fromEntries(Object.entries(userPresets()).map(([k, v]) => [`user:${k}`, v])) };
+    const presetSel = select([['', 'none']].concat(Object.entries(all).map(([k, v]) => [k, `${v.name}${k.startsWith('user:') ? ' (mine)' : ''}`])), '', { name: 'preset' });
+    const hdr = h('input', { type: 'checkbox', name: 'has_header', checked: true });
+    const negate = h('input', { type: 'checkbox', name: 'negate' });
+    const fmt = select([['', 'guess'], 'DD/MM/YYYY', 'MM/DD/YYYY', 'YYYY-MM-DD', 'DD-MM-YYYY', 'D/M/YYYY', 'DD MMM YYYY'], '', { name: 'date_format' });
+    const mode = select([['signed', 'one signed amount column'], ['split', 'separate debit and credit columns']], 'signed', { name: 'amount_mode' });
+    const cols = {};
+    const colFields = h('div', { class: 'grid' });
+    const first = firstRow(csvText);
+    const colOptions = () => [['', '—']].concat(first.fields.map((f, i) => [String(i), hdr.checked ? `${f || `column ${i + 1}`}` : `column ${i + 1} (${f})`]));
+    function drawCols(values = {}) {
+      clear(colFields);
+      const names = mode.value === 'signed' ? ['date', 'description', 'amount'] : ['date', 'description', 'debit', 'credit'];
+      for (const n of names) {
+        cols[n] = select(colOptions(), values[n] ?? guess(n), { name: n });
+        colFields.append(field(`${n[0].toUpperCase()}${n.slice(1)} column`, cols[n]));
+      }
+      for (const k of Object.keys(cols)) if (!names.includes(k)) delete cols[k];
+    }
+    function guess(n) {
+      const re = { date: /date/i, description: /desc|narr|detail|memo|payee|name/i, amount: /amount|value/i, debit: /debit|withdraw|out/i, credit: /credit|deposit|in\b/i }[n];
+      const i = first.fields.findIndex((f) => re.test(f));
+      return i >= 0 ? String(i) : '';
+    }
+    // A preset's column, by name or index, as an index of this file.
+    const toIndex = (v) => (typeof v === 'number' ? String(v) : String(Math.max(-1, first.fields.indexOf(v))).replace('-1', ''));
+    presetSel.addEventListener('change', () => {
+      const p = all[presetSel.value];
+      if (!p) return;
+      const m = p.mapping;
+      hdr.checked = m.has_header !== false;
+      negate.checked = !!m.negate;
+      fmt.value = m.date_format || '';
+      mode.value = m.debit !== undefined ? 'split' : 'signed';
+      drawCols(Object.fromEntries(['date', 'description', 'amount', 'debit', 'credit'].filter((k) => m[k] !== undefined).map((k) => [k, toIndex(m[k])])));
+      say(box, `Preset “${p.name}” applied.`);
+    });
+    mode.addEventListener('change', () => drawCols());
+    hdr.addEventListener('change', () => drawCols(Object.fromEntries(Object.entries(cols).map(([k, v]) => [k, v.value]))));
+    drawCols();
+    const presetName = h('input', { type: 'text', name: 'preset_name' });
+    const collect = () => {
+      const m = { has_header: hdr.checked, delimiter: first.delimiter };
+      for (const [k, sel] of Object.entries(cols)) {
+        if (sel.value === '') throw Object.assign(new Error(`Choose the ${k} column`), { field: k });
+        // Names when there is a header, so a preset fits a reordered export.
+        m[k] = hdr.checked && first.fields[Number(sel.value)] ? first.fields[Number(sel.value)] : Number(sel.value);
+      }
+      if (fmt.value) m.date_format = fmt.value;
+      if (negate.checked) m.negate = true;
+      return m;
+    };
+    const form = h('form', {}, h('h3', {}, `2. Map the columns of ${fileName}`),
+      h('p', {}, 'First line: ', h('code', {}, first.fields.join(' | '))),
+      h('div', { class: 'grid' }, field('Preset', presetSel), field('First line is a header', hdr), field('Amounts', mode),
+        field('Date format', fmt), field('Flip the sign', negate, 'For exports where spending is positive')),
+      colFields,
+      h('fieldset', {}, h('legend', {}, 'Keep this mapping in this browser'),
+        h('div', { class: 'actions' }, field('Preset name', presetName),
+          h('button', { type: 'button', onclick: () => act(box, async () => {
+            const n = presetName.value.trim();
+            if (!n) throw Object.assign(new Error('Name the preset'), { field: 'preset_name' });
+            const mine = userPresets();
+            mine[n] = { name: n, mapping: collect() };
+            saveUserPresets(mine);
+            say(box, `Preset “${n}” saved in this browser.`);
+          }, form) }, 'Save preset'))),
+      h('div', { class: 'actions' }, h('button', { type: 'button', onclick: upload }, 'Back'),
+        h('button', { type: 'submit', class: 'primary' }, 'Next: preview')));
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      act(box, async () => {
+        mapping = collect();
+        const res = await api.post('/import/csv/preview', { csv: csvText, mapping });
+        box.replaceChildren();
+        previewStep(res);
+      }, form);
+    });
+    clear(stage, form);
+    presetSel.focus();
+  }
+
+  // ---- 3. editable preview ----
+  function previewStep(res) {
+    setStep(2);
+    const rows = res.rows.map((r) => ({ ...r, include: !(r.errors && r.errors.length) && !r.duplicate_of }));
+    const tbody = h('tbody');
+    rows.forEach((r, i) => {
+      const inc = h('input', { type: 'checkbox', checked: r.include, 'aria-label': `Import line ${r.line}` });
+      const date = h('input', { type: 'date', value: r.date || '', 'aria-label': `Date, line ${r.line}`, name: `date_${i}` });
+      const desc = h('input', { type: 'text', value: r.description || '', 'aria-label': `Description, line ${r.line}`, name: `description_${i}` });
+      const amt = h('input', { type: 'text', inputmode: 'decimal', value: r.amount === null || r.amount === undefined ? '' : centsToDecimal(toCents(r.amount)), 'aria-label': `Amount, line ${r.line}`, name: `amount_${i}` });
+      const type = select(TYPES, r.transaction_type || 'debit', { 'aria-label': `Type, line ${r.line}`, name: `type_${i}` });
+      inc.addEventListener('change', () => { r.include = inc.checked; });
+      date.addEventListener('change', () => { r.date = date.value; });
+      desc.addEventListener('input', () => { r.description = desc.value; });
+      amt.addEventListener('input', () => { r.amountText = amt.value; });
+      type.addEventListener('change', () => { r.transaction_type = type.value; });
+      const errs = r.errors && r.errors.length ? h('div', { class: 'errors' }, r.errors.map((x) => (typeof x === 'string' ? x : x.message || JSON.stringify(x))).join('; ')) : null;
+      const dup = r.duplicate_of ? h('div', { class: 'errors' }, `Looks like transaction ${r.duplicate_of}`) : null;
+      tbody.append(h('tr', { class: `${errs ? 'has-error' : ''} ${dup ? 'duplicate' : ''}` },
+        h('td', {}, inc), h('td', {}, String(r.line)), h('td', {}, date), h('td', {}, desc, errs, dup), h('td', {}, amt), h('td', {}, type)));
+    });
+    const allowDup = h('input', { type: 'checkbox', name: 'allow_duplicates' });
+    const form = h('form', { class: 'preview' }, h('h3', {}, `3. Check and edit ${rows.length} rows`),
+      h('p', {}, `Detected: delimiter “${res.detected?.delimiter ?? '?'}”, dates ${res.detected?.date_format ?? '?'}${res.detected?.has_header ? ', a header line' : ''}. Rows with errors or duplicates start unticked.`),
+      h('div', { class: 'table-wrap' }, h('table', {}, h('caption', { class: 'sr-only' }, 'Rows to import'),
+        h('thead', {}, h('tr', {}, ['Import', 'Line', 'Date', 'Description', 'Amount', 'Type'].map((t) => h('th', { scope: 'col' }, t)))), tbody)),
+      field('Import duplicates too', allowDup),
+      h('div', { class: 'actions' }, h('button', { type: 'button', onclick: mapStep }, 'Back'),
+        h('button', { type: 'submit', class: 'primary' }, 'Import')));
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      act(box, async () => {
+        const chosen = [];
+        rows.forEach((r, i) => {
+          if (!r.include) return;
+          let cents;
+          try { cents = r.amountText !== undefined ? parseMoneyInput(r.amountText) : toCents(r.amount); } catch (err) { throw Object.assign(err, { field: `amount_${i}` }); }
+          if (cents === null) throw Object.assign(new Error(`Line ${r.line} has no amount`), { field: `amount_${i}` });
+          if (!r.date) throw Object.assign(new Error(`Line ${r.line} has no date`), { field: `date_${i}` });
+          chosen.push({ line: r.line, date: r.date, description: r.description, amount: moneyJSON(Math.abs(cents)), transaction_type: r.transaction_type });
+        });
+        if (!chosen.length) throw new Error('No row is ticked for import.');
+        const out = await api.post('/import/csv/commit', { rows: chosen, allow_duplicates: allowDup.checked });
+        box.replaceChildren();
+        done(out);
+      }, form);
+    });
+    clear(stage, form);
+    form.querySelector('input')?.focus();
+  }
+
+  // ---- 4. done ----
+  function done(out) {
+    setStep(3);
+    clear(stage, h('div', { class: 'done' }, h('h3', {}, '4. Done'),
+      h('p', { role: 'status', class: 'msg ok' }, `Imported ${out.imported} transaction${out.imported === 1 ? '' : 's'}${out.skipped_duplicates ? `, skipped ${out.skipped_duplicates} duplicate${out.skipped_duplicates === 1 ? '' : 's'}` : ''}. They carry the tag csv-import.`),
+      h('div', { class: 'actions' }, h('a', { href: '#/transactions?q=', class: 'button' }, 'See transactions'), ' ',
+        h('a', { href: '#/reconcile' }, 'Reconcile them with statements'), ' ',
+        h('button', { type: 'button', onclick: upload }, 'Import another file'))));
+    stage.querySelector('h3').setAttribute('tabindex', '-1');
+    stage.querySelector('h3').focus();
+  }
+
+  upload();
+}

@@ -1,0 +1,349 @@
+// Transactions: the query bar (>N, <N, N-M and text), filters, sorting,
+// paging, a new manual row, inline edit of one row (overrides, type,
+// payment method, tags, splits with participants) and bulk actions on a
+// selection.
+import * as api from '../api.js';
+import { h, clear, field, select, messages, say, act, title, label, TYPES, PAYMENT_METHODS, hashParams, todayISO } from '../ui.js';
+import { formatMoney, parseMoneyInput, moneyJSON, parsePercentInput, formatPercent } from '../money.js';
+
+const state = { offset: 0, limit: 50, selected: new Set(), rows: [], total: 0 };
+
+export async function render(main) {
+  const [cats, tags, trips, participants, statements] = await Promise.all([
+    api.get('/categories'), api.get('/tags'), api.get('/trips'), api.get('/participants'), api.get('/statements'),
+  ]);
+  const ctx = {
+    categories: cats.items.map((c) => c.category),
+    tags: tags.items, trips: trips.items, participants: participants.items,
+    banks: [...new Set(statements.items.map((x) => x.bank_name))].concat('Manual'),
+  };
+  state.offset = 0;
+  state.selected.clear();
+  const hp = hashParams();
+  const box = messages();
+  const catList = h('datalist', { id: 'category-list' }, ctx.categories.map((c) => h('option', { value: c })));
+
+  // ---- the query bar and filters ----
+  const q = h('input', { type: 'search', name: 'q', placeholder: 'e.g. coffee >10 or 20-50', value: hp.get('q') || '' });
+  const f = {
+    date_from: h('input', { type: 'date', name: 'date_from' }),
+    date_to: h('input', { type: 'date', name: 'date_to' }),
+    category: select([['', 'any']].concat(ctx.categories.map((c) => [c, label(c)])), '', { name: 'category' }),
+    type: select([['', 'any']].concat(TYPES), '', { name: 'type' }),
+    bank: select([['', 'any']].concat(ctx.banks), '', { name: 'bank' }),
+    tag: select([['', 'any']].concat(ctx.tags.map((t) => [t.id, t.name])), '', { name: 'tag' }),
+    has_split: select([['all', 'all'], ['split', 'split only'], ['unsplit', 'unsplit only']], 'all', { name: 'has_split' }),
+    trip: select([['', 'any']].concat(ctx.trips.map((t) => [t.id, t.name])), '', { name: 'trip' }),
+    transfers: h('input', { type: 'checkbox', name: 'transfers' }),
+    sort: select([['date', 'date'], ['amount', 'amount'], ['created_at', 'imported'], ['merchant', 'merchant']], 'date', { name: 'sort' }),
+    order: select([['desc', 'descending'], ['asc', 'ascending']], 'desc', { name: 'order' }),
+    limit: select(['25', '50', '100', '200'], '50', { name: 'limit' }),
+  };
+  const statementId = hp.get('statement_id');
+  const filters = h('form', { class: 'filters', role: 'search', 'aria-label': 'Find transactions' },
+    h('div', { class: 'querybar' }, field('Search, or amounts (>N, <N, N-M)', q),
+      h('button', { type: 'submit', class: 'primary' }, 'Search')),
+    h('details', { class: 'more-filters' }, h('summary', {}, 'Filters and sorting'),
+      h('div', { class: 'grid' },
+        field('From date', f.date_from), field('To date', f.date_to), field('Category', f.category),
+        field('Type', f.type), field('Bank', f.bank), field('Tag', f.tag), field('Splits', f.has_split),
+        field('Trip', f.trip), field('Show transfers', f.transfers), field('Sort by', f.sort),
+        field('Order', f.order), field('Rows per page', f.limit))),
+    statementId ? h('p', { class: 'scope' }, `Showing statement ${statementId} only. `, h('a', { href: '#/transactions' }, 'Show all')) : null);
+  filters.addEventListener('submit', (e) => { e.preventDefault(); state.offset = 0; load(); });
+  for (const el of Object.values(f)) el.addEventListener('change', () => { state.offset = 0; load(); });
+
+  function params() {
+    const p = {
+      q: q.value.trim(), date_from: f.date_from.value, date_to: f.date_to.value,
+      'categories[]': f.category.value ? [f.category.value] : [],
+      'transaction_types[]': f.type.value ? [f.type.value] : [],
+      'bank_names[]': f.bank.value ? [f.bank.value] : [],
+      'tag_ids[]': f.tag.value ? [f.tag.value] : [],
+      has_split: f.has_split.value, trip_id: f.trip.value, statement_id: statementId,
+      sort: f.sort.value, order: f.order.value, limit: f.limit.value, offset: state.offset,
+    };
+    return p;
+  }
+
+  // ---- new manual transaction ----
+  const nt = {
+    date: h('input', { type: 'date', name: 'date', required: true, value: todayISO() }),
+    amount: h('input', { type: 'text', name: 'amount', inputmode: 'decimal', required: true, autocomplete: 'off' }),
+    description: h('input', { type: 'text', name: 'description', required: true }),
+    merchant: h('input', { type: 'text', name: 'merchant' }),
+    transaction_type: select(TYPES, 'debit', { name: 'transaction_type' }),
+    category: h('input', { type: 'text', name: 'category', list: 'category-list' }),
+    payment_method: select(PAYMENT_METHODS, '', { name: 'payment_method' }),
+  };
+  const newForm = h('form', { class: 'grid', 'aria-label': 'New transaction' },
+    field('Date', nt.date), field('Amount', nt.amount), field('Description', nt.description),
+    field('Merchant', nt.merchant), field('Type', nt.transaction_type), field('Category', nt.category),
+    field('Payment method', nt.payment_method),
+    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Add transaction')));
+  newForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    act(box, async () => {
+      let cents;
+      try { cents = parseMoneyInput(nt.amount.value); } catch (err) { throw Object.assign(err, { field: 'amount' }); }
+      const body = {
+        date: nt.date.value, amount: moneyJSON(Math.abs(cents)), description: nt.description.value,
+        transaction_type: nt.transaction_type.value,
+      };
+      if (nt.merchant.value) body.merchant = nt.merchant.value;
+      if (nt.category.value) body.category = nt.category.value;
+      if (nt.payment_method.value) body.payment_method = nt.payment_method.value;
+      const row = await api.post('/transactions', body);
+      say(box, `Added “${row.description}” (${formatMoney(row.amount)}).`);
+      nt.amount.value = ''; nt.description.value = ''; nt.merchant.value = '';
+      await load();
+    }, newForm);
+  });
+
+  // ---- bulk actions ----
+  const bulkAction = select([['tag', 'Add tag'], ['untag', 'Remove tag'], ['categorize', 'Set category'],
+    ['normalize', 'Set merchant'], ['assign_trip', 'Assign to trip']], 'tag', { name: 'action' });
+  const bulkValue = h('input', { type: 'text', name: 'value', list: 'bulk-values' });
+  const bulkList = h('datalist', { id: 'bulk-values' });
+  const bulkCount = h('span', { class: 'count', 'aria-live': 'polite' });
+  const bulkForm = h('form', { class: 'bulk', 'aria-label': 'Bulk actions on the selected rows', hidden: true },
+    bulkCount, field('Action', bulkAction), field('Tag, category, merchant or trip', bulkValue), bulkList,
+    h('button', { type: 'submit', class: 'primary' }, 'Apply to selected'),
+    h('button', { type: 'button', onclick: () => { state.selected.clear(); drawRows(); } }, 'Clear selection'));
+  const fillBulkList = () => {
+    const a = bulkAction.value;
+    const opts = a === 'tag' || a === 'untag' ? ctx.tags.map((t) => t.name)
+      : a === 'categorize' ? ctx.categories : a === 'assign_trip' ? ctx.trips.map((t) => t.name) : [];
+    clear(bulkList, opts.map((o) => h('option', { value: o })));
+  };
+  bulkAction.addEventListener('change', fillBulkList);
+  fillBulkList();
+  bulkForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    act(box, async () => {
+      const action = bulkAction.value;
+      const v = bulkValue.value.trim();
+      const body = { action, ids: [...state.selected] };
+      if (action === 'tag' || action === 'untag') {
+        let tag = ctx.tags.find((t) => t.name.toLowerCase() === v.toLowerCase());
+        if (!tag && action === 'tag') {
+          if (!v) throw Object.assign(new Error('Name a tag'), { field: 'value' });
+          tag = await api.post('/tags', { name: v });
+          ctx.tags.push(tag);
+        }
+        if (!tag) throw Object.assign(new Error(`No tag named “${v}”`), { field: 'value' });
+        body.tag_id = tag.id;
+      } else if (action === 'categorize') body.category = v || null;
+      else if (action === 'normalize') body.merchant_normalized = v || null;
+      else {
+        const trip = ctx.trips.find((t) => t.name.toLowerCase() === v.toLowerCase());
+        if (v && !trip) throw Object.assign(new Error(`No trip named “${v}”`), { field: 'value' });
+        body.trip_id = trip ? trip.id : null;
+      }
+      const r = await api.post('/transactions/bulk', body);
+      say(box, `Updated ${r.updated} transaction${r.updated === 1 ? '' : 's'}.`);
+      state.selected.clear();
+      await load();
+    }, bulkForm);
+  });
+
+  // ---- the list ----
+  const selectAll = h('input', { type: 'checkbox', id: 'select-all', 'aria-label': 'Select every row on this page' });
+  selectAll.addEventListener('change', () => {
+    for (const r of state.rows) if (selectAll.checked) state.selected.add(r.id); else state.selected.delete(r.id);
+    drawRows();
+  });
+  const tbody = h('tbody');
+  const table = h('table', { class: 'txns' },
+    h('caption', { class: 'sr-only' }, 'Transactions'),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, selectAll), ['Date', 'Description', 'Category', 'Type', 'Amount', 'My share', 'Tags', ''].map((t) => h('th', { scope: 'col' }, t)))),
+    tbody);
+  const summary = h('p', { class: 'summary', 'aria-live': 'polite' });
+  const prev = h('button', { type: 'button', onclick: () => { state.offset = Math.max(0, state.offset - state.limit); load(); } }, '← Previous');
+  const next = h('button', { type: 'button', onclick: () => { state.offset += state.limit; load(); } }, 'Next →');
+
+  function drawRows() {
+    clear(tbody);
+    for (const r of state.rows) {
+      const cb = h('input', { type: 'checkbox', checked: state.selected.has(r.id), 'aria-label': `Select ${r.description} on ${r.date}` });
+      cb.addEventListener('change', () => { if (cb.checked) state.selected.add(r.id); else state.selected.delete(r.id); updateBulk(); });
+      const editBtn = h('button', { type: 'button', class: 'small', 'aria-expanded': 'false', 'aria-label': `Edit ${r.description} on ${r.date}` }, 'Edit');
+      const out = ['debit', 'fee', 'interest'].includes(r.transaction_type);
+      const tr = h('tr', { dataset: { id: r.id } },
+        h('td', { class: 'sel' }, cb),
+        h('td', { 'data-label': 'Date' }, r.date),
+        h('td', { 'data-label': 'Description', class: 'desc' }, h('span', {}, r.description),
+          r.merchant_normalized || r.merchant ? h('small', { class: 'merchant' }, r.merchant_normalized || r.merchant) : null,
+          h('small', { class: 'bank' }, r.bank_name)),
+        h('td', { 'data-label': 'Category' }, label(r.category)),
+        h('td', { 'data-label': 'Type' }, r.transaction_type, r.payment_method ? h('small', {}, label(r.payment_method)) : null),
+        h('td', { 'data-label': 'Amount', class: `num ${out ? 'out' : 'in'}` }, `${out ? '−' : '+'}${formatMoney(r.amount, r.currency).replace('−', '')}`),
+        h('td', { 'data-label': 'My share', class: 'num' }, formatMoney(r.my_amount), h('small', {}, formatPercent(r.my_share_pct)), r.splits.length ? h('small', { class: 'split-flag' }, `split ${r.splits.length} ways`) : null),
+        h('td', { 'data-label': 'Tags', class: 'tags' }, r.tags.map((t) => h('span', { class: 'tag' }, t.name))),
+        h('td', { class: 'row-actions' }, editBtn));
+      editBtn.addEventListener('click', () => {
+        const open = tr.nextElementSibling && tr.nextElementSibling.classList.contains('editor');
+        tbody.querySelectorAll('tr.editor').forEach((x) => x.remove());
+        tbody.querySelectorAll('button[aria-expanded="true"]').forEach((b) => b.setAttribute('aria-expanded', 'false'));
+        if (!open) {
+          editBtn.setAttribute('aria-expanded', 'true');
+          const ed = editor(r, ctx, box, async () => { await load(); }, () => { ed.remove(); editBtn.setAttribute('aria-expanded', 'false'); editBtn.focus(); });
+          tr.after(ed);
+          ed.querySelector('input, select')?.focus();
+        }
+      });
+      tbody.append(tr);
+    }
+    if (!state.rows.length) tbody.append(h('tr', {}, h('td', { colspan: 9, class: 'empty' }, 'No transactions match.')));
+    updateBulk();
+  }
+  function updateBulk() {
+    const n = state.selected.size;
+    bulkForm.hidden = n === 0;
+    bulkCount.textContent = `${n} selected`;
+    selectAll.checked = state.rows.length > 0 && state.rows.every((r) => state.selected.has(r.id));
+  }
+
+  async function load() {
+    const p = params();
+    state.limit = Number(f.limit.value);
+    await act(box, async () => {
+      // An explicit empty exclude_categories shows transfers too.
+      const qs = api.query(p);
+      const url = `/transactions${qs}${f.transfers.checked ? `${qs ? '&' : '?'}exclude_categories=` : ''}`;
+      const res = await api.request('GET', url);
+      state.rows = res.items;
+      state.total = res.total;
+      const from = res.total ? state.offset + 1 : 0;
+      summary.textContent = `${from}–${state.offset + res.items.length} of ${res.total}`;
+      prev.disabled = state.offset === 0;
+      next.disabled = state.offset + res.items.length >= res.total;
+      drawRows();
+    });
+  }
+
+  main.append(title('Transactions'), box, catList, filters,
+    h('details', { class: 'new-txn' }, h('summary', {}, 'New transaction'), newForm),
+    bulkForm, h('div', { class: 'table-wrap' }, table),
+    h('nav', { class: 'pager', 'aria-label': 'Pages of transactions' }, prev, summary, next));
+  await load();
+}
+
+// The inline editor of one row, as a table row under it.
+function editor(r, ctx, box, reload, close) {
+  const local = h('div', { class: 'messages', 'aria-live': 'polite' });
+  const ov = r.overrides || {};
+  const e = {
+    category: h('input', { type: 'text', name: 'category', list: 'category-list', value: r.category || '' }),
+    merchant_normalized: h('input', { type: 'text', name: 'merchant_normalized', value: r.merchant_normalized || '' }),
+    my_share_percent: h('input', { type: 'text', name: 'my_share_percent', inputmode: 'decimal', value: ov.my_share_percent ?? '' , placeholder: String(r.my_share_pct) }),
+    trip_id: select([['', 'none']].concat(ctx.trips.map((t) => [t.id, t.name])), r.trip_id ?? '', { name: 'trip_id' }),
+    transaction_type: select(TYPES.includes(r.transaction_type) ? TYPES : TYPES.concat(r.transaction_type), r.transaction_type, { name: 'transaction_type' }),
+    payment_method: select(PAYMENT_METHODS, r.payment_method ?? '', { name: 'payment_method' }),
+  };
+  const form = h('form', { class: 'grid', 'aria-label': `Edit ${r.description}` },
+    field('Category', e.category), field('Merchant', e.merchant_normalized),
+    field('My share %', e.my_share_percent, 'Empty: from the splits'), field('Trip', e.trip_id),
+    field('Type', e.transaction_type), field('Payment method', e.payment_method),
+    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Save'),
+      h('button', { type: 'button', onclick: close }, 'Close')));
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    act(local, async () => {
+      const body = {};
+      const cat = e.category.value.trim();
+      if (cat !== (r.category || '')) body.category = cat || null;
+      const m = e.merchant_normalized.value.trim();
+      if (m !== (r.merchant_normalized || '')) body.merchant_normalized = m || null;
+      const share = e.my_share_percent.value.trim();
+      if (share !== String(ov.my_share_percent ?? '')) {
+        let hundredths = null;
+        if (share) { try { hundredths = parsePercentInput(share); } catch (err) { throw Object.assign(err, { field: 'my_share_percent' }); } }
+        body.my_share_percent = hundredths === null ? null : moneyJSON(hundredths);
+      }
+      const trip = e.trip_id.value ? Number(e.trip_id.value) : null;
+      if (trip !== (r.trip_id ?? null)) body.trip_id = trip;
+      if (e.transaction_type.value !== r.transaction_type) body.transaction_type = e.transaction_type.value;
+      const pm = e.payment_method.value || null;
+      if (pm !== (r.payment_method ?? null)) body.payment_method = pm;
+      if (!Object.keys(body).length) { say(local, 'Nothing changed.'); return; }
+      await api.patch(`/transactions/${r.id}`, body);
+      say(box, `Saved “${r.description}”.`);
+      await reload();
+    }, form);
+  });
+
+  // Tags: remove buttons and an add field.
+  const tagInput = h('input', { type: 'text', name: 'tag', list: 'tag-names' });
+  const tagForm = h('form', { class: 'inline', 'aria-label': 'Tags' },
+    h('h4', {}, 'Tags'),
+    h('ul', { class: 'taglist' }, r.tags.map((t) => h('li', {}, h('span', { class: 'tag' }, t.name),
+      h('button', { type: 'button', class: 'small', 'aria-label': `Remove tag ${t.name}`, onclick: () => act(local, async () => {
+        await api.del(`/transactions/${r.id}/tags/${t.id}`); await reload();
+      }) }, '×')))),
+    h('datalist', { id: 'tag-names' }, ctx.tags.map((t) => h('option', { value: t.name }))),
+    field('Add tag', tagInput), h('button', { type: 'submit' }, 'Add tag'));
+  tagForm.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    act(local, async () => {
+      const name = tagInput.value.trim();
+      if (!name) return;
+      await api.post(`/transactions/${r.id}/tags`, { name });
+      api.invalidate();
+      await reload();
+    }, tagForm);
+  });
+
+  // Splits: the named participants' shares; the owner gets the rest.
+  const rows = r.splits.filter((x) => x.participant_id !== r.owner_id).map((x) => ({ pid: x.participant_id, share: x.share_percent }));
+  const splitRows = h('div', { class: 'split-rows' });
+  const splitForm = h('form', { class: 'inline', 'aria-label': 'Split' }, h('h4', {}, 'Split'),
+    r.splits.length ? h('ul', { class: 'splits' }, r.splits.map((x) => h('li', {}, `${x.name || `user ${x.participant_id}`}: ${formatPercent(x.share_percent)} = ${formatMoney(x.amount)}${x.settled ? ' (settled)' : ''}`))) : h('p', {}, 'Not split.'),
+    splitRows);
+  const drawSplitRows = () => {
+    clear(splitRows);
+    rows.forEach((row, i) => {
+      const who = select([['', 'choose…']].concat(ctx.participants.map((p) => [p.id, p.name || p.email])), row.pid ?? '', { name: `participant_${i}` });
+      const share = h('input', { type: 'text', inputmode: 'decimal', name: `share_${i}`, value: row.share ?? '' });
+      who.addEventListener('change', () => { row.pid = who.value ? Number(who.value) : null; });
+      share.addEventListener('input', () => { row.share = share.value; });
+      splitRows.append(h('div', { class: 'split-row' }, field(`Participant ${i + 1}`, who), field(`Share % ${i + 1}`, share),
+        h('button', { type: 'button', class: 'small', 'aria-label': `Remove participant ${i + 1}`, onclick: () => { rows.splice(i, 1); drawSplitRows(); } }, '×')));
+    });
+  };
+  drawSplitRows();
+  const email = h('input', { type: 'email', name: 'email', autocomplete: 'off' });
+  splitForm.append(
+    h('div', { class: 'actions' },
+      h('button', { type: 'button', onclick: () => { rows.push({ pid: null, share: '' }); drawSplitRows(); splitRows.querySelector('.split-row:last-child select')?.focus(); } }, 'Add participant'),
+      h('button', { type: 'submit', class: 'primary' }, 'Save split'),
+      r.splits.length ? h('button', { type: 'button', onclick: () => act(local, async () => {
+        await api.del(`/transactions/${r.id}/splits`); say(box, 'Split removed.'); await reload();
+      }) }, 'Remove split') : null),
+    h('div', { class: 'new-participant' }, field('New participant’s email', email),
+      h('button', { type: 'button', onclick: () => act(local, async () => {
+        if (!email.value.trim()) return;
+        const p = await api.post('/participants', { email: email.value.trim() });
+        if (!ctx.participants.some((x) => x.id === p.id)) ctx.participants.push(p);
+        rows.push({ pid: p.id, share: '' }); email.value = ''; drawSplitRows();
+        say(local, `${p.email} can now be chosen.`);
+      }) }, 'Add person')));
+  splitForm.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    act(local, async () => {
+      const body = rows.map((row, i) => {
+        if (!row.pid) throw Object.assign(new Error(`Choose participant ${i + 1}`), { field: `participant_${i}` });
+        let hs;
+        try { hs = parsePercentInput(row.share); } catch (err) { throw Object.assign(err, { field: `share_${i}` }); }
+        return { participant_id: row.pid, share_percent: moneyJSON(hs) };
+      });
+      if (!body.length) throw new Error('Add a participant first (Remove split un-shares).');
+      await api.post(`/transactions/${r.id}/splits`, body);
+      say(box, `Split “${r.description}” saved.`);
+      await reload();
+    }, splitForm);
+  });
+
+  return h('tr', { class: 'editor' }, h('td', { colspan: 9 },
+    h('div', { class: 'editor-box' }, h('h3', {}, `Edit: ${r.description}`), local, form, tagForm, splitForm)));
+}
