@@ -37,11 +37,33 @@ static int exec(ledger_db *db, const char *sql, ledger_error *err)
     char *msg = NULL;
 
     if (sqlite3_exec(db->sql, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        ledger_error_set(err, 500, "internal", NULL, "%s", msg ? msg : "sqlite error");
+        ledger_error_set(err, 500, "internal", NULL, "%.40s: %s", sql, msg ? msg : "sqlite error");
         sqlite3_free(msg);
         return LEDGER_ERR;
     }
     return LEDGER_OK;
+}
+
+/* Switches the database to WAL.  That takes an exclusive lock, and SQLite
+ * does not call the busy handler for it: a process starting while another
+ * reads the file in rollback mode (the first of several ledger-fcgi
+ * processes still making a new file WAL) got "database is locked" at once
+ * and exited.  So retry for as long as the busy timeout allows. */
+static int set_wal(ledger_db *db, ledger_error *err)
+{
+    int waited = 0;
+
+    for (;;) {
+        int rc = sqlite3_exec(db->sql, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+
+        if (rc == SQLITE_OK)
+            return LEDGER_OK;
+        if ((rc & 0xff) != SQLITE_BUSY || waited >= BUSY_TIMEOUT_MS)
+            return ledger_error_set(err, 500, "internal", NULL, "PRAGMA journal_mode = WAL: %s",
+                                    sqlite3_errmsg(db->sql));
+        sqlite3_sleep(10);
+        waited += 10;
+    }
 }
 
 int ledger_schema_latest(void)
@@ -159,7 +181,7 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
     /* WAL lets readers in other processes run beside the one writer;
      * synchronous=FULL because an acknowledged write must survive a power
      * cut, which NORMAL does not promise in WAL mode. */
-    if (exec(db, "PRAGMA journal_mode = WAL", err)
+    if (set_wal(db, err)
         || exec(db, "PRAGMA synchronous = FULL", err)
         || exec(db, "PRAGMA foreign_keys = ON", err)
         /* Every row written fires upserts in triggers, and each such
