@@ -545,8 +545,13 @@ static int match_ids(ledger_db *db, int64_t me, const struct prepared *p, const 
     }
     if (sqlbuf_put(&b, " RETURNING id"))  /* in no promised order: sorted below */
         goto oom;
-    if ((st = db_stmt(db, b.text, err)) == NULL)
+    /* The conditions make SQL text of this rule's own: prepared here and
+     * finalized below, not kept in the statement cache, which would grow
+     * by every rule shape a worker ever ran (6 KB each) and never shrink. */
+    if (sqlite3_prepare_v2(db->sql, b.text, -1, &st, NULL) != SQLITE_OK) {
+        db_error(db, err, "rule match");
         goto out;
+    }
     sqlite3_bind_int64(st, 1, me);
     rule_bind(st, 2, binds);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -559,7 +564,6 @@ static int match_ids(ledger_db *db, int64_t me, const struct prepared *p, const 
         }
         (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
     }
-    db_stmt_done(st);
     if (step != SQLITE_DONE) {
         db_error(db, err, "rule match");
         goto out;
@@ -570,6 +574,7 @@ static int match_ids(ledger_db *db, int64_t me, const struct prepared *p, const 
 oom:
     ledger_error_set(err, 500, "internal", NULL, "out of memory");
 out:
+    sqlite3_finalize(st);
     if (rc) {
         free(*ids);
         *ids = NULL;
