@@ -8,7 +8,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "handlers.h"
 #include "harness.h"
+
+/* A rule the input just saved is previewed, applied and reverted in the
+ * same transaction: its conditions become SQL (rule_sql.c) and its
+ * actions run only then, and no other route reaches them with a rule
+ * the fuzzer wrote. */
+static void rule_runs(struct fuzz_env *e, const cJSON *rule)
+{
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(rule, "id");
+    const cJSON *run_id;
+    ledger_error err = { 0 };
+    cJSON *out = NULL;
+
+    if (!cJSON_IsNumber(id))
+        abort();
+    if (ledger_rule_preview(e->db, e->me, (int64_t)id->valuedouble, &out, &err) == 0) {
+        cJSON_Delete(out);
+        out = NULL;
+        if (ledger_rule_apply(e->db, e->me, (int64_t)id->valuedouble, &out, &err) == 0
+            && cJSON_IsNumber(run_id = cJSON_GetObjectItemCaseSensitive(out, "run_id"))) {
+            cJSON *reverted = NULL;
+
+            ledger_rule_revert(e->db, e->me, (int64_t)run_id->valuedouble, &reverted, &err);
+            cJSON_Delete(reverted);
+        }
+        cJSON_Delete(out);
+    }
+    fuzz_check_error("the rule's runs", &err);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -43,8 +72,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         q.r.body_len = len;
     }
     if (ledger_begin(e->db, 1, &q.r.err) == 0) {
-        if (route->handler(&q.r) && q.r.err.status == 0)
-            abort();  /* dispatch() would answer 500 */
+        if (route->handler(&q.r)) {
+            if (q.r.err.status == 0)
+                abort();  /* dispatch() would answer 500 */
+        } else if (route->handler == h_rules_create || route->handler == h_rules_update) {
+            rule_runs(e, q.r.out);
+        }
         ledger_rollback(e->db);
     }
 out:
