@@ -89,6 +89,19 @@ struct fuzz_env *fuzz_env(void)
     return &e;
 }
 
+/* libFuzzer calls this once before the first input: a fixture that cannot
+ * be built stops the run there, instead of passing for the first input's
+ * crash. */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    fuzz_env();
+    return 0;
+}
+
 char *fuzz_strndup(const uint8_t *data, size_t len)
 {
     char *s = malloc(len + 1);
