@@ -65,6 +65,13 @@ static void fixture(struct fuzz_env *e)
         die("participant", &err);
     cJSON_Delete(body);
     cJSON_Delete(out);
+    /* The statement row is shared half and half, so settling has a split. */
+    body = out = NULL;
+    if (ledger_json_parse("[{\"participant_id\":2,\"share_percent\":50}]", 41, &body, &err)
+        || ledger_split_set(e->db, e->me, 2, body, &out, &err))
+        die("split", &err);
+    cJSON_Delete(body);
+    cJSON_Delete(out);
     if (ledger_commit(e->db, &err))
         die("commit", &err);
 }

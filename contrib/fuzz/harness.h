@@ -10,9 +10,10 @@
 #include "router.h"
 
 /* Ids of the fixture, for the seeds: user 1 (the caller) owns tag 1,
- * manual transaction 1, statement 1 with transaction 2, trip 1 and rule 1;
- * user 2 is a participant of the caller.  Everything an input changes is
- * rolled back, so every input sees exactly this. */
+ * manual transaction 1, statement 1 with transaction 2 (split half and
+ * half with user 2), trip 1 and rule 1; user 2 is a participant of the
+ * caller.  Everything an input changes is rolled back, so every input
+ * sees exactly this. */
 struct fuzz_env {
     ledger_db *db;
     int64_t me;
