@@ -7,8 +7,10 @@
 # Screenshots (desktop and 375px wide) go to t/web-artifacts/ in the build
 # tree.
 #
-# Skipped, and only then, when node, Debian's chromium or the npm packages
-# (npm ci in contrib/web/test) are missing.
+# Skipped when node, Debian's chromium or the npm packages (npm ci in
+# contrib/web/test) are missing, and under make check-valgrind: the browser
+# session would take many minutes there and exercises no code of the
+# service that the other HTTP tests do not already run under valgrind.
 use strict;
 use warnings;
 use Test::More;
@@ -18,6 +20,7 @@ use Rig;
 my $src = Rig::srcdir();
 my $test_dir = "$src/contrib/web/test";
 my $chromium = $ENV{CHROMIUM} // '/usr/bin/chromium';
+plan skip_all => 'not under valgrind (see above)' if $ENV{LEDGER_VALGRIND};
 my $node = Rig::find_program('node');
 plan skip_all => 'node is not installed (apt-get install nodejs npm)' unless $node;
 plan skip_all => "Debian's chromium is not installed at $chromium (apt-get install chromium)" unless -x $chromium;
