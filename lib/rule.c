@@ -461,7 +461,8 @@ static int64_t changed_count(struct changed *c)
 {
     size_t i, distinct = 0;
 
-    qsort(c->ids, c->n, sizeof *c->ids, cmp_id);
+    if (c->n > 1)  /* c->ids is NULL when nothing changed */
+        qsort(c->ids, c->n, sizeof *c->ids, cmp_id);
     for (i = 0; i < c->n; i++)
         distinct += i == 0 || c->ids[i] != c->ids[i - 1];
     return (int64_t)distinct;
@@ -568,7 +569,8 @@ static int match_ids(ledger_db *db, int64_t me, const struct prepared *p, const 
         db_error(db, err, "rule match");
         goto out;
     }
-    qsort(*ids, *n, sizeof **ids, cmp_id);
+    if (*n > 1)  /* *ids is NULL when nothing matched */
+        qsort(*ids, *n, sizeof **ids, cmp_id);
     rc = LEDGER_OK;
     goto out;
 oom:
