@@ -153,7 +153,7 @@ while (my ($re, $to) = splice @fill, 0, 2) {
 }
 Rig::write_file("$dir/ledger-site.conf", $site);
 my $load = join '', map { "LoadModule ${_}_module $mods/mod_$_.so\n" }
-    qw(mpm_event authz_core authz_user authn_core rewrite auth_openidc proxy proxy_fcgi);
+    qw(mpm_event authz_core authz_user authn_core rewrite auth_openidc proxy proxy_fcgi alias);
 my $user = $root ? "User www-data\nGroup www-data\n" : '';
 Rig::write_file("$dir/httpd.conf", <<"CONF");
 $load
