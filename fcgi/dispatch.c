@@ -23,9 +23,11 @@ static int content_type_is(const char *ct, const char *mime)
     return *ct == '\0' || *ct == ';';
 }
 
-/* Reads and checks the body of a route that takes one: 413 and 415 before a
- * byte is read, then JSON parsed strictly.  An empty body leaves r->json
- * NULL: the handler decides whether it needs one. */
+/* Reads and checks the body: 413 and 415 before a byte is read, then JSON
+ * parsed strictly.  An empty body leaves r->json NULL: the handler decides
+ * whether it needs one.  A route that takes no body still refuses a broken
+ * one (a client sending "{}" is fine; one sending garbage hears so, rather
+ * than having the action run as if it had sent nothing). */
 static int take_body(struct request *r, const struct route *route)
 {
     const char *ct = FCGX_GetParam("CONTENT_TYPE", r->fcgx->envp);
@@ -106,7 +108,7 @@ void dispatch(FCGX_Request *fcgx, const struct config *cfg, ledger_db *db,
     if (ledger_user_resolve(db, subject, FCGX_GetParam(cfg->email_param, fcgx->envp),
                             FCGX_GetParam(cfg->name_param, fcgx->envp), &r.user_id, &r.err))
         goto answer;
-    if ((route->flags & (ROUTE_JSON | ROUTE_CSV | ROUTE_RAW)) && take_body(&r, route))
+    if (take_body(&r, route))
         goto answer;
     run_handler(&r, route);
 answer:

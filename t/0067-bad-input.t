@@ -1,0 +1,180 @@
+#!/usr/bin/perl
+# Bad input on every route that takes one: each write route of the route
+# table (ledger-fcgi --routes) gets a battery of broken bodies, and the
+# list and report routes broken query strings.  Every answer must be a 4xx
+# with the error body {"error": {status, code, message}}; none a 5xx, none
+# a success; and the database must be byte for byte what it was (hashed
+# before and after the whole battery).
+use strict;
+use warnings;
+use Test::More;
+use Digest::SHA qw(sha1_hex);
+use Time::HiRes qw(time);
+use JSON::PP;
+use Rig;
+
+my $sqlite = Rig::find_program('sqlite3') or plan skip_all => 'sqlite3 not installed';
+my $rig = Rig->new;
+my $db = $rig->db_path;
+# erin owns nothing and names ids nobody has: whatever a route would do
+# with a body it misread, there is nothing of his to do it to.
+is($rig->get('/api/me', user => 'erin')->{status}, 200, 'erin exists');
+is($rig->get('/api/me', user => 'alice')->{status}, 200, 'alice exists');
+my $tx = $rig->post('/api/transactions', { date => '2026-01-05', amount => 12.5, description => 'kept' },
+                    user => 'alice');
+is($tx->{status}, 201, 'alice has a row') or diag($tx->{content});
+
+sub db_hash { sha1_hex(scalar `$sqlite $db .dump`) }
+
+my @routes = map { [ split ' ', $_, 3 ] } grep { /^(POST|PATCH|PUT|DELETE|GET) / }
+             split /\n/, `${\ Rig::fcgi_bin() } --routes`;
+ok(@routes > 50, scalar(@routes) . ' routes in the table');
+# A concrete path for a pattern: ids nobody has, a month and a name.
+sub path_of {
+    my ($pattern) = @_;
+    my $p = $pattern;
+    $p =~ s/\(\[0-9\]\{4\}-\[0-9\]\{2\}\)/2026-01/g;
+    $p =~ s/\(\[0-9\]\+\)/999999/g;
+    $p =~ s/\(\[\^\/\]\+\)/groceries/g;
+    $p =~ s/^\^|\$$//g;
+    return $p;
+}
+
+my $long = 'x' x 100_000;
+my @bodies = (
+    [ 'malformed JSON', '{"date": "2026-01-01", "amount": ' ],
+    [ 'truncated JSON', '{"date": "2026-01-01", "amount": 12.5, "descr' ],
+    [ 'trailing garbage', '{"amount": 1} x' ],
+    [ 'nesting 1,000 deep', ('[' x 1000) . (']' x 1000) ],
+    [ 'a huge number', '{"amount": 1e400, "date": "2026-01-01", "description": "x", "percent": 1e400}' ],
+    [ 'a 30-digit amount', '{"amount": 123456789012345678901234567890, "date": "2026-01-01", "description": "x"}' ],
+    [ 'NaN as a number', '{"amount": NaN, "date": "2026-01-01"}' ],
+    [ 'Infinity as a number', '{"amount": -Infinity}' ],
+    [ 'invalid UTF-8', "{\"description\": \"caf\xe9\", \"amount\": 1, \"date\": \"2026-01-01\"}" ],
+    [ 'a NUL byte', "{\"description\": \"a\x00b\", \"amount\": 1}" ],
+    [ 'an escaped NUL', '{"description": "a\u0000b", "name": "a\u0000b", "amount": 1, "date": "2026-01-01"}' ],
+    [ 'a lone surrogate', '{"description": "\ud800", "name": "\udfff"}' ],
+    [ 'an array for an object', '[1, 2, 3]' ],
+    [ 'a string for an object', '"just a string"' ],
+    [ 'null', 'null' ],
+    [ 'wrong types everywhere', encode_json({ date => 20260101, amount => 'twelve', description => [1],
+        category => {}, name => 5, email => [], shares => 'half', matches => 'all', rows => 7,
+        transaction_ids => 'x', conditions => 'y', actions => {}, amount_min => [] }) ],
+    [ 'a 3-decimal amount', '{"date": "2026-01-01", "amount": 12.345, "description": "x", "share_percent": 33.333}' ],
+    # Without an amount: every route that takes one needs it, so no body
+    # below is good for any route.
+    [ 'an impossible date', '{"date": "2026-02-30", "description": "x", "period_start": "2026-13-01"}' ],
+    [ 'SQL in a date', encode_json({ date => "2026-01-01'; DROP TABLE users; --",
+        period_start => "' OR 1=1 --", month => "2026-01' --" }) ],
+    [ 'an over-long string', encode_json({ date => '2026-01-01', description => $long,
+        name => $long, email => "$long\@example.org", category => $long }) ],
+    [ 'a pattern that does not compile', encode_json({ conditions => [ { field => 'description',
+        operator => 'matches', value => '(a+)+$' . ('(' x 300) } ], actions => [] }) ],
+);
+
+# A route that takes no body (POST /api/rules/apply) ignores a well-formed
+# one, as it may ("{}" from a client is fine), and refuses a broken one.
+# Which routes those are is asked of the routes themselves, before the hash:
+# a body that is JSON but not an object is refused by every route that
+# reads one.
+my %bodiless;
+for my $r (@routes) {
+    my ($method, $pattern) = @$r;
+    next if $method eq 'GET';
+    my $res = $rig->request($method, path_of($pattern), user => 'erin', body => '"x"',
+                            type => 'application/json');
+    $bodiless{"$method $pattern"} = 1 if $res->{status} < 300;
+}
+my %broken = map { $_ => 1 } ('malformed JSON', 'truncated JSON', 'trailing garbage', 'nesting 1,000 deep',
+                              'NaN as a number', 'Infinity as a number', 'invalid UTF-8', 'a NUL byte',
+                              'a lone surrogate');
+my $before = db_hash();
+my ($sent, $bad) = (0, 0);
+my %by_status;
+for my $r (@routes) {
+    my ($method, $pattern) = @$r;
+    next if $method eq 'GET';
+    my $path = path_of($pattern);
+    for my $b (@bodies) {
+        my ($what, $body) = @$b;
+        next if $bodiless{"$method $pattern"} && !$broken{$what};
+        my $res = $rig->request($method, $path, user => 'erin', body => $body, type => 'application/json');
+        $sent++;
+        my $e = ref $res->{json} eq 'HASH' ? $res->{json}{error} : undef;
+        my $good = $res->{status} >= 400 && $res->{status} < 500 && ref $e eq 'HASH'
+            && ($e->{status} // 0) == $res->{status} && length($e->{code} // '') && length($e->{message} // '');
+        $by_status{ $res->{status} }++;
+        next if $good;
+        $bad++;
+        fail("$method $path, $what: a 4xx with the error body");
+        diag("got $res->{status}: " . substr($res->{content} // '', 0, 300));
+    }
+}
+# Query strings: limits, sorts, dates, amounts and cursors that make no sense.
+my @queries = (
+    'limit=0', 'limit=-1', 'limit=501', 'limit=1e3', 'limit=99999999999999999999', 'offset=-5',
+    'offset=abc', 'sort=amount;DROP TABLE users', 'sort=id', 'order=sideways', 'date_from=2026-02-30',
+    'date_to=yesterday', 'amount_min=1.234', 'amount_max=NaN', 'has_split=maybe', 'tag_ids=abc',
+    'statement_id=-1', 'trip_id=0x10', 'cursor=zz', 'cursor=' . ('41' x 600), 'trip_all_rows=2',
+    'from=2026-13', 'to=26-01', 'month=2026-00', 'basis=theirs', 'categories=%ff%fe', 'search=%00',
+);
+for my $r (grep { $_->[0] eq 'GET' } @routes) {
+    my $path = path_of($r->[1]);
+    next if $path =~ /999999|groceries|2026-01/;    # by-id reads answer 404 before reading the query
+    for my $q (@queries) {
+        my ($k, $v) = split /=/, $q, 2;
+        $v = uri($v) unless $v =~ /%/;    # the %-escapes in the list are meant
+        my $res = $rig->get("$path?$k=$v", user => 'erin');
+        $sent++;
+        # A query parameter a route does not read is ignored, so a 200 is
+        # fine here; what is never fine is a 5xx or a reply without its body.
+        my $ok = $res->{status} < 500 && ($res->{status} < 400 || ref $res->{json} eq 'HASH' && $res->{json}{error});
+        $by_status{ $res->{status} }++;
+        next if $ok;
+        $bad++;
+        fail("GET $path?$q: never a 5xx, a 4xx always with the error body");
+        diag("got $res->{status}: " . substr($res->{content} // '', 0, 300));
+    }
+}
+# A body over max_body_bytes (16 MiB by default) is refused before it is read.
+my $huge = $rig->request('POST', '/api/transactions', user => 'erin', body => 'x' x (16 * 1024 * 1024 + 1),
+                         type => 'application/json');
+$sent++;
+is($huge->{status}, 413, 'a body over max_body_bytes: 413');
+is(ref $huge->{json} eq 'HASH' ? $huge->{json}{error}{code} : '', 'payload_too_large', '  with the error body');
+
+ok(keys %bodiless <= 3, 'routes that take no body: ' . join(', ', sort keys %bodiless));
+is($bad, 0, "$sent bad inputs, every one refused with a 4xx and the error body");
+is(db_hash(), $before, 'the database is byte for byte what it was');
+
+# SQL and regex metacharacters are data: stored and given back exactly,
+# and nothing else is touched.
+my $users = $rig->sql('SELECT COUNT(*) FROM users');
+for my $text ("x' OR '1'='1", "'); DELETE FROM transactions; --", '%_\\', '(a+)+$ [^]] \\d{9999999}',
+              "Robert'); DROP TABLE users;--") {
+    my $res = $rig->post('/api/transactions', { date => '2026-01-06', amount => 1, description => $text,
+                                                merchant => $text }, user => 'erin');
+    is($res->{status}, 201, "metacharacters as data: created") or diag($res->{content});
+    my $back = $rig->get("/api/transactions/$res->{json}{id}", user => 'erin')->{json} // {};
+    is($back->{description}, $text, '  and given back exactly');
+    my $found = $rig->get('/api/transactions?search=' . uri($text), user => 'erin')->{json} // {};
+    ok(($found->{total} // 0) >= 1, '  and found by searching for it');
+}
+is($rig->sql('SELECT COUNT(*) FROM users'), $users, 'no user came or went');
+is($rig->sql("SELECT COUNT(*) FROM transactions WHERE description = 'kept'"), 1, 'alice\'s row is still there');
+# A pattern that backtracks forever is stopped by PCRE2's match limit: the
+# rule saves, its preview answers (matching nothing), and the service lives.
+my $rule = $rig->post('/api/rules', { name => 'slow', conditions => [ { field => 'description',
+    operator => 'matches', value => '^(a+)+$' } ], actions => [ { type => 'set_merchant',
+    merchant_normalized => 'x' } ] }, user => 'erin');
+is($rule->{status}, 201, 'a catastrophic pattern compiles and saves') or diag($rule->{content});
+$rig->post('/api/transactions', { date => '2026-01-07', amount => 1, description => ('a' x 40) . 'b' }, user => 'erin');
+my $t0 = time;
+my $preview = $rig->post("/api/rules/$rule->{json}{id}/preview", undef, user => 'erin');
+ok($preview->{status} == 200 && time - $t0 < 30, 'its preview answers') or diag($preview->{content});
+is($rig->get('/api/me', user => 'erin')->{status}, 200, 'and the service still answers');
+
+sub uri { my ($s) = @_; $s =~ s/([^A-Za-z0-9._~-])/sprintf('%%%02X', ord $1)/ge; $s }
+diag("$sent bad inputs on " . scalar(@routes) . ' routes; answers: '
+     . join(', ', map { "$_ x$by_status{$_}" } sort keys %by_status));
+done_testing();
