@@ -6,11 +6,11 @@
  * membership with json_each, so the set of SQL texts is bounded and each is
  * prepared once.  A list of one (the hidden transfers, one category) is a
  * plain comparison instead: probing json_each's list for every row was
- * half the cost of counting 15,000 rows.  The caller's rows are two streams: the rows they own, read
- * in order from the (owner_id, <sort column>, id) index, and the rows shared
- * with them through a split.  A compound SELECT merges the two in sort order
- * and stops at the page's end, so a deep page by cursor costs what the
- * first page costs.
+ * half the cost of counting 15,000 rows.  The caller's rows are two
+ * streams: the rows they own, read in order from the (owner_id, <sort
+ * column>, id) index, and the rows shared with them through a split.  A
+ * compound SELECT merges the two in sort order and stops at the page's
+ * end, so a deep page by cursor costs what the first page costs.
  */
 #include <ctype.h>
 #include <stdio.h>
