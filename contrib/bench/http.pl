@@ -181,7 +181,9 @@ sub wrk1 {
                   "wrk.headers[\"Content-Type\"] = \"application/json\"\n";
     }
     close $fh;
-    my $out = `wrk -t2 -c$conns -d${duration}s --latency -s $script '$url' 2>&1`;
+    # A slow family (balances, a rules apply) answers 16 queued requests in
+    # more than wrk's default 2 s; those are slow, not failed.
+    my $out = `wrk -t2 -c$conns -d${duration}s --timeout 60s --latency -s $script '$url' 2>&1`;
     my ($rps) = $out =~ /Requests\/sec:\s+([\d.]+)/;
     my ($p50) = $out =~ /^\s+50%\s+([\d.]+\w+)/m;
     my ($p99) = $out =~ /^\s+99%\s+([\d.]+\w+)/m;
@@ -273,7 +275,16 @@ for my $n (split /,/, $procs_list) {
     my $ceiling;
     for my $f (@families) {
         my ($name, $path, $method, $body) = @$f;
+        # One request first: a rules apply's first run over rows no run has
+        # seen is the slow one, and the in-process figure beside it is of
+        # the runs after (its warm-up rounds).
+        $http->request($method, "$base$path", defined $body ? {
+            content => scalar(do { local (@ARGV, $/) = $body; <> }),
+            headers => { 'Content-Type' => 'application/json' } } : {});
         my $r = wrk("$base$path", $method, $body);
+        # The requests wrk left queued are answered before the next family
+        # starts, or they would be counted against it.
+        $http->get("$base/api/me") for 1 .. $n;
         push @failed, "$name ($n process" . ($n > 1 ? 'es' : '') . "): $r->{errors} errors"
             if $r->{errors} || !$r->{rps};
         $ceiling //= $r->{rps};
