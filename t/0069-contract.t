@@ -115,6 +115,7 @@ my $run = decode_json(Rig::slurp($report))->{run};
 # ---- the verdict ---------------------------------------------------------------------------
 my (@five, @undocumented, @main_fail, @fuzz_2xx, @fuzz_fail, @no_response);
 my ($main, $fuzz, $main_2xx, $main_4xx, $skipped_schema) = (0) x 5;
+my @refused;  # operations whose own request got a 4xx: success schema unchecked
 my $coder = JSON::PP->new->canonical;
 my %error_codes = map { $_ => 1 } qw(invalid_json invalid_field invalid_request unauthenticated forbidden
     not_found method_not_allowed conflict payload_too_large unsupported_media_type busy internal);
@@ -144,6 +145,7 @@ for my $e (@{ $run->{executions} }) {
     # A 4xx to the operation's own request: portman's schema and empty-body
     # tests are for the success answer; the error body is checked here instead.
     $main_4xx++;
+    push @refused, $brief;
     for my $a (@failed) {
         if ($a->{assertion} =~ /Schema is valid|Response has empty Body/) { $skipped_schema++; next }
         push @main_fail, "$brief\n    $a->{assertion}: $a->{error}{message}";
@@ -167,6 +169,7 @@ is(scalar @fuzz_2xx, 0, 'no fuzzing variation gets a 2xx') or diag(listed(@fuzz_
 is(scalar @fuzz_fail, 0, 'every fuzzing variation passes its contract tests') or diag(listed(@fuzz_fail));
 my @fives_log = grep { / 5\d\d \d+us$/ } split /\n/, $rig->fcgi_log;
 is(scalar @fives_log, 0, 'the service logged no 5xx') or diag(listed(@fives_log));
+diag("refused: $_") for @refused;
 diag(sprintf('contract: %d requests (%d operations: %d 2xx, %d 4xx; %d fuzzing variations), '
              . '%d assertions, %d failed (%d success-body tests (schema, empty body) on 4xx answers set aside)',
              $stats->{requests}{total}, $main, $main_2xx, $main_4xx, $fuzz,
