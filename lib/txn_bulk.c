@@ -101,6 +101,18 @@ int ledger_txn_bulk(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
     if (action == NULL)
         return ledger_error_set(err, 400, "invalid_field", "action",
                                 "action is required: tag, untag, categorize, normalize or assign_trip");
+    /* Every field the body carries is checked, whichever the action uses:
+     * a bad category beside action "tag" is still a 400, not ignored. */
+    {
+        const char *unused;
+        int64_t unused_id;
+
+        if (field_id(body, "tag_id", 0, 0, &unused_id, NULL, err)
+            || field_text(body, "category", 0, 1, 100, &unused, NULL, err)
+            || field_text(body, "merchant_normalized", 0, 1, 200, &unused, NULL, err)
+            || field_id(body, "trip_id", 0, 1, &unused_id, NULL, err))
+            return LEDGER_ERR;
+    }
     if (field_id_array(body, "ids", BULK_MAX, &ids, err))
         return LEDGER_ERR;
     if ((ids_text = cJSON_PrintUnformatted(ids)) == NULL) {

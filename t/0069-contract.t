@@ -63,6 +63,34 @@ my $rule = made('a rule', $rig->post('/api/rules', { name => 'coffee',
 my $pay = made('a payment', $rig->post('/api/payments', { from_participant_id => $uid{alice},
     to_participant_id => $uid{bob}, date => '2026-01-06', amount => 5 }, user => 'alice'));
 
+# Things the DELETE operations remove, so that the ones above are still
+# there for the operations after them; a rule run to revert; a manual row
+# and the statement row it matches, to reconcile and then undo.
+my $txn_del = made('a row to delete', $rig->post('/api/transactions', { date => '2026-01-05', amount => 1,
+    description => 'to delete' }, user => 'alice'));
+my $tag_del = made('a tag to delete', $rig->post('/api/tags', { name => 'spare' }, user => 'alice'));
+my $trip_del = made('a trip to delete', $rig->post('/api/trips', { name => 'Spare trip' }, user => 'alice'));
+my $rule_del = made('a rule to delete', $rig->post('/api/rules', { name => 'spare',
+    conditions => [{ field => 'description', operator => 'contains', value => 'zzz' }],
+    actions => [{ type => 'set_category', category => 'dining' }] }, user => 'alice'));
+my $st_del = made('a statement to delete', $rig->post('/api/statements', { bank_name => 'Spare Bank',
+    account_type => 'Everyday Account', period_start => '2025-01-01', period_end => '2025-01-31',
+    transactions => [] }, user => 'alice'));
+my $pay_del = made('a payment to delete', $rig->post('/api/payments', { from_participant_id => $uid{alice},
+    to_participant_id => $uid{bob}, date => '2026-01-06', amount => 1 }, user => 'alice'));
+my $rule_run = made('a rule run', $rig->post("/api/rules/$rule->{id}/run", { transaction_ids => [$txn->{id}] },
+    user => 'alice'), 200);
+my $manual = made('a manual row matching the statement row', $rig->post('/api/transactions', {
+    date => '2026-01-10', amount => 40, description => 'Grocer by card', payment_method => 'card' }, user => 'alice'));
+my $split_txn = made('a split row to settle', $rig->post('/api/transactions', { date => '2026-01-09', amount => 30,
+    description => 'Dinner', splits => [{ participant_id => $uid{bob}, share_percent => 50 }] }, user => 'alice'));
+my $stmt_row = $rig->get("/api/transactions?statement_id=$st->{id}", user => 'alice')->{json}{items}[0]{id};
+# portman-config.json writes these ids into bodies as numbers (portman
+# cannot put a variable inside an array there): a new database hands them
+# out in this order.
+is("$uid{alice} $uid{bob} $txn->{id} $tag->{id} $stmt_row $manual->{id}", '1 2 1 1 2 4',
+   'the ids portman-config.json names');
+
 # ---- portman: the collection ----------------------------------------------------------
 # portman writes scratch files under its working directory: a temporary one.
 # seed-random.js makes the generated example values the same on every run.
@@ -104,7 +132,11 @@ my $report = "$work/newman.json";
 my %vars = (user => 'alice', password => 'alice-pw', txn_id => $txn->{id}, tag_id => $tag->{id},
             statement_id => $st->{id}, trip_id => $trip->{id}, rule_id => $rule->{id},
             participant_id => $uid{bob}, payment_id => $pay->{id}, category => 'dining',
-            month => '2026-01', merchant => 'Cafe');
+            month => '2026-01', merchant => 'Cafe', alice_id => $uid{alice},
+            txn_del_id => $txn_del->{id}, tag_del_id => $tag_del->{id}, trip_del_id => $trip_del->{id},
+            rule_del_id => $rule_del->{id}, statement_del_id => $st_del->{id}, payment_del_id => $pay_del->{id},
+            run_id => $rule_run->{id}, recon_manual_id => $manual->{id}, recon_stmt_row_id => $stmt_row,
+            split_txn_id => $split_txn->{id});
 $rc = run_logged("$work/newman.log", $node, "$dir/node_modules/newman/bin/newman.js", 'run', $collection,
     (map { ('--env-var', "$_=$vars{$_}") } sort keys %vars),
     '--reporters', 'cli,json', '--reporter-json-export', $report,
