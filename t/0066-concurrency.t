@@ -158,6 +158,8 @@ SKIP: {
         push @grew, "$pid: @rss" if $rss[-1] > $early * 1.2 + 4096;
     }
     is(scalar @grew, 0, 'no process kept growing (RSS, KiB, each second)') or diag(join "\n", @grew);
+    diag(sprintf 'RSS of each process at the start of the second second and at the end: %s',
+         join ', ', map { ($samples[1]{$_}{rss} // 0) . ' -> ' . ($samples[-1]{$_}{rss} // 0) . ' KiB' } @pids);
 }
 my $fd_growth = grep { ($samples[-1]{$_}{fds} // 0) > ($samples[1]{$_}{fds} // 0) + 2 } @pids;
 is($fd_growth, 0, 'no process gained descriptors') or diag(explain(\@samples));
