@@ -171,7 +171,7 @@ sub median {
 
 # One wrk run; the body, if any, is read from a file by the Lua script.
 sub wrk1 {
-    my ($url, $method, $body_file) = @_;
+    my ($url, $method, $body_file, $c) = @_;
     my $script = "$dir/wrk.lua";
     open my $fh, '>', $script or die;
     print $fh "wrk.method = \"$method\"\n";
@@ -183,7 +183,7 @@ sub wrk1 {
     close $fh;
     # A slow family (balances, a rules apply) answers 16 queued requests in
     # more than wrk's default 2 s; those are slow, not failed.
-    my $out = `wrk -t2 -c$conns -d${duration}s --timeout 60s --latency -s $script '$url' 2>&1`;
+    my $out = `wrk -t2 -c$c -d${duration}s --timeout 60s --latency -s $script '$url' 2>&1`;
     my ($rps) = $out =~ /Requests\/sec:\s+([\d.]+)/;
     my ($p50) = $out =~ /^\s+50%\s+([\d.]+\w+)/m;
     my ($p99) = $out =~ /^\s+99%\s+([\d.]+\w+)/m;
@@ -281,14 +281,18 @@ for my $n (split /,/, $procs_list) {
         $http->request($method, "$base$path", defined $body ? {
             content => scalar(do { local (@ARGV, $/) = $body; <> }),
             headers => { 'Content-Type' => 'application/json' } } : {});
-        my $r = wrk("$base$path", $method, $body);
+        # A family slower than 50 ms a call gets one connection a process:
+        # sixteen queued behind one another would not finish within the run.
+        my $in = $inproc{$name};
+        my $c = $in && $in->{lib} > 50 ? $n : $conns;
+        my $r = wrk("$base$path", $method, $body, $c);
         # The requests wrk left queued are answered before the next family
         # starts, or they would be counted against it.
         $http->get("$base/api/me") for 1 .. $n;
         push @failed, "$name ($n process" . ($n > 1 ? 'es' : '') . "): $r->{errors} errors"
             if $r->{errors} || !$r->{rps};
         $ceiling //= $r->{rps};
-        my $in = $inproc{$name};
+        $name .= " (-c$c)" if $c != $conns;
         printf "  %-30s %9.1f %9s %9s %7.0f%% %10s %10s %7s %6d\n", $name, $r->{rps},
             defined $r->{p50} ? sprintf('%.2f', $r->{p50}) : '-',
             defined $r->{p99} ? sprintf('%.2f', $r->{p99}) : '-',
