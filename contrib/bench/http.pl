@@ -281,10 +281,11 @@ for my $n (split /,/, $procs_list) {
         $http->request($method, "$base$path", defined $body ? {
             content => scalar(do { local (@ARGV, $/) = $body; <> }),
             headers => { 'Content-Type' => 'application/json' } } : {});
-        # A family slower than 50 ms a call gets one connection a process:
-        # sixteen queued behind one another would not finish within the run.
+        # A family slower than 50 ms a call gets one connection a process
+        # (two at least: wrk wants one a thread): sixteen queued behind one
+        # another would not finish within the run.
         my $in = $inproc{$name};
-        my $c = $in && $in->{lib} > 50 ? $n : $conns;
+        my $c = $in && $in->{lib} > 50 ? ($n > 2 ? $n : 2) : $conns;
         my $r = wrk("$base$path", $method, $body, $c);
         # The requests wrk left queued are answered before the next family
         # starts, or they would be counted against it.
