@@ -447,7 +447,7 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
     int64_t batch, tag, skipped = 0, *new_ids = NULL;
     cJSON *ids = NULL;
     size_t n, i = 0, imported = 0;
-    int rc = LEDGER_ERR;
+    int rc = LEDGER_ERR, bulk = 0;
 
     if (field_require_object(body, err))
         return LEDGER_ERR;
@@ -521,8 +521,8 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
             goto out;
         dups[i] = dup != 0;
     }
-    if (csv_tag(db, me, &tag, err) || exec2(db, SQL_IMPORT_BATCH, me, 0, err)
-        || exec2(db, SQL_PENDING_CLEAR, 0, 0, err))
+    if (csv_tag(db, me, &tag, err) || exec2(db, SQL_PENDING_CLEAR, 0, 0, err)
+        || exec2(db, SQL_IMPORT_BATCH, me, 0, err))
         goto out;
     batch = sqlite3_last_insert_rowid(db->sql);
     for (i = 0; i < n; i++) {
@@ -535,9 +535,12 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
         ledger_error_set(err, 500, "internal", NULL, "out of memory");
         goto out;
     }
-    if (exec2(db, SQL_BULK_BEGIN, 0, 0, err) || write_rows(db, me, batch, new_ids, n, &imported, err)
-        || exec2(db, SQL_BULK_END, 0, 0, err))
+    if (exec2(db, SQL_BULK_BEGIN, 0, 0, err))
         goto out;
+    bulk = 1;
+    if (write_rows(db, me, batch, new_ids, n, &imported, err) || exec2(db, SQL_BULK_END, 0, 0, err))
+        goto out;
+    bulk = 0;
     ids = cJSON_CreateArray();
     for (i = 0; i < imported; i++)
         cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)new_ids[i]));
@@ -557,6 +560,10 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
     ids = NULL;
     rc = LEDGER_OK;
 out:
+    /* The caller rolls a failed commit back; should it not, the summary
+     * insert triggers must not be left off. */
+    if (bulk)
+        sqlite3_exec(db->sql, SQL_BULK_END, NULL, NULL, NULL);
     cJSON_Delete(ids);
     free(v);
     free(cats);
