@@ -318,7 +318,15 @@ await step('rules', async () => {
   await page.getByRole('status').filter({ hasText: /reverted/ }).waitFor();
   nf = (await all('alice')).filter((t) => t.description === 'NETFLIX.COM');
   ok(nf.every((t) => t.category === 'subscriptions'), 'rules: reverting the run restored the categories', nf.map((t) => t.category));
-  ok(/reverted/.test(await page.locator('table.runs tbody tr', { hasText: 'Streaming is entertainment' }).textContent()), 'rules: the run shows as reverted');
+  // The runs table is drawn again after the status line: wait for it.
+  let shownReverted = true;
+  try {
+    await page.locator('table.runs tbody tr', { hasText: 'Streaming is entertainment' })
+      .filter({ hasText: /reverted/ }).first().waitFor({ timeout: 15000 });
+  } catch (e) {
+    shownReverted = false;
+  }
+  ok(shownReverted, 'rules: the run shows as reverted');
 });
 
 // ================================================================ trips
