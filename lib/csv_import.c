@@ -394,12 +394,6 @@ static int exec_new(ledger_db *db, const char *sql, int64_t lo, int64_t hi, int6
     return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "csv import");
 }
 
-static int cmp_id(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-    return x < y ? -1 : x > y;
-}
 
 /* Writes the staged rows as the caller's batch; their ids, in the order of
  * the rows (ids grow as rows are inserted, and RETURNING promises no
@@ -420,7 +414,7 @@ static int write_rows(ledger_db *db, int64_t me, int64_t batch, int64_t *ids, si
     db_stmt_done(st);
     if (rc != SQLITE_DONE)
         return db_error(db, err, "csv import");
-    qsort(ids, *n, sizeof *ids, cmp_id);
+    qsort(ids, *n, sizeof *ids, cmp_int64);
     return LEDGER_OK;
 }
 

@@ -193,7 +193,8 @@ bad:
     return ledger_error_set(err, 400, "invalid_field", name, "%s must be one of %s", name, list);
 }
 
-static int cmp_id(const void *a, const void *b)
+/* qsort's comparison of two int64_t, ascending. */
+int cmp_int64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
@@ -226,7 +227,7 @@ int field_id_array(const cJSON *obj, const char *name, size_t max, cJSON **ids,
         }
     }
     /* Sorted and without repeats, so each row is acted on and counted once. */
-    qsort(v, n, sizeof *v, cmp_id);
+    qsort(v, n, sizeof *v, cmp_int64);
     out = cJSON_CreateArray();
     for (k = 0; out && k < n; k++)
         if (k == 0 || v[k] != v[k - 1])

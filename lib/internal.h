@@ -69,6 +69,8 @@ int json_id(const cJSON *item, int64_t *out);
 /* One of a NULL-terminated list of values (or null when nullable). */
 int field_enum(const cJSON *obj, const char *name, const char *const *allowed,
                int nullable, const char **out, int *present, ledger_error *err);
+/* qsort's comparison of two int64_t, ascending (fields.c). */
+int cmp_int64(const void *a, const void *b);
 /* An array of 1..max positive ids, copied into *ids sorted and without
  * repeats (a repeated id is one row). */
 int field_id_array(const cJSON *obj, const char *name, size_t max, cJSON **ids,

@@ -449,12 +449,6 @@ static int changed_add(struct changed *c, int64_t id)
     return LEDGER_OK;
 }
 
-static int cmp_id(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-    return x < y ? -1 : x > y;
-}
 
 /* How many distinct rows were changed. */
 static int64_t changed_count(struct changed *c)
@@ -462,7 +456,7 @@ static int64_t changed_count(struct changed *c)
     size_t i, distinct = 0;
 
     if (c->n > 1)  /* c->ids is NULL when nothing changed */
-        qsort(c->ids, c->n, sizeof *c->ids, cmp_id);
+        qsort(c->ids, c->n, sizeof *c->ids, cmp_int64);
     for (i = 0; i < c->n; i++)
         distinct += i == 0 || c->ids[i] != c->ids[i - 1];
     return (int64_t)distinct;
@@ -570,7 +564,7 @@ static int match_ids(ledger_db *db, int64_t me, const struct prepared *p, const 
         goto out;
     }
     if (*n > 1)  /* *ids is NULL when nothing matched */
-        qsort(*ids, *n, sizeof **ids, cmp_id);
+        qsort(*ids, *n, sizeof **ids, cmp_int64);
     rc = LEDGER_OK;
     goto out;
 oom:

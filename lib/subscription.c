@@ -63,12 +63,6 @@ static int by_day(const void *a, const void *b)
     return x->day < y->day ? -1 : x->day > y->day;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-    return x < y ? -1 : x > y;
-}
 
 /* How well a run of charges (sorted by day) fits cadence c: the share of
  * gaps that are exactly one period, and of those that are 1-3 periods. */
@@ -119,7 +113,7 @@ static cJSON *detect_run(const char *merchant, struct charge *v, size_t n, int64
     last_n = n < 3 ? n : 3;
     for (k = 0; k < last_n; k++)
         amounts[k] = v[n - last_n + k].amount;
-    qsort(amounts, last_n, sizeof *amounts, cmp_i64);
+    qsort(amounts, last_n, sizeof *amounts, cmp_int64);
     typical = amounts[last_n / 2];
     last = v[n - 1].day;
     if (best->months) {
