@@ -205,8 +205,10 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
         db_error(db, err, "ledger_regexp");
         goto fail;
     }
-    /* The rows a rule run acts on (rule.c), per connection. */
-    if (exec(db, "CREATE TEMP TABLE IF NOT EXISTS rule_ids (id INTEGER PRIMARY KEY)", err))
+    /* The rows a rule matched, and the part of them it is acting on
+     * (rule.c), per connection. */
+    if (exec(db, "CREATE TEMP TABLE IF NOT EXISTS rule_matches (id INTEGER PRIMARY KEY)", err)
+        || exec(db, "CREATE TEMP TABLE IF NOT EXISTS rule_ids (id INTEGER PRIMARY KEY)", err))
         goto fail;
     /* The rows of a CSV commit on their way in (csv_import.c). */
     if (exec(db, "CREATE TEMP TABLE IF NOT EXISTS csv_rows (seq INTEGER PRIMARY KEY, date TEXT,"

@@ -619,6 +619,39 @@ is($run{$old}{rule_unknown}, JSON::PP::true, 'rule_unknown true');
 is($run{$runA}{rule_unknown}, JSON::PP::false, 'a named run: rule_unknown false');
 is($rig->get('/api/rules/runs', user => 'bob')->{json}{total}, 0, "bob sees none of alice's runs");
 
+# ---- a run larger than the engine's chunk ------------------------------------------------
+
+# The engine snapshots and acts on the matched rows 4,096 at a time
+# (RUN_CHUNK in lib/rule.c).  A run over 9,000 rows changes every one, and
+# its revert puts every one back: the plain rows and three, one in each
+# chunk, that carry a tag (their snapshot is the full object).
+my $n_big = 9000;
+my @big = map { { date => sprintf('2025-%02d-%02d', 1 + $_ % 12, 1 + $_ % 28), description => "chunky $_",
+                  amount => 0 + sprintf('%d.%02d', 1 + $_ % 90, $_ % 100), category => 'shopping' } } 0 .. $n_big - 1;
+$res = $rig->post('/api/import/csv/commit', { rows => \@big, allow_duplicates => JSON::PP::true }, user => 'alice');
+ok($res->{status} == 200 || $res->{status} == 201, "$n_big rows by CSV") or diag($res->{content});
+my @marked = split /\n/, sql("SELECT id FROM transactions WHERE owner_id = $uid{alice}"
+                             . " AND description IN ('chunky 0', 'chunky 4500', 'chunky 8999') ORDER BY id");
+is(scalar @marked, 3, 'three rows to mark, one per chunk');
+is($rig->post('/api/transactions/bulk', { action => 'tag', ids => [ map { $_ + 0 } @marked ], tag_id => $tag{keep} },
+              user => 'alice')->{status}, 200, 'they carry the keep tag');
+my %marked_before = map { $_ => state_of($_) } @marked;
+sub chunky { sql("SELECT count(*) FROM transactions WHERE owner_id = $uid{alice} AND description LIKE 'chunky %' AND $_[0]") }
+my $rBig = create_rule('alice', name => 'Chunky', conditions => [ cond('description', 'starts_with', 'chunky ') ],
+    actions => [ { type => 'set_category', category => 'travel' }, { type => 'add_tag', tag_id => $tag{work} } ]);
+my $bigrun = $rig->post("/api/rules/apply/$rBig->{id}", undef, user => 'alice')->{json};
+is_deeply([ @$bigrun{qw(matches transactions)} ], [ $n_big, $n_big ], "the run matched and changed all $n_big rows");
+is(chunky("override_category = 'travel' AND eff_category = 'travel'"), $n_big, 'every row has the category');
+is(chunky("id IN (SELECT transaction_id FROM transaction_tags WHERE tag_id = $tag{work})"), $n_big,
+   'every row has the tag');
+is(sql("SELECT count(*) FROM rule_run_rows WHERE run_id = $bigrun->{run_id}"), $n_big, 'a snapshot of every row');
+is($rig->del("/api/rules/apply/$bigrun->{run_id}", user => 'alice')->{status}, 200, 'the big run reverts');
+is(chunky("override_category IS NULL AND eff_category = 'shopping'"), $n_big, 'every row has its category back');
+is(chunky("id IN (SELECT transaction_id FROM transaction_tags WHERE tag_id = $tag{work})"), 0, 'no row keeps the tag');
+is_deeply({ map { $_ => state_of($_) } @marked }, \%marked_before, 'the marked rows are exactly as before');
+is(sql("DELETE FROM transactions WHERE owner_id = $uid{alice} AND description LIKE 'chunky %';"
+       . " SELECT changes()"), $n_big, 'the rows are gone again');
+
 # ---- identity -----------------------------------------------------------------------------
 
 error_is($rig->get('/api/rules', open => 1), 401, 'unauthenticated', 'list rules without identity');
