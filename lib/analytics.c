@@ -89,6 +89,7 @@ static int month_range(const struct ledger_params *p, char *from, char *to, char
 struct month_table {
     char from[8];
     int n;
+    int64_t me;
     int64_t *total;
     cJSON **cats;  /* per month: an array of {category, total, budget} */
 };
@@ -121,9 +122,13 @@ static void table_add(struct month_table *mt, const char *month, const char *cat
                          cJSON_GetObjectItem(c, "cents")->valuedouble + (double)cents);
 }
 
-static int table_add_mine(void *ctx, const struct spend_row *r)
+/* The mine basis from the gross table: a row the caller owns moves from
+ * its spend to its mine part; a row shared with them adds their part. */
+static int table_correct_mine(void *ctx, const struct spend_row *r)
 {
-    table_add(ctx, r->month, r->category, r->mine);
+    struct month_table *mt = ctx;
+
+    table_add(mt, r->month, r->category, r->owner == mt->me ? r->mine - r->spend : r->mine);
     return 0;
 }
 
@@ -148,15 +153,15 @@ static int load_budgets(ledger_db *db, int64_t me, cJSON **out, ledger_error *er
     return LEDGER_OK;
 }
 
-/* Fills mt over [first, end) on the basis asked for. */
+/* Fills mt over [first, end) on the basis asked for: gross from the
+ * summary, mine as gross corrected by the few rows where they differ (a
+ * walk of every row took 130 ms over five years of 50,000 rows). */
 static int fill_table(ledger_db *db, int64_t me, int mine, const char *first, const char *end,
                       struct month_table *mt, ledger_error *err)
 {
     sqlite3_stmt *st;
     int rc;
 
-    if (mine)
-        return spend_mine_each(db, me, first, end, table_add_mine, mt, err);
     if ((st = db_stmt(db, SQL_MONTHLY, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);
@@ -166,7 +171,10 @@ static int fill_table(ledger_db *db, int64_t me, int mine, const char *first, co
         table_add(mt, (const char *)sqlite3_column_text(st, 0),
                   (const char *)sqlite3_column_text(st, 1), sqlite3_column_int64(st, 2));
     db_stmt_done(st);
-    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "monthly");
+    if (rc != SQLITE_DONE)
+        return db_error(db, err, "monthly");
+    mt->me = me;
+    return mine ? spend_mine_each(db, me, first, end, 1, table_correct_mine, mt, err) : LEDGER_OK;
 }
 
 static int cmp_cat(const void *a, const void *b)
@@ -329,7 +337,7 @@ int ledger_analytics_drilldown(ledger_db *db, int64_t me, const char *month,
     }
     d.category = folded;
     if (mine) {
-        if (spend_mine_each(db, me, first, end, drill_mine, &d, err))
+        if (spend_mine_each(db, me, first, end, 0, drill_mine, &d, err))
             goto out;
     } else {
         static const char SQL_DRILL[] =

@@ -45,7 +45,7 @@ int ledger_budget_list(ledger_db *db, int64_t me, const struct ledger_params *p,
     /* The month's spend per category, then one row per budget. */
     spent = cJSON_CreateObject();
     if (mine) {
-        if (spend_mine_each(db, me, first, end, add_mine, spent, err))
+        if (spend_mine_each(db, me, first, end, 0, add_mine, spent, err))
             goto fail;
     } else {
         if ((st = db_stmt(db, SQL_SPENT, err)) == NULL)

@@ -263,8 +263,10 @@ struct spend_row {
 int spend_basis(const struct ledger_params *p, int *mine, ledger_error *err);
 /* Calls fn for every row that counts as spend in [from, to) that the caller
  * owns or shares in, with its mine part; fn returns non-zero to stop with
- * an error it has set. */
-int spend_mine_each(ledger_db *db, int64_t me, const char *from, const char *to,
+ * an error it has set.  With `different`, only for the rows whose mine
+ * part may differ from their spend (split, shared or with an override
+ * share): on every other row the caller owns, mine is the whole spend. */
+int spend_mine_each(ledger_db *db, int64_t me, const char *from, const char *to, int different,
                     int (*fn)(void *ctx, const struct spend_row *r), void *ctx,
                     ledger_error *err);
 /* Month arithmetic on "YYYY-MM": its first day and the next month's (11

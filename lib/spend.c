@@ -20,15 +20,30 @@
 #include "internal.h"
 
 /* Rows of the range [?2, ?3) that count as spend, with the fields the mine
- * basis needs; ?1 is the caller. */
-static const char SQL_MINE_ROWS[] =
-    "SELECT t.id, t.owner_id, " SPEND_SQL("t") ", t.override_share,"
-    "       EXISTS (SELECT 1 FROM splits s WHERE s.transaction_id = t.id),"
-    "       substr(t.date, 1, 7), COALESCE(t.eff_category, 'uncategorised'), t.eff_merchant, t.date"
-    "  FROM transactions t"
-    " WHERE t.reconciled_with_id IS NULL AND t.date >= ?2 AND t.date < ?3"
-    "   AND (t.owner_id = ?1 OR t.id IN (SELECT transaction_id FROM splits WHERE participant_id = ?1))"
-    "   AND " SPEND_COUNTS_SQL("t");
+ * basis needs; ?1 is the caller.  MINE_ROWS(which) takes the rows the
+ * condition `which` on t picks. */
+#define MINE_ROWS(which) \
+    "SELECT t.id, t.owner_id, " SPEND_SQL("t") ", t.override_share," \
+    "       EXISTS (SELECT 1 FROM splits s WHERE s.transaction_id = t.id)," \
+    "       substr(t.date, 1, 7), COALESCE(t.eff_category, 'uncategorised'), t.eff_merchant, t.date" \
+    "  FROM transactions t" \
+    " WHERE t.reconciled_with_id IS NULL AND t.date >= ?2 AND t.date < ?3" \
+    "   AND " which " AND " SPEND_COUNTS_SQL("t")
+/* Every row the caller owns or has a split of. */
+static const char SQL_MINE_ROWS[] = MINE_ROWS(
+    "(t.owner_id = ?1 OR t.id IN (SELECT transaction_id FROM splits WHERE participant_id = ?1))");
+/* Only those whose mine part may differ from their spend: the caller's
+ * split rows and the rows with an override share (schema 0012 indexes
+ * them), and the rows shared with the caller.  Every other row the caller
+ * owns counts its whole spend, which the gross summary already holds. */
+static const char SQL_MINE_ROWS_DIFFERENT[] = MINE_ROWS(
+    "t.id IN (SELECT transaction_id FROM splits WHERE participant_id = ?1"
+    "         UNION ALL"
+    "         SELECT o.id FROM transactions o WHERE o.owner_id = ?1 AND o.date >= ?2 AND o.date < ?3"
+    "            AND EXISTS (SELECT 1 FROM splits s WHERE s.transaction_id = o.id)"
+    "         UNION ALL"
+    "         SELECT o.id FROM transactions o WHERE o.owner_id = ?1 AND o.override_share IS NOT NULL"
+    "            AND o.date >= ?2 AND o.date < ?3)");
 
 int spend_basis(const struct ledger_params *p, int *mine, ledger_error *err)
 {
@@ -61,11 +76,11 @@ static void rows_free(struct spend_row *rows, size_t n)
     free(rows);
 }
 
-int spend_mine_each(ledger_db *db, int64_t me, const char *from, const char *to,
+int spend_mine_each(ledger_db *db, int64_t me, const char *from, const char *to, int different,
                     int (*fn)(void *ctx, const struct spend_row *r), void *ctx,
                     ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, SQL_MINE_ROWS, err);
+    sqlite3_stmt *st = db_stmt(db, different ? SQL_MINE_ROWS_DIFFERENT : SQL_MINE_ROWS, err);
     struct spend_row *rows = NULL;
     size_t n = 0, cap = 0, i;
     int rc;
