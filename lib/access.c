@@ -24,17 +24,20 @@ static const char SQL_ACCESS_SET[] =
     "                  WHERE s.transaction_id = t.id AND s.participant_id = ?2)), 0)"
     "   FROM ids JOIN transactions t ON t.id = ids.id AND t.reconciled_with_id IS NULL";
 
-/* CASE stops at the first test that holds (OR evaluates every EXISTS).
+/* Participation is derived as in the participants list: a reconciled
+ * manual row is hidden everywhere, so it makes nobody a participant.
+ * CASE stops at the first test that holds (OR evaluates every EXISTS).
  * The split test walks the trip's rows and looks each up in splits by
  * key; the CROSS JOIN keeps SQLite from walking every split naming the
  * caller instead, which for a user with thousands of shared rows cost
  * 7 ms. */
 static const char SQL_TRIP_ACCESS[] =
     "SELECT CASE WHEN tr.owner_id = ?2 THEN 1"
-    "  WHEN EXISTS (SELECT 1 FROM transactions t WHERE t.override_trip_id = tr.id AND t.owner_id = ?2)"
-    "  THEN 1"
+    "  WHEN EXISTS (SELECT 1 FROM transactions t WHERE t.override_trip_id = tr.id AND t.owner_id = ?2"
+    "               AND t.reconciled_with_id IS NULL) THEN 1"
     "  WHEN EXISTS (SELECT 1 FROM transactions t CROSS JOIN splits s ON s.transaction_id = t.id"
-    "               WHERE t.override_trip_id = tr.id AND s.participant_id = ?2) THEN 1"
+    "               WHERE t.override_trip_id = tr.id AND t.reconciled_with_id IS NULL"
+    "                 AND s.participant_id = ?2) THEN 1"
     "  WHEN EXISTS (SELECT 1 FROM split_payments p WHERE p.trip_id = tr.id"
     "               AND (p.from_user_id = ?2 OR p.to_user_id = ?2)) THEN 1"
     "  ELSE 0 END"

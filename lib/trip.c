@@ -39,9 +39,10 @@ static const char SQL_TRIP_LIST[] =
     "  FROM trips WHERE id IN ("
     "   SELECT id FROM trips WHERE owner_id = ?1"
     "   UNION SELECT override_trip_id FROM transactions"
-    "          WHERE owner_id = ?1 AND override_trip_id IS NOT NULL"
+    "          WHERE owner_id = ?1 AND override_trip_id IS NOT NULL AND reconciled_with_id IS NULL"
     "   UNION SELECT t.override_trip_id FROM splits s JOIN transactions t ON t.id = s.transaction_id"
     "          WHERE s.participant_id = ?1 AND t.override_trip_id IS NOT NULL"
+    "            AND t.reconciled_with_id IS NULL"
     "   UNION SELECT trip_id FROM split_payments"
     "          WHERE (from_user_id = ?1 OR to_user_id = ?1) AND trip_id IS NOT NULL)"
     " ORDER BY COALESCE(start_date, created_at) DESC, id DESC";

@@ -619,6 +619,38 @@ ok((grep { $_->{id} == $dpay } @{ $rig->get('/api/payments?scope=household', use
 ok(!(grep { $_ == $D } @{ trip_ids('alice') }), "it is gone from alice's list");
 ok(!(grep { $_ == $D } @{ trip_ids('bob') }), "and from bob's");
 
+# ==== a reconciled row makes nobody a participant =====================================
+
+# A manual row reconciled with a statement row is hidden from every query
+# (SPEC.md 3), so it no longer makes its owner a participant of its trip:
+# alice took part in bob's trip only through a split on his row and her own
+# manual row, since reconciled; once the statement row leaves the trip and
+# bob takes the split back, she is an outsider like dave.
+my $H = new_trip('bob', name => 'Hidden')->{id};
+my $h1 = create('bob', description => 'bob private', amount => 40, trip_id => $H,
+                splits => [{ participant_id => $uid{alice}, share_percent => 50 }]);
+my $hm = create('alice', description => 'alice card', amount => 25, date => '2026-03-10',
+                payment_method => 'card', trip_id => $H);
+$res = $rig->post('/api/statements', { bank_name => 'Hidden Bank', account_type => 'Visa Credit Card',
+                   period_start => '2026-03-01', period_end => '2026-03-31',
+                   transactions => [ { date => '2026-03-10', description => 'shop', amount => 25,
+                                       transaction_type => 'debit' } ] }, user => 'alice');
+is($res->{status}, 201, 'alice imports a statement') or diag($res->{content});
+my $hs = $rig->get("/api/transactions?statement_id=$res->{json}{id}", user => 'alice')->{json}{items}[0]{id};
+$res = $rig->post('/api/reconcile', { matches => [ { manual_id => $hm->{id}, statement_transaction_id => $hs } ] },
+                  user => 'alice');
+is($res->{status}, 200, 'her manual row is reconciled with the statement row') or diag($res->{content});
+is($rig->patch("/api/transactions/$hs", { trip_id => undef }, user => 'alice')->{status}, 200,
+   'the statement row leaves the trip');
+is($rig->del("/api/transactions/$h1->{id}/splits", user => 'bob')->{status}, 204, 'bob takes his split back')
+    or diag('bob: splits delete');
+error_is($rig->get("/api/trips/$H", user => 'alice'), 403, 'forbidden', 'alice GET the trip: an outsider now');
+error_is($rig->patch("/api/trips/$H", { name => 'Mine now' }, user => 'alice'), 403, 'forbidden', 'alice PATCH the trip');
+ok(!(grep { $_ == $H } @{ trip_ids('alice') }), "the trip is not in alice's list");
+($ids) = list_ids('alice', "trip_id=$H&trip_all_rows=1");
+is_deeply($ids, [], "trip_all_rows shows alice none of bob's rows");
+is($rig->get("/api/trips/$H", user => 'bob')->{status}, 200, 'bob still reads his trip');
+
 # ==== identity ========================================================================
 
 error_is($rig->get('/api/trips', open => 1), 401, 'unauthenticated', 'GET /api/trips without identity');
