@@ -73,6 +73,7 @@
  *   beside an amount in the other is taken as empty; two non-zero values is a
  *   row error.  negate flips the result in either layout.
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1334,12 +1335,35 @@ static void short_row(const struct record *r, const struct colspec *spec, char *
                   r->nfields == 1 ? "" : "s", list, n == 1 ? "is" : "are");
 }
 
-static int build_row(const struct parser *ps, const struct record *r, const struct colspec *spec,
-                     char **columns, const struct date_format *fmt, char mark, int negate,
+/* A row with text in more fields than the file's width: an unquoted
+ * delimiter ("1,234.50" written without quotes) has moved every field
+ * after it, so its values cannot be trusted.  Empty fields at the end
+ * ("a,b,c,") are not text. */
+static void long_row(const struct parser *ps, const struct record *r, unsigned width,
                      struct csv_row *row)
+{
+    unsigned i, text = 0;
+
+    for (i = width; i < r->nfields; i++) {
+        const char *c = cell(ps, r, (int)i);
+        size_t k, n = cell_len(ps, r, (int)i);
+
+        for (k = 0; k < n && (c[k] == ' ' || c[k] == '\t' || c[k] == '\r' || c[k] == '\n'); k++)
+            ;
+        text += k < n;
+    }
+    if (text)
+        row_error(row, "the row has %u fields where the file has %u: is a value with the"
+                  " delimiter in it not quoted?", r->nfields, width);
+}
+
+static int build_row(const struct parser *ps, const struct record *r, const struct colspec *spec,
+                     char **columns, unsigned width, const struct date_format *fmt, char mark,
+                     int negate, struct csv_row *row)
 {
     row->line = r->line;
     short_row(r, spec, columns, row);
+    long_row(ps, r, width, row);
     if (spec[C_DESC].col >= 0 && cell(ps, r, spec[C_DESC].col))
         row->description = clean_copy(cell(ps, r, spec[C_DESC].col),
                                       cell_len(ps, r, spec[C_DESC].col));
@@ -1350,6 +1374,39 @@ static int build_row(const struct parser *ps, const struct record *r, const stru
     row_date(ps, r, spec[C_DATE].col, fmt, row);
     row_amount(ps, r, spec, mark, negate, row);
     return LEDGER_OK;
+}
+
+static int cmp_unsigned(const void *a, const void *b)
+{
+    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* How many fields a row of the file has: the header's, or without one
+ * the count most data rows have (the smallest such count on a tie). */
+static unsigned file_width(const struct parser *ps, size_t from, int has_header)
+{
+    unsigned *v, best = 0;
+    size_t n = ps->nrecs - from, i, run, best_run = 0;
+
+    if (has_header)
+        return ps->recs[0].nfields;
+    if (n == 0 || (v = malloc(n * sizeof *v)) == NULL)
+        return UINT_MAX;  /* no rows to judge, or no memory to judge them: none is long */
+    for (i = 0; i < n; i++)
+        v[i] = ps->recs[from + i].nfields;
+    qsort(v, n, sizeof *v, cmp_unsigned);
+    for (i = 0; i < n; i += run) {
+        for (run = 1; i + run < n && v[i + run] == v[i]; run++)
+            ;
+        if (run > best_run) {
+            best_run = run;
+            best = v[i];
+        }
+    }
+    free(v);
+    return best;
 }
 
 static const struct date_format *guess_format(const struct parser *ps, size_t from, int col)
@@ -1403,6 +1460,7 @@ int csv_parse(const char *buf, size_t len, const struct csv_mapping *m,
     struct csv_result res;
     const struct date_format *fmt;
     size_t i, from;
+    unsigned width;
     int rc = LEDGER_ERR;
 
     memset(&ps, 0, sizeof ps);
@@ -1470,8 +1528,9 @@ int csv_parse(const char *buf, size_t len, const struct csv_mapping *m,
             goto done;
         }
     }
+    width = file_width(&ps, from, res.has_header);
     for (i = 0; i < res.nrows; i++)
-        if (build_row(&ps, &ps.recs[from + i], spec, res.columns, fmt, res.decimal,
+        if (build_row(&ps, &ps.recs[from + i], spec, res.columns, width, fmt, res.decimal,
                       m->negate != 0, &res.rows[i]))
             goto done;
     res.delimiter = (char)ps.delim;

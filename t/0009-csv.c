@@ -979,13 +979,45 @@ static void row_errors(void)
         row_is(&r, 5, 7, "2025-01-07", "", NOAMT,
                "the row has only 1 field: 'Description', 'Amount' are missing",
                "a one-field row names every missing column");
-        row_is(&r, 6, 8, "2025-01-08", "Long", -300, "",
-               "a longer row with its mapped columns is fine");
+        row_is(&r, 6, 8, "2025-01-08", "Long", -300,
+               "the row has 5 fields where the file has 3: is a value with the delimiter in it not quoted?",
+               "a longer row is flagged: an unquoted delimiter may have moved its fields");
         row_is(&r, 7, 9, "", "Empty date", NOAMT, "the date is empty; the amount is empty",
                "two errors in one row");
         row_is(&r, 8, 10, "", "Not a day", -400, "date '31/02/2025' is not a real day",
                "an invalid calendar date");
         csv_result_free(&r);
+    }
+    {
+        /* An unquoted thousands separator splits the amount in two: "-1"
+         * must not pass for the amount.  Empty fields at the end are
+         * not text, and without a header the width is most rows'. */
+        static const char sep[] =
+            "Date,Description,Amount\n"
+            "04/01/2025,Salary,-1,234.50\n"
+            "05/01/2025,Rent,-900.00,,\n";
+        static const char bare[] =
+            "04/01/2025,Salary,-1,234.50\n"
+            "05/01/2025,Rent,-900.00\n"
+            "06/01/2025,Food,-12.00\n";
+        struct csv_mapping mb = map3("0", "1", "2");
+
+        if (parses(S(sep), &m, &r, "an unquoted thousands separator")) {
+            row_is(&r, 0, 2, "2025-01-04", "Salary", -100,
+                   "the row has 4 fields where the file has 3: is a value with the delimiter in it not quoted?",
+                   "the split amount is an error, not -1.00");
+            row_is(&r, 1, 3, "2025-01-05", "Rent", -90000, "", "empty fields at the end are fine");
+            csv_result_free(&r);
+        }
+        mb.has_header = 0;
+        mb.date_format = "DD/MM/YYYY";
+        if (parses(S(bare), &mb, &r, "the same without a header")) {
+            row_is(&r, 0, 1, "2025-01-04", "Salary", -100,
+                   "the row has 4 fields where the file has 3: is a value with the delimiter in it not quoted?",
+                   "without a header, the width is that of most rows");
+            row_is(&r, 1, 2, "2025-01-05", "Rent", -90000, "", "the other rows are fine");
+            csv_result_free(&r);
+        }
     }
     m.date_format = NULL;
     if (parses(S(file), &m, &r, "the same, format guessed")) {
