@@ -28,11 +28,14 @@
 #define COMMIT_ROWS_MAX 100000
 #define DESCRIPTION_MAX 1000
 
+/* A reconciled manual row is hidden, but it is still there: importing the
+ * same line again would count the spend twice.  It names the statement row
+ * it was reconciled with, the one the caller sees. */
 static const char SQL_DUPLICATE[] =
-    "SELECT id FROM transactions"
+    "SELECT COALESCE(reconciled_with_id, id) FROM transactions"
     " WHERE owner_id = ?1 AND date = ?2 AND amount = ?3 AND description = ?4"
     "   AND transaction_type IN (SELECT value FROM json_each(?5))"
-    "   AND reconciled_with_id IS NULL ORDER BY id LIMIT 1";
+    " ORDER BY id LIMIT 1";
 static const char SQL_IMPORT_BATCH[] = "INSERT INTO csv_imports (owner_id) VALUES (?)";
 static const char SQL_IMPORT_COUNT[] = "UPDATE csv_imports SET row_count = ? WHERE id = ?";
 static const char SQL_CSV_TAG[] =

@@ -314,6 +314,23 @@ is($res->{status}, 201, 'alice has a statement');
 my ($srow) = @{ $rig->get("/api/transactions?statement_id=$res->{json}{id}", user => 'alice')->{json}{items} };
 $res = preview('alice', "Date,Description,Amount\n10/03/2025,BP FUEL,-60.00\n", $NAMED);
 is($res->{json}{rows}[0]{duplicate_of}, $srow->{id}, "a statement row of the caller's is a duplicate too");
+# A line imported, then reconciled with its statement row, is hidden but
+# still there: importing the file again must not bring the spend back.
+$res = commit('alice', [{ date => '2025-03-12', description => 'Woolies Bondi', amount => 45 }]);
+my $wool = $res->{json}{transaction_ids}[0];
+$res = $rig->post('/api/statements', { bank_name => 'Test Bank', account_type => 'Everyday Account',
+                                       period_start => '2025-03-01', period_end => '2025-03-31',
+                                       transactions => [{ date => '2025-03-13', description => 'WOOLWORTHS 1234',
+                                                          amount => 45, transaction_type => 'debit' }] },
+                  user => 'alice');
+my ($wrow) = @{ $rig->get("/api/transactions?statement_id=$res->{json}{id}", user => 'alice')->{json}{items} };
+is($rig->post('/api/reconcile', { matches => [{ manual_id => $wool, statement_transaction_id => $wrow->{id} }] },
+              user => 'alice')->{status}, 200, 'the imported line is reconciled with its statement row');
+$res = preview('alice', "Date,Description,Amount\n12/03/2025,Woolies Bondi,-45.00\n", $NAMED);
+is($res->{json}{rows}[0]{duplicate_of}, $wrow->{id},
+   'previewed again, it is a duplicate of the statement row it was reconciled with');
+$res = commit('alice', $res->{json}{rows});
+is_deeply([@{ $res->{json} }{qw(imported skipped_duplicates)}], [0, 1], 'and committing it again skips it');
 
 # Two identical purchases in one file (two coffees the same day) are both
 # real: the preview shows neither as a duplicate, so the commit imports both.
