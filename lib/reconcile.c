@@ -257,10 +257,11 @@ static int check_match(ledger_db *db, int64_t me, int64_t manual, int64_t stmt, 
     if (reconciled)
         return ledger_error_set(err, 409, "conflict", "manual_id",
                                 "transaction %lld is already reconciled", (long long)manual);
-    if (strcmp(method, "cash") == 0 || strcmp(method, "credits") == 0)
+    /* The rows the list offers: unknown, card or bank transfer. */
+    if (method[0] && strcmp(method, "card") != 0 && strcmp(method, "bank_transfer") != 0)
         return ledger_error_set(err, 400, "invalid_field", "manual_id",
-                                "transaction %lld was paid by %s, which never reaches a statement",
-                                (long long)manual, method);
+                                "transaction %lld was paid by %s; only card, bank_transfer or"
+                                " unknown payments are reconciled", (long long)manual, method);
     if (row_state(db, stmt, &owner, &statement, &reconciled, method, err))
         return LEDGER_ERR;
     if (owner != me)

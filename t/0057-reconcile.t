@@ -188,6 +188,7 @@ my $mg2    = manual('alice', 'mg2 good', date => '2026-07-11', amount => 20);
 my $mx     = manual('alice', 'mx', date => '2026-07-20', amount => 30);
 my $mcash  = manual('alice', 'mcash', date => '2026-07-10', amount => 20, payment_method => 'cash');
 my $mcred  = manual('alice', 'mcredits', date => '2026-07-10', amount => 20, payment_method => 'credits');
+my $mother = manual('alice', 'mother', date => '2026-07-10', amount => 20, payment_method => 'other');
 my $mbob   = manual('bob', 'mbob shared', date => '2026-07-10', amount => 20,
                     splits => [{ participant_id => $uid{alice}, share_percent => 50 }]);
 
@@ -485,6 +486,7 @@ my @bad = (
     [403, 'forbidden', "bob's statement row", [$mg2->{id}, $sB->{'bob july'}{id}]],
     [400, 'invalid_field', 'a cash row', [$mcash->{id}, $r{rg2}]],
     [400, 'invalid_field', 'a credits row', [$mcred->{id}, $r{rg2}]],
+    [400, 'invalid_field', 'an other row (the list never offers one)', [$mother->{id}, $r{rg2}]],
     [400, 'invalid_field', 'a statement row as manual_id', [$r{rg2}, $r{rg2}]],
     [400, 'invalid_field', 'a manual row as statement_transaction_id', [$mg2->{id}, $mx->{id}]],
     [400, 'invalid_field', 'the same statement row twice', [$mg2->{id}, $r{rg}]],
