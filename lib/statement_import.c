@@ -9,8 +9,9 @@
  *
  * Amounts in the file are signed from the account holder's side (negative
  * is money out); rows store a magnitude and a type.  LEDGERBAL (else
- * AVAILBAL) is the closing balance; on a credit card it is negative when
- * money is owed, and the ledger keeps what is owed as a positive balance.
+ * AVAILBAL) is the closing balance; on a credit card or a loan (a line of
+ * credit) it is negative when money is owed, and the ledger keeps what is
+ * owed as a positive balance (rule E).
  * The file carries no opening balance, so none is invented and the
  * balance assertion stays open (balance_ok null) for imported statements.
  */
@@ -201,7 +202,8 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
         int64_t bal = a->has_ledger_balance ? a->ledger_balance : a->available_balance;
 
         f.has_closing = 1;
-        f.closing = a->credit_card ? -bal : bal;
+        f.closing = strcmp(f.statement_type, "credit_card") == 0
+                    || strcmp(f.statement_type, "loan") == 0 ? -bal : bal;
     }
     if (statement_insert(db, me, &f, &id, err))
         goto fail;

@@ -73,6 +73,23 @@ is_deeply([sort map { "$_->{transaction_type} " . m2($_->{amount}) } @rows],
 my ($pay) = grep { $_->{transaction_type} eq 'payment' } @rows;
 is($pay->{category}, 'transfers', 'a card payment is a transfer');
 
+# ---- a line of credit: a loan, what is owed kept positive (rule E) --------------------
+{
+    my $ofx = "OFXHEADER:100\nDATA:OFXSGML\nVERSION:102\nSECURITY:NONE\nENCODING:USASCII\nCHARSET:1252\n"
+        . "COMPRESSION:NONE\nOLDFILEUID:NONE\nNEWFILEUID:NONE\n\n<OFX><SIGNONMSGSRSV1><SONRS><STATUS><CODE>0"
+        . "<SEVERITY>INFO</STATUS><DTSERVER>20260301<LANGUAGE>ENG<FI><ORG>Line Bank<FID>1</FI></SONRS>"
+        . "</SIGNONMSGSRSV1><BANKMSGSRSV1><STMTTRNRS><TRNUID>1<STATUS><CODE>0<SEVERITY>INFO</STATUS><STMTRS>"
+        . "<CURDEF>AUD<BANKACCTFROM><BANKID>062000<ACCTID>99990000<ACCTTYPE>CREDITLINE</BANKACCTFROM>"
+        . "<BANKTRANLIST><DTSTART>20260301<DTEND>20260331<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>20260310"
+        . "<TRNAMT>-200.00<FITID>L1<NAME>DRAWDOWN</STMTTRN></BANKTRANLIST><LEDGERBAL><BALAMT>-5200.00"
+        . "<DTASOF>20260331</LEDGERBAL></STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>\n";
+    $res = $rig->request('POST', '/api/statements/import', user => 'carol', body => $ofx, type => 'application/x-ofx');
+    is($res->{status}, 201, 'a line-of-credit statement imports') or diag($res->{content});
+    my ($line) = @{ $res->{json}{statements} // [] };
+    is($line->{statement_type}, 'loan', 'CREDITLINE is a loan');
+    is(m2($line->{closing_balance}), '5200.00', 'LEDGERBAL -5200.00 on a loan is 5200.00 owed');
+}
+
 # ---- QFX and two accounts -----------------------------------------------------------------
 $res = import_file('alice', 'bank.qfx', type => 'application/vnd.intu.qfx');
 is($res->{status}, 201, 'a QFX file (Intuit elements ignored) imports');
