@@ -15,9 +15,11 @@ int db_error(ledger_db *db, ledger_error *err, const char *what)
 {
     int rc = sqlite3_extended_errcode(db->sql);
 
+    /* A constraint the checks before the write did not foresee: the
+     * client hears that its change conflicts, not the schema's names. */
     if ((rc & 0xff) == SQLITE_CONSTRAINT)
-        return ledger_error_set(err, 409, "conflict", NULL, "%s: %s", what,
-                                sqlite3_errmsg(db->sql));
+        return ledger_error_set(err, 409, "conflict", NULL,
+                                "%s: the change conflicts with the data already there", what);
     if ((rc & 0xff) == SQLITE_BUSY)
         return ledger_error_set(err, 503, "busy", NULL,
                                 "the database is busy; try again");

@@ -25,9 +25,17 @@ int field_text(const cJSON *obj, const char *name, int required, int nullable,
     if (present)
         *present = item != NULL;
     *out = NULL;
-    if (item == NULL || cJSON_IsNull(item)) {
-        if (required && (item == NULL || !nullable))
+    if (item == NULL) {
+        if (required)
             return ledger_error_set(err, 400, "invalid_field", name, "%s is required", name);
+        return LEDGER_OK;
+    }
+    /* null is an answer only where the field can be null: elsewhere a
+     * present null would reach the caller as a missing value it was told
+     * is there (*present). */
+    if (cJSON_IsNull(item)) {
+        if (!nullable)
+            return ledger_error_set(err, 400, "invalid_field", name, "%s cannot be null", name);
         return LEDGER_OK;
     }
     if (!cJSON_IsString(item))

@@ -174,6 +174,57 @@ my $preview = $rig->post("/api/rules/$rule->{json}{id}/preview", undef, user => 
 ok($preview->{status} == 200 && time - $t0 < 30, 'its preview answers') or diag($preview->{content});
 is($rig->get('/api/me', user => 'erin')->{status}, 200, 'and the service still answers');
 
+# A JSON null for each field a body may carry, one field at a time, on
+# every write route with ids that exist and are the caller's: the battery
+# above names ids nobody has, which answer 404 before a body is read, so it
+# never reaches a handler with a value missing that it was told is there.
+# A null may be an answer (it clears an override), so a 2xx is fine here;
+# a 5xx, a dead process or SQLite's words in the error are not.
+{
+    my $me = 'dave';
+    my $alice_id = $rig->get('/api/me', user => 'alice')->{json}{id};
+    my %made;
+    my $row = $rig->post('/api/transactions', { date => '2026-01-08', amount => 10, description => 'nulls',
+                                                merchant => 'Nul Shop' }, user => $me)->{json};
+    $made{transactions} = $row->{id};
+    $made{tags} = $rig->post('/api/tags', { name => 'nulltag' }, user => $me)->{json}{id};
+    $made{trips} = $rig->post('/api/trips', { name => 'Null trip' }, user => $me)->{json}{id};
+    $made{rules} = $rig->post('/api/rules', { name => 'null rule', conditions => [ { field => 'description',
+        operator => 'contains', value => 'nulls' } ], actions => [ { type => 'set_merchant',
+        merchant_normalized => 'N' } ] }, user => $me)->{json}{id};
+    ok(!grep({ !$_ } values %made), 'dave has a row, a tag, a trip and a rule') or diag(explain(\%made));
+    my @fields = qw(date amount description merchant merchant_normalized category transaction_type
+                    payment_method name color email notes start_date end_date trip_id tag_id tag_ids ids
+                    action shares participant_id share_percent splits settled my_share_percent conditions
+                    actions enabled manual_only match rows csv mapping matches from_user_id to_user_id scope
+                    period_start period_end bank_name account_type transactions transaction_ids
+                    allow_duplicates manual_id statement_transaction_id amount_aud currency);
+    my ($n, $wrong) = (0, 0);
+    for my $r (grep { $_->[0] ne 'GET' && $_->[0] ne 'DELETE' } @routes) {
+        my ($method, $pattern) = @$r;
+        my $path = $pattern;
+        $path =~ s/^\^|\$$//g;
+        # Each id is the one named by the path segment before it.
+        $path =~ s{/(\w+)/\(\[0-9\]\+\)}{"/$1/" . ($made{$1} // $made{rules} // 999999)}ge;
+        $path =~ s/\(\[\^\/\]\+\)/groceries/g;
+        for my $f (@fields) {
+            my $res = $rig->request($method, $path, user => $me, body => "{\"$f\": null}",
+                                    type => 'application/json');
+            $n++;
+            my $e = ref $res->{json} eq 'HASH' ? $res->{json}{error} : undef;
+            next if $res->{status} < 400 || ($res->{status} < 500 && ref $e eq 'HASH'
+                                             && ($e->{message} // '') !~ /constraint|sqlite|SQL/i);
+            $wrong++;
+            fail("$method $path {\"$f\": null}: no 5xx, no internals");
+            diag("got $res->{status}: " . substr($res->{content} // '', 0, 300));
+            last if $res->{status} == 502;
+        }
+    }
+    is($wrong, 0, "$n bodies with one null field on routes with real ids: none a 5xx or showing internals");
+    is($rig->get('/api/me', user => $me)->{status}, 200, 'and the service still answers');
+    is(scalar(() = $rig->fcgi_log =~ /signal|Segmentation/gi), 0, 'ledger-fcgi never died');
+}
+
 sub uri { my ($s) = @_; $s =~ s/([^A-Za-z0-9._~-])/sprintf('%%%02X', ord $1)/ge; $s }
 diag("$sent bad inputs on " . scalar(@routes) . ' routes; answers: '
      . join(', ', map { "$_ x$by_status{$_}" } sort keys %by_status));
