@@ -238,6 +238,12 @@ int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
             return ledger_error_set(err, 403, "forbidden", f,
                                     "only the owner can change %s", f);
     }
+    /* The type says which way the money went: a participant turning the
+     * owner's debit into a refund or credit would turn their own debt
+     * around. */
+    if (has_type && !a.is_owner)
+        return ledger_error_set(err, 403, "forbidden", "transaction_type",
+                                "only the owner can change transaction_type");
     if (has_trip && trip_id && trip_check_member(db, me, trip_id, err))
         return LEDGER_ERR;
     if (category) {

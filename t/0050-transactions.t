@@ -425,6 +425,10 @@ patch_rejected('bob', $s1->{id}, { amount => 1 }, 403, 'forbidden',
                'the participant cannot change the amount');
 patch_rejected('bob', $s1->{id}, { description => 'mine now' }, 403, 'forbidden',
                'the participant cannot change the description');
+# The type says which way the money went: a participant turning the
+# owner's debit into a refund would turn their own debt around.
+patch_rejected('bob', $s1->{id}, { transaction_type => 'refund' }, 403, 'forbidden',
+               'the participant cannot change the transaction_type', 'transaction_type');
 patch_rejected('bob', $s1->{id}, { category => 'travel', amount => 1 }, 403, 'forbidden',
                'a refused patch applies none of its fields');
 error_is($rig->del("/api/transactions/$s1->{id}", user => 'bob'), 403, 'forbidden',
