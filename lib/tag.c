@@ -6,16 +6,19 @@
 
 #define TAG_NAME_MAX 64
 
+/* A tag's uses are the rows its owner can list with it: not a hidden
+ * (reconciled) row, nor a row shared with them once whose split is gone
+ * (tag_ids= on the list finds neither). */
+#define TAG_USAGE \
+    "(SELECT COUNT(*) FROM transaction_tags tt JOIN transactions t ON t.id = tt.transaction_id" \
+    "  WHERE tt.tag_id = g.id AND t.reconciled_with_id IS NULL" \
+    "    AND (t.owner_id = g.owner_id OR EXISTS (SELECT 1 FROM splits s" \
+    "         WHERE s.transaction_id = t.id AND s.participant_id = g.owner_id)))"
 static const char SQL_TAG_LIST[] =
-    "SELECT g.id, g.name, g.color,"
-    "       (SELECT COUNT(*) FROM transaction_tags tt JOIN transactions t ON t.id = tt.transaction_id"
-    "         WHERE tt.tag_id = g.id AND t.reconciled_with_id IS NULL)"
+    "SELECT g.id, g.name, g.color, " TAG_USAGE
     "  FROM tags g WHERE g.owner_id = ? ORDER BY g.name COLLATE NOCASE, g.id";
 static const char SQL_TAG_ONE[] =
-    "SELECT g.id, g.name, g.color,"
-    "       (SELECT COUNT(*) FROM transaction_tags tt JOIN transactions t ON t.id = tt.transaction_id"
-    "         WHERE tt.tag_id = g.id AND t.reconciled_with_id IS NULL)"
-    "  FROM tags g WHERE g.id = ?";
+    "SELECT g.id, g.name, g.color, " TAG_USAGE " FROM tags g WHERE g.id = ?";
 static const char SQL_TAG_OWNER[] = "SELECT owner_id FROM tags WHERE id = ?";
 static const char SQL_TAG_NAME_TAKEN[] =
     "SELECT 1 FROM tags WHERE owner_id = ? AND name = ? COLLATE NOCASE AND id IS NOT ?";

@@ -468,6 +468,12 @@ is_deeply(tag_names(txn($s2->{id}, 'alice')), ['AliceTag'], 'alice still only he
 $res = $rig->del("/api/transactions/$s2->{id}/tags/" . tag_list('alice')->{AliceTag}{id}, user => 'bob');
 error_is($res, 403, 'forbidden', "bob cannot remove alice's tag from the shared row");
 is_deeply(tag_names(txn($s2->{id}, 'alice')), ['AliceTag'], 'and it stays');
+# When alice takes the split back, bob no longer sees the row: his tag's
+# usage counts only rows he can list with it.
+is($rig->del("/api/transactions/$s2->{id}/splits", user => 'alice')->{status}, 204, 'alice takes the split back');
+is($rig->get("/api/transactions?tag_ids=" . tag_list('bob')->{BobTag}{id}, user => 'bob')->{json}{total}, 0,
+   "bob's tag filter finds nothing now");
+is(tag_list('bob')->{BobTag}{usage_count}, 0, 'and his tag counts no use');
 
 # ---- tag usage counts and deleting a tag ---------------------------------------
 my @u = map { mk('alice', description => "usage $_", date => '2024-07-0' . $_) } 1 .. 3;
