@@ -262,6 +262,34 @@ int param_has(const struct ledger_params *p, const char *key)
     return param_get(p, key) != NULL;
 }
 
+/* amount x rate (a positive decimal text), rounded half up, in cents; -1
+ * when the rate is not one or the result is too large. */
+int money_times_rate(int64_t amount, const char *rate, int64_t *out)
+{
+    __int128 num = 0, den = 1, v;
+    const char *p;
+    int point = 0;
+
+    for (p = rate; *p; p++) {
+        if (*p == '.') {
+            point = 1;
+            continue;
+        }
+        if (*p < '0' || *p > '9' || num > ((__int128)1 << 80))
+            return -1;
+        num = num * 10 + (*p - '0');
+        if (point)
+            den *= 10;
+    }
+    if (num == 0)
+        return -1;
+    v = ((__int128)amount * num * 2 + den) / (den * 2);
+    if (v > LEDGER_MONEY_MAX_CENTS)
+        return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
 /* An exchange rate: a positive decimal, kept as its text. */
 int field_rate(const cJSON *obj, const char **out, ledger_error *err)
 {

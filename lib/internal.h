@@ -185,6 +185,9 @@ int participant_ids(ledger_db *db, int64_t me, int64_t **ids, size_t *n, ledger_
 
 /* An exchange rate: a positive decimal, kept as its text. */
 int field_rate(const cJSON *obj, const char **out, ledger_error *err);
+/* amount x rate (such a text), rounded half up, in cents; -1 when the
+ * rate is not one or the result is too large. */
+int money_times_rate(int64_t amount, const char *rate, int64_t *out);
 /* A currency: three upper-case letters (or absent/null). */
 int field_currency(const cJSON *obj, const char **out, ledger_error *err);
 

@@ -63,33 +63,6 @@ static const char *row_type(const struct ofx_txn *t, int credit_card)
     return "credit";
 }
 
-/* amount x rate (a positive decimal text), rounded half up, in cents. */
-static int convert(int64_t amount, const char *rate, int64_t *out)
-{
-    __int128 num = 0, den = 1, v;
-    const char *p;
-    int point = 0;
-
-    for (p = rate; *p; p++) {
-        if (*p == '.') {
-            point = 1;
-            continue;
-        }
-        if (*p < '0' || *p > '9' || num > ((__int128)1 << 80))
-            return -1;
-        num = num * 10 + (*p - '0');
-        if (point)
-            den *= 10;
-    }
-    if (num == 0)
-        return -1;
-    v = ((__int128)amount * num * 2 + den) / (den * 2);
-    if (v > LEDGER_MONEY_MAX_CENTS)
-        return -1;
-    *out = (int64_t)v;
-    return 0;
-}
-
 static int by_fitid(const void *x, const void *y, void *ctx)
 {
     const struct ofx_txn *t = ctx;
@@ -232,7 +205,7 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
          * home-currency amount when the account is in the home currency. */
         if (t->currency[0] && t->currate[0]
             && strcmp(a->currency[0] ? a->currency : ledger_home_currency(db), ledger_home_currency(db)) == 0
-            && convert(r.amount, t->currate, &r.amount_aud) == 0) {
+            && money_times_rate(r.amount, t->currate, &r.amount_aud) == 0) {
             r.has_amount_aud = 1;
             r.rate = t->currate;
         }

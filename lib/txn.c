@@ -37,8 +37,11 @@ static const char SQL_TXN_PATCH[] =
     " payment_method = CASE WHEN ?12 THEN ?13 ELSE payment_method END,"
     " date = CASE WHEN ?14 THEN ?15 ELSE date END,"
     " amount = CASE WHEN ?16 THEN ?17 ELSE amount END,"
-    " description = CASE WHEN ?18 THEN ?19 ELSE description END"
+    " description = CASE WHEN ?18 THEN ?19 ELSE description END,"
+    " amount_aud = CASE WHEN ?20 THEN ?21 ELSE amount_aud END"
     " WHERE id = ?1";
+static const char SQL_TXN_AMOUNTS[] =
+    "SELECT amount, amount_aud, exchange_rate_to_aud FROM transactions WHERE id = ?";
 static const char SQL_TXN_DELETE[] = "DELETE FROM transactions WHERE id = ?";
 static const char SQL_TXN_MERCHANT[] =
     "SELECT eff_merchant FROM transactions WHERE id = ?";
@@ -192,14 +195,63 @@ static int eff_merchant(ledger_db *db, int64_t id, char *out, size_t len, ledger
     return rc == SQLITE_ROW ? LEDGER_OK : db_error(db, err, "transaction");
 }
 
+/* A row in a foreign currency keeps its home-currency amount beside it
+ * (amount_aud), which spend, balances and splits use: a new amount takes a
+ * new one, at the row's rate, or without a rate at the one its two amounts
+ * implied.  *set says whether there is one to write. */
+static int new_home_amount(ledger_db *db, int64_t id, int64_t amount, int *set, int64_t *aud,
+                           ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_TXN_AMOUNTS, err);
+    int64_t old = 0, old_aud = 0;
+    char rate[32] = "";
+    int rc, has_aud = 0;
+
+    *set = 0;
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, id);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        old = sqlite3_column_int64(st, 0);
+        has_aud = sqlite3_column_type(st, 1) != SQLITE_NULL;
+        old_aud = sqlite3_column_int64(st, 1);
+        if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+            snprintf(rate, sizeof rate, "%s", (const char *)sqlite3_column_text(st, 2));
+    }
+    db_stmt_done(st);
+    if (rc != SQLITE_ROW)
+        return db_error(db, err, "transaction");
+    if (!has_aud)
+        return LEDGER_OK;
+    if (rate[0]) {
+        if (money_times_rate(amount, rate, aud))
+            return ledger_error_set(err, 400, "invalid_field", "amount",
+                                    "amount at the row's exchange rate is too large");
+    } else if (old > 0) {
+        __int128 v = ((__int128)old_aud * amount * 2 + old) / ((__int128)old * 2);
+
+        if (v > LEDGER_MONEY_MAX_CENTS)
+            return ledger_error_set(err, 400, "invalid_field", "amount",
+                                    "amount in the home currency would be too large");
+        *aud = (int64_t)v;
+    } else {
+        return ledger_error_set(err, 400, "invalid_field", "amount",
+                                "the row's home-currency amount has no rate to follow a new"
+                                " amount; delete the row and create it again");
+    }
+    *set = 1;
+    return LEDGER_OK;
+}
+
 int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
                       cJSON **out, ledger_error *err)
 {
     struct txn_access a;
     const char *category, *merchant, *type, *method, *date, *description;
     int has_cat, has_merchant, has_share, has_trip, has_type, has_method, has_date,
-        has_amount, has_desc, share_set, amount_set, rc;
-    int64_t share = 0, trip_id, amount = 0;
+        has_amount, has_desc, share_set, amount_set, aud_set = 0, rc;
+    int64_t share = 0, trip_id, amount = 0, aud = 0;
     char folded[LEDGER_CATEGORY_MAX], merch[MERCHANT_MAX * 2];
     const cJSON *share_item;
     sqlite3_stmt *st;
@@ -254,6 +306,8 @@ int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
         if (category_resolve(db, a.owner_id, merch, category, folded, err))
             return LEDGER_ERR;
     }
+    if (has_amount && new_home_amount(db, id, amount, &aud_set, &aud, err))
+        return LEDGER_ERR;
     if ((st = db_stmt(db, SQL_TXN_PATCH, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, id);
@@ -277,6 +331,8 @@ int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
     sqlite3_bind_int64(st, 17, amount);
     sqlite3_bind_int(st, 18, has_desc);
     db_bind_text(st, 19, description);
+    sqlite3_bind_int(st, 20, aud_set);
+    sqlite3_bind_int64(st, 21, aud);
     rc = sqlite3_step(st);
     db_stmt_done(st);
     if (rc != SQLITE_DONE)

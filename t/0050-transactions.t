@@ -189,6 +189,18 @@ is_deeply([@$row{qw(currency exchange_rate_to_aud)}], ['USD', 1.5], 'currency an
 is_deeply([map { m2($_) } @$row{qw(amount amount_aud my_share_pct my_amount)}],
           ['100.00', '150.00', '100.00', '150.00'],
           'my_amount of an unsplit row uses amount_aud when present');
+# A new amount takes a new home-currency amount: at the row's rate, or
+# without one at the rate its two amounts implied; with neither, a 400.
+$res = $rig->patch("/api/transactions/$row->{id}", { amount => 200 }, user => 'alice');
+is_deeply([map { m2($_) } @{ $res->{json} // {} }{qw(amount amount_aud my_amount)}], ['200.00', '300.00', '300.00'],
+          'PATCH amount 200 at the rate 1.5: amount_aud 300.00');
+my $norate = create('alice', description => 'Dinner in Bali', amount => 100, currency => 'IDR', amount_aud => 0.07);
+$res = $rig->patch("/api/transactions/$norate->{id}", { amount => 250 }, user => 'alice');
+is(m2($res->{json}{amount_aud}), '0.18', 'without a rate: 0.07 x 250/100 = 0.175, half up 0.18');
+my $zero = create('alice', description => 'Free in Bali', amount => 0, currency => 'IDR', amount_aud => 0.01);
+$res = $rig->patch("/api/transactions/$zero->{id}", { amount => 5 }, user => 'alice');
+error_is($res, 400, 'invalid_field', 'a row of 0 with a home amount and no rate: no rate to follow', 'amount');
+is(m2(get_row('alice', $zero->{id})->{amount}), '0.00', 'and the row is unchanged');
 
 $res = $rig->post('/api/transactions', { date => '2026-01-15', amount => 10000000000000,
                                          description => 'The biggest' }, user => 'alice');
