@@ -108,7 +108,9 @@ static const char SQL_ROW_INSERT[] =
 
 /* One statement with its figures; the movement is signed by type: on
  * credit card and loan statements spending raises the balance (owed), on
- * transaction, savings and offset statements it lowers what is held. */
+ * transaction, savings and offset statements it lowers what is held.  A
+ * row bought in another currency moves the balance by what it cost in the
+ * home currency (amount_aud), as it does in spend. */
 #define STMT_SELECT \
     "SELECT s.id, s.bank_name, s.account_name, s.statement_type, s.account_type," \
     "       s.period_start, s.period_end, s.due_date, s.amount_due, s.opening_balance," \
@@ -116,7 +118,8 @@ static const char SQL_ROW_INSERT[] =
     "       s.redraw_available, s.loan_term_months, s.created_at, s.owner_id," \
     "       (SELECT COUNT(*) FROM transactions t WHERE t.statement_id = s.id)," \
     "       (SELECT COALESCE(SUM(CASE WHEN t.transaction_type IN ('debit', 'fee', 'interest')" \
-    "                                 THEN t.amount ELSE -t.amount END), 0)" \
+    "                                 THEN COALESCE(t.amount_aud, t.amount)" \
+    "                                 ELSE -COALESCE(t.amount_aud, t.amount) END), 0)" \
     "          FROM transactions t WHERE t.statement_id = s.id)" \
     "  FROM statements s"
 static const char SQL_STMT_LIST[] =

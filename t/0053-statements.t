@@ -120,6 +120,11 @@ for my $type (qw(investment other)) {
 }
 my $nobal = statement('carol', statement_type => 'transaction', opening_balance => 1)->{json};
 ok(!defined $nobal->{balance_ok}, 'a missing balance gives balance_ok null');
+# A purchase in another currency moves the balance by its home amount.
+is(statement('carol', statement_type => 'credit_card', opening_balance => 0, closing_balance => 150,
+             transactions => [ row('debit', 100, currency => 'USD', amount_aud => 150,
+                                   exchange_rate_to_aud => 1.5) ])->{json}{balance_ok},
+   JSON::PP::true, 'a USD 100.00 purchase at 1.5 moves the card by 150.00');
 # Cents, not floats: 0.1 + 0.2 is exactly 0.3.
 is(statement('carol', statement_type => 'credit_card', opening_balance => 0, closing_balance => 0.3,
              transactions => [ row('debit', 0.1), row('debit', 0.2) ])->{json}{balance_ok},
