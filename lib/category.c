@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "text.h"
 
 static const char *const builtin[] = {
     "groceries", "dining", "transport", "fuel", "travel", "accommodation",
@@ -46,8 +47,9 @@ enum ledger_category_fold ledger_category_fold(const char *in, char *out)
         return LEDGER_CATEGORY_EMPTY;
     }
     /* Lower-case ASCII letters and digits; any run of other characters
-     * becomes one '_' between words.  Non-ASCII bytes are kept as they are,
-     * so a category named in another script survives folding. */
+     * becomes one '_' between words.  Non-ASCII characters are kept, so a
+     * category named in another script survives folding, and lowered at
+     * the end (utf8_lower), so "CAFÉ" and "café" are one. */
     for (; *in; in++) {
         unsigned char c = (unsigned char)*in;
 
@@ -76,6 +78,7 @@ enum ledger_category_fold ledger_category_fold(const char *in, char *out)
     while (n > 0 && out[n - 1] == '_')
         n--;
     out[n] = '\0';
+    utf8_lower(out);
     if (n == 0)
         return LEDGER_CATEGORY_EMPTY;
     if (strcmp(out, "refund") == 0 || strcmp(out, "refunds") == 0)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "text.h"
 
 /* Long enough for a queue of writers from a few processes; short enough that
  * a stuck writer shows up as an error rather than a hung request. */
@@ -164,6 +165,28 @@ static void sql_regexp(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         sqlite3_set_auxdata(ctx, 0, re, free_code);
 }
 
+/* ledger_fold(text): text lowered as utf8_lower does, for comparing names
+ * and searching text beyond ASCII (SQLite's NOCASE and LIKE fold only
+ * A-Z).  NULL stays NULL. */
+static void sql_fold(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    const char *text = (const char *)sqlite3_value_text(argv[0]);
+    char *copy;
+
+    (void)argc;
+    if (text == NULL) {
+        sqlite3_result_null(ctx);
+        return;
+    }
+    if ((copy = sqlite3_malloc(sqlite3_value_bytes(argv[0]) + 1)) == NULL) {
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    memcpy(copy, text, (size_t)sqlite3_value_bytes(argv[0]) + 1);
+    utf8_lower(copy);
+    sqlite3_result_text(ctx, copy, -1, sqlite3_free);
+}
+
 int ledger_open(const char *path, ledger_db **out, ledger_error *err)
 {
     ledger_db *db;
@@ -203,7 +226,10 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
         goto fail;
     if (sqlite3_create_function(db->sql, "ledger_regexp", 2,
                                 SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
-                                sql_regexp, NULL, NULL) != SQLITE_OK) {
+                                sql_regexp, NULL, NULL) != SQLITE_OK
+        || sqlite3_create_function(db->sql, "ledger_fold", 1,
+                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
+                                   sql_fold, NULL, NULL) != SQLITE_OK) {
         db_error(db, err, "ledger_regexp");
         goto fail;
     }

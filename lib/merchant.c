@@ -4,10 +4,17 @@
 #include <string.h>
 
 #include "internal.h"
+#include "text.h"
 
 #define LIMIT_DEFAULT 50
 #define LIMIT_MAX 500
 
+/* ?2 the search pattern (NULL for none), lowered; with fold (a term
+ * with letters beyond A-Z, which LIKE alone matches in any case) the
+ * merchant is lowered too. */
+#define MERCHANT_MATCH(fold) \
+    "(?2 IS NULL OR (CASE WHEN " fold " THEN ledger_fold(t.eff_merchant) ELSE t.eff_merchant END)" \
+    " LIKE ?2 ESCAPE '\\')"
 /* total is net spend: money out counts up, money in (credits, refunds,
  * payments) counts down, in the home currency.  category is the one the
  * owner most often gives the merchant. */
@@ -22,13 +29,13 @@ static const char SQL_MERCHANTS[] =
     "         GROUP BY c.eff_category ORDER BY COUNT(*) DESC, c.eff_category LIMIT 1)"
     "  FROM transactions t"
     " WHERE t.owner_id = ?1 AND t.reconciled_with_id IS NULL AND t.eff_merchant <> ''"
-    "   AND (?2 IS NULL OR t.eff_merchant LIKE ?2 ESCAPE '\\')"
+    "   AND " MERCHANT_MATCH("?5")
     " GROUP BY t.eff_merchant ORDER BY COUNT(*) DESC, t.eff_merchant COLLATE NOCASE, t.eff_merchant"
     " LIMIT ?3 OFFSET ?4";
 static const char SQL_MERCHANT_COUNT[] =
     "SELECT COUNT(DISTINCT t.eff_merchant) FROM transactions t"
     " WHERE t.owner_id = ?1 AND t.reconciled_with_id IS NULL AND t.eff_merchant <> ''"
-    "   AND (?2 IS NULL OR t.eff_merchant LIKE ?2 ESCAPE '\\')";
+    "   AND " MERCHANT_MATCH("?3");
 
 int ledger_merchant_list(ledger_db *db, int64_t me, const struct ledger_params *p,
                          cJSON **out, ledger_error *err)
@@ -38,7 +45,7 @@ int ledger_merchant_list(ledger_db *db, int64_t me, const struct ledger_params *
     char *pattern = NULL;
     sqlite3_stmt *st = NULL;
     cJSON *doc = NULL, *items;
-    int rc;
+    int rc, fold = 0;
 
     if ((v = param_get(p, "limit")) && parse_whole(v, 1, LIMIT_MAX, &limit))
         return ledger_error_set(err, 400, "invalid_field", "limit",
@@ -64,11 +71,15 @@ int ledger_merchant_list(ledger_db *db, int64_t me, const struct ledger_params *
         }
         pattern[k++] = '%';
         pattern[k] = '\0';
+        for (i = 0; i < k; i++)
+            fold |= (unsigned char)pattern[i] >= 0x80;
+        utf8_lower(pattern);
     }
     if ((st = db_stmt(db, SQL_MERCHANT_COUNT, err)) == NULL)
         goto fail;
     sqlite3_bind_int64(st, 1, me);
     db_bind_text(st, 2, pattern);
+    sqlite3_bind_int(st, 3, fold);
     rc = sqlite3_step(st);
     total = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     db_stmt_done(st);
@@ -82,6 +93,7 @@ int ledger_merchant_list(ledger_db *db, int64_t me, const struct ledger_params *
     db_bind_text(st, 2, pattern);
     sqlite3_bind_int64(st, 3, limit);
     sqlite3_bind_int64(st, 4, offset);
+    sqlite3_bind_int(st, 5, fold);
     doc = cJSON_CreateObject();
     items = cJSON_AddArrayToObject(doc, "items");
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

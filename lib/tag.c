@@ -21,7 +21,7 @@ static const char SQL_TAG_ONE[] =
     "SELECT g.id, g.name, g.color, " TAG_USAGE " FROM tags g WHERE g.id = ?";
 static const char SQL_TAG_OWNER[] = "SELECT owner_id FROM tags WHERE id = ?";
 static const char SQL_TAG_NAME_TAKEN[] =
-    "SELECT 1 FROM tags WHERE owner_id = ? AND name = ? COLLATE NOCASE AND id IS NOT ?";
+    "SELECT 1 FROM tags WHERE owner_id = ? AND ledger_fold(name) = ledger_fold(?) AND id IS NOT ?";
 static const char SQL_TAG_INSERT[] =
     "INSERT INTO tags (owner_id, name, color) VALUES (?, ?, ?)";
 static const char SQL_TAG_UPDATE[] =
@@ -211,7 +211,7 @@ int ledger_tag_delete(ledger_db *db, int64_t user_id, int64_t tag_id, ledger_err
 }
 
 static const char SQL_TAG_BY_NAME[] =
-    "SELECT id FROM tags WHERE owner_id = ? AND name = ? COLLATE NOCASE";
+    "SELECT id FROM tags WHERE owner_id = ? AND ledger_fold(name) = ledger_fold(?) ORDER BY id LIMIT 1";
 
 int tag_find_or_create(ledger_db *db, int64_t user_id, const char *name, int64_t *id,
                        ledger_error *err)

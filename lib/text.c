@@ -1,4 +1,6 @@
 /* Characters: UTF-8 sequences and Windows-1252 bytes (see text.h). */
+#include <string.h>
+
 #include "text.h"
 
 size_t utf8_len(const unsigned char *p, const unsigned char *end)
@@ -65,4 +67,71 @@ unsigned cp1252_char(unsigned char b)
     };
 
     return b >= 0x80 && b < 0xA0 ? high[b - 0x80] : b;
+}
+
+/* Simple lower-casing of the letters with case in Latin-1, Latin
+ * Extended-A, Greek and Cyrillic, the scripts of the bank exports this
+ * service reads: enough that "CAFÉ", "Café" and "café" are one word.  Each
+ * maps to a code point of the same UTF-8 length (U+0130, capital I with
+ * dot, whose lower case is plain "i", is left as it is for that reason),
+ * so text folds in place.  Final sigma folds to sigma, as Unicode's case
+ * folding does. */
+unsigned unicode_lower(unsigned cp)
+{
+    if (cp < 0x80)
+        return cp >= 'A' && cp <= 'Z' ? cp + 32 : cp;
+    if ((cp >= 0xC0 && cp <= 0xDE && cp != 0xD7))
+        return cp + 0x20;
+    if (cp >= 0x100 && cp <= 0x17F) {
+        if (cp == 0x130 || cp == 0x131 || cp == 0x138 || cp == 0x149 || cp == 0x17F)
+            return cp;
+        if (cp == 0x178)
+            return 0xFF;
+        if ((cp >= 0x139 && cp <= 0x148) || (cp >= 0x179 && cp <= 0x17E))
+            return cp & 1 ? cp + 1 : cp;
+        return cp & 1 ? cp : cp + 1;
+    }
+    if (cp >= 0x391 && cp <= 0x3A9 && cp != 0x3A2)
+        return cp + 0x20;
+    if (cp == 0x386)
+        return 0x3AC;
+    if (cp >= 0x388 && cp <= 0x38A)
+        return cp + 0x25;
+    if (cp == 0x38C)
+        return 0x3CC;
+    if (cp == 0x38E || cp == 0x38F)
+        return cp + 0x3F;
+    if (cp == 0x3C2)
+        return 0x3C3;
+    if (cp >= 0x410 && cp <= 0x42F)
+        return cp + 0x20;
+    if (cp >= 0x400 && cp <= 0x40F)
+        return cp + 0x50;
+    return cp;
+}
+
+void utf8_lower(char *s)
+{
+    unsigned char *p = (unsigned char *)s, *end = p + strlen(s);
+
+    while (p < end) {
+        size_t n = utf8_len(p, end), i;
+        unsigned cp;
+
+        if (n == 0) {        /* not UTF-8: left as it is */
+            p++;
+            continue;
+        }
+        if (n == 1) {
+            *p = (unsigned char)unicode_lower(*p);
+            p++;
+            continue;
+        }
+        cp = p[0] & (n == 2 ? 0x1F : n == 3 ? 0x0F : 0x07);
+        for (i = 1; i < n; i++)
+            cp = (cp << 6) | (p[i] & 0x3F);
+        cp = unicode_lower(cp);
+        put_utf8(p, cp);     /* the same length: see unicode_lower */
+        p += n;
+    }
 }

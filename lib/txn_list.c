@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "text.h"
 
 #define LIMIT_DEFAULT 50
 #define LIMIT_MAX 500
@@ -45,6 +46,7 @@ static const struct sort_key sort_keys[] = {
 struct list_query {
     const char *date_from, *date_to;
     cJSON *categories, *exclude, *banks, *tags, *types, *terms;
+    int terms_fold;  /* a term has letters beyond ASCII: compare lowered text */
     /* bank_names[] names Manual (statement_id IS NULL); names nothing else. */
     int banks_manual, banks_only_manual;
     int64_t amount_min, amount_max;
@@ -111,8 +113,10 @@ static cJSON *fold_list(cJSON *in)
     return out;
 }
 
-/* "%term%" for LIKE, with the wildcards of the term itself escaped. */
-static void add_term(cJSON **terms, const char *s, size_t n)
+/* "%term%" for LIKE, with the wildcards of the term itself escaped.  LIKE
+ * ignores the case of A-Z only: a term with other letters is lowered
+ * (utf8_lower) and compared with the lowered text (terms_fold). */
+static void add_term(struct list_query *q, const char *s, size_t n)
 {
     char *pat = malloc(2 * n + 3), *o = pat;
     size_t i;
@@ -123,13 +127,15 @@ static void add_term(cJSON **terms, const char *s, size_t n)
     for (i = 0; i < n; i++) {
         if (s[i] == '%' || s[i] == '_' || s[i] == '\\')
             *o++ = '\\';
+        q->terms_fold |= (unsigned char)s[i] >= 0x80;
         *o++ = s[i];
     }
     *o++ = '%';
     *o = '\0';
-    if (*terms == NULL)
-        *terms = cJSON_CreateArray();
-    cJSON_AddItemToArray(*terms, cJSON_CreateString(pat));
+    utf8_lower(pat);
+    if (q->terms == NULL)
+        q->terms = cJSON_CreateArray();
+    cJSON_AddItemToArray(q->terms, cJSON_CreateString(pat));
     free(pat);
 }
 
@@ -198,7 +204,7 @@ static void parse_q(struct list_query *q, const char *s)
                 }
             }
         }
-        add_term(&q->terms, w, n);
+        add_term(q, w, n);
     }
 }
 
@@ -395,7 +401,7 @@ static int parse_query(const struct ledger_params *p, struct list_query *q, ledg
         q->exclude = cJSON_GetArraySize(kept) ? kept : (cJSON_Delete(kept), NULL);
     }
     if ((v = param_get(p, "search")) && *v)
-        add_term(&q->terms, v, strlen(v));
+        add_term(q, v, strlen(v));
     if ((v = param_get(p, "q")))
         parse_q(q, v);
     return LEDGER_OK;
@@ -459,10 +465,16 @@ static void append_filters(char *sql, size_t len, const struct list_query *q, co
     if (q->types)
         ADD(is_one(q->types) ? " AND t.transaction_type = :types_1"
                              : " AND t.transaction_type IN (SELECT value FROM json_each(:types))");
-    if (q->terms)
+    if (q->terms && !q->terms_fold)
         ADD(" AND NOT EXISTS (SELECT 1 FROM json_each(:terms) j WHERE NOT ("
             "t.description LIKE j.value ESCAPE '\\' OR COALESCE(t.merchant, '') LIKE j.value ESCAPE '\\'"
             " OR COALESCE(t.override_merchant_normalized, t.merchant_normalized, '') LIKE j.value ESCAPE '\\'))");
+    if (q->terms && q->terms_fold)
+        ADD(" AND NOT EXISTS (SELECT 1 FROM json_each(:terms) j WHERE NOT ("
+            "ledger_fold(t.description) LIKE j.value ESCAPE '\\'"
+            " OR ledger_fold(COALESCE(t.merchant, '')) LIKE j.value ESCAPE '\\'"
+            " OR ledger_fold(COALESCE(t.override_merchant_normalized, t.merchant_normalized, ''))"
+            "    LIKE j.value ESCAPE '\\'))");
     /* "+" keeps SQLite off the amount index, so the page walks the sort
      * order and stops at its end (see ledger_txn_list). */
     if (q->has_min) {

@@ -32,6 +32,17 @@ int main(void)
     folds("REFUND", LEDGER_CATEGORY_REFUND, "refund");
     folds("Kids' Stuff", LEDGER_CATEGORY_OK, "kids_stuff");
     folds("Café", LEDGER_CATEGORY_OK, "caf\xc3\xa9");
+    /* Case beyond ASCII folds too: one category however it is written. */
+    folds("CAF\xc3\x89", LEDGER_CATEGORY_OK, "caf\xc3\xa9");                    /* CAFÉ */
+    folds("\xc3\x89picerie Fine", LEDGER_CATEGORY_OK, "\xc3\xa9picerie_fine");  /* Épicerie */
+    folds("\xc5\x81\xc3\x93" "D\xc5\xb9", LEDGER_CATEGORY_OK, "\xc5\x82\xc3\xb3" "d\xc5\xba"); /* ŁÓDŹ */
+    folds("\xce\xa6\xce\x91\xce\x93\xce\x97\xce\xa4\xce\x9f", LEDGER_CATEGORY_OK,
+          "\xcf\x86\xce\xb1\xce\xb3\xce\xb7\xcf\x84\xce\xbf");          /* ΦΑΓΗΤΟ */
+    folds("\xd0\x95\xd0\x94\xd0\x90", LEDGER_CATEGORY_OK, "\xd0\xb5\xd0\xb4\xd0\xb0"); /* ЕДА */
+    folds("\xd0\x81", LEDGER_CATEGORY_OK, "\xd1\x91");                          /* Ё */
+    folds("\xc5\xb8", LEDGER_CATEGORY_OK, "\xc3\xbf");                          /* Ÿ */
+    folds("\xc3\x97", LEDGER_CATEGORY_OK, "\xc3\x97");                          /* × has no case */
+    folds("\xc4\xb0", LEDGER_CATEGORY_OK, "\xc4\xb0");                          /* İ: kept */
     folds("", LEDGER_CATEGORY_EMPTY, "");
     folds(" - ", LEDGER_CATEGORY_EMPTY, "");
     folds(NULL, LEDGER_CATEGORY_EMPTY, "");

@@ -18,6 +18,11 @@ error_is($rig->post('/api/tags', { name => 'holiday' }, user => 'alice'), 409, '
          'a name the caller has, in another case');
 is($rig->post('/api/tags', { name => 'Holiday' }, user => 'bob')->{status}, 201,
    'another user may use the same name');
+# Case beyond ASCII too: Café and CAFÉ are one name.
+is($rig->request('POST', '/api/tags', user => 'alice', type => 'application/json',
+                 body => '{"name":"Caf\u00e9"}')->{status}, 201, 'a tag Café');
+error_is($rig->request('POST', '/api/tags', user => 'alice', type => 'application/json',
+                       body => '{"name":"CAF\u00c9"}'), 409, 'conflict', 'CAFÉ is the same name');
 error_is($rig->post('/api/tags', { name => 'csv-import' }, user => 'alice'), 400, 'invalid_field',
          'csv-import is reserved', 'name');
 error_is($rig->post('/api/tags', { name => '   ' }, user => 'alice'), 400, 'invalid_field',

@@ -683,6 +683,26 @@ set_is('dave', 'search=_', [qw(d9)], 'an underscore is a character, not a wildca
 set_is('dave', 'search=' . enc('%'), [qw(d9)], 'a percent sign is a character, not a wildcard');
 set_is('dave', 'search=' . enc("' OR 1=1 --"), [], 'SQL-looking search text matches nothing');
 set_is('dave', 'search=bob', [], "another user's rows are not searched");
+# Case beyond ASCII: LIKE alone folds only A-Z.  (The row is deleted
+# again: the amount filters below count dave's rows.)
+$res = $rig->request('POST', '/api/transactions', user => 'dave', type => 'application/json',
+                     body => '{"date":"2026-03-01","amount":1,"description":"Caf\u00e9 Z\u00fcrich",'
+                             . '"merchant":"\u00c9PICERIE \u0391\u0398\u0397\u039d\u0391"}');
+is($res->{status}, 201, 'a row with accented, Greek and upper-case text') or diag($res->{content});
+my $uni = $res->{json}{id};
+for my $q (["CAF\xc3\x89", 'CAFE with an acute finds Cafe with one'],
+           ["z\xc3\xbcRICH", 'zueRICH finds Zuerich'],
+           ["\xc3\xa9picerie", 'epicerie finds EPICERIE, accents and all'],
+           ["\xce\xb1\xce\xb8\xce\xb7\xce\xbd", 'Greek lower case finds Greek upper case'],
+           ["caf\xc3\xa9 z", 'a term with a space']) {
+    my $found = $rig->get('/api/transactions?search=' . enc($q->[0]), user => 'dave')->{json}{items} // [];
+    is_deeply([map $_->{id}, @$found], [$uni], "search: $q->[1]");
+}
+my $mer = $rig->get('/api/merchants?search=' . enc("\xc3\xa9picerie"), user => 'dave')->{json};
+is($mer->{total}, 1, 'merchants search: lower case finds the upper-case merchant');
+is($rig->get('/api/transactions?search=' . enc("CAF\xc3\x88"), user => 'dave')->{json}{total}, 0,
+   'but E-grave is not E-acute');
+is($rig->del("/api/transactions/$uni", user => 'dave')->{status}, 204, 'the row is deleted again');
 
 set_is('dave', 'amount_min=20', [qw(d3 d4 d7 d9 d10)], 'amount_min inclusive');
 set_is('dave', 'amount_max=5', [qw(d1 d8)], 'amount_max inclusive');
