@@ -4,14 +4,15 @@
  * one indexed query rather than a walk over the ledger in C.  Values are
  * always bound: each '?' takes the next value of the binds array, and ?1 is
  * the caller.  `matches` calls ledger_regexp(pattern, text), the PCRE2
- * function db.c registers.  Text comparisons ignore case (ASCII), as
- * rule_match.c documents; a category value is compared folded.
+ * function db.c registers.  Text comparisons ignore case (ledger_fold),
+ * as rule_match.c documents; a category value is compared folded.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rule.h"
+#include "text.h"
 
 static const char *const columns[] = {
     [FIELD_DESCRIPTION] = "t.description",
@@ -78,14 +79,9 @@ static void bind_list(cJSON *binds, enum rule_field f, const cJSON *list)
     cJSON_ArrayForEach(v, list)
         bind_value(tmp, f, v);
     if (f != FIELD_AMOUNT) {
-        cJSON_ArrayForEach(item, tmp) {
-            /* compared lower-cased, as the column is */
-            char *p;
-
-            for (p = item->valuestring; *p; p++)
-                if (*p >= 'A' && *p <= 'Z')
-                    *p += 'a' - 'A';
-        }
+        /* compared lowered, as the column is (ledger_fold) */
+        cJSON_ArrayForEach(item, tmp)
+            utf8_lower(item->valuestring);
     }
     text = cJSON_PrintUnformatted(tmp);
     bind_text(binds, text ? text : "[]");
@@ -102,18 +98,18 @@ static int text_sql(struct sqlbuf *b, cJSON *binds, enum rule_field f, enum rule
     switch (op) {
     case OP_EQ:
     case OP_NE:
-        snprintf(frag, sizeof frag, "lower(%s) = lower(?)", x);
+        snprintf(frag, sizeof frag, "ledger_fold(%s) = ledger_fold(?)", x);
         break;
     case OP_CONTAINS:
     case OP_NOT_CONTAINS:
-        snprintf(frag, sizeof frag, "instr(lower(%s), lower(?)) > 0", x);
+        snprintf(frag, sizeof frag, "instr(ledger_fold(%s), ledger_fold(?)) > 0", x);
         break;
     case OP_STARTS:
-        snprintf(frag, sizeof frag, "substr(lower(%s), 1, length(?)) = lower(?)", x);
+        snprintf(frag, sizeof frag, "substr(ledger_fold(%s), 1, length(?)) = ledger_fold(?)", x);
         bind_value(binds, f, v);
         break;
     case OP_ENDS:
-        snprintf(frag, sizeof frag, "(length(%s) >= length(?) AND substr(lower(%s), -length(?)) = lower(?))",
+        snprintf(frag, sizeof frag, "(length(%s) >= length(?) AND substr(ledger_fold(%s), -length(?)) = ledger_fold(?))",
                  x, x);
         bind_value(binds, f, v);
         bind_value(binds, f, v);
@@ -123,7 +119,7 @@ static int text_sql(struct sqlbuf *b, cJSON *binds, enum rule_field f, enum rule
         bind_text(binds, v->valuestring);  /* the pattern as written */
         return put(b, frag);
     case OP_IN:
-        snprintf(frag, sizeof frag, "lower(%s) IN (SELECT value FROM json_each(?))", x);
+        snprintf(frag, sizeof frag, "ledger_fold(%s) IN (SELECT value FROM json_each(?))", x);
         bind_list(binds, f, v);
         return put(b, frag);
     case OP_EMPTY:

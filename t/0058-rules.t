@@ -652,6 +652,21 @@ is_deeply({ map { $_ => state_of($_) } @marked }, \%marked_before, 'the marked r
 is(sql("DELETE FROM transactions WHERE owner_id = $uid{alice} AND description LIKE 'chunky %';"
        . " SELECT changes()"), $n_big, 'the rows are gone again');
 
+# ---- case beyond ASCII ----------------------------------------------------------------------
+
+# Text conditions ignore the case of accented, Greek and Cyrillic letters
+# too (the row is deleted again afterwards).
+$res = $rig->request('POST', '/api/transactions', user => 'alice', type => 'application/json',
+                     body => '{"date":"2026-03-10","amount":5,"description":"Cr\u00e8me br\u00fbl\u00e9e",'
+                             . '"merchant":"\u041a\u0410\u0424\u0415"}');
+is($res->{status}, 201, 'a row with accented and Cyrillic text') or diag($res->{content});
+label_row(creme => $res->{json});
+matches_is([ cond('description', 'contains', "CR\xc3\x88ME") ], 'creme', 'contains: CRÈME finds Crème');
+matches_is([ cond('description', 'starts_with', "CR\xc3\x88ME BR\xc3\x9bL") ], 'creme', 'starts_with, accented');
+matches_is([ cond('merchant', 'equals', "\xd0\xba\xd0\xb0\xd1\x84\xd0\xb5") ], 'creme', 'equals: lower-case Cyrillic');
+matches_is([ cond('merchant', 'in', [ "\xd0\xba\xd0\xb0\xd1\x84\xd0\xb5" ]) ], 'creme', 'in: lower-case Cyrillic');
+is($rig->del("/api/transactions/$id{creme}", user => 'alice')->{status}, 204, 'the row is deleted again');
+
 # ---- identity -----------------------------------------------------------------------------
 
 error_is($rig->get('/api/rules', open => 1), 401, 'unauthenticated', 'list rules without identity');
