@@ -78,6 +78,8 @@ static const char SQL_LINK[] =
     "INSERT OR IGNORE INTO transaction_tags (transaction_id, tag_id)"
     " SELECT id, ?4 FROM transactions WHERE id BETWEEN ?1 AND ?2 AND import_id = ?3";
 
+static int exec2(ledger_db *db, const char *sql, int64_t a, int64_t b, ledger_error *err);
+
 /* The id of an existing row that this one would duplicate, or 0.  Money
  * out and money in are told apart (a purchase and its refund of the same
  * amount on one day are two rows). */
@@ -101,6 +103,104 @@ static int find_duplicate(ledger_db *db, int64_t me, const char *date, int64_t a
         *id = sqlite3_column_int64(st, 0);
     db_stmt_done(st);
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "duplicate");
+}
+
+/* One line to look for: money out (debit, fee, interest) or in.  A line
+ * with no date is not looked for. */
+struct dup_key {
+    const char *date, *description;
+    int64_t amount;
+    int out;
+};
+
+/* From this many lines on, the duplicates are found in one pass over the
+ * caller's rows of the file's dates, each looked up among the lines
+ * (temp.dup_keys, keyed by them), rather than a lookup per line: a line's lookup
+ * reads every row of the caller's with its amount, so a file of a hundred
+ * thousand lines cost each of them a read of every row with its amount
+ * (seconds where amounts repeat); the pass reads each row once. */
+#define DUP_PASS_MIN 200
+
+static const char SQL_DUP_KEYS_CLEAR[] = "DELETE FROM temp.dup_keys";
+static const char SQL_DUP_KEY[] =
+    "INSERT INTO temp.dup_keys (seq, date, amount, description, out) VALUES (?, ?, ?, ?, ?)";
+/* CROSS JOIN: the caller's rows of the dates (?2..?3) outside, the lines
+ * inside, by their index. */
+static const char SQL_DUP_PASS[] =
+    "SELECT k.seq, t.id, COALESCE(t.reconciled_with_id, t.id)"
+    "  FROM transactions t CROSS JOIN temp.dup_keys k"
+    " WHERE t.owner_id = ?1 AND t.date BETWEEN ?2 AND ?3"
+    "   AND k.date = t.date AND k.amount = t.amount AND k.description = t.description"
+    "   AND k.out = (t.transaction_type IN ('debit', 'fee', 'interest'))";
+
+/* dup[i]: the row line k[i] duplicates (as find_duplicate), or 0. */
+static int find_duplicates(ledger_db *db, int64_t me, const struct dup_key *k, size_t n,
+                           int64_t *dup, ledger_error *err)
+{
+    const char *lo = NULL, *hi = NULL;
+    int64_t *first = NULL;
+    sqlite3_stmt *st;
+    size_t i;
+    int rc = LEDGER_ERR, step = SQLITE_DONE;
+
+    memset(dup, 0, n * sizeof *dup);
+    if (n < DUP_PASS_MIN) {
+        for (i = 0; i < n; i++)
+            if (k[i].date && find_duplicate(db, me, k[i].date, k[i].amount, k[i].description,
+                                            k[i].out, &dup[i], err))
+                return LEDGER_ERR;
+        return LEDGER_OK;
+    }
+    /* The lowest id of the rows each line matches: the one a lookup names. */
+    if ((first = calloc(n, sizeof *first)) == NULL)
+        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+    if (exec2(db, SQL_DUP_KEYS_CLEAR, 0, 0, err))
+        goto out;
+    for (i = 0; i < n; i++) {
+        if (k[i].date == NULL)
+            continue;
+        if ((st = db_stmt(db, SQL_DUP_KEY, err)) == NULL)
+            goto out;
+        sqlite3_bind_int64(st, 1, (int64_t)i);
+        db_bind_text(st, 2, k[i].date);
+        sqlite3_bind_int64(st, 3, k[i].amount);
+        db_bind_text(st, 4, k[i].description);
+        sqlite3_bind_int(st, 5, k[i].out != 0);
+        step = sqlite3_step(st);
+        db_stmt_done(st);
+        if (step != SQLITE_DONE) {
+            db_error(db, err, "duplicate");
+            goto out;
+        }
+        if (lo == NULL || strcmp(k[i].date, lo) < 0)
+            lo = k[i].date;
+        if (hi == NULL || strcmp(k[i].date, hi) > 0)
+            hi = k[i].date;
+    }
+    if (lo && (st = db_stmt(db, SQL_DUP_PASS, err)) == NULL)
+        goto out;
+    if (lo) {
+        sqlite3_bind_int64(st, 1, me);
+        db_bind_text(st, 2, lo);
+        db_bind_text(st, 3, hi);
+        while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+            int64_t seq = sqlite3_column_int64(st, 0), id = sqlite3_column_int64(st, 1);
+
+            if (seq >= 0 && (size_t)seq < n && (first[seq] == 0 || id < first[seq])) {
+                first[seq] = id;
+                dup[seq] = sqlite3_column_int64(st, 2);
+            }
+        }
+        db_stmt_done(st);
+        if (step != SQLITE_DONE) {
+            db_error(db, err, "duplicate");
+            goto out;
+        }
+    }
+    rc = exec2(db, SQL_DUP_KEYS_CLEAR, 0, 0, err);
+out:
+    free(first);
+    return rc;
 }
 
 /* ---- the mapping ------------------------------------------------------------------------- */
@@ -228,6 +328,8 @@ int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
     struct csv_mapping map;
     struct mapping_text text;
     struct csv_result res;
+    struct dup_key *keys = NULL;
+    int64_t *dups = NULL;
     cJSON *own_mapping = NULL, *doc = NULL, *arr, *detected;
     const cJSON *mapping;
     char delim[3];
@@ -258,11 +360,36 @@ int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
     arr = cJSON_AddArrayToObject(doc, "columns");
     for (i = 0; i < res.ncolumns; i++)
         cJSON_AddItemToArray(arr, cJSON_CreateString(res.columns[i]));
+    /* What the commit would refuse is an error here already; the other
+     * rows are looked for among the caller's. */
+    keys = calloc(res.nrows ? res.nrows : 1, sizeof *keys);
+    dups = calloc(res.nrows ? res.nrows : 1, sizeof *dups);
+    if (keys == NULL || dups == NULL) {
+        ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        goto fail;
+    }
+    for (i = 0; i < res.nrows; i++) {
+        struct csv_row *r = &res.rows[i];
+
+        if (!r->error[0] && r->description[0] == '\0')
+            snprintf(r->error, sizeof r->error, "the description is empty");
+        if (!r->error[0] && strlen(r->description) > DESCRIPTION_MAX)
+            snprintf(r->error, sizeof r->error,
+                     "the description is longer than %d bytes", DESCRIPTION_MAX);
+        if (r->error[0] || !r->date[0] || !r->has_amount)
+            continue;
+        keys[i].date = r->date;
+        keys[i].description = r->description;
+        keys[i].amount = r->amount < 0 ? -r->amount : r->amount;
+        keys[i].out = r->amount < 0;
+    }
+    if (find_duplicates(db, me, keys, res.nrows, dups, err))
+        goto fail;
     arr = cJSON_AddArrayToObject(doc, "rows");
     for (i = 0; i < res.nrows; i++) {
         struct csv_row *r = &res.rows[i];
         cJSON *o = cJSON_CreateObject(), *errors = cJSON_CreateArray();
-        int64_t dup = 0, mag = r->amount < 0 ? -r->amount : r->amount;
+        int64_t dup = dups[i], mag = r->amount < 0 ? -r->amount : r->amount;
 
         cJSON_AddNumberToObject(o, "line", r->line);
         if (r->date[0])
@@ -277,19 +404,8 @@ int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
             cJSON_AddNullToObject(o, "amount");
             cJSON_AddNullToObject(o, "transaction_type");
         }
-        /* What the commit would refuse is an error here already. */
-        if (!r->error[0] && r->description[0] == '\0')
-            snprintf(r->error, sizeof r->error, "the description is empty");
-        if (!r->error[0] && strlen(r->description) > DESCRIPTION_MAX)
-            snprintf(r->error, sizeof r->error,
-                     "the description is longer than %d bytes", DESCRIPTION_MAX);
         if (r->error[0])
             cJSON_AddItemToArray(errors, cJSON_CreateString(r->error));
-        else if (find_duplicate(db, me, r->date, mag, r->description, r->amount < 0, &dup, err)) {
-            cJSON_Delete(o);
-            cJSON_Delete(errors);
-            goto fail;
-        }
         if (dup)
             cJSON_AddNumberToObject(o, "duplicate_of", (double)dup);
         else
@@ -310,12 +426,16 @@ int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
     cJSON_AddStringToObject(detected, "encoding", res.windows1252 ? "windows-1252" : "utf-8");
     csv_result_free(&res);
     cJSON_Delete(own_mapping);
+    free(keys);
+    free(dups);
     *out = doc;
     return LEDGER_OK;
 fail:
     csv_result_free(&res);
     cJSON_Delete(own_mapping);
     cJSON_Delete(doc);
+    free(keys);
+    free(dups);
     return LEDGER_ERR;
 }
 
@@ -440,8 +560,9 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
 {
     const cJSON *rows, *o, *allow;
     struct statement_row *v = NULL;
-    char (*cats)[LEDGER_CATEGORY_MAX] = NULL, *dups = NULL;
-    int64_t batch, tag, skipped = 0, *new_ids = NULL;
+    char (*cats)[LEDGER_CATEGORY_MAX] = NULL;
+    struct dup_key *keys = NULL;
+    int64_t batch, tag, skipped = 0, *new_ids = NULL, *dups = NULL;
     cJSON *ids = NULL;
     size_t n, i = 0, imported = 0;
     int rc = LEDGER_ERR, bulk = 0;
@@ -505,18 +626,20 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
     }
     /* Duplicates are rows that existed before this commit: two identical
      * lines of one file are two purchases, both imported. */
-    if ((dups = calloc(n, 1)) == NULL) {
+    if ((dups = calloc(n, sizeof *dups)) == NULL || (keys = calloc(n, sizeof *keys)) == NULL) {
         ledger_error_set(err, 500, "internal", NULL, "out of memory");
         goto out;
     }
-    for (i = 0; i < n && !cJSON_IsTrue(allow); i++) {
-        int64_t dup = 0;
-        int out_type = strcmp(v[i].type, "debit") == 0 || strcmp(v[i].type, "fee") == 0
-                       || strcmp(v[i].type, "interest") == 0;
-
-        if (find_duplicate(db, me, v[i].date, v[i].amount, v[i].description, out_type, &dup, err))
+    if (!cJSON_IsTrue(allow)) {
+        for (i = 0; i < n; i++) {
+            keys[i].date = v[i].date;
+            keys[i].description = v[i].description;
+            keys[i].amount = v[i].amount;
+            keys[i].out = strcmp(v[i].type, "debit") == 0 || strcmp(v[i].type, "fee") == 0
+                          || strcmp(v[i].type, "interest") == 0;
+        }
+        if (find_duplicates(db, me, keys, n, dups, err))
             goto out;
-        dups[i] = dup != 0;
     }
     if (csv_tag(db, me, &tag, err) || exec2(db, SQL_PENDING_CLEAR, 0, 0, err)
         || exec2(db, SQL_IMPORT_BATCH, me, 0, err))
@@ -565,6 +688,7 @@ out:
     free(v);
     free(cats);
     free(dups);
+    free(keys);
     free(new_ids);
     return rc;
 }

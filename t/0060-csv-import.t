@@ -332,6 +332,40 @@ is($res->{json}{rows}[0]{duplicate_of}, $wrow->{id},
 $res = commit('alice', $res->{json}{rows});
 is_deeply([@{ $res->{json} }{qw(imported skipped_duplicates)}], [0, 1], 'and committing it again skips it');
 
+# A file of 200 lines or more is checked in one pass over the caller's
+# rows (csv_import.c): the same answers as line by line.  300 coffees at
+# the same price on 300 days, imported; then the same file with a refund
+# of one of them and 5 new lines: each old line names its row, the refund
+# and the new lines none.  Imported again with allow_duplicates, the old
+# lines still name the first copies (the lowest ids).
+{
+    my (@file, @rows);
+    for my $i (0 .. 299) {
+        my ($y, $d) = (2023 + int($i / 200), $i % 200);
+        my $date = sprintf('%04d-%02d-%02d', $y, 1 + int($d / 28), 1 + $d % 28);
+        push @rows, { date => $date, description => 'Coffee at Bean', amount => 4.5 };
+        push @file, sprintf('%02d/%02d/%04d,Coffee at Bean,-4.50', 1 + $d % 28, 1 + int($d / 28), $y);
+    }
+    $res = commit('alice', \@rows);
+    is($res->{json}{imported}, 300, '300 coffees imported');
+    my @first = @{ $res->{json}{transaction_ids} };
+    my $csv = "Date,Description,Amount\n" . join("\n", @file, '01/01/2023,Coffee at Bean,4.50',
+              map({ sprintf('%02d/09/2024,Tea at Leaf %d,-3.00', $_, $_) } 1 .. 5)) . "\n";
+    $res = preview('alice', $csv, $NAMED);
+    my @dup = map { $_->{duplicate_of} } @{ $res->{json}{rows} // [] };
+    is(scalar @dup, 306, '306 lines previewed');
+    is_deeply([@dup[0 .. 299]], \@first, 'each old line names the row it made');
+    is_deeply([@dup[300 .. 305]], [(undef) x 6], 'the refund and the new lines name none');
+    $res = commit('alice', \@rows, allow_duplicates => JSON::PP::true);
+    is($res->{json}{imported}, 300, 'imported again with allow_duplicates');
+    $res = preview('alice', $csv, $NAMED);
+    is_deeply([map { $_->{duplicate_of} } @{ $res->{json}{rows} }[0 .. 299]], \@first,
+              'the old lines still name the first copies');
+    $res = commit('alice', [ @rows, { date => '2024-09-01', description => 'Tea at Leaf 1', amount => 3 } ]);
+    is_deeply([@{ $res->{json} }{qw(imported skipped_duplicates)}], [1, 300],
+              'committed once more: the 300 are skipped, the new line imported');
+}
+
 # Two identical purchases in one file (two coffees the same day) are both
 # real: the preview shows neither as a duplicate, so the commit imports both.
 $res = preview('alice', "Date,Description,Amount\n20/01/2025,Coffee,-4.00\n20/01/2025,Coffee,-4.00\n", $NAMED);
