@@ -99,7 +99,7 @@ static cJSON *find_cat(cJSON *cats, const char *category)
     cJSON *c;
 
     cJSON_ArrayForEach(c, cats)
-        if (strcmp(cJSON_GetObjectItem(c, "category")->valuestring, category) == 0)
+        if (strcmp(json_get(c, "category")->valuestring, category) == 0)
             return c;
     c = cJSON_CreateObject();
     cJSON_AddStringToObject(c, "category", category);
@@ -118,8 +118,8 @@ static void table_add(struct month_table *mt, const char *month, const char *cat
         return;
     mt->total[i] += cents;
     c = find_cat(mt->cats[i], category);
-    cJSON_SetNumberValue(cJSON_GetObjectItem(c, "cents"),
-                         cJSON_GetObjectItem(c, "cents")->valuedouble + (double)cents);
+    cJSON_SetNumberValue(json_get(c, "cents"),
+                         json_get(c, "cents")->valuedouble + (double)cents);
 }
 
 /* The mine basis from the gross table: a row the caller owns moves from
@@ -180,13 +180,13 @@ static int fill_table(ledger_db *db, int64_t me, int mine, const char *first, co
 static int cmp_cat(const void *a, const void *b)
 {
     const cJSON *x = *(cJSON *const *)a, *y = *(cJSON *const *)b;
-    double dx = cJSON_GetObjectItem(x, "cents")->valuedouble;
-    double dy = cJSON_GetObjectItem(y, "cents")->valuedouble;
+    double dx = json_get(x, "cents")->valuedouble;
+    double dy = json_get(y, "cents")->valuedouble;
 
     if (dx != dy)
         return dx > dy ? -1 : 1;
-    return strcmp(cJSON_GetObjectItem(x, "category")->valuestring,
-                  cJSON_GetObjectItem(y, "category")->valuestring);
+    return strcmp(json_get(x, "category")->valuestring,
+                  json_get(y, "category")->valuestring);
 }
 
 /* Turns one month's working entries into {category, total, budget},
@@ -205,13 +205,13 @@ static cJSON *finish_categories(cJSON *cats, const cJSON *budgets)
     if (v)
         qsort(v, (size_t)n, sizeof *v, cmp_cat);
     for (i = 0; i < n && v; i++) {
-        const char *name = cJSON_GetObjectItem(v[i], "category")->valuestring;
-        const cJSON *budget = cJSON_GetObjectItem(budgets, name);
+        const char *name = json_get(v[i], "category")->valuestring;
+        const cJSON *budget = json_get(budgets, name);
         cJSON *o = cJSON_CreateObject();
 
         cJSON_AddStringToObject(o, "category", name);
         cJSON_AddItemToObject(o, "total",
-                              ledger_money_to_json((int64_t)cJSON_GetObjectItem(v[i], "cents")->valuedouble));
+                              ledger_money_to_json((int64_t)json_get(v[i], "cents")->valuedouble));
         if (budget)
             cJSON_AddItemToObject(o, "budget", ledger_money_to_json((int64_t)budget->valuedouble));
         else
@@ -280,17 +280,17 @@ struct drill {
 
 static void drill_add(struct drill *d, const char *merchant, int64_t cents, int64_t id)
 {
-    cJSON *m = cJSON_GetObjectItem(d->merchants, merchant);
+    cJSON *m = json_get(d->merchants, merchant);
 
     if (m == NULL) {
         m = cJSON_AddObjectToObject(d->merchants, merchant);
         cJSON_AddNumberToObject(m, "cents", 0);
         cJSON_AddNumberToObject(m, "count", 0);
     }
-    cJSON_SetNumberValue(cJSON_GetObjectItem(m, "cents"),
-                         cJSON_GetObjectItem(m, "cents")->valuedouble + (double)cents);
-    cJSON_SetNumberValue(cJSON_GetObjectItem(m, "count"),
-                         cJSON_GetObjectItem(m, "count")->valuedouble + 1);
+    cJSON_SetNumberValue(json_get(m, "cents"),
+                         json_get(m, "cents")->valuedouble + (double)cents);
+    cJSON_SetNumberValue(json_get(m, "count"),
+                         json_get(m, "count")->valuedouble + 1);
     d->total += cents;
     cJSON_AddItemToArray(d->ids, cJSON_CreateNumber((double)id));
 }
@@ -307,8 +307,8 @@ static int drill_mine(void *ctx, const struct spend_row *r)
 static int by_cents(const void *a, const void *b)
 {
     const cJSON *x = *(cJSON *const *)a, *y = *(cJSON *const *)b;
-    double dx = cJSON_GetObjectItem(x, "cents")->valuedouble;
-    double dy = cJSON_GetObjectItem(y, "cents")->valuedouble;
+    double dx = json_get(x, "cents")->valuedouble;
+    double dy = json_get(y, "cents")->valuedouble;
 
     return dx != dy ? (dx > dy ? -1 : 1) : strcmp(x->string, y->string);
 }
@@ -376,8 +376,8 @@ int ledger_analytics_drilldown(ledger_db *db, int64_t me, const char *month,
         m = cJSON_CreateObject();
         cJSON_AddStringToObject(m, "merchant", v[i]->string);
         cJSON_AddItemToObject(m, "total",
-                              ledger_money_to_json((int64_t)cJSON_GetObjectItem(v[i], "cents")->valuedouble));
-        cJSON_AddNumberToObject(m, "count", cJSON_GetObjectItem(v[i], "count")->valuedouble);
+                              ledger_money_to_json((int64_t)json_get(v[i], "cents")->valuedouble));
+        cJSON_AddNumberToObject(m, "count", json_get(v[i], "count")->valuedouble);
         cJSON_AddItemToArray(arr, m);
     }
     rows = cJSON_AddArrayToObject(doc, "transactions");

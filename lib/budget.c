@@ -16,7 +16,7 @@ static const char SQL_SPENT[] =
 
 static int add_mine(void *ctx, const struct spend_row *r)
 {
-    cJSON *spent = ctx, *c = cJSON_GetObjectItem(spent, r->category);
+    cJSON *spent = ctx, *c = json_get(spent, r->category);
 
     if (c == NULL)
         cJSON_AddNumberToObject(spent, r->category, (double)r->mine);
@@ -70,7 +70,7 @@ int ledger_budget_list(ledger_db *db, int64_t me, const struct ledger_params *p,
     items = cJSON_AddArrayToObject(doc, "items");
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *cat = (const char *)sqlite3_column_text(st, 0);
-        const cJSON *s = cJSON_GetObjectItem(spent, cat);
+        const cJSON *s = json_get(spent, cat);
         int64_t amount = sqlite3_column_int64(st, 1), used = s ? (int64_t)s->valuedouble : 0;
         cJSON *o = cJSON_CreateObject();
 

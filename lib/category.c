@@ -124,7 +124,7 @@ int ledger_categories_list(ledger_db *db, int64_t user_id, cJSON **out,
         double count = (double)sqlite3_column_int64(st, 1);
 
         cJSON_ArrayForEach(row, items)
-            if (strcmp(cJSON_GetObjectItem(row, "category")->valuestring, name) == 0)
+            if (strcmp(json_get(row, "category")->valuestring, name) == 0)
                 break;
         if (row == NULL) {
             if ((row = cJSON_CreateObject()) == NULL)
@@ -134,7 +134,7 @@ int ledger_categories_list(ledger_db *db, int64_t user_id, cJSON **out,
             cJSON_AddBoolToObject(row, "builtin", 0);
             cJSON_AddNumberToObject(row, "usage_count", count);
         } else {
-            cJSON_SetNumberValue(cJSON_GetObjectItem(row, "usage_count"), count);
+            cJSON_SetNumberValue(json_get(row, "usage_count"), count);
         }
     }
     if (rc != SQLITE_DONE) {

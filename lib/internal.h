@@ -66,6 +66,14 @@ int field_id(const cJSON *obj, const char *name, int required, int nullable,
              int64_t *out, int *present, ledger_error *err);
 /* A JSON number or integer-valued literal as a positive id. */
 int json_id(const cJSON *item, int64_t *out);
+/* Member k of object o, its name matched exactly.  cJSON_GetObjectItem
+ * ignores case, and a body may carry both "tag_id" and "Tag_id" (the JSON
+ * reader keeps every member): what is checked and what is used must be the
+ * same member. */
+static inline cJSON *json_get(const cJSON *o, const char *k)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, k);
+}
 /* One of a NULL-terminated list of values (or null when nullable). */
 int field_enum(const cJSON *obj, const char *name, const char *const *allowed,
                int nullable, const char **out, int *present, ledger_error *err);

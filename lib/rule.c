@@ -234,20 +234,20 @@ static int rule_read(ledger_db *db, int64_t me, const cJSON *body, const cJSON *
     const char *name, *match;
 
     memset(in, 0, sizeof *in);
-    in->enabled = cur ? cJSON_IsTrue(cJSON_GetObjectItem(cur, "enabled")) : 1;
-    in->manual_only = cur ? cJSON_IsTrue(cJSON_GetObjectItem(cur, "manual_only")) : 0;
+    in->enabled = cur ? cJSON_IsTrue(json_get(cur, "enabled")) : 1;
+    in->manual_only = cur ? cJSON_IsTrue(json_get(cur, "manual_only")) : 0;
     if (field_require_object(body, err)
         || field_text(body, "name", cur == NULL, 0, NAME_MAX_LEN, &name, NULL, err)
         || field_enum(body, "match", modes, 0, &match, NULL, err)
         || read_bool(body, "enabled", &in->enabled, err)
         || read_bool(body, "manual_only", &in->manual_only, err))
         return LEDGER_ERR;
-    in->name = name ? name : cJSON_GetObjectItem(cur, "name")->valuestring;
-    in->match = match ? match : cur ? cJSON_GetObjectItem(cur, "match")->valuestring : "all";
+    in->name = name ? name : json_get(cur, "name")->valuestring;
+    in->match = match ? match : cur ? json_get(cur, "match")->valuestring : "all";
     if (conds == NULL && cur)
-        conds = cJSON_GetObjectItem(cur, "conditions");
+        conds = json_get(cur, "conditions");
     if (acts == NULL && cur)
-        acts = cJSON_GetObjectItem(cur, "actions");
+        acts = json_get(cur, "actions");
     if (conds == NULL)
         return ledger_error_set(err, 400, "invalid_field", "conditions", "conditions is required");
     if (rule_conditions_check(conds, err) || actions_check(db, me, acts, err))
@@ -403,10 +403,10 @@ static int prepare(ledger_db *db, int64_t me, cJSON *rule, struct prepared *p, l
 
     memset(p, 0, sizeof *p);
     p->rule = rule;
-    p->id = (int64_t)cJSON_GetObjectItem(rule, "id")->valuedouble;
-    snprintf(p->name, sizeof p->name, "%s", cJSON_GetObjectItem(rule, "name")->valuestring);
-    p->any = strcmp(cJSON_GetObjectItem(rule, "match")->valuestring, "any") == 0;
-    if (actions_check(db, me, cJSON_GetObjectItem(rule, "actions"), err)) {
+    p->id = (int64_t)json_get(rule, "id")->valuedouble;
+    snprintf(p->name, sizeof p->name, "%s", json_get(rule, "name")->valuestring);
+    p->any = strcmp(json_get(rule, "match")->valuestring, "any") == 0;
+    if (actions_check(db, me, json_get(rule, "actions"), err)) {
         /* Valid when saved: what it names has changed since.  Say which
          * rule, as apply-all runs many. */
         if (err->status == 400) {
@@ -419,14 +419,14 @@ static int prepare(ledger_db *db, int64_t me, cJSON *rule, struct prepared *p, l
         }
         goto fail;
     }
-    cJSON_ArrayForEach(a, cJSON_GetObjectItem(rule, "actions")) {
+    cJSON_ArrayForEach(a, json_get(rule, "actions")) {
         struct split_set ss;
         cJSON *arr;
         size_t i;
 
-        if (strcmp(cJSON_GetObjectItem(a, "type")->valuestring, "apply_split") != 0)
+        if (strcmp(json_get(a, "type")->valuestring, "apply_split") != 0)
             continue;
-        if (split_parse(db, cJSON_GetObjectItem(a, "shares"), "shares", me, &ss, err))
+        if (split_parse(db, json_get(a, "shares"), "shares", me, &ss, err))
             goto fail;
         arr = cJSON_CreateArray();
         for (i = 0; i < ss.n; i++) {
@@ -566,7 +566,7 @@ static int match_ids(ledger_db *db, int64_t me, const struct prepared *p, const 
         if (sqlbuf_put(&b, "t.id IN (SELECT value FROM json_each(?))"))
             goto oom;
         cJSON_AddItemToArray(binds, cJSON_CreateString(selection));
-    } else if (rule_conditions_sql(cJSON_GetObjectItem(p->rule, "conditions"), p->any, &b, binds, err)) {
+    } else if (rule_conditions_sql(json_get(p->rule, "conditions"), p->any, &b, binds, err)) {
         goto out;
     }
     if (skip_seen) {
@@ -634,15 +634,15 @@ static int act_on_all(ledger_db *db, int64_t me, const struct prepared *p, const
 {
     const cJSON *a;
 
-    cJSON_ArrayForEach(a, cJSON_GetObjectItem(p->rule, "actions")) {
-        const char *type = cJSON_GetObjectItem(a, "type")->valuestring;
+    cJSON_ArrayForEach(a, json_get(p->rule, "actions")) {
+        const char *type = json_get(a, "type")->valuestring;
         int rc = LEDGER_OK;
 
         if (strcmp(type, "add_tag") == 0) {
             rc = exec_action(db, SQL_ALL_TAG, NULL,
-                             (int64_t)cJSON_GetObjectItem(a, "tag_id")->valuedouble, changed, err);
+                             (int64_t)json_get(a, "tag_id")->valuedouble, changed, err);
         } else if (strcmp(type, "set_category") == 0) {
-            const char *category = cJSON_GetObjectItem(a, "category")->valuestring;
+            const char *category = json_get(a, "category")->valuestring;
             char folded[LEDGER_CATEGORY_MAX];
             size_t i;
             int step;
@@ -678,10 +678,10 @@ static int act_on_all(ledger_db *db, int64_t me, const struct prepared *p, const
             }
         } else if (strcmp(type, "set_merchant") == 0) {
             rc = exec_action(db, SQL_ALL_MERCHANT,
-                             cJSON_GetObjectItem(a, "merchant_normalized")->valuestring, 0, changed, err);
+                             json_get(a, "merchant_normalized")->valuestring, 0, changed, err);
         } else if (strcmp(type, "set_trip") == 0) {
             rc = exec_action(db, SQL_ALL_TRIP, NULL,
-                             (int64_t)cJSON_GetObjectItem(a, "trip_id")->valuedouble, changed, err);
+                             (int64_t)json_get(a, "trip_id")->valuedouble, changed, err);
         } else {
             rc = exec_action(db, SQL_ALL_SPLIT_UPSERT, p->shares, 0, changed, err)
                  || exec_action(db, SQL_ALL_SPLIT_PRUNE, p->shares, 0, changed, err);
@@ -795,7 +795,7 @@ int ledger_rule_apply_all(ledger_db *db, int64_t me, cJSON **out, ledger_error *
     doc = cJSON_CreateObject();
     runs = cJSON_AddArrayToObject(doc, "runs");
     /* In id order; each rule sees the rows as the rules before it left them. */
-    cJSON_ArrayForEach(rule, cJSON_GetObjectItem(rules, "items")) {
+    cJSON_ArrayForEach(rule, json_get(rules, "items")) {
         struct prepared p;
         cJSON *copy = cJSON_Duplicate(rule, 1), *run = NULL;
         int64_t *ids = NULL;
@@ -814,8 +814,8 @@ int ledger_rule_apply_all(ledger_db *db, int64_t me, cJSON **out, ledger_error *
         free(ids);
         prepared_free(&p);
         if (run) {
-            total_matches += (int64_t)cJSON_GetObjectItem(run, "matches")->valuedouble;
-            total_changed += (int64_t)cJSON_GetObjectItem(run, "transactions")->valuedouble;
+            total_matches += (int64_t)json_get(run, "matches")->valuedouble;
+            total_changed += (int64_t)json_get(run, "transactions")->valuedouble;
             cJSON_AddItemToArray(runs, run);
         }
     }
@@ -841,7 +841,7 @@ static cJSON *preview_view(cJSON *row)
     size_t i;
 
     for (i = 0; row && i < sizeof keys / sizeof keys[0]; i++)
-        cJSON_AddItemToObject(o, keys[i], cJSON_Duplicate(cJSON_GetObjectItem(row, keys[i]), 1));
+        cJSON_AddItemToObject(o, keys[i], cJSON_Duplicate(json_get(row, keys[i]), 1));
     return o;
 }
 
@@ -912,7 +912,7 @@ static int rule_one(ledger_db *db, int64_t me, int64_t rule_id, const cJSON *bod
             goto out;
         }
         sel_text = cJSON_PrintUnformatted(sel);
-    } else if (cJSON_IsTrue(cJSON_GetObjectItem(rule, "manual_only")) && mode == MODE_APPLY) {
+    } else if (cJSON_IsTrue(json_get(rule, "manual_only")) && mode == MODE_APPLY) {
         ledger_error_set(err, 409, "conflict", NULL,
                          "a manual_only rule runs only on a selection: POST /api/rules/%lld/run",
                          (long long)rule_id);

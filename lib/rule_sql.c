@@ -174,8 +174,8 @@ static int cond_sql(struct sqlbuf *b, cJSON *binds, const cJSON *c)
         "equals", "not_equals", "contains", "not_contains", "starts_with", "ends_with", "matches",
         "in", "gt", "gte", "lt", "lte", "between", "is_empty", NULL
     };
-    const char *fn = cJSON_GetObjectItem(c, "field")->valuestring;
-    const char *on = cJSON_GetObjectItem(c, "operator")->valuestring;
+    const char *fn = json_get(c, "field")->valuestring;
+    const char *on = json_get(c, "operator")->valuestring;
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, "value");
     int f = 0, o = 0, negate;
     char x[256];

@@ -168,17 +168,17 @@ static void detect_merchant(const char *merchant, struct charge *v, size_t n, in
 static int by_importance(const void *a, const void *b)
 {
     const cJSON *x = *(cJSON *const *)a, *y = *(cJSON *const *)b;
-    int ax = cJSON_IsTrue(cJSON_GetObjectItem(x, "active"));
-    int ay = cJSON_IsTrue(cJSON_GetObjectItem(y, "active"));
-    double cx = atof(cJSON_GetObjectItem(x, "annual_cost")->valuestring);
-    double cy = atof(cJSON_GetObjectItem(y, "annual_cost")->valuestring);
+    int ax = cJSON_IsTrue(json_get(x, "active"));
+    int ay = cJSON_IsTrue(json_get(y, "active"));
+    double cx = atof(json_get(x, "annual_cost")->valuestring);
+    double cy = atof(json_get(y, "annual_cost")->valuestring);
 
     if (ax != ay)
         return ay - ax;
     if (cx != cy)
         return cx > cy ? -1 : 1;
-    return strcmp(cJSON_GetObjectItem(x, "merchant")->valuestring,
-                  cJSON_GetObjectItem(y, "merchant")->valuestring);
+    return strcmp(json_get(x, "merchant")->valuestring,
+                  json_get(y, "merchant")->valuestring);
 }
 
 int ledger_analytics_subscriptions(ledger_db *db, int64_t me, const struct ledger_params *p,

@@ -171,7 +171,7 @@ int ledger_tag_update(ledger_db *db, int64_t user_id, int64_t tag_id, const cJSO
          * and no other tag can take it. */
         if (tag_get(db, tag_id, &cur, err))
             return LEDGER_ERR;
-        is_csv = strcmp(cJSON_GetObjectItem(cur, "name")->valuestring, LEDGER_TAG_CSV_IMPORT) == 0;
+        is_csv = strcmp(json_get(cur, "name")->valuestring, LEDGER_TAG_CSV_IMPORT) == 0;
         cJSON_Delete(cur);
         to_csv = strcasecmp(name, LEDGER_TAG_CSV_IMPORT) == 0;
         if (is_csv && strcmp(name, LEDGER_TAG_CSV_IMPORT) != 0)

@@ -194,8 +194,8 @@ int ledger_trip_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
         return LEDGER_ERR;
     }
     /* The dates as they will be after the change must still be in order. */
-    s0 = cJSON_GetObjectItem(cur, "start_date");
-    e0 = cJSON_GetObjectItem(cur, "end_date");
+    s0 = json_get(cur, "start_date");
+    e0 = json_get(cur, "end_date");
     {
         const char *ns = hs ? start : cJSON_IsString(s0) ? s0->valuestring : NULL;
         const char *ne = he ? end : cJSON_IsString(e0) ? e0->valuestring : NULL;

@@ -667,6 +667,37 @@ matches_is([ cond('merchant', 'equals', "\xd0\xba\xd0\xb0\xd1\x84\xd0\xb5") ], '
 matches_is([ cond('merchant', 'in', [ "\xd0\xba\xd0\xb0\xd1\x84\xd0\xb5" ]) ], 'creme', 'in: lower-case Cyrillic');
 is($rig->del("/api/transactions/$id{creme}", user => 'alice')->{status}, 204, 'the row is deleted again');
 
+# ---- member names are matched exactly -----------------------------------------------------
+
+# A body may carry "Tag_id" beside "tag_id": what a rule is checked with
+# when it is saved must be what it runs with (it ran with the first member
+# whatever its case: bob's tag and trip on alice's row).
+{
+    my $btag = $rig->post('/api/tags', { name => 'bob only' }, user => 'bob')->{json}{id};
+    my $btrip = $rig->post('/api/trips', { name => 'Bob private' }, user => 'bob')->{json}{id};
+    my $atrip = $rig->post('/api/trips', { name => 'Alice own' }, user => 'alice')->{json}{id};
+    label_row(sneaky => create_row('alice', description => 'sneaky case', amount => 50));
+    my $raw = qq({"name":"case","conditions":[{"field":"description","operator":"equals","value":"sneaky case"}],)
+            . qq("actions":[{"Tag_id":$btag,"type":"add_tag","tag_id":$tag{keep}},)
+            . qq({"Trip_id":$btrip,"type":"set_trip","trip_id":$atrip},)
+            . qq({"Category":"--","type":"set_category","category":"dining"}]});
+    $res = $rig->request('POST', '/api/rules', user => 'alice', body => $raw, type => 'application/json');
+    is($res->{status}, 201, 'a rule whose actions also carry Tag_id, Trip_id and Category') or diag($res->{content});
+    is($rig->post("/api/rules/apply/$res->{json}{id}", undef, user => 'alice')->{status}, 200, 'applied');
+    my $s = state_of($id{sneaky});
+    is_deeply([ @$s{qw(category trip_id tags)} ], [ 'dining', $atrip, 'keep' ],
+              'the row has what was checked: her tag, her trip, dining');
+    error_is($rig->get("/api/trips/$btrip", user => 'alice'), 403, 'forbidden', "bob's trip is still not hers");
+    $raw = qq({"name":"case2","conditions":[{"Field":"tag","field":"amount","operator":"gt","value":1}],)
+         . qq("actions":[{"type":"set_merchant","merchant_normalized":"X"}]});
+    $res = $rig->request('POST', '/api/rules', user => 'alice', body => $raw, type => 'application/json');
+    is($res->{status}, 201, 'a condition that also carries Field') or diag($res->{content});
+    is($rig->post("/api/rules/$res->{json}{id}/preview", undef, user => 'alice')->{status}, 200,
+       'its preview answers (it was a 500)');
+    $rig->del("/api/rules/$res->{json}{id}", user => 'alice');
+    is($rig->del("/api/transactions/$id{sneaky}", user => 'alice')->{status}, 204, 'the row is deleted again');
+}
+
 # ---- identity -----------------------------------------------------------------------------
 
 error_is($rig->get('/api/rules', open => 1), 401, 'unauthenticated', 'list rules without identity');
