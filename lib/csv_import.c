@@ -41,7 +41,8 @@ static const char SQL_IMPORT_COUNT[] = "UPDATE csv_imports SET row_count = ? WHE
 static const char SQL_CSV_TAG[] =
     "SELECT id FROM tags WHERE owner_id = ? AND name = '" LEDGER_TAG_CSV_IMPORT "' COLLATE NOCASE";
 static const char SQL_CSV_TAG_NEW[] =
-    "INSERT INTO tags (owner_id, name, color) VALUES (?, '" LEDGER_TAG_CSV_IMPORT "', '#888888')";
+    "INSERT INTO tags (id, owner_id, name, color)"
+    " VALUES (" NEXT_ID("tags") ", ?, '" LEDGER_TAG_CSV_IMPORT "', '#888888')";
 static const char SQL_PENDING_CLEAR[] = "DELETE FROM temp.csv_rows";
 static const char SQL_PENDING[] =
     "INSERT INTO temp.csv_rows (date, description, merchant, category, type, amount, currency,"

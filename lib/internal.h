@@ -41,6 +41,10 @@ int db_bind_text(sqlite3_stmt *st, int idx, const char *text);
  * field.  *present says whether the key was there at all (NULL: don't care);
  * a JSON null counts as present with the value NULL / unset. */
 
+/* The id for a new row of a table that never gives an id out twice (tags,
+ * trips, rules: schema 0013), as SQL. */
+#define NEXT_ID(table) "(SELECT last + 1 FROM id_high_water WHERE name = '" table "')"
+
 /* The body must be an object: else 400 invalid_json. */
 int field_require_object(const cJSON *body, ledger_error *err);
 /* A string of 1..maxlen bytes after trimming spaces (or null when nullable).

@@ -19,8 +19,8 @@
 #define ACTIONS_MAX 20
 
 static const char SQL_RULE_INSERT[] =
-    "INSERT INTO rules (owner_id, name, match_mode, conditions, actions, enabled, manual_only)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?)";
+    "INSERT INTO rules (id, owner_id, name, match_mode, conditions, actions, enabled, manual_only)"
+    " VALUES (" NEXT_ID("rules") ", ?, ?, ?, ?, ?, ?, ?)";
 static const char SQL_RULE_UPDATE[] =
     "UPDATE rules SET name = ?2, match_mode = ?3, conditions = ?4, actions = ?5, enabled = ?6,"
     " manual_only = ?7, updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?1";

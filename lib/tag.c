@@ -23,7 +23,7 @@ static const char SQL_TAG_OWNER[] = "SELECT owner_id FROM tags WHERE id = ?";
 static const char SQL_TAG_NAME_TAKEN[] =
     "SELECT 1 FROM tags WHERE owner_id = ? AND ledger_fold(name) = ledger_fold(?) AND id IS NOT ?";
 static const char SQL_TAG_INSERT[] =
-    "INSERT INTO tags (owner_id, name, color) VALUES (?, ?, ?)";
+    "INSERT INTO tags (id, owner_id, name, color) VALUES (" NEXT_ID("tags") ", ?, ?, ?)";
 static const char SQL_TAG_UPDATE[] =
     "UPDATE tags SET name = COALESCE(?2, name), color = CASE WHEN ?3 THEN ?4 ELSE color END"
     " WHERE id = ?1";

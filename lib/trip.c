@@ -25,7 +25,8 @@
     " UNION SELECT to_user_id FROM split_payments WHERE trip_id = " trip
 
 static const char SQL_TRIP_INSERT[] =
-    "INSERT INTO trips (owner_id, name, start_date, end_date, notes) VALUES (?, ?, ?, ?, ?)";
+    "INSERT INTO trips (id, owner_id, name, start_date, end_date, notes)"
+    " VALUES (" NEXT_ID("trips") ", ?, ?, ?, ?, ?)";
 static const char SQL_TRIP_ONE[] =
     "SELECT id, owner_id, name, start_date, end_date, notes, created_at,"
     "       (SELECT COUNT(*) FROM transactions WHERE override_trip_id = trips.id"

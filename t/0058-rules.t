@@ -698,6 +698,40 @@ is($rig->del("/api/transactions/$id{creme}", user => 'alice')->{status}, 204, 't
     is($rig->del("/api/transactions/$id{sneaky}", user => 'alice')->{status}, 204, 'the row is deleted again');
 }
 
+# ---- ids are never given out twice -------------------------------------------------------
+
+# A run remembers the tags and trip of its rows and its rule by id: once
+# deleted, the newest tag, trip or rule id went to the next one anybody
+# made (a revert put bob's new tag and trip on alice's row; apply-all took
+# a new rule for the deleted one and skipped its rows).  Schema 0013.
+{
+    my $gtag = $rig->post('/api/tags', { name => 'soon gone' }, user => 'alice')->{json}{id};
+    my $gtrip = $rig->post('/api/trips', { name => 'Soon gone' }, user => 'alice')->{json}{id};
+    label_row(reuse => create_row('alice', description => 'id reuse row', amount => 7, tag_ids => [ $gtag ],
+                                  trip_id => $gtrip));
+    my $r1 = create_rule('alice', name => 'Reuse one', conditions => [ cond('description', 'contains', 'id reuse') ],
+                         actions => [ { type => 'set_merchant', merchant_normalized => 'RU' } ]);
+    my $run1 = $rig->post("/api/rules/apply/$r1->{id}", undef, user => 'alice')->{json};
+    is($rig->del("/api/tags/$gtag", user => 'alice')->{status}, 204, 'alice deletes the tag');
+    is($rig->del("/api/trips/$gtrip", user => 'alice')->{status}, 204, 'and the trip');
+    my $btag = $rig->post('/api/tags', { name => 'bob new' }, user => 'bob')->{json}{id};
+    my $btrip = $rig->post('/api/trips', { name => 'Bob new trip' }, user => 'bob')->{json}{id};
+    ok($btag != $gtag && $btrip != $gtrip, "bob's new tag and trip get new ids ($btag, $btrip)");
+    is($rig->del("/api/rules/apply/$run1->{run_id}", user => 'alice')->{status}, 200, 'alice reverts the run');
+    my $s = state_of($id{reuse});
+    is_deeply([ @$s{qw(trip_id tags)} ], [ undef, '' ], 'the deleted tag and trip are left out, nothing of bob\'s');
+    error_is($rig->get("/api/trips/$btrip", user => 'alice'), 403, 'forbidden', "bob's trip is not alice's");
+    # The rule applied again, then deleted: its run keeps its id.
+    is($rig->post("/api/rules/apply/$r1->{id}", undef, user => 'alice')->{json}{transactions}, 1, 'applied again');
+    is($rig->del("/api/rules/$r1->{id}", user => 'alice')->{status}, 204, 'the rule is deleted');
+    my $r2 = create_rule('alice', name => 'Reuse two', conditions => [ cond('description', 'contains', 'id reuse') ],
+                         actions => [ { type => 'set_category', category => 'travel' } ]);
+    isnt($r2->{id}, $r1->{id}, 'a new rule gets a new id');
+    $rig->post('/api/rules/apply', undef, user => 'alice');
+    is(state_of($id{reuse})->{category}, 'travel', "apply-all runs the new rule on the old rule's rows");
+    $rig->del("/api/rules/$r2->{id}", user => 'alice');
+}
+
 # ---- identity -----------------------------------------------------------------------------
 
 error_is($rig->get('/api/rules', open => 1), 401, 'unauthenticated', 'list rules without identity');
