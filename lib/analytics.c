@@ -207,7 +207,13 @@ static cJSON *finish_categories(cJSON *cats, const cJSON *budgets)
     for (i = 0; i < n && v; i++) {
         const char *name = json_get(v[i], "category")->valuestring;
         const cJSON *budget = json_get(budgets, name);
-        cJSON *o = cJSON_CreateObject();
+        cJSON *o;
+
+        /* A category whose parts net to nothing (rows given away whole on
+         * basis=mine) is left out, as on gross, unless it has a budget. */
+        if ((int64_t)json_get(v[i], "cents")->valuedouble == 0 && !budget)
+            continue;
+        o = cJSON_CreateObject();
 
         cJSON_AddStringToObject(o, "category", name);
         cJSON_AddItemToObject(o, "total",

@@ -485,6 +485,13 @@ is_deeply(spent(month_of($res, '2024-03')), { dining => '24.00', gifts => '3.00'
 is(m2(month_of($res, '2024-03')->{total}), '27.00', 'mine: total 27.00');
 is_deeply(spent(month_of(monthly('alice', 'from=2024-03&to=2024-03'), '2024-03')), { dining => '57.00', gifts => '10.00' },
           'gross: her rows whole');
+# A row given away whole nets to nothing for its owner: no category of 0
+# is listed (as on gross), unless it has a budget.
+manual('alice', '2024-04-02', 'debit', 40, 'pets', 'Pet Shop', splits => [{ participant_id => $uid{bob}, share_percent => 100 }]);
+ok(!exists cat_totals(month_of(monthly('alice', 'from=2024-04&to=2024-04&basis=mine'), '2024-04'))->{pets},
+   'mine: pets, all of it given away, is not listed for alice');
+is(cat_totals(month_of(monthly('bob', 'from=2024-04&to=2024-04&basis=mine'), '2024-04'))->{pets}, '40.00',
+   'and is 40.00 for bob');
 # Every user, every category: the report agrees with the drill-down's walk.
 for my $user (qw(alice bob)) {
     for my $m (qw(2024-03 2025-06)) {
