@@ -91,35 +91,19 @@ struct month_table {
     int n;
     int64_t me;
     int64_t *total;
-    cJSON **cats;  /* per month: an array of {category, total, budget} */
+    struct tally *cats;  /* per month: cents per category */
 };
 
-static cJSON *find_cat(cJSON *cats, const char *category)
-{
-    cJSON *c;
-
-    cJSON_ArrayForEach(c, cats)
-        if (strcmp(json_get(c, "category")->valuestring, category) == 0)
-            return c;
-    c = cJSON_CreateObject();
-    cJSON_AddStringToObject(c, "category", category);
-    cJSON_AddNumberToObject(c, "cents", 0);
-    cJSON_AddItemToArray(cats, c);
-    return c;
-}
-
-static void table_add(struct month_table *mt, const char *month, const char *category,
-                      int64_t cents)
+/* Adds cents to a category of a month; -1 when out of memory. */
+static int table_add(struct month_table *mt, const char *month, const char *category,
+                     int64_t cents)
 {
     int i = (atoi(month) - atoi(mt->from)) * 12 + atoi(month + 5) - atoi(mt->from + 5);
-    cJSON *c;
 
     if (i < 0 || i >= mt->n)
-        return;
+        return 0;
     mt->total[i] += cents;
-    c = find_cat(mt->cats[i], category);
-    cJSON_SetNumberValue(json_get(c, "cents"),
-                         json_get(c, "cents")->valuedouble + (double)cents);
+    return tally_add(&mt->cats[i], category, cents);
 }
 
 /* The mine basis from the gross table: a row the caller owns moves from
@@ -128,8 +112,7 @@ static int table_correct_mine(void *ctx, const struct spend_row *r)
 {
     struct month_table *mt = ctx;
 
-    table_add(mt, r->month, r->category, r->owner == mt->me ? r->mine - r->spend : r->mine);
-    return 0;
+    return table_add(mt, r->month, r->category, r->owner == mt->me ? r->mine - r->spend : r->mine);
 }
 
 /* Standing monthly budgets of the caller, as {category: cents}. */
@@ -168,63 +151,45 @@ static int fill_table(ledger_db *db, int64_t me, int mine, const char *first, co
     db_bind_text(st, 2, first);
     db_bind_text(st, 3, end);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        table_add(mt, (const char *)sqlite3_column_text(st, 0),
-                  (const char *)sqlite3_column_text(st, 1), sqlite3_column_int64(st, 2));
+        if (table_add(mt, (const char *)sqlite3_column_text(st, 0),
+                      (const char *)sqlite3_column_text(st, 1), sqlite3_column_int64(st, 2)))
+            break;
     db_stmt_done(st);
+    if (rc == SQLITE_ROW)
+        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
     if (rc != SQLITE_DONE)
         return db_error(db, err, "monthly");
     mt->me = me;
     return mine ? spend_mine_each(db, me, first, end, 1, table_correct_mine, mt, err) : LEDGER_OK;
 }
 
-static int cmp_cat(const void *a, const void *b)
+/* One month's categories as {category, total, budget}, largest first,
+ * with every budgeted category present. */
+static cJSON *finish_categories(struct tally *cats, const cJSON *budgets)
 {
-    const cJSON *x = *(cJSON *const *)a, *y = *(cJSON *const *)b;
-    double dx = json_get(x, "cents")->valuedouble;
-    double dy = json_get(y, "cents")->valuedouble;
-
-    if (dx != dy)
-        return dx > dy ? -1 : 1;
-    return strcmp(json_get(x, "category")->valuestring,
-                  json_get(y, "category")->valuestring);
-}
-
-/* Turns one month's working entries into {category, total, budget},
- * largest first, with every budgeted category present. */
-static cJSON *finish_categories(cJSON *cats, const cJSON *budgets)
-{
-    cJSON *out = cJSON_CreateArray(), *b, **v;
-    int n, i;
+    cJSON *out = cJSON_CreateArray(), *b;
+    size_t i;
 
     cJSON_ArrayForEach(b, budgets)
-        find_cat(cats, b->string);
-    n = cJSON_GetArraySize(cats);
-    v = calloc((size_t)(n ? n : 1), sizeof *v);
-    for (i = 0; i < n && v; i++)
-        v[i] = cJSON_GetArrayItem(cats, i);
-    if (v)
-        qsort(v, (size_t)n, sizeof *v, cmp_cat);
-    for (i = 0; i < n && v; i++) {
-        const char *name = json_get(v[i], "category")->valuestring;
-        const cJSON *budget = json_get(budgets, name);
+        tally_get(cats, b->string);
+    tally_sort(cats);
+    for (i = 0; i < cats->n; i++) {
+        const cJSON *budget = json_get(budgets, cats->v[i].name);
         cJSON *o;
 
         /* A category whose parts net to nothing (rows given away whole on
          * basis=mine) is left out, as on gross, unless it has a budget. */
-        if ((int64_t)json_get(v[i], "cents")->valuedouble == 0 && !budget)
+        if (cats->v[i].cents == 0 && !budget)
             continue;
         o = cJSON_CreateObject();
-
-        cJSON_AddStringToObject(o, "category", name);
-        cJSON_AddItemToObject(o, "total",
-                              ledger_money_to_json((int64_t)json_get(v[i], "cents")->valuedouble));
+        cJSON_AddStringToObject(o, "category", cats->v[i].name);
+        cJSON_AddItemToObject(o, "total", ledger_money_to_json(cats->v[i].cents));
         if (budget)
             cJSON_AddItemToObject(o, "budget", ledger_money_to_json((int64_t)budget->valuedouble));
         else
             cJSON_AddNullToObject(o, "budget");
         cJSON_AddItemToArray(out, o);
     }
-    free(v);
     return out;
 }
 
@@ -246,8 +211,6 @@ int ledger_analytics_monthly(ledger_db *db, int64_t me, const struct ledger_para
         ledger_error_set(err, 500, "internal", NULL, "out of memory");
         goto out;
     }
-    for (i = 0; i < mt.n; i++)
-        mt.cats[i] = cJSON_CreateArray();
     if (load_budgets(db, me, &budgets, err) || fill_table(db, me, mine, first, end, &mt, err))
         goto out;
     doc = cJSON_CreateObject();
@@ -259,7 +222,7 @@ int ledger_analytics_monthly(ledger_db *db, int64_t me, const struct ledger_para
         month_add(mt.from, i, month);
         cJSON_AddStringToObject(m, "month", month);
         cJSON_AddItemToObject(m, "total", ledger_money_to_json(mt.total[i]));
-        cJSON_AddItemToObject(m, "categories", finish_categories(mt.cats[i], budgets));
+        cJSON_AddItemToObject(m, "categories", finish_categories(&mt.cats[i], budgets));
         cJSON_AddItemToArray(items, m);
     }
     cJSON_AddNumberToObject(doc, "total", mt.n);
@@ -268,7 +231,7 @@ int ledger_analytics_monthly(ledger_db *db, int64_t me, const struct ledger_para
     rc = LEDGER_OK;
 out:
     for (i = 0; mt.cats && i < mt.n; i++)
-        cJSON_Delete(mt.cats[i]);
+        tally_free(&mt.cats[i]);
     free(mt.cats);
     free(mt.total);
     cJSON_Delete(budgets);
@@ -280,43 +243,26 @@ out:
 struct drill {
     const char *category;
     int64_t total;
-    cJSON *merchants;  /* {merchant: {cents, count}} */
+    struct tally merchants;
     cJSON *ids;
 };
 
-static void drill_add(struct drill *d, const char *merchant, int64_t cents, int64_t id)
+static int drill_add(struct drill *d, const char *merchant, int64_t cents, int64_t id)
 {
-    cJSON *m = json_get(d->merchants, merchant);
-
-    if (m == NULL) {
-        m = cJSON_AddObjectToObject(d->merchants, merchant);
-        cJSON_AddNumberToObject(m, "cents", 0);
-        cJSON_AddNumberToObject(m, "count", 0);
-    }
-    cJSON_SetNumberValue(json_get(m, "cents"),
-                         json_get(m, "cents")->valuedouble + (double)cents);
-    cJSON_SetNumberValue(json_get(m, "count"),
-                         json_get(m, "count")->valuedouble + 1);
     d->total += cents;
     cJSON_AddItemToArray(d->ids, cJSON_CreateNumber((double)id));
+    return tally_add(&d->merchants, merchant, cents);
 }
 
 static int drill_mine(void *ctx, const struct spend_row *r)
 {
     struct drill *d = ctx;
 
-    if (strcmp(r->category, d->category) == 0)
-        drill_add(d, r->merchant, r->mine, r->id);
+    if (strcmp(r->category, d->category) != 0)
+        return 0;
+    if (drill_add(d, r->merchant, r->mine, r->id))
+        return -1;
     return 0;
-}
-
-static int by_cents(const void *a, const void *b)
-{
-    const cJSON *x = *(cJSON *const *)a, *y = *(cJSON *const *)b;
-    double dx = json_get(x, "cents")->valuedouble;
-    double dy = json_get(y, "cents")->valuedouble;
-
-    return dx != dy ? (dx > dy ? -1 : 1) : strcmp(x->string, y->string);
 }
 
 int ledger_analytics_drilldown(ledger_db *db, int64_t me, const char *month,
@@ -324,10 +270,11 @@ int ledger_analytics_drilldown(ledger_db *db, int64_t me, const char *month,
                                cJSON **out, ledger_error *err)
 {
     char first[11], end[11], folded[LEDGER_CATEGORY_MAX];
-    struct drill d = { NULL, 0, cJSON_CreateObject(), cJSON_CreateArray() };
-    cJSON *doc = NULL, *arr, *m, **v = NULL, *rows;
+    struct drill d = { NULL, 0, { NULL, 0, 0 }, cJSON_CreateArray() };
+    cJSON *doc = NULL, *arr, *m, *rows;
     sqlite3_stmt *st;
-    int mine, rc = LEDGER_ERR, n, i;
+    size_t i;
+    int mine, rc = LEDGER_ERR;
 
     if (spend_basis(p, &mine, err))
         goto out;
@@ -357,9 +304,14 @@ int ledger_analytics_drilldown(ledger_db *db, int64_t me, const char *month,
         db_bind_text(st, 3, end);
         db_bind_text(st, 4, folded);
         while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-            drill_add(&d, (const char *)sqlite3_column_text(st, 1), sqlite3_column_int64(st, 2),
-                      sqlite3_column_int64(st, 0));
+            if (drill_add(&d, (const char *)sqlite3_column_text(st, 1), sqlite3_column_int64(st, 2),
+                          sqlite3_column_int64(st, 0)))
+                break;
         db_stmt_done(st);
+        if (rc == SQLITE_ROW) {
+            rc = ledger_error_set(err, 500, "internal", NULL, "out of memory");
+            goto out;
+        }
         if (rc != SQLITE_DONE) {
             rc = db_error(db, err, "drill-down");
             goto out;
@@ -372,18 +324,12 @@ int ledger_analytics_drilldown(ledger_db *db, int64_t me, const char *month,
     cJSON_AddStringToObject(doc, "category", folded);
     cJSON_AddItemToObject(doc, "total", ledger_money_to_json(d.total));
     arr = cJSON_AddArrayToObject(doc, "merchants");
-    n = cJSON_GetArraySize(d.merchants);
-    v = calloc((size_t)(n ? n : 1), sizeof *v);
-    for (i = 0; i < n && v; i++)
-        v[i] = cJSON_GetArrayItem(d.merchants, i);
-    if (v)
-        qsort(v, (size_t)n, sizeof *v, by_cents);
-    for (i = 0; i < n && v; i++) {
+    tally_sort(&d.merchants);
+    for (i = 0; i < d.merchants.n; i++) {
         m = cJSON_CreateObject();
-        cJSON_AddStringToObject(m, "merchant", v[i]->string);
-        cJSON_AddItemToObject(m, "total",
-                              ledger_money_to_json((int64_t)json_get(v[i], "cents")->valuedouble));
-        cJSON_AddNumberToObject(m, "count", json_get(v[i], "count")->valuedouble);
+        cJSON_AddStringToObject(m, "merchant", d.merchants.v[i].name);
+        cJSON_AddItemToObject(m, "total", ledger_money_to_json(d.merchants.v[i].cents));
+        cJSON_AddNumberToObject(m, "count", (double)d.merchants.v[i].count);
         cJSON_AddItemToArray(arr, m);
     }
     rows = cJSON_AddArrayToObject(doc, "transactions");
@@ -404,9 +350,8 @@ int ledger_analytics_drilldown(ledger_db *db, int64_t me, const char *month,
     doc = NULL;
     rc = LEDGER_OK;
 out:
-    free(v);
     cJSON_Delete(doc);
-    cJSON_Delete(d.merchants);
+    tally_free(&d.merchants);
     cJSON_Delete(d.ids);
     return rc;
 }

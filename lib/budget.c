@@ -16,13 +16,7 @@ static const char SQL_SPENT[] =
 
 static int add_mine(void *ctx, const struct spend_row *r)
 {
-    cJSON *spent = ctx, *c = json_get(spent, r->category);
-
-    if (c == NULL)
-        cJSON_AddNumberToObject(spent, r->category, (double)r->mine);
-    else
-        cJSON_SetNumberValue(c, c->valuedouble + (double)r->mine);
-    return 0;
+    return tally_add(ctx, r->category, r->mine);
 }
 
 int ledger_budget_list(ledger_db *db, int64_t me, const struct ledger_params *p, cJSON **out,
@@ -30,7 +24,8 @@ int ledger_budget_list(ledger_db *db, int64_t me, const struct ledger_params *p,
 {
     const char *month = param_get(p, "month");
     char now[8], first[11], end[11];
-    cJSON *spent = NULL, *doc = NULL, *items;
+    struct tally spent = { NULL, 0, 0 };
+    cJSON *doc = NULL, *items;
     sqlite3_stmt *st;
     int mine, rc;
 
@@ -43,9 +38,8 @@ int ledger_budget_list(ledger_db *db, int64_t me, const struct ledger_params *p,
     if (spend_basis(p, &mine, err))
         return LEDGER_ERR;
     /* The month's spend per category, then one row per budget. */
-    spent = cJSON_CreateObject();
     if (mine) {
-        if (spend_mine_each(db, me, first, end, 0, add_mine, spent, err))
+        if (spend_mine_each(db, me, first, end, 0, add_mine, &spent, err))
             goto fail;
     } else {
         if ((st = db_stmt(db, SQL_SPENT, err)) == NULL)
@@ -54,9 +48,14 @@ int ledger_budget_list(ledger_db *db, int64_t me, const struct ledger_params *p,
         db_bind_text(st, 2, first);
         db_bind_text(st, 3, end);
         while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-            cJSON_AddNumberToObject(spent, (const char *)sqlite3_column_text(st, 0),
-                                    (double)sqlite3_column_int64(st, 1));
+            if (tally_add(&spent, (const char *)sqlite3_column_text(st, 0),
+                          sqlite3_column_int64(st, 1)))
+                break;
         db_stmt_done(st);
+        if (rc == SQLITE_ROW) {
+            ledger_error_set(err, 500, "internal", NULL, "out of memory");
+            goto fail;
+        }
         if (rc != SQLITE_DONE) {
             db_error(db, err, "budgets");
             goto fail;
@@ -70,8 +69,8 @@ int ledger_budget_list(ledger_db *db, int64_t me, const struct ledger_params *p,
     items = cJSON_AddArrayToObject(doc, "items");
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *cat = (const char *)sqlite3_column_text(st, 0);
-        const cJSON *s = json_get(spent, cat);
-        int64_t amount = sqlite3_column_int64(st, 1), used = s ? (int64_t)s->valuedouble : 0;
+        const struct tally_item *s = tally_find(&spent, cat);
+        int64_t amount = sqlite3_column_int64(st, 1), used = s ? s->cents : 0;
         cJSON *o = cJSON_CreateObject();
 
         cJSON_AddStringToObject(o, "category", cat);
@@ -86,11 +85,11 @@ int ledger_budget_list(ledger_db *db, int64_t me, const struct ledger_params *p,
         goto fail;
     }
     cJSON_AddNumberToObject(doc, "total", cJSON_GetArraySize(items));
-    cJSON_Delete(spent);
+    tally_free(&spent);
     *out = doc;
     return LEDGER_OK;
 fail:
-    cJSON_Delete(spent);
+    tally_free(&spent);
     cJSON_Delete(doc);
     return LEDGER_ERR;
 }

@@ -277,8 +277,8 @@ struct spend_row {
 /* basis=gross (0, the default) or mine (1); anything else 400. */
 int spend_basis(const struct ledger_params *p, int *mine, ledger_error *err);
 /* Calls fn for every row that counts as spend in [from, to) that the caller
- * owns or shares in, with its mine part; fn returns non-zero to stop with
- * an error it has set.  With `different`, only for the rows whose mine
+ * owns or shares in, with its mine part; fn returns non-zero when it ran
+ * out of memory, which stops the walk with that error.  With `different`, only for the rows whose mine
  * part may differ from their spend (split, shared or with an override
  * share): on every other row the caller owns, mine is the whole spend. */
 int spend_mine_each(ledger_db *db, int64_t me, const char *from, const char *to, int different,
@@ -295,6 +295,24 @@ void month_add(const char *month, int n, char *out);
 int64_t days_of_date(const char *ymd);
 void date_of_days(int64_t days, char *out);
 void date_add_months(const char *ymd, int months, char *out);
+
+/* ---- named sums of cents (tally.c) ----------------------------------------------- */
+struct tally_item {
+    char *name;
+    int64_t cents, count;  /* the sum, and how many amounts went into it */
+};
+struct tally {
+    struct tally_item *v;
+    size_t n, cap;
+};
+/* The item called name, made at 0 when new (NULL when out of memory). */
+struct tally_item *tally_get(struct tally *t, const char *name);
+/* Adds cents (one amount) to name; -1 when out of memory. */
+int tally_add(struct tally *t, const char *name, int64_t cents);
+const struct tally_item *tally_find(const struct tally *t, const char *name);
+/* Largest sum first, then by name. */
+void tally_sort(struct tally *t);
+void tally_free(struct tally *t);
 
 /* ---- a row's user-made state (snapshot.c) ------------------------------------------
  * Overrides, payment method, tags and splits as JSON (the caller frees

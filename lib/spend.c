@@ -140,8 +140,10 @@ int spend_mine_each(ledger_db *db, int64_t me, const char *from, const char *to,
         } else {
             r->mine = r->owner == me ? r->spend : 0;
         }
-        if (fn(ctx, r))
+        if (fn(ctx, r)) {
+            ledger_error_set(err, 500, "internal", NULL, "out of memory");
             goto fail;
+        }
     }
     rows_free(rows, n);
     return LEDGER_OK;

@@ -50,12 +50,12 @@ static const char SQL_OWED_PAYMENTS[] =
     " WHERE trip_id = ?1 AND (from_user_id = ?2 OR to_user_id = ?2) GROUP BY 1, 2";
 
 /* A small map from user id to an amount, in first-seen order. */
-struct tally {
+struct id_tally {
     int64_t *id, *amount;
     size_t n, cap;
 };
 
-static int64_t *tally_at(struct tally *t, int64_t id)
+static int64_t *id_tally_at(struct id_tally *t, int64_t id)
 {
     size_t i;
 
@@ -79,7 +79,7 @@ static int64_t *tally_at(struct tally *t, int64_t id)
     return &t->amount[t->n++];
 }
 
-static void tally_free(struct tally *t)
+static void id_tally_free(struct id_tally *t)
 {
     free(t->id);
     free(t->amount);
@@ -130,7 +130,7 @@ static int collect(ledger_db *db, const char *sql, int64_t a, int64_t b, int col
 
 /* Adds each participant's apportioned part of amount to the tally (the
  * owner takes all of an unsplit row). */
-static int apportion_into(ledger_db *db, const struct row4 *r, int64_t amount, struct tally *t,
+static int apportion_into(ledger_db *db, const struct row4 *r, int64_t amount, struct id_tally *t,
                           int64_t only, ledger_error *err)
 {
     struct split_share v[128];
@@ -151,7 +151,7 @@ static int apportion_into(ledger_db *db, const struct row4 *r, int64_t amount, s
 
         if (only && v[i].participant_id == only)
             continue;
-        if ((slot = tally_at(t, v[i].participant_id)) == NULL)
+        if ((slot = id_tally_at(t, v[i].participant_id)) == NULL)
             return ledger_error_set(err, 500, "internal", NULL, "out of memory");
         *slot += amount < 0 ? -c[i] : c[i];
     }
@@ -207,7 +207,7 @@ int ledger_trip_analytics(ledger_db *db, int64_t me, int64_t trip, cJSON **out,
 {
     cJSON *doc = NULL, *part;
     struct row4 *rows = NULL;
-    struct tally t = { 0 };
+    struct id_tally t = { 0 };
     int64_t total = 0;
     size_t n = 0, i;
     int participant;
@@ -243,17 +243,17 @@ int ledger_trip_analytics(ledger_db *db, int64_t me, int64_t trip, cJSON **out,
         cJSON_AddItemToArray(part, o);
     }
     free(rows);
-    tally_free(&t);
+    id_tally_free(&t);
     *out = doc;
     return LEDGER_OK;
 fail:
     free(rows);
-    tally_free(&t);
+    id_tally_free(&t);
     cJSON_Delete(doc);
     return LEDGER_ERR;
 }
 
-static cJSON *tally_json(const struct tally *t)
+static cJSON *tally_json(const struct id_tally *t)
 {
     cJSON *arr = cJSON_CreateArray();
     size_t i;
@@ -274,7 +274,7 @@ static cJSON *tally_json(const struct tally *t)
 int ledger_trip_owed(ledger_db *db, int64_t me, int64_t trip, cJSON **out, ledger_error *err)
 {
     struct row4 *rows = NULL;
-    struct tally to_me = { 0 }, by_me = { 0 };
+    struct id_tally to_me = { 0 }, by_me = { 0 };
     sqlite3_stmt *st;
     size_t n = 0, i;
     int participant, rc;
@@ -295,21 +295,21 @@ int ledger_trip_owed(ledger_db *db, int64_t me, int64_t trip, cJSON **out, ledge
             if (apportion_into(db, &rows[i], amount, &to_me, me, err))
                 goto fail;
         } else {
-            struct tally mine = { 0 };
+            struct id_tally mine = { 0 };
             size_t k;
 
             if (apportion_into(db, &rows[i], amount, &mine, 0, err)) {
-                tally_free(&mine);
+                id_tally_free(&mine);
                 goto fail;
             }
             for (k = 0; k < mine.n; k++)
                 if (mine.id[k] == me) {
-                    int64_t *slot = tally_at(&by_me, rows[i].owner);
+                    int64_t *slot = id_tally_at(&by_me, rows[i].owner);
 
                     if (slot)
                         *slot += mine.amount[k];
                 }
-            tally_free(&mine);
+            id_tally_free(&mine);
         }
     }
     /* Payments scoped to the trip reduce the direction they settle. */
@@ -319,7 +319,7 @@ int ledger_trip_owed(ledger_db *db, int64_t me, int64_t trip, cJSON **out, ledge
     sqlite3_bind_int64(st, 2, me);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t from = sqlite3_column_int64(st, 0), to = sqlite3_column_int64(st, 1);
-        int64_t *slot = to == me ? tally_at(&to_me, from) : tally_at(&by_me, to);
+        int64_t *slot = to == me ? id_tally_at(&to_me, from) : id_tally_at(&by_me, to);
 
         if (slot)
             *slot -= sqlite3_column_int64(st, 2);
@@ -334,12 +334,12 @@ int ledger_trip_owed(ledger_db *db, int64_t me, int64_t trip, cJSON **out, ledge
     cJSON_AddItemToObject(*out, "owed_to_me", tally_json(&to_me));
     cJSON_AddItemToObject(*out, "owed_by_me", tally_json(&by_me));
     free(rows);
-    tally_free(&to_me);
-    tally_free(&by_me);
+    id_tally_free(&to_me);
+    id_tally_free(&by_me);
     return LEDGER_OK;
 fail:
     free(rows);
-    tally_free(&to_me);
-    tally_free(&by_me);
+    id_tally_free(&to_me);
+    id_tally_free(&by_me);
     return LEDGER_ERR;
 }

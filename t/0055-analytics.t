@@ -492,6 +492,21 @@ ok(!exists cat_totals(month_of(monthly('alice', 'from=2024-04&to=2024-04&basis=m
    'mine: pets, all of it given away, is not listed for alice');
 is(cat_totals(month_of(monthly('bob', 'from=2024-04&to=2024-04&basis=mine'), '2024-04'))->{pets}, '40.00',
    'and is 40.00 for bob');
+# Sums past 2^53 cents stay exact (they were doubles): ten rows of the
+# largest amount the API takes and one cent, in one category.  Read from
+# the raw text: a Perl number would round them itself.
+manual('erin', '2019-05-02', 'debit', 10000000000000, 'shopping', 'Big Shop') for 1 .. 10;
+manual('erin', '2019-05-03', 'debit', 0.01, 'shopping', 'Small Shop');
+$rig->put('/api/budgets/shopping', { amount => 1 }, user => 'erin');
+for my $basis (qw(gross mine)) {
+    like($rig->get("/api/analytics/monthly?from=2019-05&to=2019-05&basis=$basis", user => 'erin')->{content},
+         qr/"category":"shopping","total":100000000000000\.01\b/, "a category total of 10^14 and a cent ($basis)");
+    like($rig->get("/api/budgets?month=2019-05&basis=$basis", user => 'erin')->{content},
+         qr/"spent":100000000000000\.01\b/, "budget spent ($basis)");
+    like($rig->get("/api/analytics/monthly/2019-05/shopping?basis=$basis", user => 'erin')->{content},
+         qr/"merchant":"Big Shop","total":100000000000000\.00\b/, "the drill-down's merchant total ($basis)");
+}
+$rig->del('/api/budgets/shopping', user => 'erin');
 # Every user, every category: the report agrees with the drill-down's walk.
 for my $user (qw(alice bob)) {
     for my $m (qw(2024-03 2025-06)) {
