@@ -75,9 +75,14 @@ static char *url_decode(const char *s, size_t n, int plus_is_space)
     for (i = 0; i < n; i++) {
         int hi, lo;
 
-        if (s[i] == '%' && i + 2 < n
-            && (hi = hexval((unsigned char)s[i + 1])) >= 0
-            && (lo = hexval((unsigned char)s[i + 2])) >= 0) {
+        if (s[i] == '%') {
+            /* "%" without two hex digits is no escape: the query is
+             * malformed, not a search for "%zz". */
+            if (i + 2 >= n || (hi = hexval((unsigned char)s[i + 1])) < 0
+                || (lo = hexval((unsigned char)s[i + 2])) < 0) {
+                free(out);
+                return NULL;
+            }
             *o++ = (char)(hi * 16 + lo);
             i += 2;
         } else if (s[i] == '+' && plus_is_space) {

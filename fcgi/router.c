@@ -107,6 +107,12 @@ static char *segment_decode(const char *s, size_t n)
         }
     }
     *o = '\0';
+    /* A segment becomes a name the service stores and answers with: it
+     * must be text. */
+    if (!ledger_utf8_valid(out, (size_t)(o - out))) {
+        free(out);
+        return NULL;
+    }
     return out;
 }
 
@@ -145,7 +151,7 @@ const struct route *router_match(struct router *rt, struct request *r)
 
             if (arg == NULL) {
                 request_fail(r, 400, "invalid_request", NULL,
-                             "the path has a bad percent-escape");
+                             "the path has a bad percent-escape or is not UTF-8");
                 return NULL;
             }
             r->args[r->nargs++] = arg;

@@ -6,8 +6,13 @@
 #define MAX_SUBJECT 512
 #define MAX_PROFILE 320
 
+/* The claims are stale when they differ from what is stored, except an
+ * email another account holds, which this one never takes (checking it
+ * again on every request took the write lock every time). */
 static const char SQL_USER_BY_SUBJECT[] =
-    "SELECT id, email IS ?2 OR ?2 IS NULL, name IS ?3 OR ?3 IS NULL"
+    "SELECT id, email IS ?2 OR ?2 IS NULL"
+    "           OR EXISTS (SELECT 1 FROM users o WHERE o.email = ?2 AND o.id <> users.id),"
+    "       name IS ?3 OR ?3 IS NULL"
     "  FROM users WHERE subject = ?1";
 /* A placeholder made for this email by someone who shares with the user. */
 static const char SQL_USER_BIND_PLACEHOLDER[] =
@@ -19,8 +24,12 @@ static const char SQL_USER_INSERT[] =
     " VALUES (?1, CASE WHEN EXISTS (SELECT 1 FROM users WHERE email = ?2)"
     "                  THEN NULL ELSE ?2 END, ?3)"
     " RETURNING id";
+/* The email only when no other account holds it; the name regardless. */
 static const char SQL_USER_UPDATE_PROFILE[] =
-    "UPDATE OR IGNORE users SET email = COALESCE(?2, email), name = COALESCE(?3, name)"
+    "UPDATE users SET email = CASE WHEN ?2 IS NULL"
+    "                              OR EXISTS (SELECT 1 FROM users o WHERE o.email = ?2 AND o.id <> ?1)"
+    "                         THEN email ELSE ?2 END,"
+    "                 name = COALESCE(?3, name)"
     " WHERE id = ?1";
 static const char SQL_USER_GET[] =
     "SELECT id, email, name FROM users WHERE id = ?";
@@ -90,11 +99,18 @@ int ledger_user_resolve(ledger_db *db, const char *subject, const char *email,
     if (strlen(subject) > MAX_SUBJECT)
         return ledger_error_set(err, 401, "unauthenticated", NULL,
                                 "the identity is longer than %d bytes", MAX_SUBJECT);
-    /* Empty or oversized claims are treated as absent: the identity itself
-     * is what authenticates, the claims only fill the profile. */
-    if (email && (email[0] == '\0' || strlen(email) > MAX_PROFILE || !strchr(email, '@')))
+    /* Every answer is UTF-8 JSON, and the subject, email and name go into
+     * answers (another user's participant list among them). */
+    if (!ledger_utf8_valid(subject, strlen(subject)))
+        return ledger_error_set(err, 401, "unauthenticated", NULL, "the identity is not UTF-8 text");
+    /* Empty, oversized or non-UTF-8 claims are treated as absent: the
+     * identity itself is what authenticates, the claims only fill the
+     * profile. */
+    if (email && (email[0] == '\0' || strlen(email) > MAX_PROFILE || !strchr(email, '@')
+                  || !ledger_utf8_valid(email, strlen(email))))
         email = NULL;
-    if (name && (name[0] == '\0' || strlen(name) > MAX_PROFILE))
+    if (name && (name[0] == '\0' || strlen(name) > MAX_PROFILE
+                 || !ledger_utf8_valid(name, strlen(name))))
         name = NULL;
 
     if (lookup(db, subject, email, name, &id, &found, &stale, err))

@@ -91,6 +91,36 @@ int main(void)
     ledger_user_get(db, again, &doc, &err);
     ok(cJSON_IsNull(cJSON_GetObjectItem(doc, "email")), "and the email stays with its owner");
     cJSON_Delete(doc);
+    {
+        /* A claimed email another account holds is not a change to make on
+         * every request (each took the write lock): with another process
+         * writing, the same claims resolve at once; a new name is kept. */
+        ledger_db *other = NULL;
+        int64_t m2 = 0;
+
+        ok(ledger_open(path, &other, &err) == LEDGER_OK && ledger_begin(other, 1, &err) == LEDGER_OK,
+           "another connection holds the write lock");
+        ok(ledger_user_resolve(db, "mallory", "alice@example.org", NULL, &m2, &err) == 0 && m2 == again,
+           "the same claims, a taken email among them, resolve without it");
+        ledger_rollback(other);
+        ledger_close(other);
+        ok(ledger_user_resolve(db, "mallory", "alice@example.org", "Mallory", &m2, &err) == 0,
+           "a new name beside the taken email");
+        ledger_user_get(db, again, &doc, &err);
+        is_str(cJSON_IsString(cJSON_GetObjectItem(doc, "name")) ? cJSON_GetObjectItem(doc, "name")->valuestring : "",
+               "Mallory", "the name is kept though the email is not");
+        cJSON_Delete(doc);
+    }
+    /* Answers are UTF-8 JSON: an identity that is not UTF-8 text is none,
+     * and claims that are not are left out. */
+    ok(ledger_user_resolve(db, "caf\xe9", NULL, NULL, &again, &err) == LEDGER_ERR && err.status == 401,
+       "an identity that is not UTF-8 is 401");
+    ok(ledger_user_resolve(db, "dave-sub", "dav\xe9@example.org", "Caf\xe9", &again, &err) == 0,
+       "claims that are not UTF-8 do not stop the identity");
+    ledger_user_get(db, again, &doc, &err);
+    ok(cJSON_IsNull(cJSON_GetObjectItem(doc, "email")) && cJSON_IsNull(cJSON_GetObjectItem(doc, "name")),
+       "and are left out of the profile");
+    cJSON_Delete(doc);
     ledger_user_get(db, alice, &doc, &err);
     is_str(cJSON_GetObjectItem(doc, "email")->valuestring, "alice@example.org", "me: email");
     is_str(cJSON_GetObjectItem(doc, "name")->valuestring, "Alice", "me: name");

@@ -136,6 +136,19 @@ for my $r (grep { $_->[0] eq 'GET' } @routes) {
         diag("got $res->{status}: " . substr($res->{content} // '', 0, 300));
     }
 }
+# A "%" without two hex digits is a malformed query, not a search for
+# "%zz"; a path segment that does not decode to UTF-8 is no name (it was
+# stored, and every list holding it was no longer JSON).
+for my $q ('search=%zz', 'search=ab%2', 'search=%') {
+    my $res = $rig->get("/api/transactions?$q", user => 'erin');
+    $sent++;
+    is($res->{status}, 400, "GET /api/transactions?$q: 400");
+}
+for my $path ('/api/budgets/%ff', '/api/budgets/caf%e9') {
+    my $res = $rig->put($path, { amount => 100 }, user => 'erin');
+    $sent++;
+    is($res->{status}, 400, "PUT $path: 400");
+}
 # A body over max_body_bytes (16 MiB by default) is refused before it is read.
 my $huge = $rig->request('POST', '/api/transactions', user => 'erin', body => 'x' x (16 * 1024 * 1024 + 1),
                          type => 'application/json');
