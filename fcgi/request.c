@@ -308,7 +308,7 @@ void response_send(struct request *r)
                  r->allow ? "Allow: " : "", r->allow ? r->allow : "", r->allow ? "\r\n" : "",
                  text ? "Content-Type: application/json; charset=utf-8\r\n" : "");
     FCGX_PutStr(head, n, r->fcgx->out);
-    if (text) {
+    if (text && strcmp(r->method, "HEAD") != 0) {
         FCGX_PutStr(text, (int)strlen(text), r->fcgx->out);
         FCGX_PutStr("\n", 1, r->fcgx->out);
     }

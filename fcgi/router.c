@@ -127,6 +127,10 @@ const struct route *router_match(struct router *rt, struct request *r)
     size_t i, used = 0;
     int path_known = 0;
 
+    /* HEAD is GET without the body (RFC 9110 9.3.2): the GET routes answer
+     * it, and response_send leaves the body out. */
+    const char *method = strcmp(r->method, "HEAD") == 0 ? "GET" : r->method;
+
     rt->allow[0] = '\0';
     for (i = 0; i < route_count; i++) {
         PCRE2_SIZE *ov;
@@ -135,7 +139,7 @@ const struct route *router_match(struct router *rt, struct request *r)
         if (!matches(rt, i, r->path))
             continue;
         path_known = 1;
-        if (strcmp(routes[i].method, r->method) != 0) {
+        if (strcmp(routes[i].method, method) != 0) {
             if (!strstr(rt->allow, routes[i].method)) {
                 int w = snprintf(rt->allow + used, sizeof rt->allow - used, "%s%s",
                                  used ? ", " : "", routes[i].method);

@@ -68,4 +68,14 @@ is($res->{status}, 204, 'delete a tag');
 is($res->{content} // '', '', 'with no body');
 error_is($rig->del("/api/tags/$tag->{id}", user => 'alice'), 404, 'not_found', 'deleted twice');
 
+# ---- HEAD ----------------------------------------------------------------------
+# HEAD is GET without the body (RFC 9110): the GET routes answer it.
+$res = $rig->request('HEAD', '/api/me', user => 'alice');
+is($res->{status}, 200, 'HEAD /api/me: 200');
+is($res->{content} // '', '', 'with no body');
+like($res->{headers}{'content-type'} // '', qr{^application/json}, 'and the type a GET has');
+is($rig->request('HEAD', '/api/rules/apply', user => 'alice')->{status}, 405,
+   'HEAD where only POST is routed: 405');
+is($rig->request('HEAD', '/api/me')->{status}, 401, 'HEAD without identity: 401');
+
 done_testing();
