@@ -116,17 +116,17 @@ struct dup_key {
 
 /* From this many lines on, the duplicates are found in one pass over the
  * caller's rows of the file's dates, each looked up among the lines
- * (temp.dup_keys, keyed by them), rather than a lookup per line: a line's lookup
- * reads every row of the caller's with its amount, so a file of a hundred
- * thousand lines cost each of them a read of every row with its amount
- * (seconds where amounts repeat); the pass reads each row once. */
+ * (temp.dup_keys, keyed by them), rather than a lookup per line: a line's
+ * lookup reads every row of the caller's with its amount, so a file of a
+ * hundred thousand lines cost each of them a read of every row with its
+ * amount (seconds where amounts repeat); the pass reads each row once. */
 #define DUP_PASS_MIN 200
 
 static const char SQL_DUP_KEYS_CLEAR[] = "DELETE FROM temp.dup_keys";
 static const char SQL_DUP_KEY[] =
     "INSERT INTO temp.dup_keys (seq, date, amount, description, out) VALUES (?, ?, ?, ?, ?)";
 /* CROSS JOIN: the caller's rows of the dates (?2..?3) outside, the lines
- * inside, by their index. */
+ * inside, found by their key. */
 static const char SQL_DUP_PASS[] =
     "SELECT k.seq, t.id, COALESCE(t.reconciled_with_id, t.id)"
     "  FROM transactions t CROSS JOIN temp.dup_keys k"
