@@ -230,7 +230,7 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
         || sqlite3_create_function(db->sql, "ledger_fold", 1,
                                    SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
                                    sql_fold, NULL, NULL) != SQLITE_OK) {
-        db_error(db, err, "ledger_regexp");
+        db_error(db, err, "SQL functions");
         goto fail;
     }
     /* The rows a rule matched, and the part of them it is acting on
