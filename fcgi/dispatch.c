@@ -23,6 +23,15 @@ static int content_type_is(const char *ct, const char *mime)
     return *ct == '\0' || *ct == ';';
 }
 
+/* Whether ct is a type a page on another site can have a browser send
+ * without asking this site first (no type at all counts). */
+static int cross_site_type(const char *ct)
+{
+    return ct == NULL || *ct == '\0' || content_type_is(ct, "text/plain")
+           || content_type_is(ct, "application/x-www-form-urlencoded")
+           || content_type_is(ct, "multipart/form-data");
+}
+
 /* Reads and checks the body: 413 and 415 before a byte is read, then JSON
  * parsed strictly.  An empty body leaves r->json NULL: the handler decides
  * whether it needs one.  A route that takes no body still refuses a broken
@@ -35,6 +44,20 @@ static int take_body(struct request *r, const struct route *route)
     int is_csv = content_type_is(ct, "text/csv");
     size_t len;
 
+    /* A page on another site can make the user's browser POST here (a
+     * form, or fetch without CORS) only with no body type or text/plain,
+     * form-urlencoded or multipart, and with the identity in a session
+     * cookie (mod_auth_openidc) that would write as the user.  So a write
+     * by POST needs a type such a page cannot send, even with no body:
+     * JSON ("{}" will do), or for the file import a file's type. */
+    if (strcmp(r->method, "POST") == 0 && (route->flags & ROUTE_WRITE)) {
+        if ((route->flags & ROUTE_RAW) && cross_site_type(ct))
+            return request_fail(r, 415, "unsupported_media_type", NULL,
+                                "the body must be the file with its type, e.g. application/x-ofx");
+        if (!(route->flags & ROUTE_RAW) && !is_json)
+            return request_fail(r, 415, "unsupported_media_type", NULL,
+                                "a write must be application/json (\"{}\" when it takes no body)");
+    }
     if (request_body_length(r, &len))
         return -1;
     if (len == 0)

@@ -68,6 +68,32 @@ is($res->{status}, 204, 'delete a tag');
 is($res->{content} // '', '', 'with no body');
 error_is($rig->del("/api/tags/$tag->{id}", user => 'alice'), 404, 'not_found', 'deleted twice');
 
+# ---- cross-site writes -------------------------------------------------------------
+# A page on another site can make a browser POST with no type, text/plain,
+# form-urlencoded or multipart, and a session cookie would go with it: a
+# write by POST needs application/json (or a file type for the import),
+# even when it takes no body.  (A disabled rule run this way shared a row.)
+{
+    my $rule = $rig->post('/api/rules', { name => 'csrf', enabled => JSON::PP::false,
+        conditions => [ { field => 'description', operator => 'contains', value => 'zzz' } ],
+        actions => [ { type => 'set_merchant', merchant_normalized => 'X' } ] }, user => 'alice')->{json}{id};
+    my $runs = $rig->get('/api/rules/runs', user => 'alice')->{json}{total};
+    for my $type (undef, 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x') {
+        for my $path ('/api/rules/apply', "/api/rules/apply/$rule", "/api/rules/$rule/preview") {
+            my $res = $rig->request('POST', $path, user => 'alice', defined $type ? (type => $type) : ());
+            is($res->{status}, 415, "POST $path with " . ($type // 'no type') . ' and no body: 415');
+        }
+        # (HTTP::Tiny types a body it is given no type for as octet-stream,
+        # so "no type" goes without a body.)
+        my $ofx = $rig->request('POST', '/api/statements/import', user => 'alice',
+                                defined $type ? (body => "OFXHEADER:100\n", type => $type) : (body => ''));
+        is($ofx->{status}, 415, 'POST /api/statements/import with ' . ($type // 'no type') . ': 415');
+    }
+    is($rig->get('/api/rules/runs', user => 'alice')->{json}{total}, $runs, 'no run was made');
+    is($rig->get('/api/statements', user => 'alice')->{json}{total}, 0, 'no statement was made');
+    is($rig->post("/api/rules/apply/$rule", {}, user => 'alice')->{status}, 200, 'with "{}" as JSON it runs');
+}
+
 # ---- HEAD ----------------------------------------------------------------------
 # HEAD is GET without the body (RFC 9110): the GET routes answer it.
 $res = $rig->request('HEAD', '/api/me', user => 'alice');

@@ -201,7 +201,9 @@ for my $m (@matrix) {
         my %o = $who eq 'none' ? (open => 1) : (user => $who);
         my $res = ref $b eq 'SCALAR'
             ? $rig->request($method, $p, %o, body => $$b, type => 'application/x-ofx')
-            : $rig->request($method, $p, %o, defined $b ? (json => $b) : ());
+            : $rig->request($method, $p, %o, defined $b ? (json => $b)
+                                               # a write by POST is JSON even with nothing to say
+                                               : $method eq 'POST' ? (json => {}) : ());
         my $got = $res->{status} < 300 ? 'ok' : $res->{status};
         is($got, $want, "$who: $method $pattern") or diag($res->{content});
         if (defined $before) {
