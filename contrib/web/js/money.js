@@ -18,10 +18,18 @@ export function toCents(v) {
   return m[1] === '-' ? -cents : cents;
 }
 
+// A comma only between groups of three digits ("1,234.50"): "12,50" is a
+// decimal comma, which read as grouping would be a hundred times the amount.
+const GROUPED_RE = /^[+-]?\d{1,3}(,\d{3})+(\.\d*)?$/;
+
 // What a person types ("1,234.5", "$12", "-3.10") as cents; throws a
 // message fit to show when it is not an amount with at most 2 decimals.
 export function parseMoneyInput(text) {
-  const t = String(text).trim().replace(/[$,\s]/g, '');
+  let t = String(text).trim().replace(/[$\s]/g, '');
+  if (t.includes(',')) {
+    if (!GROUPED_RE.test(t)) throw new Error('Enter an amount like 1,234.50 (a point before the cents)');
+    t = t.replace(/,/g, '');
+  }
   if (!MONEY_RE.test(t)) throw new Error('Enter an amount like 12.50 (at most two decimals)');
   return toCents(t);
 }

@@ -171,7 +171,10 @@ export async function render(main) {
   // ---- 3. editable preview ----
   function previewStep(res) {
     setStep(2);
-    const rows = res.rows.map((r) => ({ ...r, include: !(r.errors && r.errors.length) && !r.duplicate_of }));
+    // A row the preview could not read has no type; the menu shows debit,
+    // and the commit must send what it shows.
+    const rows = res.rows.map((r) => ({ ...r, transaction_type: r.transaction_type || 'debit',
+      include: !(r.errors && r.errors.length) && !r.duplicate_of }));
     const tbody = h('tbody');
     rows.forEach((r, i) => {
       const inc = h('input', { type: 'checkbox', checked: r.include, 'aria-label': `Import line ${r.line}` });

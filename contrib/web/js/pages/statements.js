@@ -21,8 +21,11 @@ export async function render(main) {
       if (!file.files.length) throw Object.assign(new Error('Choose a file'), { field: 'file' });
       const bytes = await file.files[0].arrayBuffer();
       const res = await api.request('POST', '/statements/import', bytes, { raw: true, type: 'application/x-ofx' });
-      const n = res.items ? res.items.length : 1;
-      say(box, `Imported ${n} statement${n === 1 ? '' : 's'}.`);
+      // {statements, imported, skipped_duplicates}: a file seen before
+      // makes no statement and imports nothing.
+      const n = (res.statements || []).length;
+      const skipped = res.skipped_duplicates ? `, ${res.skipped_duplicates} already there` : '';
+      say(box, `Imported ${n} statement${n === 1 ? '' : 's'} with ${res.imported || 0} row${res.imported === 1 ? '' : 's'}${skipped}.`);
       file.value = '';
       await load();
     }, upload);
