@@ -139,9 +139,9 @@ my $rule = $rig->post('/api/rules', { name => 'crash', conditions => [
     actions => [ { type => 'set_merchant', merchant_normalized => 'Crashed' } ] }, user => 'alice');
 is($rule->{status}, 201, 'a rule over every row') or diag($rule->{content});
 my $rule_id = $rule->{json}{id};
-my ($rule_time, $run) = timed('POST', "/api/rules/apply/$rule_id", undef);
+my ($rule_time, $run) = timed('POST', "/api/rules/apply/$rule_id", {});
 is($rig->del("/api/rules/apply/$run->{json}{id}", user => 'alice')->{status}, 200, 'its first run reverted');
-$kills += crash_until_torn('rule run', 'POST', "/api/rules/apply/$rule_id", undef, $rule_time, sub {
+$kills += crash_until_torn('rule run', 'POST', "/api/rules/apply/$rule_id", {}, $rule_time, sub {
     my $live = $rig->sql("SELECT id || ' ' || matches FROM rule_runs WHERE rule_id = $rule_id"
                          . ' AND reverted_at IS NULL');
     my $changed = $rig->sql("SELECT COUNT(*) FROM transactions WHERE override_merchant_normalized = 'Crashed'");
