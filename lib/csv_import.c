@@ -56,25 +56,33 @@ static const char SQL_WRITE[] =
     "        payment_method, ?2, category, COALESCE(merchant, '')"
     "   FROM temp.csv_rows ORDER BY seq RETURNING id";
 /* See schema/0011_bulk_insert.sql.  The new rows are those of the batch
- * (?3) between the lowest and the highest new id (?1, ?2): a range of the
- * primary key, read in order. */
+ * between the lowest and the highest new id (?1, ?2): a range of the
+ * primary key, read in order.  When the range holds no more ids than the
+ * batch has rows, it holds nothing else (ids are unique), and the rows are
+ * read once; otherwise (a range with another writer's rows in it: not
+ * seen, as the commit holds the write lock and SQLite hands out the ids
+ * after the highest, but not ruled out) the batch (?3) picks them. */
+#define NEW_ROWS_DENSE " WHERE id BETWEEN ?1 AND ?2"
+#define NEW_ROWS_BATCH                                                                     \
+    " WHERE id BETWEEN ?1 AND ?2 AND id IN (SELECT id FROM transactions"                 \
+    "                                       WHERE id BETWEEN ?1 AND ?2 AND import_id = ?3)"
+#define BULK_SPEND(new_rows)                                                               \
+    "INSERT INTO spend_monthly (owner_id, month, category, cents)"                          \
+    " SELECT owner_id, month, category, SUM(cents) FROM spend_contribution" new_rows        \
+    "  GROUP BY 1, 2, 3"                                                                   \
+    " ON CONFLICT (owner_id, month, category) DO UPDATE SET cents = cents + excluded.cents"
+/* New rows have no splits, so no viewer but their owner (see 0011). */
+#define BULK_VISIBLE(new_rows)                                                             \
+    "INSERT INTO visible_count (viewer_id, month, category, type, manual, split, n)"       \
+    " SELECT viewer_id, month, category, type, manual, split, COUNT(*) FROM visible_own_rows" \
+    new_rows "  GROUP BY 1, 2, 3, 4, 5, 6"                                                 \
+    " ON CONFLICT (viewer_id, month, category, type, manual, split) DO UPDATE SET n = n + excluded.n"
 static const char SQL_BULK_BEGIN[] = "INSERT INTO bulk_insert (only_row) VALUES (1)";
 static const char SQL_BULK_END[] = "DELETE FROM bulk_insert";
-static const char SQL_BULK_SPEND[] =
-    "INSERT INTO spend_monthly (owner_id, month, category, cents)"
-    " SELECT owner_id, month, category, SUM(cents) FROM spend_contribution"
-    "  WHERE id BETWEEN ?1 AND ?2 AND id IN (SELECT id FROM transactions"
-    "                                        WHERE id BETWEEN ?1 AND ?2 AND import_id = ?3)"
-    "  GROUP BY 1, 2, 3"
-    " ON CONFLICT (owner_id, month, category) DO UPDATE SET cents = cents + excluded.cents";
-/* New rows have no splits, so no viewer but their owner (see 0011). */
-static const char SQL_BULK_VISIBLE[] =
-    "INSERT INTO visible_count (viewer_id, month, category, type, manual, split, n)"
-    " SELECT viewer_id, month, category, type, manual, split, COUNT(*) FROM visible_own_rows"
-    "  WHERE id BETWEEN ?1 AND ?2 AND id IN (SELECT id FROM transactions"
-    "                                        WHERE id BETWEEN ?1 AND ?2 AND import_id = ?3)"
-    "  GROUP BY 1, 2, 3, 4, 5, 6"
-    " ON CONFLICT (viewer_id, month, category, type, manual, split) DO UPDATE SET n = n + excluded.n";
+static const char SQL_BULK_SPEND_DENSE[] = BULK_SPEND(NEW_ROWS_DENSE);
+static const char SQL_BULK_SPEND_BATCH[] = BULK_SPEND(NEW_ROWS_BATCH);
+static const char SQL_BULK_VISIBLE_DENSE[] = BULK_VISIBLE(NEW_ROWS_DENSE);
+static const char SQL_BULK_VISIBLE_BATCH[] = BULK_VISIBLE(NEW_ROWS_BATCH);
 static const char SQL_LINK[] =
     "INSERT OR IGNORE INTO transaction_tags (transaction_id, tag_id)"
     " SELECT id, ?4 FROM transactions WHERE id BETWEEN ?1 AND ?2 AND import_id = ?3";
@@ -115,34 +123,65 @@ struct dup_key {
 };
 
 /* From this many lines on, the duplicates are found in one pass over the
- * caller's rows of the file's dates, each looked up among the lines
- * (temp.dup_keys, keyed by them), rather than a lookup per line: a line's
- * lookup reads every row of the caller's with its amount, so a file of a
- * hundred thousand lines cost each of them a read of every row with its
- * amount (seconds where amounts repeat); the pass reads each row once. */
+ * caller's rows of the file's dates, each looked up among the lines (sorted
+ * by their key, here), rather than a lookup per line: a line's lookup reads
+ * every row of the caller's with its amount, so a file of a hundred
+ * thousand lines cost each of them a read of every row with its amount
+ * (seconds where amounts repeat); the pass reads each row once.  The lines
+ * are sorted in memory rather than staged in a keyed temporary table: a
+ * hundred thousand single-row inserts cost more than the pass itself. */
 #define DUP_PASS_MIN 200
 
-static const char SQL_DUP_KEYS_CLEAR[] = "DELETE FROM temp.dup_keys";
-static const char SQL_DUP_KEY[] =
-    "INSERT INTO temp.dup_keys (seq, date, amount, description, out) VALUES (?, ?, ?, ?, ?)";
-/* CROSS JOIN: the caller's rows of the dates (?2..?3) outside, the lines
- * inside, found by their key. */
 static const char SQL_DUP_PASS[] =
-    "SELECT k.seq, t.id, COALESCE(t.reconciled_with_id, t.id)"
-    "  FROM transactions t CROSS JOIN temp.dup_keys k"
-    " WHERE t.owner_id = ?1 AND t.date BETWEEN ?2 AND ?3"
-    "   AND k.date = t.date AND k.amount = t.amount AND k.description = t.description"
-    "   AND k.out = (t.transaction_type IN ('debit', 'fee', 'interest'))";
+    "SELECT id, COALESCE(reconciled_with_id, id), date, amount, description,"
+    "       transaction_type IN ('debit', 'fee', 'interest'),"
+    "       transaction_type IN ('credit', 'refund', 'payment')"
+    "  FROM transactions WHERE owner_id = ?1 AND date BETWEEN ?2 AND ?3";
+
+/* The order of a line's key: date, amount, direction, description (each
+ * compared as SQL's = compares them: bytes). */
+static int key_cmp(const struct dup_key *a, const struct dup_key *b)
+{
+    int c = strcmp(a->date, b->date);
+
+    if (c == 0)
+        c = (a->amount > b->amount) - (a->amount < b->amount);
+    if (c == 0)
+        c = (a->out > b->out) - (a->out < b->out);
+    return c != 0 ? c : strcmp(a->description, b->description);
+}
+
+static int key_ptr_cmp(const void *a, const void *b)
+{
+    return key_cmp(*(const struct dup_key *const *)a, *(const struct dup_key *const *)b);
+}
+
+/* The first of the n sorted lines whose key is not below key's. */
+static size_t key_lower_bound(const struct dup_key *const *sorted, size_t n,
+                              const struct dup_key *key)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (key_cmp(sorted[mid], key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
 
 /* dup[i]: the row line k[i] duplicates (as find_duplicate), or 0. */
 static int find_duplicates(ledger_db *db, int64_t me, const struct dup_key *k, size_t n,
                            int64_t *dup, ledger_error *err)
 {
-    const char *lo = NULL, *hi = NULL;
+    const struct dup_key **sorted = NULL;
     int64_t *first = NULL;
-    sqlite3_stmt *st;
-    size_t i;
-    int rc = LEDGER_ERR, step = SQLITE_DONE;
+    sqlite3_stmt *st = NULL;
+    size_t i, m = 0;
+    int rc = LEDGER_ERR, step;
 
     memset(dup, 0, n * sizeof *dup);
     if (n < DUP_PASS_MIN) {
@@ -153,54 +192,52 @@ static int find_duplicates(ledger_db *db, int64_t me, const struct dup_key *k, s
         return LEDGER_OK;
     }
     /* The lowest id of the rows each line matches: the one a lookup names. */
-    if ((first = calloc(n, sizeof *first)) == NULL)
-        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
-    if (exec2(db, SQL_DUP_KEYS_CLEAR, 0, 0, err))
+    if ((first = calloc(n, sizeof *first)) == NULL || (sorted = calloc(n, sizeof *sorted)) == NULL) {
+        ledger_error_set(err, 500, "internal", NULL, "out of memory");
         goto out;
-    for (i = 0; i < n; i++) {
-        if (k[i].date == NULL)
-            continue;
-        if ((st = db_stmt(db, SQL_DUP_KEY, err)) == NULL)
-            goto out;
-        sqlite3_bind_int64(st, 1, (int64_t)i);
-        db_bind_text(st, 2, k[i].date);
-        sqlite3_bind_int64(st, 3, k[i].amount);
-        db_bind_text(st, 4, k[i].description);
-        sqlite3_bind_int(st, 5, k[i].out != 0);
-        step = sqlite3_step(st);
-        db_stmt_done(st);
-        if (step != SQLITE_DONE) {
-            db_error(db, err, "duplicate");
-            goto out;
-        }
-        if (lo == NULL || strcmp(k[i].date, lo) < 0)
-            lo = k[i].date;
-        if (hi == NULL || strcmp(k[i].date, hi) > 0)
-            hi = k[i].date;
     }
-    if (lo && (st = db_stmt(db, SQL_DUP_PASS, err)) == NULL)
+    for (i = 0; i < n; i++)
+        if (k[i].date)
+            sorted[m++] = &k[i];
+    rc = LEDGER_OK;
+    if (m == 0)
         goto out;
-    if (lo) {
-        sqlite3_bind_int64(st, 1, me);
-        db_bind_text(st, 2, lo);
-        db_bind_text(st, 3, hi);
-        while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-            int64_t seq = sqlite3_column_int64(st, 0), id = sqlite3_column_int64(st, 1);
+    qsort(sorted, m, sizeof *sorted, key_ptr_cmp);
+    if ((st = db_stmt(db, SQL_DUP_PASS, err)) == NULL) {
+        rc = LEDGER_ERR;
+        goto out;
+    }
+    sqlite3_bind_int64(st, 1, me);
+    db_bind_text(st, 2, sorted[0]->date);
+    db_bind_text(st, 3, sorted[m - 1]->date);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        struct dup_key row;
+        size_t j;
 
-            if (seq >= 0 && (size_t)seq < n && (first[seq] == 0 || id < first[seq])) {
+        row.date = (const char *)sqlite3_column_text(st, 2);
+        row.amount = sqlite3_column_int64(st, 3);
+        row.description = (const char *)sqlite3_column_text(st, 4);
+        row.out = sqlite3_column_int(st, 5);
+        if (row.date == NULL || row.description == NULL
+            || (!row.out && !sqlite3_column_int(st, 6)))
+            continue;
+        for (j = key_lower_bound(sorted, m, &row); j < m && key_cmp(sorted[j], &row) == 0; j++) {
+            size_t seq = (size_t)(sorted[j] - k);
+            int64_t id = sqlite3_column_int64(st, 0);
+
+            if (first[seq] == 0 || id < first[seq]) {
                 first[seq] = id;
-                dup[seq] = sqlite3_column_int64(st, 2);
+                dup[seq] = sqlite3_column_int64(st, 1);
             }
         }
-        db_stmt_done(st);
-        if (step != SQLITE_DONE) {
-            db_error(db, err, "duplicate");
-            goto out;
-        }
     }
-    rc = exec2(db, SQL_DUP_KEYS_CLEAR, 0, 0, err);
+    if (step != SQLITE_DONE)
+        rc = db_error(db, err, "duplicate");
 out:
+    if (st)
+        db_stmt_done(st);
     free(first);
+    free(sorted);
     return rc;
 }
 
@@ -478,28 +515,39 @@ static int csv_tag(ledger_db *db, int64_t me, int64_t *id, ledger_error *err)
     return LEDGER_OK;
 }
 
-/* Stages one row in temp.csv_rows (made by ledger_open). */
-static int stage_row(ledger_db *db, const struct statement_row *r, ledger_error *err)
+/* Stages the n rows of v that are not duplicates (dups[i] 0) in
+ * temp.csv_rows (made by ledger_open), in their order. */
+static int stage_rows(ledger_db *db, const struct statement_row *v, const int64_t *dups, size_t n,
+                      ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_PENDING, err);
-    int rc;
+    size_t i;
+    int rc = SQLITE_DONE;
 
     if (st == NULL)
         return LEDGER_ERR;
-    db_bind_text(st, 1, r->date);
-    db_bind_text(st, 2, r->description);
-    db_bind_text(st, 3, r->merchant);
-    db_bind_text(st, 4, r->category);
-    db_bind_text(st, 5, r->type);
-    sqlite3_bind_int64(st, 6, r->amount);
-    db_bind_text(st, 7, r->currency ? r->currency : ledger_home_currency(db));
-    db_bind_text(st, 8, r->payment_method);
-    rc = sqlite3_step(st);
+    for (i = 0; i < n && rc == SQLITE_DONE; i++) {
+        const struct statement_row *r = &v[i];
+
+        if (dups[i])
+            continue;
+        db_bind_text(st, 1, r->date);
+        db_bind_text(st, 2, r->description);
+        db_bind_text(st, 3, r->merchant);
+        db_bind_text(st, 4, r->category);
+        db_bind_text(st, 5, r->type);
+        sqlite3_bind_int64(st, 6, r->amount);
+        db_bind_text(st, 7, r->currency ? r->currency : ledger_home_currency(db));
+        db_bind_text(st, 8, r->payment_method);
+        rc = sqlite3_step(st);
+        sqlite3_reset(st);
+    }
     db_stmt_done(st);
     return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "csv import");
 }
 
-/* Runs sql over the new rows: ids lo..hi of the batch, and the tag. */
+/* Runs sql over the new rows: ids lo..hi of the batch, and the tag (the
+ * parameters sql has of ?1..?4). */
 static int exec_new(ledger_db *db, const char *sql, int64_t lo, int64_t hi, int64_t batch,
                     int64_t tag, ledger_error *err)
 {
@@ -510,7 +558,8 @@ static int exec_new(ledger_db *db, const char *sql, int64_t lo, int64_t hi, int6
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, lo);
     sqlite3_bind_int64(st, 2, hi);
-    sqlite3_bind_int64(st, 3, batch);
+    if (sqlite3_bind_parameter_count(st) >= 3)
+        sqlite3_bind_int64(st, 3, batch);
     if (sqlite3_bind_parameter_count(st) >= 4)
         sqlite3_bind_int64(st, 4, tag);
     rc = sqlite3_step(st);
@@ -566,7 +615,7 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
     int64_t batch, tag, skipped = 0, *new_ids = NULL, *dups = NULL;
     cJSON *ids = NULL;
     size_t n, i = 0, imported = 0;
-    int rc = LEDGER_ERR, bulk = 0;
+    int rc = LEDGER_ERR, bulk = 0, dense;
 
     if (field_require_object(body, err))
         return LEDGER_ERR;
@@ -646,12 +695,10 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
         || exec2(db, SQL_IMPORT_BATCH, me, 0, err))
         goto out;
     batch = sqlite3_last_insert_rowid(db->sql);
-    for (i = 0; i < n; i++) {
-        if (dups[i])
-            skipped++;
-        else if (stage_row(db, &v[i], err))
-            goto out;
-    }
+    for (i = 0; i < n; i++)
+        skipped += dups[i] != 0;
+    if (stage_rows(db, v, dups, n, err))
+        goto out;
     if ((new_ids = calloc(n, sizeof *new_ids)) == NULL) {
         ledger_error_set(err, 500, "internal", NULL, "out of memory");
         goto out;
@@ -666,9 +713,12 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
     for (i = 0; i < imported; i++)
         cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)new_ids[i]));
     /* The summaries and the tag, for the new rows at once. */
+    dense = imported > 0 && (uint64_t)(new_ids[imported - 1] - new_ids[0]) == imported - 1;
     if ((imported > 0
-         && (exec_new(db, SQL_BULK_SPEND, new_ids[0], new_ids[imported - 1], batch, 0, err)
-             || exec_new(db, SQL_BULK_VISIBLE, new_ids[0], new_ids[imported - 1], batch, 0, err)
+         && (exec_new(db, dense ? SQL_BULK_SPEND_DENSE : SQL_BULK_SPEND_BATCH, new_ids[0],
+                      new_ids[imported - 1], batch, 0, err)
+             || exec_new(db, dense ? SQL_BULK_VISIBLE_DENSE : SQL_BULK_VISIBLE_BATCH,
+                         new_ids[0], new_ids[imported - 1], batch, 0, err)
              || exec_new(db, SQL_LINK, new_ids[0], new_ids[imported - 1], batch, tag, err)))
         || exec2(db, SQL_IMPORT_COUNT, (int64_t)imported, batch, err)
         || exec2(db, SQL_PENDING_CLEAR, 0, 0, err))

@@ -238,12 +238,7 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
     if (exec(db, "CREATE TEMP TABLE IF NOT EXISTS rule_matches (id INTEGER PRIMARY KEY)", err)
         || exec(db, "CREATE TEMP TABLE IF NOT EXISTS rule_ids (id INTEGER PRIMARY KEY)", err))
         goto fail;
-    /* The lines of a CSV file looked for among the caller's rows, and the
-     * rows of a CSV commit on their way in (csv_import.c). */
-    if (exec(db, "CREATE TEMP TABLE IF NOT EXISTS dup_keys (date TEXT, amount INTEGER,"
-                 " description TEXT, out INTEGER, seq INTEGER,"
-                 " PRIMARY KEY (date, amount, description, out, seq)) WITHOUT ROWID", err))
-        goto fail;
+    /* The rows of a CSV commit on their way in (csv_import.c). */
     if (exec(db, "CREATE TEMP TABLE IF NOT EXISTS csv_rows (seq INTEGER PRIMARY KEY, date TEXT,"
                  " description TEXT, merchant TEXT, category TEXT, type TEXT, amount INTEGER,"
                  " currency TEXT, payment_method TEXT)", err))

@@ -143,6 +143,47 @@ int main(void)
         cJSON_Delete(in);
         cJSON_Delete(out);
     }
+    {
+        /* With a row at the highest id there is, SQLite hands out new ids
+         * at random: a commit's ids are then no dense range, and other
+         * rows (bob's, among those random ids) fall between its
+         * lowest and highest.  The grouped sums must still count only the
+         * commit's rows. */
+        char body[4096];
+        size_t len = 0;
+        int i;
+        cJSON *in = NULL, *out = NULL, *id;
+        double lo = 0, hi = 0;
+
+        sql_exec(db, "INSERT INTO transactions (id, owner_id, date, transaction_type, amount, category)"
+                     " VALUES (2305843009213693952, 2, '2026-05-01', 'debit', 100, 'dining'),"
+                     "        (9223372036854775807, 2, '2026-05-02', 'debit', 200, 'dining')");
+        len += (size_t)snprintf(body + len, sizeof body - len, "{\"rows\": [");
+        for (i = 0; i < 20; i++)
+            len += (size_t)snprintf(body + len, sizeof body - len,
+                                    "%s{\"date\": \"2026-05-%02d\", \"description\": \"scattered %d\","
+                                    " \"amount\": 1.00, \"category\": \"dining\"}",
+                                    i ? "," : "", i + 1, i);
+        snprintf(body + len, sizeof body - len, "]}");
+        ok(ledger_json_parse(body, strlen(body), &in, &err) == 0
+           && ledger_csv_commit(db, me, in, &out, &err) == 0, "a CSV commit with ids at random");
+        cJSON_ArrayForEach(id, cJSON_GetObjectItem(out, "transaction_ids")) {
+            if (lo == 0 || id->valuedouble < lo)
+                lo = id->valuedouble;
+            if (id->valuedouble > hi)
+                hi = id->valuedouble;
+        }
+        ok(lo < 2305843009213693952.0 && hi > 2305843009213693952.0,
+           "bob's row lies between the commit's lowest and highest id");
+        is_int(drift(db), 0, "after it");
+        is_int(sql_int(db, "SELECT SUM(cents) FROM spend_monthly"
+                           " WHERE month = '2026-05' AND category = 'dining'"),
+               2000 + 300, "alice's 20.00 and bob's 3.00 in May");
+        is_int(sql_int(db, "SELECT n FROM visible_count WHERE viewer_id = 2 AND month = '2026-05'"),
+               2, "bob sees his two May rows, counted once");
+        cJSON_Delete(in);
+        cJSON_Delete(out);
+    }
     ledger_close(db);
     return done_testing();
 }
