@@ -61,28 +61,30 @@ static const char SQL_WRITE[] =
  * batch has rows, it holds nothing else (ids are unique), and the rows are
  * read once; otherwise (a range with another writer's rows in it: not
  * seen, as the commit holds the write lock and SQLite hands out the ids
- * after the highest, but not ruled out) the batch (?3) picks them. */
+ * after the highest, but not ruled out) the batch (?3) picks them.  Their
+ * sums are grouped in memory (group_sum.c), not by GROUP BY. */
 #define NEW_ROWS_DENSE " WHERE id BETWEEN ?1 AND ?2"
 #define NEW_ROWS_BATCH                                                                     \
     " WHERE id BETWEEN ?1 AND ?2 AND id IN (SELECT id FROM transactions"                 \
     "                                       WHERE id BETWEEN ?1 AND ?2 AND import_id = ?3)"
-#define BULK_SPEND(new_rows)                                                               \
-    "INSERT INTO spend_monthly (owner_id, month, category, cents)"                          \
-    " SELECT owner_id, month, category, SUM(cents) FROM spend_contribution" new_rows        \
-    "  GROUP BY 1, 2, 3"                                                                   \
-    " ON CONFLICT (owner_id, month, category) DO UPDATE SET cents = cents + excluded.cents"
+#define BULK_SPEND(new_rows) \
+    "SELECT owner_id, month, category, cents FROM spend_contribution" new_rows
 /* New rows have no splits, so no viewer but their owner (see 0011). */
 #define BULK_VISIBLE(new_rows)                                                             \
-    "INSERT INTO visible_count (viewer_id, month, category, type, manual, split, n)"       \
-    " SELECT viewer_id, month, category, type, manual, split, COUNT(*) FROM visible_own_rows" \
-    new_rows "  GROUP BY 1, 2, 3, 4, 5, 6"                                                 \
-    " ON CONFLICT (viewer_id, month, category, type, manual, split) DO UPDATE SET n = n + excluded.n"
+    "SELECT viewer_id, month, category, type, manual, split, 1 FROM visible_own_rows" new_rows
 static const char SQL_BULK_BEGIN[] = "INSERT INTO bulk_insert (only_row) VALUES (1)";
 static const char SQL_BULK_END[] = "DELETE FROM bulk_insert";
 static const char SQL_BULK_SPEND_DENSE[] = BULK_SPEND(NEW_ROWS_DENSE);
 static const char SQL_BULK_SPEND_BATCH[] = BULK_SPEND(NEW_ROWS_BATCH);
 static const char SQL_BULK_VISIBLE_DENSE[] = BULK_VISIBLE(NEW_ROWS_DENSE);
 static const char SQL_BULK_VISIBLE_BATCH[] = BULK_VISIBLE(NEW_ROWS_BATCH);
+static const char SQL_SPEND_ADD[] =
+    "INSERT INTO spend_monthly (owner_id, month, category, cents) VALUES (?1, ?2, ?3, ?4)"
+    " ON CONFLICT (owner_id, month, category) DO UPDATE SET cents = cents + excluded.cents";
+static const char SQL_VISIBLE_ADD[] =
+    "INSERT INTO visible_count (viewer_id, month, category, type, manual, split, n)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+    " ON CONFLICT (viewer_id, month, category, type, manual, split) DO UPDATE SET n = n + excluded.n";
 static const char SQL_LINK[] =
     "INSERT OR IGNORE INTO transaction_tags (transaction_id, tag_id)"
     " SELECT id, ?4 FROM transactions WHERE id BETWEEN ?1 AND ?2 AND import_id = ?3";
@@ -138,14 +140,16 @@ static const char SQL_DUP_PASS[] =
     "       transaction_type IN ('credit', 'refund', 'payment')"
     "  FROM transactions WHERE owner_id = ?1 AND date BETWEEN ?2 AND ?3";
 
-/* The order of a line's key: date, amount, direction, description (each
- * compared as SQL's = compares them: bytes). */
+/* The order of a line's key: amount, date, direction, description (text
+ * compared as SQL's = compares it: bytes).  The amount first: it tells
+ * most lines apart with one integer comparison, where dates share their
+ * first bytes. */
 static int key_cmp(const struct dup_key *a, const struct dup_key *b)
 {
-    int c = strcmp(a->date, b->date);
+    int c = (a->amount > b->amount) - (a->amount < b->amount);
 
     if (c == 0)
-        c = (a->amount > b->amount) - (a->amount < b->amount);
+        c = strcmp(a->date, b->date);
     if (c == 0)
         c = (a->out > b->out) - (a->out < b->out);
     return c != 0 ? c : strcmp(a->description, b->description);
@@ -178,6 +182,7 @@ static int find_duplicates(ledger_db *db, int64_t me, const struct dup_key *k, s
                            int64_t *dup, ledger_error *err)
 {
     const struct dup_key **sorted = NULL;
+    const char *lo = NULL, *hi = NULL;
     int64_t *first = NULL;
     sqlite3_stmt *st = NULL;
     size_t i, m = 0;
@@ -196,9 +201,15 @@ static int find_duplicates(ledger_db *db, int64_t me, const struct dup_key *k, s
         ledger_error_set(err, 500, "internal", NULL, "out of memory");
         goto out;
     }
-    for (i = 0; i < n; i++)
-        if (k[i].date)
-            sorted[m++] = &k[i];
+    for (i = 0; i < n; i++) {
+        if (k[i].date == NULL)
+            continue;
+        sorted[m++] = &k[i];
+        if (lo == NULL || strcmp(k[i].date, lo) < 0)
+            lo = k[i].date;
+        if (hi == NULL || strcmp(k[i].date, hi) > 0)
+            hi = k[i].date;
+    }
     rc = LEDGER_OK;
     if (m == 0)
         goto out;
@@ -208,8 +219,8 @@ static int find_duplicates(ledger_db *db, int64_t me, const struct dup_key *k, s
         goto out;
     }
     sqlite3_bind_int64(st, 1, me);
-    db_bind_text(st, 2, sorted[0]->date);
-    db_bind_text(st, 3, sorted[m - 1]->date);
+    db_bind_text(st, 2, lo);
+    db_bind_text(st, 3, hi);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         struct dup_key row;
         size_t j;
@@ -546,8 +557,7 @@ static int stage_rows(ledger_db *db, const struct statement_row *v, const int64_
     return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "csv import");
 }
 
-/* Runs sql over the new rows: ids lo..hi of the batch, and the tag (the
- * parameters sql has of ?1..?4). */
+/* Runs sql over the new rows: ids lo..hi of the batch, and the tag. */
 static int exec_new(ledger_db *db, const char *sql, int64_t lo, int64_t hi, int64_t batch,
                     int64_t tag, ledger_error *err)
 {
@@ -558,10 +568,8 @@ static int exec_new(ledger_db *db, const char *sql, int64_t lo, int64_t hi, int6
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, lo);
     sqlite3_bind_int64(st, 2, hi);
-    if (sqlite3_bind_parameter_count(st) >= 3)
-        sqlite3_bind_int64(st, 3, batch);
-    if (sqlite3_bind_parameter_count(st) >= 4)
-        sqlite3_bind_int64(st, 4, tag);
+    sqlite3_bind_int64(st, 3, batch);
+    sqlite3_bind_int64(st, 4, tag);
     rc = sqlite3_step(st);
     db_stmt_done(st);
     return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "csv import");
@@ -612,7 +620,7 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
     struct statement_row *v = NULL;
     char (*cats)[LEDGER_CATEGORY_MAX] = NULL;
     struct dup_key *keys = NULL;
-    int64_t batch, tag, skipped = 0, *new_ids = NULL, *dups = NULL;
+    int64_t batch, tag, skipped = 0, *new_ids = NULL, *dups = NULL, range[3];
     cJSON *ids = NULL;
     size_t n, i = 0, imported = 0;
     int rc = LEDGER_ERR, bulk = 0, dense;
@@ -713,13 +721,16 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
     for (i = 0; i < imported; i++)
         cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)new_ids[i]));
     /* The summaries and the tag, for the new rows at once. */
-    dense = imported > 0 && (uint64_t)(new_ids[imported - 1] - new_ids[0]) == imported - 1;
+    range[0] = imported > 0 ? new_ids[0] : 0;
+    range[1] = imported > 0 ? new_ids[imported - 1] : 0;
+    range[2] = batch;
+    dense = imported > 0 && (uint64_t)(range[1] - range[0]) == imported - 1;
     if ((imported > 0
-         && (exec_new(db, dense ? SQL_BULK_SPEND_DENSE : SQL_BULK_SPEND_BATCH, new_ids[0],
-                      new_ids[imported - 1], batch, 0, err)
-             || exec_new(db, dense ? SQL_BULK_VISIBLE_DENSE : SQL_BULK_VISIBLE_BATCH,
-                         new_ids[0], new_ids[imported - 1], batch, 0, err)
-             || exec_new(db, SQL_LINK, new_ids[0], new_ids[imported - 1], batch, tag, err)))
+         && (group_sum(db, dense ? SQL_BULK_SPEND_DENSE : SQL_BULK_SPEND_BATCH, range,
+                       dense ? 2 : 3, SQL_SPEND_ADD, err)
+             || group_sum(db, dense ? SQL_BULK_VISIBLE_DENSE : SQL_BULK_VISIBLE_BATCH, range,
+                          dense ? 2 : 3, SQL_VISIBLE_ADD, err)
+             || exec_new(db, SQL_LINK, range[0], range[1], batch, tag, err)))
         || exec2(db, SQL_IMPORT_COUNT, (int64_t)imported, batch, err)
         || exec2(db, SQL_PENDING_CLEAR, 0, 0, err))
         goto out;

@@ -224,6 +224,8 @@ static void figure(const char *name, double ms, double rows, double target)
  * starts from the same ledger); the medians are printed.  Nonzero when a
  * call fails. */
 #define RULE_ROUNDS 3
+/* The CSV import rounds (three files of 100,000 rows each). */
+#define CSV_ROUNDS 3
 static int rule_and_revert(ledger_db *db, int64_t me, const char *apply_name, double apply_target,
                            const char *revert_name, double revert_target)
 {
@@ -739,67 +741,90 @@ int main(int argc, char **argv)
                  iterations < 5 ? iterations : 5, 1000);
     }
     if (wanted(only, "csv")) {
-        printf("-- CSV import (target: preview and commit of 100,000 rows under 2 s each)\n");
-        size_t cap = 8 << 20, len = 0;
+        printf("-- CSV import (target: preview and commit of 100,000 rows under 2 s each;\n"
+               "   medians of %d rounds, each a new file whose rows are all committed)\n", CSV_ROUNDS);
+        size_t cap = 8 << 20;
         char *csv = malloc(cap);
         const char *mapping[] = { "date", "Date", "description", "Description", "amount", "Amount", NULL };
         struct ledger_param items[MAXP];
         struct ledger_params mp;
-        cJSON *preview = NULL, *body, *out = NULL;
-        char *text;
-        double t0, t_preview, t_commit, t_parse, t_call;
+        double t_preview[CSV_ROUNDS], t_commit[CSV_ROUNDS], t_parse[CSV_ROUNDS], t_call[CSV_ROUNDS];
+        double t_end[CSV_ROUNDS];
+        double imported = 0, med_preview, med_commit;
+        int r;
 
-        len += (size_t)snprintf(csv + len, cap - len, "Date,Description,Amount\n");
-        for (i = 0; i < 100000; i++)
-            len += (size_t)snprintf(csv + len, cap - len, "2019-%02d-%02d,CSV bench %d,-%d.%02d\n",
-                                    1 + i % 12, 1 + i % 28, i, 1 + i % 300, i % 100);
         params_of(mapping, items, &mp);
-        /* In one read transaction, as ledger-fcgi runs every request:
-         * outside one, each row's duplicate check took and dropped the
-         * database's read lock. */
-        t0 = now_ms();
-        if (ledger_begin(db, 0, &err) || ledger_csv_preview(db, me, csv, len, NULL, &mp, &preview, &err)
-            || ledger_commit(db, &err)) {
-            fprintf(stderr, "csv preview: %s\n", err.message);
-            return EXIT_BROKEN;
+        for (r = 0; r < CSV_ROUNDS && csv; r++) {
+            cJSON *preview = NULL, *body, *out = NULL;
+            char *text;
+            size_t len = 0;
+            double t0, t1;
+
+            /* A year of the ledger's each round (2022, 2023, ...): the
+             * duplicate check reads the year's rows, and the new rows go
+             * in among them. */
+            len += (size_t)snprintf(csv + len, cap - len, "Date,Description,Amount\n");
+            for (i = 0; i < 100000; i++)
+                len += (size_t)snprintf(csv + len, cap - len,
+                                        "%d-%02d-%02d,CSV bench %d,-%d.%02d\n", 2022 + r,
+                                        1 + i % 12, 1 + i % 28, i, 1 + i % 300, i % 100);
+            /* In one read transaction, as ledger-fcgi runs every request:
+             * outside one, each row's duplicate check took and dropped the
+             * database's read lock. */
+            t0 = now_ms();
+            if (ledger_begin(db, 0, &err)
+                || ledger_csv_preview(db, me, csv, len, NULL, &mp, &preview, &err)
+                || ledger_commit(db, &err)) {
+                fprintf(stderr, "csv preview: %s\n", err.message);
+                return EXIT_BROKEN;
+            }
+            t_preview[r] = now_ms() - t0;
+            /* The rows go back as the client sends them: as JSON text, read
+             * by the library's own parser (that keeps each amount's literal). */
+            body = cJSON_CreateObject();
+            cJSON_AddItemToObject(body, "rows", cJSON_DetachItemFromObject(preview, "rows"));
+            text = cJSON_PrintUnformatted(body);
+            cJSON_Delete(body);
+            body = NULL;
+            /* In one transaction, committed, as ledger-fcgi runs a write. */
+            t0 = now_ms();
+            if (text == NULL || ledger_json_parse(text, strlen(text), &body, &err)) {
+                fprintf(stderr, "csv commit: %s\n", err.message);
+                return EXIT_BROKEN;
+            }
+            t1 = now_ms();
+            t_parse[r] = t1 - t0;
+            if (ledger_begin(db, 1, &err) || ledger_csv_commit(db, me, body, &out, &err)) {
+                fprintf(stderr, "csv commit: %s\n", err.message);
+                return EXIT_BROKEN;
+            }
+            t_call[r] = now_ms() - t1;
+            if (ledger_commit(db, &err)) {
+                fprintf(stderr, "csv commit: %s\n", err.message);
+                return EXIT_BROKEN;
+            }
+            t_commit[r] = now_ms() - t0;
+            imported = cJSON_GetObjectItem(out, "imported")->valuedouble;
+            cJSON_Delete(out);
+            cJSON_Delete(body);
+            cJSON_Delete(preview);
+            free(text);
         }
-        t_preview = now_ms() - t0;
-        /* The rows go back as the client sends them: as JSON text, read
-         * by the library's own parser (that keeps each amount's literal). */
-        body = cJSON_CreateObject();
-        cJSON_AddItemToObject(body, "rows", cJSON_DetachItemFromObject(preview, "rows"));
-        text = cJSON_PrintUnformatted(body);
-        cJSON_Delete(body);
-        body = NULL;
-        /* In one transaction, committed, as ledger-fcgi runs a write. */
-        t0 = now_ms();
-        if (text == NULL || ledger_json_parse(text, strlen(text), &body, &err)) {
-            fprintf(stderr, "csv commit: %s\n", err.message);
-            return EXIT_BROKEN;
-        }
-        t_parse = now_ms();
-        if (ledger_begin(db, 1, &err) || ledger_csv_commit(db, me, body, &out, &err)) {
-            fprintf(stderr, "csv commit: %s\n", err.message);
-            return EXIT_BROKEN;
-        }
-        t_call = now_ms();
-        if (ledger_commit(db, &err)) {
-            fprintf(stderr, "csv commit: %s\n", err.message);
-            return EXIT_BROKEN;
-        }
-        t_commit = now_ms() - t0;
-        g_failed |= t_preview >= 2000 || t_commit >= 2000;
-        printf("%-34s %9.1f ms  target < 2000 ms: %s\n", "preview 100,000 CSV rows", t_preview,
-               t_preview < 2000 ? "ok" : "MISSED");
-        printf("%-34s %9.1f ms (%g imported; JSON read %.0f, library %.0f, COMMIT %.0f)"
-               "  target < 2000 ms: %s\n", "commit 100,000 CSV rows",
-               t_commit, cJSON_GetObjectItem(out, "imported")->valuedouble, t_parse - t0,
-               t_call - t_parse, t_commit - (t_call - t0), t_commit < 2000 ? "ok" : "MISSED");
-        cJSON_Delete(out);
-        cJSON_Delete(body);
-        cJSON_Delete(preview);
-        free(text);
         free(csv);
+        if (r < CSV_ROUNDS)
+            return EXIT_BROKEN;
+        med_preview = pct(t_preview, CSV_ROUNDS, 0.5);
+        med_commit = pct(t_commit, CSV_ROUNDS, 0.5);
+        g_failed |= med_preview >= 2000 || med_commit >= 2000;
+        printf("%-34s %9.1f ms (%.0f-%.0f)  target < 2000 ms: %s\n", "preview 100,000 CSV rows",
+               med_preview, t_preview[0], t_preview[CSV_ROUNDS - 1], med_preview < 2000 ? "ok" : "MISSED");
+        for (r = 0; r < CSV_ROUNDS; r++)
+            t_end[r] = t_commit[r] - t_parse[r] - t_call[r];
+        printf("%-34s %9.1f ms (%.0f-%.0f; %g imported; JSON read %.0f, library %.0f,"
+               " COMMIT %.0f)  target < 2000 ms: %s\n", "commit 100,000 CSV rows", med_commit,
+               t_commit[0], t_commit[CSV_ROUNDS - 1], imported, pct(t_parse, CSV_ROUNDS, 0.5),
+               pct(t_call, CSV_ROUNDS, 0.5), pct(t_end, CSV_ROUNDS, 0.5),
+               med_commit < 2000 ? "ok" : "MISSED");
     }
     ledger_close(db);
     return g_failed ? 1 : 0;
