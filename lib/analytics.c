@@ -94,13 +94,31 @@ struct month_table {
     struct tally *cats;  /* per month: cents per category */
 };
 
+/* A month "YYYY-MM..." as a count of months (four atoi calls a row were a
+ * twentieth of a monthly report's time); -1 when it is not one. */
+static int month_number(const char *m)
+{
+    int i, year = 0;
+
+    if (m == NULL)
+        return -1;
+    for (i = 0; i < 4; i++) {
+        if (m[i] < '0' || m[i] > '9')
+            return -1;
+        year = year * 10 + m[i] - '0';
+    }
+    if (m[4] != '-' || m[5] < '0' || m[5] > '9' || m[6] < '0' || m[6] > '9')
+        return -1;
+    return year * 12 + (m[5] - '0') * 10 + m[6] - '0' - 1;
+}
+
 /* Adds cents to a category of a month; -1 when out of memory. */
 static int table_add(struct month_table *mt, const char *month, const char *category,
                      int64_t cents)
 {
-    int i = (atoi(month) - atoi(mt->from)) * 12 + atoi(month + 5) - atoi(mt->from + 5);
+    int i = month_number(month), from = month_number(mt->from);
 
-    if (i < 0 || i >= mt->n)
+    if (i < 0 || from < 0 || (i -= from) >= mt->n)
         return 0;
     mt->total[i] += cents;
     return tally_add(&mt->cats[i], category, cents);
@@ -181,13 +199,13 @@ static cJSON *finish_categories(struct tally *cats, const cJSON *budgets)
          * basis=mine) is left out, as on gross, unless it has a budget. */
         if (cats->v[i].cents == 0 && !budget)
             continue;
+        /* Constant keys (the CS calls) are not copied: a five-year report
+         * has a thousand of these objects. */
         o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "category", cats->v[i].name);
-        cJSON_AddItemToObject(o, "total", ledger_money_to_json(cats->v[i].cents));
-        if (budget)
-            cJSON_AddItemToObject(o, "budget", ledger_money_to_json((int64_t)budget->valuedouble));
-        else
-            cJSON_AddNullToObject(o, "budget");
+        cJSON_AddItemToObjectCS(o, "category", cJSON_CreateString(cats->v[i].name));
+        cJSON_AddItemToObjectCS(o, "total", ledger_money_to_json(cats->v[i].cents));
+        cJSON_AddItemToObjectCS(o, "budget", budget ? ledger_money_to_json((int64_t)budget->valuedouble)
+                                                    : cJSON_CreateNull());
         cJSON_AddItemToArray(out, o);
     }
     return out;
@@ -220,9 +238,9 @@ int ledger_analytics_monthly(ledger_db *db, int64_t me, const struct ledger_para
         char month[8];
 
         month_add(mt.from, i, month);
-        cJSON_AddStringToObject(m, "month", month);
-        cJSON_AddItemToObject(m, "total", ledger_money_to_json(mt.total[i]));
-        cJSON_AddItemToObject(m, "categories", finish_categories(&mt.cats[i], budgets));
+        cJSON_AddItemToObjectCS(m, "month", cJSON_CreateString(month));
+        cJSON_AddItemToObjectCS(m, "total", ledger_money_to_json(mt.total[i]));
+        cJSON_AddItemToObjectCS(m, "categories", finish_categories(&mt.cats[i], budgets));
         cJSON_AddItemToArray(items, m);
     }
     cJSON_AddNumberToObject(doc, "total", mt.n);

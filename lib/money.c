@@ -135,9 +135,28 @@ char *ledger_decimal2_format(int64_t cents, char *buf, size_t len)
 {
     /* Through uint64_t so INT64_MIN has a magnitude too. */
     uint64_t mag = cents < 0 ? (uint64_t)0 - (uint64_t)cents : (uint64_t)cents;
+    char tmp[24];
+    size_t n = 0, i = 0;
 
-    snprintf(buf, len, "%s%" PRIu64 ".%02" PRIu64, cents < 0 ? "-" : "",
-             mag / 100, mag % 100);
+    /* Digits from the right (every report writes thousands of these, and
+     * snprintf was a tenth of a monthly report's time): two decimals, the
+     * point, then at least one digit before it. */
+    tmp[n++] = (char)('0' + mag % 10);
+    mag /= 10;
+    tmp[n++] = (char)('0' + mag % 10);
+    mag /= 10;
+    tmp[n++] = '.';
+    do {
+        tmp[n++] = (char)('0' + mag % 10);
+        mag /= 10;
+    } while (mag > 0);
+    if (cents < 0)
+        tmp[n++] = '-';
+    if (len == 0)
+        return buf;
+    while (n > 0 && i + 1 < len)
+        buf[i++] = tmp[--n];
+    buf[i] = '\0';
     return buf;
 }
 

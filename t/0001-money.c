@@ -93,6 +93,12 @@ int main(void)
     is_str(ledger_decimal2_format(1234, buf, sizeof buf), "12.34", "format 1234");
     is_str(ledger_decimal2_format(-5, buf, sizeof buf), "-0.05", "format -5");
     is_str(ledger_decimal2_format(0, buf, sizeof buf), "0.00", "format 0");
+    is_str(ledger_decimal2_format(100, buf, sizeof buf), "1.00", "format 100");
+    is_str(ledger_decimal2_format(-100, buf, sizeof buf), "-1.00", "format -100");
+    is_str(ledger_decimal2_format(7, buf, sizeof buf), "0.07", "format 7");
+    is_str(ledger_decimal2_format(1000000000, buf, sizeof buf), "10000000.00", "format 10^9");
+    is_str(ledger_decimal2_format(INT64_MAX, buf, sizeof buf), "92233720368547758.07", "format INT64_MAX");
+    is_str(ledger_decimal2_format(-123456, buf, 5), "-123", "a short buffer keeps the start, terminated");
     is_str(ledger_decimal2_format(INT64_MIN, buf, sizeof buf), "-92233720368547758.08",
            "format INT64_MIN without overflow");
 
