@@ -9,12 +9,8 @@
 #define LIMIT_DEFAULT 50
 #define LIMIT_MAX 500
 
-/* ?2 the search pattern (NULL for none), lowered; with fold (a term
- * with letters beyond A-Z, which LIKE alone matches in any case) the
- * merchant is lowered too. */
-#define MERCHANT_MATCH(fold) \
-    "(?2 IS NULL OR (CASE WHEN " fold " THEN ledger_fold(t.eff_merchant) ELSE t.eff_merchant END)" \
-    " LIKE ?2 ESCAPE '\\')"
+/* ?2 the search term (NULL for none), lowered (see ledger_contains). */
+#define MERCHANT_MATCH "(?2 IS NULL OR ledger_contains(?2, t.eff_merchant))"
 /* total is net spend: money out counts up, money in (credits, refunds,
  * payments) counts down, in the home currency.  category is the one the
  * owner most often gives the merchant. */
@@ -29,23 +25,23 @@ static const char SQL_MERCHANTS[] =
     "         GROUP BY c.eff_category ORDER BY COUNT(*) DESC, c.eff_category LIMIT 1)"
     "  FROM transactions t"
     " WHERE t.owner_id = ?1 AND t.reconciled_with_id IS NULL AND t.eff_merchant <> ''"
-    "   AND " MERCHANT_MATCH("?5")
+    "   AND " MERCHANT_MATCH
     " GROUP BY t.eff_merchant ORDER BY COUNT(*) DESC, t.eff_merchant COLLATE NOCASE, t.eff_merchant"
     " LIMIT ?3 OFFSET ?4";
 static const char SQL_MERCHANT_COUNT[] =
     "SELECT COUNT(DISTINCT t.eff_merchant) FROM transactions t"
     " WHERE t.owner_id = ?1 AND t.reconciled_with_id IS NULL AND t.eff_merchant <> ''"
-    "   AND " MERCHANT_MATCH("?3");
+    "   AND " MERCHANT_MATCH;
 
 int ledger_merchant_list(ledger_db *db, int64_t me, const struct ledger_params *p,
                          cJSON **out, ledger_error *err)
 {
     const char *search = param_get(p, "search"), *v;
     int64_t limit = LIMIT_DEFAULT, offset = 0, total = 0, n = 0;
-    char *pattern = NULL;
+    char *term = NULL;
     sqlite3_stmt *st = NULL;
     cJSON *doc = NULL, *items;
-    int rc, fold = 0;
+    int rc;
 
     if ((v = param_get(p, "limit")) && parse_whole(v, 1, LIMIT_MAX, &limit))
         return ledger_error_set(err, 400, "invalid_field", "limit",
@@ -58,28 +54,14 @@ int ledger_merchant_list(ledger_db *db, int64_t me, const struct ledger_params *
         return ledger_error_set(err, 400, "invalid_field", "cursor",
                                 "cursor is not one this list gave out");
     if (search && *search) {
-        size_t i, k = 0, len = strlen(search);
-
-        pattern = malloc(2 * len + 3);
-        if (pattern == NULL)
+        if ((term = strdup(search)) == NULL)
             return ledger_error_set(err, 500, "internal", NULL, "out of memory");
-        pattern[k++] = '%';
-        for (i = 0; i < len; i++) {
-            if (search[i] == '%' || search[i] == '_' || search[i] == '\\')
-                pattern[k++] = '\\';
-            pattern[k++] = search[i];
-        }
-        pattern[k++] = '%';
-        pattern[k] = '\0';
-        for (i = 0; i < k; i++)
-            fold |= (unsigned char)pattern[i] >= 0x80;
-        utf8_lower(pattern);
+        utf8_lower(term);
     }
     if ((st = db_stmt(db, SQL_MERCHANT_COUNT, err)) == NULL)
         goto fail;
     sqlite3_bind_int64(st, 1, me);
-    db_bind_text(st, 2, pattern);
-    sqlite3_bind_int(st, 3, fold);
+    db_bind_text(st, 2, term);
     rc = sqlite3_step(st);
     total = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     db_stmt_done(st);
@@ -90,10 +72,9 @@ int ledger_merchant_list(ledger_db *db, int64_t me, const struct ledger_params *
     if ((st = db_stmt(db, SQL_MERCHANTS, err)) == NULL)
         goto fail;
     sqlite3_bind_int64(st, 1, me);
-    db_bind_text(st, 2, pattern);
+    db_bind_text(st, 2, term);
     sqlite3_bind_int64(st, 3, limit);
     sqlite3_bind_int64(st, 4, offset);
-    sqlite3_bind_int(st, 5, fold);
     doc = cJSON_CreateObject();
     items = cJSON_AddArrayToObject(doc, "items");
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -128,12 +109,12 @@ int ledger_merchant_list(ledger_db *db, int64_t me, const struct ledger_params *
     } else {
         cJSON_AddNullToObject(doc, "next_cursor");
     }
-    free(pattern);
+    free(term);
     *out = doc;
     return LEDGER_OK;
 fail:
     db_stmt_done(st);
-    free(pattern);
+    free(term);
     cJSON_Delete(doc);
     return LEDGER_ERR;
 }

@@ -135,3 +135,32 @@ void utf8_lower(char *s)
         p += n;
     }
 }
+
+int text_contains(const char *text, size_t n, const char *term, size_t m)
+{
+    const unsigned char *t = (const unsigned char *)text, *p = (const unsigned char *)term;
+    unsigned char first, upper;
+    size_t i, j;
+
+    if (m == 0)
+        return 1;
+    if (m > n)
+        return 0;
+    first = p[0];
+    upper = first >= 'a' && first <= 'z' ? (unsigned char)(first - 'a' + 'A') : first;
+    for (i = 0; i + m <= n; i++) {
+        if (t[i] != first && t[i] != upper)
+            continue;
+        for (j = 1; j < m; j++) {
+            unsigned char c = t[i + j];
+
+            if (c >= 'A' && c <= 'Z')
+                c = (unsigned char)(c - 'A' + 'a');
+            if (c != p[j])
+                break;
+        }
+        if (j == m)
+            return 1;
+    }
+    return 0;
+}

@@ -21,4 +21,9 @@ unsigned cp1252_char(unsigned char b);
 unsigned unicode_lower(unsigned cp);
 void utf8_lower(char *s);
 
+/* Whether term (m bytes, lower case) is in text (n bytes), A-Z in text
+ * compared as a-z and every other byte as it is: what LIKE '%term%'
+ * answers for a term without wildcards, without LIKE's pattern walk. */
+int text_contains(const char *text, size_t n, const char *term, size_t m);
+
 #endif

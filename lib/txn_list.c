@@ -46,7 +46,6 @@ static const struct sort_key sort_keys[] = {
 struct list_query {
     const char *date_from, *date_to;
     cJSON *categories, *exclude, *banks, *tags, *types, *terms;
-    int terms_fold;  /* a term has letters beyond ASCII: compare lowered text */
     /* bank_names[] names Manual (statement_id IS NULL); names nothing else. */
     int banks_manual, banks_only_manual;
     int64_t amount_min, amount_max;
@@ -113,30 +112,20 @@ static cJSON *fold_list(cJSON *in)
     return out;
 }
 
-/* "%term%" for LIKE, with the wildcards of the term itself escaped.  LIKE
- * ignores the case of A-Z only: a term with other letters is lowered
- * (utf8_lower) and compared with the lowered text (terms_fold). */
+/* A search term, lowered (utf8_lower) for ledger_contains (db.c). */
 static void add_term(struct list_query *q, const char *s, size_t n)
 {
-    char *pat = malloc(2 * n + 3), *o = pat;
-    size_t i;
+    char *term = malloc(n + 1);
 
-    if (pat == NULL)
+    if (term == NULL)
         return;
-    *o++ = '%';
-    for (i = 0; i < n; i++) {
-        if (s[i] == '%' || s[i] == '_' || s[i] == '\\')
-            *o++ = '\\';
-        q->terms_fold |= (unsigned char)s[i] >= 0x80;
-        *o++ = s[i];
-    }
-    *o++ = '%';
-    *o = '\0';
-    utf8_lower(pat);
+    memcpy(term, s, n);
+    term[n] = '\0';
+    utf8_lower(term);
     if (q->terms == NULL)
         q->terms = cJSON_CreateArray();
-    cJSON_AddItemToArray(q->terms, cJSON_CreateString(pat));
-    free(pat);
+    cJSON_AddItemToArray(q->terms, cJSON_CreateString(term));
+    free(term);
 }
 
 static void tighten(struct list_query *q, int is_min, int64_t v)
@@ -468,17 +457,13 @@ static void append_filters(char *sql, size_t len, const struct list_query *q, co
     /* Every term in the description, the merchant or the effective
      * merchant_normalized; one term (the usual search) is a plain test,
      * not a probe of json_each's list for every row (40% of the time). */
-#define TERM_IN(fold, pat) \
-    "(" fold "(t.description) LIKE " pat " ESCAPE '\\'" \
-    " OR " fold "(COALESCE(t.merchant, '')) LIKE " pat " ESCAPE '\\'" \
-    " OR " fold "(COALESCE(t.override_merchant_normalized, t.merchant_normalized, '')) LIKE " pat \
-    " ESCAPE '\\')"
+#define TERM_IN(term) \
+    "ledger_contains(" term ", t.description, t.merchant," \
+    " COALESCE(t.override_merchant_normalized, t.merchant_normalized))"
     if (q->terms && is_one(q->terms))
-        ADD(q->terms_fold ? " AND " TERM_IN("ledger_fold", ":terms_1") : " AND " TERM_IN("", ":terms_1"));
+        ADD(" AND " TERM_IN(":terms_1"));
     else if (q->terms)
-        ADD(q->terms_fold
-            ? " AND NOT EXISTS (SELECT 1 FROM json_each(:terms) j WHERE NOT " TERM_IN("ledger_fold", "j.value") ")"
-            : " AND NOT EXISTS (SELECT 1 FROM json_each(:terms) j WHERE NOT " TERM_IN("", "j.value") ")");
+        ADD(" AND NOT EXISTS (SELECT 1 FROM json_each(:terms) j WHERE NOT " TERM_IN("j.value") ")");
 #undef TERM_IN
     /* "+" keeps SQLite off the amount index, so the page walks the sort
      * order and stops at its end (see ledger_txn_list). */
