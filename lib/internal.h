@@ -11,6 +11,7 @@ struct ledger_db {
     sqlite3 *sql;
     struct stmt_cache *cache;
     char home_currency[4];
+    long busy_waited_us;  /* slept so far waiting for the current lock (db.c) */
 };
 
 /* A migration compiled in from schema/NNNN_name.sql (see schema_sql.c). */
