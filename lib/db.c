@@ -296,9 +296,10 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
          * writes and as many reads for a 100,000-row CSV commit), and a
          * count over a user's rows read its pages from the OS again on
          * every request.  The cache only grows as pages are read. */
-        || exec(db, "PRAGMA cache_size = -65536", err)
-        || migrate(db, err))
+        || exec(db, "PRAGMA cache_size = -65536", err))
         goto fail;
+    /* The functions before the migrations: a migration may use them (0015
+     * folds stored categories again with ledger_fold). */
     if (sqlite3_create_function(db->sql, "ledger_regexp", 2,
                                 SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
                                 sql_regexp, NULL, NULL) != SQLITE_OK
@@ -311,6 +312,8 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
         db_error(db, err, "SQL functions");
         goto fail;
     }
+    if (migrate(db, err))
+        goto fail;
     /* The rows a rule matched, and the part of them it is acting on
      * (rule.c), per connection. */
     if (exec(db, "CREATE TEMP TABLE IF NOT EXISTS rule_matches (id INTEGER PRIMARY KEY)", err)

@@ -3,7 +3,7 @@
  * into SQL when it runs).
  *
  * A condition is {field, operator, value}.  Text comparisons ignore case
- * (the letters of Latin, Greek and Cyrillic, as utf8_lower lowers them;
+ * (the letters of Latin, Greek, Cyrillic and more, as utf8_lower lowers them;
  * `matches` uses PCRE2 with caseless Unicode matching).
  * Which operators a field takes:
  *   text fields   equals not_equals contains not_contains starts_with

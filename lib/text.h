@@ -15,9 +15,9 @@ size_t put_utf8(unsigned char *o, unsigned cp);
 unsigned cp1252_char(unsigned char b);
 
 /* The lower case of code point cp, for the scripts with case that bank
- * exports use (Latin, Greek, Cyrillic); always one of the same UTF-8
- * length.  utf8_lower lowers a NUL-terminated UTF-8 string in place,
- * leaving bytes that are not UTF-8 as they are. */
+ * exports use (Latin, Greek, Cyrillic, Armenian, Georgian); always one of
+ * the same UTF-8 length.  utf8_lower lowers a NUL-terminated UTF-8 string
+ * in place, leaving bytes that are not UTF-8 as they are. */
 unsigned unicode_lower(unsigned cp);
 void utf8_lower(char *s);
 

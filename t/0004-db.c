@@ -215,6 +215,55 @@ int main(void)
         unlink(shm);
     }
 
+    /* Migration 0015: categories stored with a capital the lowering did
+     * not know before 14 are folded again, with the summaries in step. */
+    {
+        char path14[140];
+        int64_t uid = 0;
+        sqlite3 *raw;
+
+        snprintf(path14, sizeof path14, "%s/v14.db", dir);
+        ok(ledger_open(path14, &db, &err) == LEDGER_OK
+           && ledger_user_resolve(db, "ana", NULL, NULL, &uid, &err) == LEDGER_OK, "a database with a user");
+        ledger_close(db);
+        sqlite3_open(path14, &raw);
+        sqlite3_exec(raw,
+                     "INSERT INTO transactions (owner_id, date, description, transaction_type, amount,"
+                     " category, eff_category) VALUES"
+                     " (1, '2026-01-05', 'a', 'debit', 1000, '\xc8\x98osea', '\xc8\x98osea'),"
+                     " (1, '2026-01-06', 'b', 'debit', 500, '\xc8\x99osea', '\xc8\x99osea');"
+                     "INSERT INTO transactions (owner_id, date, description, transaction_type, amount,"
+                     " category, override_category, eff_category) VALUES"
+                     " (1, '2026-01-07', 'c', 'debit', 200, 'dining', '\xc8\x9a" "ara', '\xc8\x9a" "ara');"
+                     "INSERT INTO budgets (owner_id, category, amount) VALUES"
+                     " (1, '\xc8\x98osea', 100), (1, '\xc8\x99osea', 200), (1, '\xc8\x9a" "ara', 300);",
+                     NULL, NULL, NULL);
+        sqlite3_close(raw);
+        set_user_version(path14, 14);
+        ok(ledger_open(path14, &db, &err) == LEDGER_OK && ledger_schema_version(db) >= 15,
+           "a version-14 database is migrated forward");
+        ledger_close(db);
+        is_int(count(path14, "SELECT COUNT(*) FROM transactions WHERE category = '\xc8\x99osea'"
+                             " AND eff_category = '\xc8\x99osea'"), 2,
+               "0015: \"Șosea\" is now \"șosea\", the category written as \"șosea\"");
+        is_int(count(path14, "SELECT COUNT(*) FROM transactions WHERE override_category = '\xc8\x9b" "ara'"
+                             " AND eff_category = '\xc8\x9b" "ara'"), 1, "0015: and an override too");
+        is_int(count(path14, "SELECT cents FROM spend_monthly WHERE category = '\xc8\x99osea'"), 1500,
+               "0015: the monthly summary moved with them");
+        is_int(count(path14, "SELECT COUNT(*) FROM spend_monthly WHERE category LIKE '\xc8\x98%' AND cents <> 0"),
+               0, "0015: nothing left under the old name");
+        is_int(count(path14, "SELECT COUNT(*) FROM budgets"), 2, "0015: two budgets of three left");
+        is_int(count(path14, "SELECT amount FROM budgets WHERE category = '\xc8\x99osea'"), 200,
+               "0015: the budget already under the folded name kept");
+        is_int(count(path14, "SELECT amount FROM budgets WHERE category = '\xc8\x9b" "ara'"), 300,
+               "0015: a budget with no folded twin renamed");
+        unlink(path14);
+        snprintf(wal, sizeof wal, "%s-wal", path14);
+        unlink(wal);
+        snprintf(shm, sizeof shm, "%s-shm", path14);
+        unlink(shm);
+    }
+
     /* An in-memory database works for tests. */
     ok(ledger_open(":memory:", &db, &err) == LEDGER_OK, "in-memory database");
     ok(ledger_set_home_currency(db, "EUR", &err) == 0

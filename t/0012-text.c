@@ -28,6 +28,35 @@ int main(void)
     lower_is("\xce\xa3\xce\x9f\xce\xa6", "\xcf\x83\xce\xbf\xcf\x86", "Greek (ΣΟΦ)");
     lower_is("\xd0\x9c\xd0\x98\xd0\xa0", "\xd0\xbc\xd0\xb8\xd1\x80", "Cyrillic (МИР)");
     lower_is("A\xff" "B", "a\xff" "b", "a byte that is not UTF-8 is left as it is");
+    lower_is("\xc8\x98OSEA \xc8\x9a" "ARII", "\xc8\x99osea \xc8\x9b" "arii", "Romanian (ȘOSEA ȚARII)");
+    lower_is("PH\xe1\xbb\x9e", "ph\xe1\xbb\x9f", "Vietnamese (PHỞ)");
+    lower_is("\xce\xaa\xce\xab", "\xcf\x8a\xcf\x8b", "Greek with dialytika (ΪΫ)");
+    lower_is("\xd2\x90\xd2\x92\xd2\x9a\xd3\x98", "\xd2\x91\xd2\x93\xd2\x9b\xd3\x99",
+             "Ukrainian and Kazakh (ҐҒҚӘ)");
+    lower_is("\xd4\xb1", "\xd5\xa1", "Armenian (Ա)");
+    lower_is("\xef\xbc\xa1", "\xef\xbd\x81", "fullwidth (Ａ)");
+    lower_is("\xc7\x84\xc7\x85\xc7\x86", "\xc7\x86\xc7\x86\xc7\x86", "DŽ, its title case and its lower case");
+    lower_is("\xc4\xb0\xe2\x84\xaa", "\xc4\xb0\xe2\x84\xaa",
+             "İ and the Kelvin sign, whose lower cases are of another length, left");
+    {
+        unsigned cp, bad_len = 0, bad_again = 0, first_bad = 0;
+        unsigned char a[4], b[4];
+
+        for (cp = 0; cp < 0x10000; cp++) {
+            unsigned l;
+
+            if (cp >= 0xD800 && cp <= 0xDFFF)
+                continue;
+            l = unicode_lower(cp);
+            if (put_utf8(a, cp) != put_utf8(b, l) && bad_len++ == 0)
+                first_bad = cp;
+            if (unicode_lower(l) != l && bad_again++ == 0 && first_bad == 0)
+                first_bad = cp;
+        }
+        ok(bad_len == 0, "every code point below U+10000 lowers to one of its UTF-8 length (first wrong: U+%04X)",
+           first_bad);
+        ok(bad_again == 0, "and to one that lowers no further");
+    }
 
     ok(has("Coffee at Bean", "bean"), "a term in any case");
     ok(has("COFFEE", "coffee"), "upper-case text, lower-case term");

@@ -686,15 +686,20 @@ set_is('dave', 'search=bob', [], "another user's rows are not searched");
 # Case beyond ASCII: LIKE alone folds only A-Z.  (The row is deleted
 # again: the amount filters below count dave's rows.)
 $res = $rig->request('POST', '/api/transactions', user => 'dave', type => 'application/json',
-                     body => '{"date":"2026-03-01","amount":1,"description":"Caf\u00e9 Z\u00fcrich",'
-                             . '"merchant":"\u00c9PICERIE \u0391\u0398\u0397\u039d\u0391"}');
+                     body => '{"date":"2026-03-01","amount":1,"description":"Caf\u00e9 Z\u00fcrich'
+                             . ' \u0218OSEA PH\u1ede \u0490\u0420\u0410\u041d\u0422",'
+                             . '"merchant":"\u00c9PICERIE \u0391\u0398\u0397\u039d\u0391 \u03aa"}');
 is($res->{status}, 201, 'a row with accented, Greek and upper-case text') or diag($res->{content});
 my $uni = $res->{json}{id};
 for my $q (["CAF\xc3\x89", 'CAFE with an acute finds Cafe with one'],
            ["z\xc3\xbcRICH", 'zueRICH finds Zuerich'],
            ["\xc3\xa9picerie", 'epicerie finds EPICERIE, accents and all'],
            ["\xce\xb1\xce\xb8\xce\xb7\xce\xbd", 'Greek lower case finds Greek upper case'],
-           ["caf\xc3\xa9 z", 'a term with a space']) {
+           ["caf\xc3\xa9 z", 'a term with a space'],
+           ["\xc8\x99osea", 'Romanian lower case finds upper case'],
+           ["ph\xe1\xbb\x9f", 'Vietnamese lower case finds upper case'],
+           ["\xd2\x91\xd1\x80\xd0\xb0\xd0\xbd\xd1\x82", 'Ukrainian lower case finds upper case'],
+           ["\xcf\x8a", 'Greek iota with dialytika, lower case, finds upper case']) {
     my $found = $rig->get('/api/transactions?search=' . enc($q->[0]), user => 'dave')->{json}{items} // [];
     is_deeply([map $_->{id}, @$found], [$uni], "search: $q->[1]");
 }
