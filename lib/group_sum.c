@@ -124,7 +124,9 @@ static int grow(struct groups *g)
     return 0;
 }
 
-/* Adds v to the group of the key in scratch (len bytes). */
+/* Adds v to the group of the key in scratch (len bytes): 0, -1 when out
+ * of memory, 1 when the sum would pass the range of a 64-bit integer
+ * (where SQL's SUM stops with "integer overflow"). */
 static int add(struct groups *g, size_t len, int64_t v)
 {
     uint64_t h = hash_bytes(g->scratch, len);
@@ -136,8 +138,7 @@ static int add(struct groups *g, size_t len, int64_t v)
         struct group *e = &g->slot[j];
 
         if (e->hash == h && e->len == len && memcmp(g->keys + e->key, g->scratch, len) == 0) {
-            e->sum += v;
-            return 0;
+            return __builtin_add_overflow(e->sum, v, &e->sum) ? 1 : 0;
         }
     }
     if (reserve(&g->keys, &g->keys_cap, g->keys_len + len))
@@ -185,7 +186,7 @@ int group_sum(ledger_db *db, const char *select, const int64_t *params, int npar
     struct groups g;
     sqlite3_stmt *st;
     size_t i;
-    int rc = LEDGER_ERR, step = SQLITE_DONE, p;
+    int rc = LEDGER_ERR, step = SQLITE_DONE, p, added = 0;
 
     memset(&g, 0, sizeof g);
     if ((st = db_stmt(db, select, err)) == NULL)
@@ -199,7 +200,7 @@ int group_sum(ledger_db *db, const char *select, const int64_t *params, int npar
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         size_t len = row_key(&g, st);
 
-        if (len == 0 || add(&g, len, sqlite3_column_int64(st, g.nkey)))
+        if (len == 0 || (added = add(&g, len, sqlite3_column_int64(st, g.nkey))) != 0)
             break;
     }
     db_stmt_done(st);
@@ -208,7 +209,11 @@ int group_sum(ledger_db *db, const char *select, const int64_t *params, int npar
         goto out;
     }
     if (step == SQLITE_ROW) {
-        ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        if (added > 0)
+            ledger_error_set(err, 400, "invalid_field", NULL,
+                             "the amounts add up to more than the ledger can hold");
+        else
+            ledger_error_set(err, 500, "internal", NULL, "out of memory");
         goto out;
     }
     if ((st = db_stmt(db, write, err)) == NULL)

@@ -66,6 +66,12 @@ int main(void)
     ledger_error_clear(&err);
     ok(group_sum(db, "SELECT a, v FROM temp.src", NULL, 0, "INSERT INTO temp.missing VALUES (?1, ?2)",
                  &err) != 0 && err.status == 500, "a write that cannot be prepared: an error");
+    /* A sum past 64 bits is refused, as SQL's SUM refuses it. */
+    sql_exec(db, "CREATE TEMP TABLE big (k, v INTEGER);"
+                 "INSERT INTO big VALUES (1, 9223372036854775807), (1, 1), (2, 5)");
+    ledger_error_clear(&err);
+    ok(group_sum(db, "SELECT k, v FROM temp.big", NULL, 0, "INSERT INTO temp.got (a, v) VALUES (?1, ?2)",
+                 &err) != 0 && err.status == 400, "a sum past 64 bits: a 400 (%s)", err.message);
     ledger_close(db);
     return done_testing();
 }
