@@ -98,6 +98,9 @@ fail:
  * (rule C maps it per merchant), so it cannot carry a budget. */
 static int budget_category(const char *in, char *out, ledger_error *err)
 {
+    if (strlen(in) > LEDGER_CATEGORY_TEXT_MAX)
+        return ledger_error_set(err, 400, "invalid_field", "category",
+                                "category must be at most %d bytes", LEDGER_CATEGORY_TEXT_MAX);
     switch (ledger_category_fold(in, out)) {
     case LEDGER_CATEGORY_OK:
         return LEDGER_OK;

@@ -99,14 +99,26 @@ int valid_date(const char *s)
     return d <= mdays[m - 1] + (m == 2 && leap);
 }
 
+static int read_date(const cJSON *obj, const char *name, int required, int nullable,
+                     const char **out, int *present, ledger_error *err)
+{
+    if (field_text(obj, name, required, nullable, 10, out, present, err)
+        || (*out && !valid_date(*out)))
+        return ledger_error_set(err, 400, "invalid_field", name,
+                                "%s must be a date YYYY-MM-DD%s", name, nullable ? " or null" : "");
+    return LEDGER_OK;
+}
+
 int field_date(const cJSON *obj, const char *name, int required, const char **out,
                int *present, ledger_error *err)
 {
-    if (field_text(obj, name, required, 0, 10, out, present, err)
-        || (*out && !valid_date(*out)))
-        return ledger_error_set(err, 400, "invalid_field", name,
-                                "%s must be a date YYYY-MM-DD", name);
-    return LEDGER_OK;
+    return read_date(obj, name, required, 0, out, present, err);
+}
+
+int field_date_or_null(const cJSON *obj, const char *name, const char **out, int *present,
+                       ledger_error *err)
+{
+    return read_date(obj, name, 0, 1, out, present, err);
 }
 
 int field_money(const cJSON *obj, const char *name, int required, int nullable,

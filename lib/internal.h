@@ -62,6 +62,10 @@ int tag_check_owner(ledger_db *db, int64_t user_id, int64_t tag_id, ledger_error
 /* More field readers.  Dates are YYYY-MM-DD and real calendar dates. */
 int field_date(const cJSON *obj, const char *name, int required, const char **out,
                int *present, ledger_error *err);
+/* An optional date that null clears (a trip's start and end): *out NULL
+ * and *present set. */
+int field_date_or_null(const cJSON *obj, const char *name, const char **out, int *present,
+                       ledger_error *err);
 int valid_date(const char *s);
 /* Money in cents; *present as above; a JSON null leaves *set 0. */
 int field_money(const cJSON *obj, const char *name, int required, int nullable,

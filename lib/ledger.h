@@ -114,7 +114,12 @@ enum ledger_category_fold {
     LEDGER_CATEGORY_OK = 1,      /* out holds the canonical slug */
     LEDGER_CATEGORY_REFUND = 2   /* "refund": the merchant's usual category */
 };
-#define LEDGER_CATEGORY_MAX 64
+/* A category name is at most LEDGER_CATEGORY_TEXT_MAX bytes as written
+ * (every path that takes one refuses a longer one), and folding never
+ * makes a name longer, so a folded name always fits LEDGER_CATEGORY_MAX
+ * bytes whole: two names must never fold into one by being cut. */
+#define LEDGER_CATEGORY_TEXT_MAX 100
+#define LEDGER_CATEGORY_MAX 128
 
 /* Folds case and separator variants into one lower-case slug in out
  * (LEDGER_CATEGORY_MAX bytes); "payment" becomes "transfers". */

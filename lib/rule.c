@@ -180,7 +180,7 @@ static int actions_check(ledger_db *db, int64_t me, const cJSON *actions, ledger
                 return action_error(err, i);
             }
         } else if (strcmp(type, "set_category") == 0) {
-            if (field_text(a, "category", 1, 0, 100, &text, NULL, err))
+            if (field_text(a, "category", 1, 0, LEDGER_CATEGORY_TEXT_MAX, &text, NULL, err))
                 return action_error(err, i);
             if (ledger_category_fold(text, slug) == LEDGER_CATEGORY_EMPTY) {
                 ledger_error_set(err, 400, "invalid_field", "category",

@@ -325,7 +325,7 @@ static int read_row(ledger_db *db, int64_t me, const cJSON *o, struct statement_
         || field_text(o, "description", 1, 0, 1000, &r->description, NULL, err)
         || field_money(o, "amount", 1, 0, &r->amount, &set, NULL, err)
         || field_enum(o, "transaction_type", txn_types, 0, &r->type, NULL, err)
-        || field_text(o, "category", 0, 1, 100, &cat, NULL, err)
+        || field_text(o, "category", 0, 1, LEDGER_CATEGORY_TEXT_MAX, &cat, NULL, err)
         || field_text(o, "merchant", 0, 1, TEXT_MAX, &r->merchant, NULL, err)
         || field_currency(o, &r->currency, err)
         || field_money(o, "amount_aud", 0, 1, &r->amount_aud, &r->has_amount_aud, NULL, err)

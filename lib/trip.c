@@ -120,8 +120,8 @@ static int read_trip_fields(const cJSON *body, int create, const char **name,
 {
     if (field_require_object(body, err)
         || field_text(body, "name", create, 0, NAME_MAX_LEN, name, NULL, err)
-        || field_date(body, "start_date", 0, start, has_start, err)
-        || field_date(body, "end_date", 0, end, has_end, err)
+        || field_date_or_null(body, "start_date", start, has_start, err)
+        || field_date_or_null(body, "end_date", end, has_end, err)
         || field_text(body, "notes", 0, 1, NOTES_MAX, notes, has_notes, err))
         return LEDGER_ERR;
     if (*start && *end && strcmp(*start, *end) > 0)

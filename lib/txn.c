@@ -118,7 +118,7 @@ int ledger_txn_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
         || field_text(body, "description", 1, 0, DESCRIPTION_MAX, &description, NULL, err)
         || field_text(body, "merchant", 0, 1, MERCHANT_MAX, &merchant, NULL, err)
         || field_enum(body, "transaction_type", txn_types, 0, &type, NULL, err)
-        || field_text(body, "category", 0, 1, 100, &category, NULL, err)
+        || field_text(body, "category", 0, 1, LEDGER_CATEGORY_TEXT_MAX, &category, NULL, err)
         || field_currency(body, &currency, err)
         || field_money(body, "amount_aud", 0, 1, &amount_aud, &has_aud, NULL, err)
         || field_rate(body, &rate, err)
@@ -258,7 +258,7 @@ int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
 
     if (access_txn(db, me, id, &a, err)
         || field_require_object(body, err)
-        || field_text(body, "category", 0, 1, 100, &category, &has_cat, err)
+        || field_text(body, "category", 0, 1, LEDGER_CATEGORY_TEXT_MAX, &category, &has_cat, err)
         || field_text(body, "merchant_normalized", 0, 1, MERCHANT_MAX, &merchant, &has_merchant, err)
         || field_id(body, "trip_id", 0, 1, &trip_id, &has_trip, err)
         || field_enum(body, "transaction_type", txn_types, 0, &type, &has_type, err)

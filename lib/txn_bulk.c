@@ -108,7 +108,7 @@ int ledger_txn_bulk(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
         int64_t unused_id;
 
         if (field_id(body, "tag_id", 0, 0, &unused_id, NULL, err)
-            || field_text(body, "category", 0, 1, 100, &unused, NULL, err)
+            || field_text(body, "category", 0, 1, LEDGER_CATEGORY_TEXT_MAX, &unused, NULL, err)
             || field_text(body, "merchant_normalized", 0, 1, 200, &unused, NULL, err)
             || field_id(body, "trip_id", 0, 1, &unused_id, NULL, err))
             return LEDGER_ERR;
@@ -134,7 +134,7 @@ int ledger_txn_bulk(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
                 &changed, err))
             goto out;
     } else if (strcmp(action, "categorize") == 0) {
-        if (field_text(body, "category", 1, 1, 100, &text, NULL, err))
+        if (field_text(body, "category", 1, 1, LEDGER_CATEGORY_TEXT_MAX, &text, NULL, err))
             goto out;
         if (text && ledger_category_fold(text, folded) == LEDGER_CATEGORY_REFUND) {
             if (categorize_refunds(db, ids, text, &changed, err))

@@ -161,6 +161,13 @@ is(create('alice', description => 'Card payment', category => 'payment')->{categ
    'transfers', '"payment" becomes transfers');
 is(create('alice', description => 'Groceries, shouted', category => '  GROCERIES ')->{category},
    'groceries', 'case and surrounding spaces fold away');
+# Names are kept whole up to their 100 bytes: two long names that share
+# their first 63 bytes are two categories (they were cut into one).
+{
+    my $r = create('alice', description => 'Long category', category => 'Long ' . ('x' x 95));
+    is($r->{category}, 'long_' . ('x' x 95), 'a 100-byte category is kept whole');
+    is($rig->del("/api/transactions/$r->{id}", user => 'alice')->{status}, 204, 'the row is deleted again');
+}
 
 # A refund takes the merchant's most used category for its owner.  Bob's own
 # history at the same merchant must not count.

@@ -150,6 +150,23 @@ error_is($rig->patch("/api/trips/$tas->{id}", { start_date => '2026-04-01' }, us
 is_deeply($rig->get("/api/trips/$tas->{id}", user => 'alice')->{json}, $tas,
           'the refused PATCHes left the trip unchanged');
 
+# Dates are optional, and null clears one (etc/openapi.yaml: nullable).
+{
+    my $r = $rig->post('/api/trips', { name => 'Undated', start_date => undef, end_date => undef },
+                       user => 'alice');
+    is($r->{status}, 201, 'POST with null dates') or diag($r->{content});
+    is_deeply([@{ $r->{json} }{qw(start_date end_date)}], [undef, undef], 'both stored as null');
+    my $id = $r->{json}{id};
+    $r = $rig->patch("/api/trips/$id", { start_date => '2026-05-01', end_date => '2026-05-09' }, user => 'alice');
+    is_deeply([@{ $r->{json} }{qw(start_date end_date)}], ['2026-05-01', '2026-05-09'], 'dates set');
+    $r = $rig->patch("/api/trips/$id", { end_date => undef }, user => 'alice');
+    is($r->{status}, 200, 'PATCH end_date null') or diag($r->{content});
+    is_deeply([@{ $r->{json} }{qw(start_date end_date)}], ['2026-05-01', undef], 'clears the end, keeps the start');
+    $r = $rig->patch("/api/trips/$id", { start_date => undef }, user => 'alice');
+    is_deeply([@{ $r->{json} }{qw(start_date end_date)}], [undef, undef], 'and the start');
+    is($rig->del("/api/trips/$id", user => 'alice')->{status}, 204, 'the undated trip is deleted again');
+}
+
 # Nobody else takes part in Tasmania: 403 for reads and writes.
 for my $u (qw(bob dave)) {
     error_is($rig->get("/api/trips/$tas->{id}", user => $u), 403, 'forbidden', "$u GET someone else's trip");

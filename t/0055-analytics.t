@@ -196,6 +196,16 @@ is($rig->put('/api/budgets/FEES', { amount => 10 }, user => 'alice')->{status}, 
 # Bad input: 400, nothing written.
 error_is($rig->put('/api/budgets/dining', { amount => -1 }, user => 'alice'), 400, 'invalid_field',
          'a negative budget', 'amount');
+# A category name is at most 100 bytes, kept whole: one of 70 is not cut
+# (two such names must not fold into one), one of 101 is refused.
+{
+    my $seventy = 'k' x 70;
+    my $r = $rig->put("/api/budgets/$seventy", { amount => 5 }, user => 'alice');
+    is_deeply([$r->{status}, $r->{json}{category}], [200, $seventy], 'a 70-byte category is kept whole');
+    is($rig->del("/api/budgets/$seventy", user => 'alice')->{status}, 204, 'and deleted again');
+    error_is($rig->put('/api/budgets/' . ('k' x 101), { amount => 5 }, user => 'alice'), 400,
+             'invalid_field', 'a 101-byte category', 'category');
+}
 error_is($rig->put('/api/budgets/dining', { amount => 1.234 }, user => 'alice'), 400, 'invalid_field',
          'three decimals', 'amount');
 error_is($rig->put('/api/budgets/dining', { amount => 'x' }, user => 'alice'), 400, 'invalid_field',
