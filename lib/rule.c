@@ -56,7 +56,8 @@ static const char SQL_CHUNK_CLEAR[] = "DELETE FROM temp.rule_ids";
 static const char SQL_CHUNK_FILL[] =
     "INSERT INTO temp.rule_ids SELECT id FROM temp.rule_matches WHERE id BETWEEN ?1 AND ?2";
 /* Every matched row is recorded, changed or not, so apply-all knows the
- * rule has seen it (restoring an unchanged row's snapshot changes nothing).
+ * rule has seen it; those the actions left as they were are marked (see
+ * mark_unchanged), so a revert does not put them back over later edits.
  * Most rows have no override, payment method, tag or split: their snapshot
  * is '{}', which restores the same thing (every key reads as NULL, no tag,
  * no split) and costs a third of building the object. */
@@ -70,6 +71,8 @@ static const char SQL_RUN_SNAPSHOT[] =
     "              AND NOT EXISTS (SELECT 1 FROM splits WHERE transaction_id = t.id)"
     "             THEN '{}' ELSE " SNAPSHOT_JSON("t") " END"
     "   FROM transactions t WHERE t.id IN (SELECT id FROM temp.rule_ids)";
+static const char SQL_RUN_UNCHANGED[] =
+    "UPDATE rule_run_rows SET changed = 0 WHERE run_id = ?1 AND transaction_id = ?2";
 /* Only rows whose value differs are written, so the triggers behind them
  * run for real changes only, and each action returns the ids it changed:
  * a run's `transactions` is how many distinct rows that is.  An override
@@ -734,6 +737,30 @@ static int run_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, int *reve
     return mine ? LEDGER_OK : ledger_error_set(err, 403, "forbidden", NULL, "the run is another user's");
 }
 
+/* Marks the matched rows ids[0..n) that the run did not change (not in
+ * c, sorted by changed_count): a revert leaves them alone (schema 0016).
+ * Few, but for a rule run again over rows already as it leaves them. */
+static int mark_unchanged(ledger_db *db, int64_t run_id, const int64_t *ids, size_t n,
+                          const struct changed *c, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_RUN_UNCHANGED, err);
+    size_t i;
+    int rc = SQLITE_DONE;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    for (i = 0; i < n && rc == SQLITE_DONE; i++) {
+        if (c->n && bsearch(&ids[i], c->ids, c->n, sizeof *c->ids, cmp_int64))
+            continue;
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_int64(st, 2, ids[i]);
+        rc = sqlite3_step(st);
+        sqlite3_reset(st);
+    }
+    db_stmt_done(st);
+    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "run");
+}
+
 /* Applies p to the rows ids[0..n) (they matched): one run record with a
  * snapshot of every matched row; transactions counts those the actions
  * changed. */
@@ -768,6 +795,10 @@ static int run_rule(ledger_db *db, int64_t me, const struct prepared *p, const i
         }
     }
     changed = changed_count(&c);
+    if (mark_unchanged(db, run_id, ids, n, &c, err)) {
+        free(c.ids);
+        return LEDGER_ERR;
+    }
     free(c.ids);
     if ((st = db_stmt(db, SQL_RUN_FINISH, err)) == NULL)
         return LEDGER_ERR;

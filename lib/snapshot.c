@@ -22,14 +22,15 @@ static const char SQL_RESTORE_ROW[] =
     " payment_method = json_extract(?2, '$.payment_method')"
     " WHERE id = ?1";
 
-/* The same for every row of a rule run (?1) at once: a column at a time,
- * and only where it differs, so the triggers that keep effective values
- * and the spend summary fire for the rows that really change.  The two
+/* The same for every row a rule run (?1) changed (schema 0016) at once:
+ * a column at a time, and only where it differs, so the triggers that
+ * keep effective values and the spend summary fire for the rows that
+ * really change.  The two
  * overrides write their effective value too (`also`), so the trigger of
  * schema 0010 finds nothing to fix and does not update each row again. */
 #define RUN_RESTORE_ALSO(column, value, also) \
     "UPDATE transactions SET " column " = " value also \
-    " FROM rule_run_rows rr WHERE rr.run_id = ?1 AND transactions.id = rr.transaction_id" \
+    " FROM rule_run_rows rr WHERE rr.run_id = ?1 AND rr.changed AND transactions.id = rr.transaction_id" \
     "   AND transactions." column " IS NOT " value
 #define RUN_RESTORE(column, value) RUN_RESTORE_ALSO(column, value, "")
 #define SNAP_CATEGORY "json_extract(rr.snapshot, '$.override_category')"
@@ -50,22 +51,23 @@ static const char SQL_RUN_RESTORE_METHOD[] =
     RUN_RESTORE("payment_method", "json_extract(rr.snapshot, '$.payment_method')");
 static const char SQL_RUN_RESTORE_TAGS_DROP[] =
     "DELETE FROM transaction_tags"
-    " WHERE transaction_id IN (SELECT transaction_id FROM rule_run_rows WHERE run_id = ?1)"
+    " WHERE transaction_id IN (SELECT transaction_id FROM rule_run_rows WHERE run_id = ?1 AND changed)"
     "   AND NOT EXISTS (SELECT 1 FROM rule_run_rows rr, json_each(rr.snapshot, '$.tags') j"
     "                    WHERE rr.run_id = ?1 AND rr.transaction_id = transaction_tags.transaction_id"
     "                      AND j.value = transaction_tags.tag_id)";
 static const char SQL_RUN_RESTORE_TAGS_ADD[] =
     "INSERT OR IGNORE INTO transaction_tags (transaction_id, tag_id)"
     " SELECT rr.transaction_id, j.value FROM rule_run_rows rr, json_each(rr.snapshot, '$.tags') j"
-    "  WHERE rr.run_id = ?1 AND j.value IN (SELECT id FROM tags)";
+    "  WHERE rr.run_id = ?1 AND rr.changed AND j.value IN (SELECT id FROM tags)";
 static const char SQL_RUN_RESTORE_SPLITS_DROP[] =
-    "DELETE FROM splits WHERE transaction_id IN (SELECT transaction_id FROM rule_run_rows WHERE run_id = ?1)";
+    "DELETE FROM splits"
+    " WHERE transaction_id IN (SELECT transaction_id FROM rule_run_rows WHERE run_id = ?1 AND changed)";
 static const char SQL_RUN_RESTORE_SPLITS_ADD[] =
     "INSERT INTO splits (transaction_id, participant_id, share_percent, settled)"
     " SELECT rr.transaction_id, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'),"
     "        json_extract(j.value, '$[2]')"
     "   FROM rule_run_rows rr, json_each(rr.snapshot, '$.splits') j"
-    "  WHERE rr.run_id = ?1 AND json_extract(j.value, '$[0]') IN (SELECT id FROM users)";
+    "  WHERE rr.run_id = ?1 AND rr.changed AND json_extract(j.value, '$[0]') IN (SELECT id FROM users)";
 static const char SQL_RESTORE_TAGS_DROP[] =
     "DELETE FROM transaction_tags WHERE transaction_id = ?1"
     "   AND tag_id NOT IN (SELECT value FROM json_each(?2, '$.tags'))";
