@@ -249,11 +249,17 @@ static int rule_read(ledger_db *db, int64_t me, const cJSON *body, const cJSON *
     in->match = match ? match : cur ? json_get(cur, "match")->valuestring : "all";
     if (conds == NULL && cur)
         conds = json_get(cur, "conditions");
+    /* Actions are checked when they are written.  Stored ones kept by a
+     * PATCH are not checked again: a tag or trip deleted since makes the
+     * rule's runs a 409 (run time says so), and checking them here would
+     * refuse even the PATCH that disables or renames the rule. */
     if (acts == NULL && cur)
         acts = json_get(cur, "actions");
+    else if (actions_check(db, me, acts, err))
+        return LEDGER_ERR;
     if (conds == NULL)
         return ledger_error_set(err, 400, "invalid_field", "conditions", "conditions is required");
-    if (rule_conditions_check(conds, err) || actions_check(db, me, acts, err))
+    if (rule_conditions_check(conds, err))
         return LEDGER_ERR;
     /* A rule that runs on its own must say what it matches; only a quick
      * action (applied to a selection) may have no conditions. */

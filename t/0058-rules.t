@@ -769,6 +769,24 @@ is($rig->del("/api/transactions/$id{creme}", user => 'alice')->{status}, 204, 't
     $rig->del("/api/transactions/$_->{id}", user => 'alice') for $x, $y;
 }
 
+# ---- a rule whose tag is gone ----------------------------------------------------------------
+# Its runs are a 409 (apply-all's too, checked as a whole), but it can
+# still be disabled or renamed: the actions it keeps are not checked again.
+{
+    my $gone = $rig->post('/api/tags', { name => 'soon gone' }, user => 'alice')->{json}{id};
+    my $r = create_rule('alice', name => 'Tags soon gone', conditions => [ cond('description', 'contains', 'zzz none') ],
+                        actions => [ { type => 'add_tag', tag_id => $gone } ]);
+    is($rig->del("/api/tags/$gone", user => 'alice')->{status}, 204, 'its tag is deleted');
+    is($rig->post('/api/rules/apply', undef, user => 'alice')->{status}, 409, 'apply-all: 409 while it is enabled');
+    my $res = $rig->patch("/api/rules/$r->{id}", { enabled => JSON::PP::false, name => 'Tag gone' }, user => 'alice');
+    is_deeply([ $res->{status}, $res->{json}{enabled} ? 1 : 0, $res->{json}{name} ], [ 200, 0, 'Tag gone' ],
+              'it can be disabled and renamed') or diag($res->{content});
+    is($rig->post('/api/rules/apply', undef, user => 'alice')->{status}, 200, 'and apply-all runs the others again');
+    error_is($rig->patch("/api/rules/$r->{id}", { actions => [ { type => 'add_tag', tag_id => $gone } ] },
+                         user => 'alice'), 400, 'invalid_field', 'actions given again are checked', 'actions[0].tag_id');
+    $rig->del("/api/rules/$r->{id}", user => 'alice');
+}
+
 # ---- identity -----------------------------------------------------------------------------
 
 error_is($rig->get('/api/rules', open => 1), 401, 'unauthenticated', 'list rules without identity');
