@@ -23,6 +23,8 @@ const char *const statement_types[] = {
 static const struct { const char *words[3]; const char *type; } type_rules[] = {
     { { "offset" }, "offset" },
     { { "credit", "card" }, "credit_card" },
+    /* A Visa or Mastercard debit card draws on a transaction account. */
+    { { "debit" }, "transaction" },
     { { "visa" }, "credit_card" },
     { { "mastercard" }, "credit_card" },
     { { "amex" }, "credit_card" },
@@ -43,7 +45,6 @@ static const struct { const char *words[3]; const char *type; } type_rules[] = {
     { { "cheque" }, "transaction" },
     { { "checking" }, "transaction" },
     { { "current" }, "transaction" },
-    { { "debit" }, "transaction" },
     { { NULL }, NULL }
 };
 

@@ -119,7 +119,7 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
 {
     struct statement_fields f;
     char account_id[160], name[80], from[11], to[11], *fresh;
-    size_t i, n_new = 0, len = strlen(a->acct_id);
+    size_t i, n_new = 0, len = strlen(a->acct_id), tail, chars;
     int64_t id;
     int dup;
 
@@ -163,7 +163,10 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
             return LEDGER_OK;
         }
     }
-    snprintf(name, sizeof name, "%s%s", len > 4 ? "..." : "", a->acct_id + (len > 4 ? len - 4 : 0));
+    /* The account's last four characters (not bytes: the id is UTF-8). */
+    for (tail = len, chars = 0; tail > 0 && chars < 4; tail--)
+        chars += ((unsigned char)a->acct_id[tail - 1] & 0xC0) != 0x80;
+    snprintf(name, sizeof name, "%s%s", tail > 0 ? "..." : "", a->acct_id + tail);
     f.bank_name = doc->org[0] ? doc->org : a->bank_id[0] ? a->bank_id : "Imported";
     f.account_name = name;
     f.account_type = a->credit_card ? "CREDITCARD" : a->acct_type[0] ? a->acct_type : "OTHER";

@@ -54,6 +54,7 @@ is($by{debit}{statement_id}, $s->{id}, 'statement_id');
 my %types = ('Home Loan' => 'loan', 'Home Loan Offset' => 'offset', 'Everyday Account' => 'transaction',
              'Bonus Saver' => 'savings', 'Online Savings' => 'savings', 'Share Trading' => 'investment',
              'Mastercard' => 'credit_card', 'Mortgage' => 'loan', 'Cheque Account' => 'transaction',
+             'Visa Debit' => 'transaction', 'Mastercard Debit' => 'transaction',
              'Something Else' => 'other');
 for my $text (sort keys %types) {
     my $r = statement('dave', account_type => $text);

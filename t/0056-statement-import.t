@@ -90,6 +90,21 @@ is($pay->{category}, 'transfers', 'a card payment is a transfer');
     is(m2($line->{closing_balance}), '5200.00', 'LEDGERBAL -5200.00 on a loan is 5200.00 owed');
 }
 
+# ---- an account id beyond ASCII: its last four characters, not bytes -------------------------
+{
+    my $ofx = "OFXHEADER:100\nDATA:OFXSGML\nVERSION:102\nSECURITY:NONE\nENCODING:USASCII\nCHARSET:1252\n"
+        . "COMPRESSION:NONE\nOLDFILEUID:NONE\nNEWFILEUID:NONE\n\n<OFX><SIGNONMSGSRSV1><SONRS><STATUS><CODE>0"
+        . "<SEVERITY>INFO</STATUS><DTSERVER>20260301<LANGUAGE>ENG<FI><ORG>Euro Bank<FID>1</FI></SONRS>"
+        . "</SIGNONMSGSRSV1><BANKMSGSRSV1><STMTTRNRS><TRNUID>1<STATUS><CODE>0<SEVERITY>INFO</STATUS><STMTRS>"
+        . "<CURDEF>AUD<BANKACCTFROM><BANKID>1<ACCTID>5512\x80\x80<ACCTTYPE>CHECKING</BANKACCTFROM>"
+        . "<BANKTRANLIST><DTSTART>20260301<DTEND>20260331<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>20260310"
+        . "<TRNAMT>-2.00<FITID>E1<NAME>EURO</STMTTRN></BANKTRANLIST></STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>\n";
+    $res = $rig->request('POST', '/api/statements/import', user => 'carol', body => $ofx, type => 'application/x-ofx');
+    is($res->{status}, 201, 'an account id with euro signs imports') or diag($res->{content});
+    ok(index($res->{content}, "\"account_name\":\"...12\xe2\x82\xac\xe2\x82\xac\"") >= 0,
+       'its name is its last four characters, whole UTF-8') or diag($res->{content});
+}
+
 # ---- QFX and two accounts -----------------------------------------------------------------
 $res = import_file('alice', 'bank.qfx', type => 'application/vnd.intu.qfx');
 is($res->{status}, 201, 'a QFX file (Intuit elements ignored) imports');
