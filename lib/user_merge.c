@@ -60,9 +60,11 @@ static const char *const SQL_CONFLICTS[] = {
     " WHERE a.participant_id = ?1 AND a.settled <> b.settled AND t.owner_id NOT IN (?1, ?2)",
 };
 
-/* Tags of from's that into has by name: (from's id, into's id). */
+/* Tags of from's that into has by name, compared as tag names are
+ * (ledger_fold: ÉTÉ is été): (from's id, into's id). */
 static const char SQL_TAG_PAIRS[] =
-    "SELECT a.id, b.id FROM tags a JOIN tags b ON b.owner_id = ?2 AND b.name = a.name COLLATE NOCASE"
+    "SELECT a.id, b.id FROM tags a"
+    "  JOIN tags b ON b.owner_id = ?2 AND ledger_fold(b.name) = ledger_fold(a.name)"
     " WHERE a.owner_id = ?1";
 /* Rules that may need rewriting: any with an apply_split naming from, and
  * every rule of either user (a tag id, or a share naming the new owner). */
@@ -96,11 +98,11 @@ static const struct merge_step {
     { "tag_links_merged",
       "INSERT OR IGNORE INTO transaction_tags (transaction_id, tag_id)"
       " SELECT tt.transaction_id, b.id FROM tags a"
-      "   JOIN tags b ON b.owner_id = ?2 AND b.name = a.name COLLATE NOCASE"
+      "   JOIN tags b ON b.owner_id = ?2 AND ledger_fold(b.name) = ledger_fold(a.name)"
       "   JOIN transaction_tags tt ON tt.tag_id = a.id WHERE a.owner_id = ?1" },
     { NULL,
       "DELETE FROM tags WHERE owner_id = ?1 AND EXISTS"
-      " (SELECT 1 FROM tags b WHERE b.owner_id = ?2 AND b.name = tags.name COLLATE NOCASE)" },
+      " (SELECT 1 FROM tags b WHERE b.owner_id = ?2 AND ledger_fold(b.name) = ledger_fold(tags.name))" },
     { "tags", "UPDATE tags SET owner_id = ?2 WHERE owner_id = ?1" },
     { NULL,
       "INSERT OR IGNORE INTO user_contacts (user_id, contact_id)"

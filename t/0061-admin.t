@@ -170,6 +170,13 @@ my $lunch = create('dave', description => 'Lunch with carol', amount => 20,
                    splits => [{ participant_id => $uid{carol}, share_percent => 50 }]);
 my $bob_food = $rig->post('/api/tags', { name => 'Food' }, user => 'bob')->{json}{id};
 my $dave_food = $rig->post('/api/tags', { name => 'food' }, user => 'dave')->{json}{id};
+# The same name beyond ASCII case (tag names compare as ledger_fold does):
+# bob's "ete" and dave's "ETE", both with acute accents.
+my $tag_raw = sub {
+    $rig->request('POST', '/api/tags', user => $_[0], type => 'application/json', body => "{\"name\":\"$_[1]\"}");
+};
+my $bob_ete = $tag_raw->('bob', '\u00e9t\u00e9')->{json}{id};
+ok($bob_ete && $tag_raw->('dave', '\u00c9T\u00c9')->{status} == 201, "bob's tag ete and dave's ETE, accented");
 is($rig->post("/api/transactions/$dinner/tags", { tag_id => $dave_food }, user => 'dave')->{status},
    200, 'dave tags his dinner with his food tag');
 is($rig->put('/api/budgets/groceries', { amount => 300 }, user => 'bob')->{status}, 200, 'bob budgets 300');
@@ -321,6 +328,8 @@ is($rule_of->('alice', $alice_rule)->{shares}[0]{participant_id}, $uid{bob}, "al
 is($rule_of->('bob', $dave_rule)->{tag_id}, $bob_food, "dave's rule is bob's, adding bob's Food tag");
 my $tags = $rig->get('/api/tags', user => 'bob')->{json}{items};
 is(scalar(grep { lc $_->{name} eq 'food' } @$tags), 1, 'bob has one food tag');
+is_deeply([map { $_->{id} } grep { $_->{name} eq "\xc3\xa9t\xc3\xa9" || $_->{name} eq "\xc3\x89T\xc3\x89" } @$tags],
+          [$bob_ete], "and one accented ete tag, his own (dave's ETE folded into it)");
 my %split = map { $_->{participant_id} => $_->{share_percent} } @{ $rig->get("/api/transactions/$party/splits", user => 'alice')->{json}{items} };
 is_deeply({ map { $_ => sprintf('%.2f', $split{$_}) } keys %split },
           { $uid{alice} => '40.00', $uid{bob} => '60.00' }, "alice's party: bob's and dave's shares added up");
