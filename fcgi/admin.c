@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <config.h>
 #include "admin.h"
@@ -96,10 +97,17 @@ const char *admin_db_path(const struct admin_db *o, const struct admin_usage *u)
     return NULL;
 }
 
-int admin_open(const struct admin_db *o, const char *path, ledger_db **db)
+int admin_open(const struct admin_db *o, const char *path, int create, ledger_db **db)
 {
     ledger_error err;
+    struct stat sb;
 
+    /* Only migrate makes a database: any other command given a path
+     * that names nothing (a typo) would make an empty ledger there. */
+    if (!create && stat(path, &sb) != 0) {
+        fprintf(stderr, "ledger-admin: %s: no such database\n", path);
+        return ADMIN_FAIL;
+    }
     if (ledger_open(path, db, &err)) {
         admin_error(path, &err);
         return ADMIN_FAIL;

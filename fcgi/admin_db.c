@@ -65,7 +65,7 @@ int admin_migrate(int argc, char **argv)
                 path, before, ledger_schema_latest());
         return ADMIN_FAIL;
     }
-    if (admin_open(&o, path, &db))
+    if (admin_open(&o, path, 1, &db))
         return ADMIN_FAIL;
     after = ledger_schema_version(db);
     ledger_close(db);
@@ -206,7 +206,7 @@ int admin_check(int argc, char **argv)
                                                  : "use a newer ledger-admin");
         goto out;
     }
-    if (admin_open(&o, path, &db))
+    if (admin_open(&o, path, 0, &db))
         goto out;
     if (ledger_begin(db, 0, &err) || ledger_check(db, &doc, &err)) {
         admin_error("check", &err);

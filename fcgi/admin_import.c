@@ -314,7 +314,7 @@ int admin_import(int argc, char **argv)
                                             " \"amount\": \"Amount\"}")) == NULL)
         return ADMIN_FAIL;
     rc = ADMIN_FAIL;
-    if (admin_open(&o, path, &im.db))
+    if (admin_open(&o, path, 0, &im.db))
         goto out;
     /* A user who does not exist is a typo, not someone to create. */
     if (ledger_user_find(im.db, user, &im.user, &err)) {

@@ -67,7 +67,7 @@ int admin_users(int argc, char **argv)
     if ((path = admin_db_path(&o, &users_usage)) == NULL)
         return ADMIN_USAGE;
     rc = ADMIN_FAIL;
-    if (admin_open(&o, path, &db))
+    if (admin_open(&o, path, 0, &db))
         goto out;
     if (ledger_begin(db, 0, &err) || ledger_user_admin_list(db, &doc, &err)) {
         admin_error("users", &err);
@@ -166,7 +166,7 @@ int admin_merge_users(int argc, char **argv)
     if (from == NULL || into == NULL)
         return admin_usage_error(&merge_usage, "--from and --into are both required");
     rc = ADMIN_FAIL;
-    if (admin_open(&o, path, &db))
+    if (admin_open(&o, path, 0, &db))
         goto out;
     /* Both names are resolved inside the write transaction, so the users
      * found are the users merged. */

@@ -71,6 +71,15 @@ is($rc, 2, 'merge-users without --into: exit 2');
 ($rc, undef, $err) = admin('users', '--db', "$dir/x.db", 'extra');
 is($rc, 2, 'a stray argument: exit 2');
 ok(!-e "$dir/x.db", 'usage errors create no database');
+# Only migrate makes a database: a mistyped path is an error, not a new ledger.
+for my $cmd ([ 'users' ], [ 'merge-users', '--from', 'a', '--into', 'b' ], [ 'check' ]) {
+    ($rc, undef, $err) = admin($cmd->[0], '--db', "$dir/typo.db", @$cmd[1 .. $#$cmd]);
+    is($rc, 1, "$cmd->[0] on a path that names nothing: exit 1");
+    like($err, qr/typo\.db: no such database/, 'saying so');
+}
+($rc, undef, $err) = admin('import', '--db', "$dir/typo.db", '--user', 'a', "$dir/none.csv");
+is($rc, 1, 'import on a path that names nothing: exit 1');
+ok(!-e "$dir/typo.db", 'and no database was made');
 
 # ---- migrate --------------------------------------------------------------------
 ($rc, $out) = admin('migrate', '--db', "$dir/m.db");
