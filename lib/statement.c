@@ -152,12 +152,20 @@ static cJSON *statement_json(sqlite3_stmt *st)
     if (asserted) {
         int64_t opening = sqlite3_column_int64(st, 9), closing = sqlite3_column_int64(st, 10);
         int owed = strcmp(type, "credit_card") == 0 || strcmp(type, "loan") == 0;
-        /* opening + movement - closing, with the movement's sign by type */
-        int64_t diff = opening + (owed ? movement : -movement) - closing;
+        /* opening + movement - closing, with the movement's sign by type;
+         * figures too large for that (rows summing near 2^63 cents) leave
+         * the assertion open rather than wrap around. */
+        int64_t diff;
 
-        cJSON_AddBoolToObject(o, "balance_ok", diff == 0);
-        cJSON_AddItemToObject(o, "balance_difference", ledger_money_to_json(diff));
-    } else {
+        asserted = !(owed ? __builtin_add_overflow(opening, movement, &diff)
+                          : __builtin_sub_overflow(opening, movement, &diff))
+                   && !__builtin_sub_overflow(diff, closing, &diff);
+        if (asserted) {
+            cJSON_AddBoolToObject(o, "balance_ok", diff == 0);
+            cJSON_AddItemToObject(o, "balance_difference", ledger_money_to_json(diff));
+        }
+    }
+    if (!asserted) {
         cJSON_AddNullToObject(o, "balance_ok");
         cJSON_AddNullToObject(o, "balance_difference");
     }

@@ -171,6 +171,25 @@ is(statement_count('alice'), $sc, 'no statement was written by any of them');
 is(row_count('alice'), $rc, 'and no row');
 error_is($rig->request('POST', '/api/statements', open => 1, json => {}), 401, 'unauthenticated', 'no identity');
 
+# ---- figures past 64 bits ------------------------------------------------------------------
+# Each row at the largest amount taken (10^13, in cents 10^15): some
+# thousands of them add up past 2^63 cents.  That is a 400 with nothing
+# written, not a 500; and a balance assertion that would overflow is left
+# open, not wrapped to a wrong sign.
+{
+    my $big = 10000000000000;
+    my $before = statement_count('erin');
+    my $res = statement('erin', transactions => [ map { row('debit', $big, description => "big $_") } 1 .. 9300 ]);
+    is($res->{status}, 400, 'rows summing past 2^63 cents: 400') or diag(substr($res->{content}, 0, 300));
+    is(statement_count('erin'), $before, 'and no statement was made');
+    $res = statement('erin', account_type => 'Visa Credit Card', opening_balance => $big, closing_balance => -$big,
+                     transactions => [ map { row('debit', $big, description => "big $_") } 1 .. 9223 ]);
+    is($res->{status}, 201, 'rows just under it: made') or diag(substr($res->{content}, 0, 300));
+    is_deeply([ @{ $res->{json} // {} }{qw(balance_ok balance_difference)} ], [ undef, undef ],
+              'an assertion that would pass 2^63 cents is left open');
+    $rig->del("/api/statements/$res->{json}{id}", user => 'erin') if $res->{json}{id};
+}
+
 # ---- delete ---------------------------------------------------------------------------
 my $t = statement('alice', transactions => [ row('debit', 5, category => 'x') ])->{json};
 my ($row) = @{ $rig->get("/api/transactions?statement_id=$t->{id}", user => 'alice')->{json}{items} };
