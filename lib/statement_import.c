@@ -3,9 +3,10 @@
  * statement per account in the file.
  *
  * Each row keeps the bank's FITID.  A row whose FITID the caller already
- * has for the same account is skipped, and an account whose rows were all
- * seen before creates no statement: importing the same file twice creates
- * nothing twice and says how many rows it skipped.
+ * has for the same account is skipped (one without a FITID, when the
+ * account has a row saying the same: SQL_SEEN_PLAIN), and an account whose
+ * rows were all seen before creates no statement: importing the same file
+ * twice creates nothing twice and says how many rows it skipped.
  *
  * Amounts in the file are signed from the account holder's side (negative
  * is money out); rows store a magnitude and a type.  LEDGERBAL (else
@@ -27,9 +28,51 @@
 static const char SQL_SEEN[] =
     "SELECT 1 FROM transactions t JOIN statements s ON s.id = t.statement_id"
     " WHERE t.owner_id = ?1 AND t.fitid = ?3 AND s.account_id = ?2";
+/* A row without a FITID (OFX requires one; some banks leave it out) is
+ * known by what it says instead: an earlier row of the account, also
+ * without one, on the same date, of the same type, amount and description.
+ * Without this, importing such a file twice doubled every row. */
+static const char SQL_SEEN_PLAIN[] =
+    "SELECT 1 FROM transactions t JOIN statements s ON s.id = t.statement_id"
+    " WHERE t.owner_id = ?1 AND s.account_id = ?2 AND t.fitid IS NULL AND t.date = ?3"
+    "   AND t.amount = ?4 AND t.transaction_type = ?5 AND t.description = ?6 LIMIT 1";
 static const char SQL_SAME_STATEMENT[] =
     "SELECT 1 FROM statements WHERE owner_id = ?1 AND account_id = ?2"
     "   AND period_start IS ?3 AND period_end IS ?4";
+
+static const char *row_type(const struct ofx_txn *t, int credit_card);
+
+/* A row's description: its name and memo, or its type when it has
+ * neither. */
+static void row_description(const struct ofx_txn *t, char *desc, size_t size)
+{
+    if (t->memo[0] && strcmp(t->memo, t->name) != 0)
+        snprintf(desc, size, "%s%s%s", t->name, t->name[0] ? " " : "", t->memo);
+    else
+        snprintf(desc, size, "%s", t->name[0] ? t->name : t->trntype);
+}
+
+static int seen_plain(ledger_db *db, int64_t me, const char *account, const struct ofx_txn *t,
+                      int credit_card, int *yes, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_SEEN_PLAIN, err);
+    char desc[800];
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    row_description(t, desc, sizeof desc);
+    sqlite3_bind_int64(st, 1, me);
+    db_bind_text(st, 2, account);
+    db_bind_text(st, 3, t->date);
+    sqlite3_bind_int64(st, 4, t->amount < 0 ? -t->amount : t->amount);
+    db_bind_text(st, 5, row_type(t, credit_card));
+    db_bind_text(st, 6, desc);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    *yes = rc == SQLITE_ROW;
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "import");
+}
 
 static int seen(ledger_db *db, int64_t me, const char *account, const char *fitid, int *yes,
                 ledger_error *err)
@@ -136,7 +179,9 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
         goto oom;
     for (i = 0; i < a->ntxns; i++) {
         dup = !fresh[i];
-        if (!dup && a->txns[i].fitid[0] && seen(db, me, account_id, a->txns[i].fitid, &dup, err))
+        if (!dup && (a->txns[i].fitid[0]
+                     ? seen(db, me, account_id, a->txns[i].fitid, &dup, err)
+                     : seen_plain(db, me, account_id, &a->txns[i], a->credit_card, &dup, err)))
             goto fail;
         fresh[i] = !dup;
         n_new += !dup;
@@ -191,10 +236,7 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
         if (!fresh[i])
             continue;
         memset(&r, 0, sizeof r);
-        if (t->memo[0] && strcmp(t->memo, t->name) != 0)
-            snprintf(desc, sizeof desc, "%s%s%s", t->name, t->name[0] ? " " : "", t->memo);
-        else
-            snprintf(desc, sizeof desc, "%s", t->name[0] ? t->name : t->trntype);
+        row_description(t, desc, sizeof desc);
         r.date = t->date;
         r.description = desc;
         r.merchant = t->name[0] ? t->name : NULL;

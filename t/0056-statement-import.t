@@ -105,6 +105,29 @@ is($pay->{category}, 'transfers', 'a card payment is a transfer');
        'its name is its last four characters, whole UTF-8') or diag($res->{content});
 }
 
+# ---- rows without a FITID: the same file twice still creates nothing twice ------------------
+{
+    my $trn = sub { "<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>$_[0]<TRNAMT>$_[1]<NAME>$_[2]</STMTTRN>" };
+    my $ofx = "OFXHEADER:100\nDATA:OFXSGML\nVERSION:102\nSECURITY:NONE\nENCODING:USASCII\nCHARSET:1252\n"
+        . "COMPRESSION:NONE\nOLDFILEUID:NONE\nNEWFILEUID:NONE\n\n<OFX><SIGNONMSGSRSV1><SONRS><STATUS><CODE>0"
+        . "<SEVERITY>INFO</STATUS><DTSERVER>20260301<LANGUAGE>ENG<FI><ORG>No Id Bank<FID>1</FI></SONRS>"
+        . "</SIGNONMSGSRSV1><BANKMSGSRSV1><STMTTRNRS><TRNUID>1<STATUS><CODE>0<SEVERITY>INFO</STATUS><STMTRS>"
+        . "<CURDEF>AUD<BANKACCTFROM><BANKID>1<ACCTID>777000<ACCTTYPE>CHECKING</BANKACCTFROM>"
+        . "<BANKTRANLIST><DTSTART>20260301<DTEND>20260331"
+        . $trn->('20260305', '-4.50', 'COFFEE') . $trn->('20260305', '-4.50', 'COFFEE')
+        . $trn->('20260306', '-9.00', 'LUNCH')
+        . "</BANKTRANLIST></STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>\n";
+    my $import = sub { $rig->request('POST', '/api/statements/import', user => 'erin', body => $ofx,
+                                     type => 'application/x-ofx') };
+    $res = $import->();
+    is($res->{status}, 201, 'a file whose rows have no FITID imports') or diag($res->{content});
+    is($res->{json}{imported}, 3, 'all three rows, the two identical coffees both');
+    $res = $import->();
+    is_deeply([ @{ $res->{json} // {} }{qw(imported skipped_duplicates)} ], [ 0, 3 ],
+              'imported again: each row is known by what it says, nothing twice') or diag($res->{content});
+    is($rig->get('/api/transactions?search=COFFEE', user => 'erin')->{json}{total}, 2, 'two coffees, not four');
+}
+
 # ---- QFX and two accounts -----------------------------------------------------------------
 $res = import_file('alice', 'bank.qfx', type => 'application/vnd.intu.qfx');
 is($res->{status}, 201, 'a QFX file (Intuit elements ignored) imports');
