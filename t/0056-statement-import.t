@@ -24,6 +24,19 @@ sub rows_of {
                         user => $user)->{json}{items} };
 }
 
+# A one-account SGML file (Windows-1252): org, bank (BANKID), acct (ACCTID),
+# type (ACCTTYPE), rows (the STMTTRNs) and after (what follows BANKTRANLIST).
+sub sgml_file {
+    my (%o) = @_;
+    return "OFXHEADER:100\nDATA:OFXSGML\nVERSION:102\nSECURITY:NONE\nENCODING:USASCII\nCHARSET:1252\n"
+        . "COMPRESSION:NONE\nOLDFILEUID:NONE\nNEWFILEUID:NONE\n\n<OFX><SIGNONMSGSRSV1><SONRS><STATUS><CODE>0"
+        . "<SEVERITY>INFO</STATUS><DTSERVER>20260301<LANGUAGE>ENG<FI><ORG>$o{org}<FID>1</FI></SONRS>"
+        . "</SIGNONMSGSRSV1><BANKMSGSRSV1><STMTTRNRS><TRNUID>1<STATUS><CODE>0<SEVERITY>INFO</STATUS><STMTRS>"
+        . "<CURDEF>AUD<BANKACCTFROM><BANKID>$o{bank}<ACCTID>$o{acct}<ACCTTYPE>$o{type}</BANKACCTFROM>"
+        . "<BANKTRANLIST><DTSTART>20260301<DTEND>20260331$o{rows}</BANKTRANLIST>" . ($o{after} // '')
+        . "</STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>\n";
+}
+
 # ---- OFX 1.x SGML, Windows-1252 ------------------------------------------------------
 my $res = import_file('alice', 'bank-1252.ofx');
 is($res->{status}, 201, 'an SGML bank statement imports');
@@ -75,14 +88,9 @@ is($pay->{category}, 'transfers', 'a card payment is a transfer');
 
 # ---- a line of credit: a loan, what is owed kept positive (rule E) --------------------
 {
-    my $ofx = "OFXHEADER:100\nDATA:OFXSGML\nVERSION:102\nSECURITY:NONE\nENCODING:USASCII\nCHARSET:1252\n"
-        . "COMPRESSION:NONE\nOLDFILEUID:NONE\nNEWFILEUID:NONE\n\n<OFX><SIGNONMSGSRSV1><SONRS><STATUS><CODE>0"
-        . "<SEVERITY>INFO</STATUS><DTSERVER>20260301<LANGUAGE>ENG<FI><ORG>Line Bank<FID>1</FI></SONRS>"
-        . "</SIGNONMSGSRSV1><BANKMSGSRSV1><STMTTRNRS><TRNUID>1<STATUS><CODE>0<SEVERITY>INFO</STATUS><STMTRS>"
-        . "<CURDEF>AUD<BANKACCTFROM><BANKID>062000<ACCTID>99990000<ACCTTYPE>CREDITLINE</BANKACCTFROM>"
-        . "<BANKTRANLIST><DTSTART>20260301<DTEND>20260331<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>20260310"
-        . "<TRNAMT>-200.00<FITID>L1<NAME>DRAWDOWN</STMTTRN></BANKTRANLIST><LEDGERBAL><BALAMT>-5200.00"
-        . "<DTASOF>20260331</LEDGERBAL></STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>\n";
+    my $ofx = sgml_file(org => 'Line Bank', bank => '062000', acct => '99990000', type => 'CREDITLINE',
+        rows => '<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>20260310<TRNAMT>-200.00<FITID>L1<NAME>DRAWDOWN</STMTTRN>',
+        after => '<LEDGERBAL><BALAMT>-5200.00<DTASOF>20260331</LEDGERBAL>');
     $res = $rig->request('POST', '/api/statements/import', user => 'carol', body => $ofx, type => 'application/x-ofx');
     is($res->{status}, 201, 'a line-of-credit statement imports') or diag($res->{content});
     my ($line) = @{ $res->{json}{statements} // [] };
@@ -92,13 +100,8 @@ is($pay->{category}, 'transfers', 'a card payment is a transfer');
 
 # ---- an account id beyond ASCII: its last four characters, not bytes -------------------------
 {
-    my $ofx = "OFXHEADER:100\nDATA:OFXSGML\nVERSION:102\nSECURITY:NONE\nENCODING:USASCII\nCHARSET:1252\n"
-        . "COMPRESSION:NONE\nOLDFILEUID:NONE\nNEWFILEUID:NONE\n\n<OFX><SIGNONMSGSRSV1><SONRS><STATUS><CODE>0"
-        . "<SEVERITY>INFO</STATUS><DTSERVER>20260301<LANGUAGE>ENG<FI><ORG>Euro Bank<FID>1</FI></SONRS>"
-        . "</SIGNONMSGSRSV1><BANKMSGSRSV1><STMTTRNRS><TRNUID>1<STATUS><CODE>0<SEVERITY>INFO</STATUS><STMTRS>"
-        . "<CURDEF>AUD<BANKACCTFROM><BANKID>1<ACCTID>5512\x80\x80<ACCTTYPE>CHECKING</BANKACCTFROM>"
-        . "<BANKTRANLIST><DTSTART>20260301<DTEND>20260331<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>20260310"
-        . "<TRNAMT>-2.00<FITID>E1<NAME>EURO</STMTTRN></BANKTRANLIST></STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>\n";
+    my $ofx = sgml_file(org => 'Euro Bank', bank => '1', acct => "5512\x80\x80", type => 'CHECKING',
+        rows => '<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>20260310<TRNAMT>-2.00<FITID>E1<NAME>EURO</STMTTRN>');
     $res = $rig->request('POST', '/api/statements/import', user => 'carol', body => $ofx, type => 'application/x-ofx');
     is($res->{status}, 201, 'an account id with euro signs imports') or diag($res->{content});
     ok(index($res->{content}, "\"account_name\":\"...12\xe2\x82\xac\xe2\x82\xac\"") >= 0,
@@ -108,15 +111,9 @@ is($pay->{category}, 'transfers', 'a card payment is a transfer');
 # ---- rows without a FITID: the same file twice still creates nothing twice ------------------
 {
     my $trn = sub { "<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>$_[0]<TRNAMT>$_[1]<NAME>$_[2]</STMTTRN>" };
-    my $ofx = "OFXHEADER:100\nDATA:OFXSGML\nVERSION:102\nSECURITY:NONE\nENCODING:USASCII\nCHARSET:1252\n"
-        . "COMPRESSION:NONE\nOLDFILEUID:NONE\nNEWFILEUID:NONE\n\n<OFX><SIGNONMSGSRSV1><SONRS><STATUS><CODE>0"
-        . "<SEVERITY>INFO</STATUS><DTSERVER>20260301<LANGUAGE>ENG<FI><ORG>No Id Bank<FID>1</FI></SONRS>"
-        . "</SIGNONMSGSRSV1><BANKMSGSRSV1><STMTTRNRS><TRNUID>1<STATUS><CODE>0<SEVERITY>INFO</STATUS><STMTRS>"
-        . "<CURDEF>AUD<BANKACCTFROM><BANKID>1<ACCTID>777000<ACCTTYPE>CHECKING</BANKACCTFROM>"
-        . "<BANKTRANLIST><DTSTART>20260301<DTEND>20260331"
-        . $trn->('20260305', '-4.50', 'COFFEE') . $trn->('20260305', '-4.50', 'COFFEE')
-        . $trn->('20260306', '-9.00', 'LUNCH')
-        . "</BANKTRANLIST></STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>\n";
+    my $ofx = sgml_file(org => 'No Id Bank', bank => '1', acct => '777000', type => 'CHECKING',
+        rows => $trn->('20260305', '-4.50', 'COFFEE') . $trn->('20260305', '-4.50', 'COFFEE')
+                . $trn->('20260306', '-9.00', 'LUNCH'));
     my $import = sub { $rig->request('POST', '/api/statements/import', user => 'erin', body => $ofx,
                                      type => 'application/x-ofx') };
     $res = $import->();
