@@ -88,6 +88,7 @@ static int month_range(const struct ledger_params *p, char *from, char *to, char
 /* The month table being filled: one entry per month of the range. */
 struct month_table {
     char from[8];
+    int from_number;     /* from as month_number gives it, read once */
     int n;
     int64_t me;
     int64_t *total;
@@ -116,9 +117,9 @@ static int month_number(const char *m)
 static int table_add(struct month_table *mt, const char *month, const char *category,
                      int64_t cents)
 {
-    int i = month_number(month), from = month_number(mt->from);
+    int i = month_number(month);
 
-    if (i < 0 || from < 0 || (i -= from) >= mt->n)
+    if (i < 0 || (i -= mt->from_number) < 0 || i >= mt->n)
         return 0;
     mt->total[i] += cents;
     return tally_add(&mt->cats[i], category, cents);
@@ -223,6 +224,7 @@ int ledger_analytics_monthly(ledger_db *db, int64_t me, const struct ledger_para
     if (spend_basis(p, &mine, err)
         || month_range(p, mt.from, (char[8]){ 0 }, first, end, &mt.n, err))
         return LEDGER_ERR;
+    mt.from_number = month_number(mt.from);
     mt.total = calloc((size_t)mt.n, sizeof *mt.total);
     mt.cats = calloc((size_t)mt.n, sizeof *mt.cats);
     if (mt.total == NULL || mt.cats == NULL) {

@@ -726,10 +726,10 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
     range[2] = batch;
     dense = imported > 0 && (uint64_t)(range[1] - range[0]) == imported - 1;
     if ((imported > 0
-         && (group_sum(db, dense ? SQL_BULK_SPEND_DENSE : SQL_BULK_SPEND_BATCH, range,
-                       dense ? 2 : 3, SQL_SPEND_ADD, err)
-             || group_sum(db, dense ? SQL_BULK_VISIBLE_DENSE : SQL_BULK_VISIBLE_BATCH, range,
-                          dense ? 2 : 3, SQL_VISIBLE_ADD, err)
+         && (group_sum(db, dense ? SQL_BULK_SPEND_DENSE : SQL_BULK_SPEND_BATCH, range, 3,
+                       SQL_SPEND_ADD, err)
+             || group_sum(db, dense ? SQL_BULK_VISIBLE_DENSE : SQL_BULK_VISIBLE_BATCH, range, 3,
+                          SQL_VISIBLE_ADD, err)
              || exec_new(db, SQL_LINK, range[0], range[1], batch, tag, err)))
         || exec2(db, SQL_IMPORT_COUNT, (int64_t)imported, batch, err)
         || exec2(db, SQL_PENDING_CLEAR, 0, 0, err))

@@ -195,7 +195,7 @@ int group_sum(ledger_db *db, const char *select, const int64_t *params, int npar
         db_stmt_done(st);
         return ledger_error_set(err, 500, "internal", NULL, "group_sum: no key columns");
     }
-    for (p = 0; p < nparams; p++)
+    for (p = 0; p < nparams && p < sqlite3_bind_parameter_count(st); p++)
         sqlite3_bind_int64(st, p + 1, params[p]);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         size_t len = row_key(&g, st);

@@ -302,10 +302,11 @@ void date_of_days(int64_t days, char *out);
 void date_add_months(const char *ymd, int months, char *out);
 
 /* ---- grouped sums in memory (group_sum.c) ---------------------------------------
- * Runs select (its ?1..?nparams bound to params), whose rows are a group's
- * key (every column but the last: integers, text or NULL) and an integer,
- * sums the integers per group, and runs write once per group with the key
- * bound to ?1..?k and the sum to ?k+1.  GROUP BY without SQLite's sort of
+ * Runs select, its parameters ?1, ?2... bound to params (those it has of
+ * the nparams), whose rows are a group's key (every column but the last:
+ * integers, text or NULL) and an integer, sums the integers per group, and
+ * runs write once per group with the key bound to ?1..?k and the sum to
+ * ?k+1.  GROUP BY without SQLite's sort of
  * every row: for 100,000 rows in a few thousand groups, a third of the
  * time. */
 int group_sum(ledger_db *db, const char *select, const int64_t *params, int nparams,
