@@ -253,6 +253,12 @@ static void sql_contains(sqlite3_context *ctx, int argc, sqlite3_value **argv)
             found = text_contains(text, n, term, m);
             continue;
         }
+        /* Lowering keeps ASCII ASCII and everything else not, so a text
+         * of ASCII alone cannot hold this term: no copy to lower. */
+        for (i = 0; i < n && (unsigned char)text[i] < 0x80; i++)
+            ;
+        if (i == n)
+            continue;
         copy = n < sizeof stack ? stack : sqlite3_malloc64(n + 1);
         if (copy == NULL) {
             sqlite3_result_error_nomem(ctx);

@@ -181,6 +181,18 @@ int txn_link_tags(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *tag_id
 int txn_list_plan(ledger_db *db, int64_t me, const struct ledger_params *params,
                   cJSON **out, ledger_error *err);
 
+/* ---- the search index (txn_search.c, schema 0017) ------------------------- */
+/* An owner's rows are the rowids [owner * SPAN, (owner + 1) * SPAN). */
+#define SEARCH_OWNER_SPAN (INT64_C(1) << 40)
+int64_t search_rowid_low(int64_t owner);
+/* The index query (FTS5 syntax) for the terms (a JSON array of lowered
+ * strings): every trigram of ASCII characters in them; NULL when none. */
+char *search_match(const cJSON *terms);
+/* How many of the caller's rows the index gives for match, counting up to
+ * cap + 1 only. */
+int search_candidates(ledger_db *db, int64_t me, const char *match, int64_t cap, int64_t *n,
+                      ledger_error *err);
+
 /* Recasts a lookup failure (a missing or foreign id named in a body) as a
  * 400 invalid_field on field, keeping the message. */
 int error_as_field(ledger_error *err, const char *field);

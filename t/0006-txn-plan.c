@@ -146,6 +146,14 @@ int main(void)
         /* ... and the searched columns (schema 0014). */
         ok(plan_has(db, f, 1, "COVERING INDEX transactions_owner_date"),
            "search: counted from the date index alone");
+        /* With the search index (schema 0017): the caller's rows it gives,
+         * one rowid range (FTS5 writes the range as "><"), and the shared
+         * rows' texts from the index that holds them. */
+        ok(plan_has(db, f, 1, "SCAN transactions_search VIRTUAL TABLE INDEX 0:M"),
+           "search: the rows the search index gives");
+        ok(plan_has(db, f, 1, "><"), "  only the caller's range of it");
+        ok(plan_has(db, f, 1, "COVERING INDEX shared_rows_search"),
+           "search: shared rows tested in shared_rows_search alone");
     }
     {
         struct ledger_param f[] = { P("amount_min", "10"), P("amount_max", "20") };

@@ -1,8 +1,8 @@
 /*
- * Two trigger-kept tables serve the transaction list: visible_count
- * (schema 0005) gives its `total` when only category filters are set, and
+ * Three trigger-kept tables serve the transaction list: visible_count
+ * (schema 0005) gives its `total` when only category filters are set,
  * shared_rows (schema 0006) lets it read rows shared through a split in
- * sort order.  Both must equal a recount whatever writes happen: rows and
+ * sort order, and transactions_search (schema 0017) finds searched rows.  Both must equal a recount whatever writes happen: rows and
  * splits added and removed, overrides, new dates, amounts and merchants, a
  * change of owner, reconciliation hiding a row, deletes by cascade.  And
  * the list's total must equal the rows the list itself returns, in order,
@@ -34,14 +34,18 @@ static int drift(ledger_db *db)
     return sql_int(db, sql);
 }
 
-/* The same for shared_rows: entries missing, extra, or with stale keys. */
+/* The same for shared_rows: entries missing, extra, or with stale keys or
+ * searched texts (schema 0017). */
 static int shared_drift(ledger_db *db)
 {
     static const char sql[] =
-        "WITH recount AS (SELECT t.id, s.participant_id, t.date, t.amount, t.created_at, t.eff_merchant"
+        "WITH recount AS (SELECT t.id, s.participant_id, t.date, t.amount, t.created_at, t.eff_merchant,"
+        "                        t.description, t.merchant,"
+        "                        COALESCE(t.override_merchant_normalized, t.merchant_normalized)"
         "                   FROM splits s JOIN transactions t ON t.id = s.transaction_id"
         "                  WHERE s.participant_id <> t.owner_id),"
-        "     kept AS (SELECT transaction_id, viewer_id, date, amount, created_at, merchant FROM shared_rows)"
+        "     kept AS (SELECT transaction_id, viewer_id, date, amount, created_at, merchant,"
+        "                     description, bank_merchant, merchant_normalized FROM shared_rows)"
         " SELECT COUNT(*) FROM ("
         "   SELECT * FROM recount EXCEPT SELECT * FROM kept"
         "   UNION ALL"
@@ -50,11 +54,25 @@ static int shared_drift(ledger_db *db)
     return sql_int(db, sql);
 }
 
+/* The search index (schema 0017): a rowid per row, owner * 2^40 + id. */
+static int search_drift(ledger_db *db)
+{
+    static const char sql[] =
+        "WITH kept AS (SELECT rowid AS k FROM transactions_search),"
+        "     rows AS (SELECT owner_id * 1099511627776 + id AS k FROM transactions)"
+        " SELECT COUNT(*) FROM ("
+        "   SELECT * FROM rows EXCEPT SELECT * FROM kept"
+        "   UNION ALL"
+        "   SELECT * FROM kept EXCEPT SELECT * FROM rows)";
+
+    return sql_int(db, sql);
+}
+
 static int both_drift(ledger_db *db)
 {
-    int a = drift(db), b = shared_drift(db);
+    int a = drift(db), b = shared_drift(db), c = search_drift(db);
 
-    return a < 0 || b < 0 ? -1 : a + b;
+    return a < 0 || b < 0 || c < 0 ? -1 : a + b + c;
 }
 
 /* The list's total and the number of rows it returns on one 500-row page,

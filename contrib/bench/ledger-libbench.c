@@ -577,6 +577,10 @@ int main(int argc, char **argv)
         const char *tags[] = { "tag_ids", tag_s, NULL };
         const char *types[] = { "transaction_types", "fee", NULL };
         const char *search[] = { "search", "coffee", NULL };
+        const char *rare[] = { "search", "netflix", NULL };
+        const char *common[] = { "search", "debit", NULL };
+        const char *short_term[] = { "search", "co", NULL };
+        const char *accented[] = { "search", "caf\xc3\xa9", NULL };
         const char *amount[] = { "amount_min", "10", "amount_max", "20", NULL };
         const char *split[] = { "has_split", "split", NULL };
         const char *unsplit[] = { "has_split", "unsplit", NULL };
@@ -597,6 +601,10 @@ int main(int argc, char **argv)
         run(db, me, "tag_ids[]", tags, iterations);
         run(db, me, "transaction_types[]=fee", types, iterations);
         run(db, me, "search=coffee", search, iterations);
+        run(db, me, "search=netflix (rare)", rare, iterations);
+        run(db, me, "search=debit (most rows)", common, iterations);
+        run(db, me, "search=co (no trigram)", short_term, iterations);
+        run(db, me, "search=caf\xc3\xa9 (not ASCII)", accented, iterations);
         run(db, me, "amount 10..20", amount, iterations);
         run(db, me, "has_split=split", split, iterations);
         run(db, me, "has_split=unsplit", unsplit, iterations);
