@@ -81,18 +81,31 @@ static const struct check checks[] = {
       "        IS NOT (r.date, r.amount, r.created_at, r.merchant)"
       "     OR (k.description, k.bank_merchant, k.merchant_normalized)"
       "        IS NOT (r.description, r.bank_merchant, r.merchant_normalized)" },
-    /* A row the search index lacks is never found by a search; one it
-     * keeps after the row is gone or has moved owner is harmless (the
-     * list tests every match against the row) but means a trigger was
-     * bypassed.  Its texts cannot be read back (it is contentless). */
+    /* A row the search index lacks (and that is not pending, schema
+     * 0017) is never found by a search; one it keeps after the row is
+     * gone or has moved owner is harmless (the list tests every match
+     * against the row) but means a trigger was bypassed.  Its texts
+     * cannot be read back (it is contentless). */
     { "transactions_search",
       "WITH kept AS (SELECT rowid AS k FROM transactions_search),"
-      "     rows AS (SELECT owner_id * 1099511627776 + id AS k, id, owner_id FROM transactions)"
-      " SELECT printf('transaction %d of user %d: not in the search index', id, owner_id)"
+      "     rows AS (SELECT entry AS k, id FROM search_entries"
+      "               WHERE id NOT IN (SELECT id FROM search_pending))"
+      " SELECT printf('transaction %d: not in the search index', id)"
       "   FROM rows WHERE k NOT IN (SELECT k FROM kept)"
       " UNION ALL"
       " SELECT printf('search index entry %d (user %d, transaction %d): no such row', k,"
       "               k / 1099511627776, k % 1099511627776)"
+      "   FROM kept WHERE k NOT IN (SELECT k FROM rows)" },
+    { "merchants_search",
+      "WITH kept AS (SELECT rowid AS k FROM merchants_search),"
+      "     rows AS (SELECT entry AS k, id FROM merchant_search_entries"
+      "               WHERE id NOT IN (SELECT id FROM search_pending))"
+      " SELECT printf('transaction %d: its normalized merchant is not in the search index', id)"
+      "   FROM rows WHERE k NOT IN (SELECT k FROM kept)"
+      " UNION ALL"
+      " SELECT printf('merchant search entry %d (user %d, transaction %d): no such row,"
+      "               or none with a normalized merchant', k, k / 1099511627776,"
+      "               k % 1099511627776)"
       "   FROM kept WHERE k NOT IN (SELECT k FROM rows)" },
     { "effective_values",
       "SELECT printf('transaction %d: eff_category %Q, eff_merchant %Q are stale', id,"

@@ -15,8 +15,9 @@
  * table rather than one INSERT per row (each statement that fires
  * triggers pays for its own statement journal and trigger frames), and
  * adds them to the spend and visible-row summaries grouped, once, with
- * the per-row insert triggers held off (schema 0011).  Per row, both cost
- * two thirds of a 100,000-row commit.
+ * the per-row insert triggers held off (schema 0011), and to the search
+ * index (0017) the same way.  Per row, the summaries cost two thirds of a
+ * 100,000-row commit.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,12 +73,20 @@ static const char SQL_WRITE[] =
 /* New rows have no splits, so no viewer but their owner (see 0011). */
 #define BULK_VISIBLE(new_rows)                                                             \
     "SELECT viewer_id, month, category, type, manual, split, 1 FROM visible_own_rows" new_rows
+/* The search index's entries for the new rows (schema 0017), from the
+ * view its triggers write from.  (They have no normalized merchant, so
+ * nothing for merchants_search.) */
+#define BULK_SEARCH(new_rows)                                          \
+    "INSERT INTO transactions_search (rowid, description, merchant)" \
+    " SELECT entry, description, merchant FROM search_entries" new_rows
 static const char SQL_BULK_BEGIN[] = "INSERT INTO bulk_insert (only_row) VALUES (1)";
 static const char SQL_BULK_END[] = "DELETE FROM bulk_insert";
 static const char SQL_BULK_SPEND_DENSE[] = BULK_SPEND(NEW_ROWS_DENSE);
 static const char SQL_BULK_SPEND_BATCH[] = BULK_SPEND(NEW_ROWS_BATCH);
 static const char SQL_BULK_VISIBLE_DENSE[] = BULK_VISIBLE(NEW_ROWS_DENSE);
 static const char SQL_BULK_VISIBLE_BATCH[] = BULK_VISIBLE(NEW_ROWS_BATCH);
+static const char SQL_BULK_SEARCH_DENSE[] = BULK_SEARCH(NEW_ROWS_DENSE);
+static const char SQL_BULK_SEARCH_BATCH[] = BULK_SEARCH(NEW_ROWS_BATCH);
 static const char SQL_SPEND_ADD[] =
     "INSERT INTO spend_monthly (owner_id, month, category, cents) VALUES (?1, ?2, ?3, ?4)"
     " ON CONFLICT (owner_id, month, category) DO UPDATE SET cents = cents + excluded.cents";
@@ -720,7 +729,9 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
     ids = cJSON_CreateArray();
     for (i = 0; i < imported; i++)
         cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)new_ids[i]));
-    /* The summaries and the tag, for the new rows at once. */
+    /* The summaries, the search index and the tag, for the new rows at
+     * once.  Nothing has changed the rows' texts since they were written
+     * (the index must be told the texts it was given to forget them). */
     range[0] = imported > 0 ? new_ids[0] : 0;
     range[1] = imported > 0 ? new_ids[imported - 1] : 0;
     range[2] = batch;
@@ -730,6 +741,8 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
                        SQL_SPEND_ADD, err)
              || group_sum(db, dense ? SQL_BULK_VISIBLE_DENSE : SQL_BULK_VISIBLE_BATCH, range, 3,
                           SQL_VISIBLE_ADD, err)
+             || exec_new(db, dense ? SQL_BULK_SEARCH_DENSE : SQL_BULK_SEARCH_BATCH, range[0],
+                         range[1], batch, 0, err)
              || exec_new(db, SQL_LINK, range[0], range[1], batch, tag, err)))
         || exec2(db, SQL_IMPORT_COUNT, (int64_t)imported, batch, err)
         || exec2(db, SQL_PENDING_CLEAR, 0, 0, err))

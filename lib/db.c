@@ -381,6 +381,12 @@ int ledger_begin(ledger_db *db, int write, ledger_error *err)
 
 int ledger_commit(ledger_db *db, ledger_error *err)
 {
+    /* The rows written are indexed for search as one statement (schema
+     * 0017); a failure is the commit's. */
+    if (search_flush(db, err)) {
+        ledger_rollback(db);
+        return LEDGER_ERR;
+    }
     if (sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
         db_error(db, err, "commit");
         ledger_rollback(db);

@@ -182,14 +182,21 @@ int txn_list_plan(ledger_db *db, int64_t me, const struct ledger_params *params,
                   cJSON **out, ledger_error *err);
 
 /* ---- the search index (txn_search.c, schema 0017) ------------------------- */
-/* An owner's rows are the rowids [owner * SPAN, (owner + 1) * SPAN). */
+/* An owner's rows are the rowids [owner * SPAN, (owner + 1) * SPAN), for
+ * ids 1 .. SPAN - 1 and owners 1 .. OWNER_MAX - 1 (the rest are left out:
+ * see schema 0017).  search_rowid_low is 0 for an owner left out. */
 #define SEARCH_OWNER_SPAN (INT64_C(1) << 40)
+#define SEARCH_OWNER_MAX (INT64_C(1) << 23)
 int64_t search_rowid_low(int64_t owner);
 /* The index query (FTS5 syntax) for the terms (a JSON array of lowered
  * strings): every trigram of ASCII characters in them; NULL when none. */
 char *search_match(const cJSON *terms);
-/* How many of the caller's rows the index gives for match, counting up to
- * cap + 1 only. */
+/* Indexes the rows written since the last flush (schema 0017); called
+ * before every commit. */
+int search_flush(ledger_db *db, ledger_error *err);
+/* How many of the caller's rows the index gives for match (and how many
+ * rows are pending), counting up to cap + 1 only; cap + 1 when it does
+ * not hold every row. */
 int search_candidates(ledger_db *db, int64_t me, const char *match, int64_t cap, int64_t *n,
                       ledger_error *err);
 

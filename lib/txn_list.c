@@ -546,7 +546,11 @@ static void build_arm(char *sql, size_t len, const struct list_query *q, enum ar
     strncat(sql, arm == ARM_OWN && q->terms_by_index
                      ? " FROM transactions t WHERE t.id IN (SELECT rowid - :search_lo"
                        " FROM transactions_search WHERE transactions_search MATCH :search_match"
-                       " AND rowid BETWEEN :search_lo AND :search_hi) AND +t.owner_id = :me"
+                       " AND rowid BETWEEN :search_lo AND :search_hi"
+                       " UNION ALL SELECT rowid - :search_lo"
+                       " FROM merchants_search WHERE merchants_search MATCH :search_match"
+                       " AND rowid BETWEEN :search_lo AND :search_hi"
+                       " UNION ALL SELECT id FROM search_pending) AND +t.owner_id = :me"
                  : arm == ARM_OWN && (q->tags || q->statement_id || q->trip_id)
                      ? " FROM transactions t WHERE +t.owner_id = :me"
                  : arm == ARM_OWN ? " FROM transactions t WHERE t.owner_id = :me"

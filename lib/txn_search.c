@@ -1,13 +1,16 @@
 /*
- * The search index (schema 0017): which of a user's rows may hold the
+ * The search indexes (schema 0017): which of a user's rows may hold the
  * search terms.
  *
- * transactions_search keeps every trigram of each row's searched texts,
- * folded to lower case, under the rowid owner * 2^40 + id, so the rows of
- * one owner are one rowid range.  A row holding a term holds each of its
- * trigrams, so the rows holding all the trigrams of every term are a
- * superset of the matches, found without reading the rows; the list then
- * tests each of them exactly (ledger_contains).  The index keeps no
+ * transactions_search keeps every trigram of each row's description and
+ * merchant, and merchants_search of its normalized merchant, folded to
+ * lower case, under the rowid owner * 2^40 + id, so the rows of one owner
+ * are one rowid range.  A row holding a term in a text holds each of its
+ * trigrams in that text's index, so the rows either index gives for all
+ * the trigrams of every term are a superset of the matches, found without
+ * reading the rows; the list then tests each of them exactly
+ * (ledger_contains).  Rows written since the last commit are not indexed
+ * yet (search_pending, flushed by search_flush) and are candidates too.  The index keeps no
  * positions, so "coffee" is the four trigrams cof, off, ffe and fee
  * anywhere in the row, not one after another: a superset again.
  *
@@ -25,14 +28,23 @@
 
 #include "internal.h"
 
+/* The index leaves out rows whose id does not fit its rowid (see schema
+ * 0017); while there is one, it answers "too many" (the lowest and the
+ * highest id are each one seek). */
 static const char SQL_CANDIDATES[] =
-    "SELECT COUNT(*) FROM (SELECT 1 FROM transactions_search"
-    "                       WHERE transactions_search MATCH ?1 AND rowid BETWEEN ?2 AND ?3"
-    "                       LIMIT ?4)";
+    "SELECT CASE WHEN (SELECT MIN(id) FROM transactions) < 1"
+    "              OR (SELECT MAX(id) FROM transactions) >= ?5 THEN ?4"
+    "       ELSE (SELECT COUNT(*) FROM (SELECT 1 FROM transactions_search"
+    "                                    WHERE transactions_search MATCH ?1"
+    "                                      AND rowid BETWEEN ?2 AND ?3 LIMIT ?4))"
+    "          + (SELECT COUNT(*) FROM (SELECT 1 FROM merchants_search"
+    "                                    WHERE merchants_search MATCH ?1"
+    "                                      AND rowid BETWEEN ?2 AND ?3 LIMIT ?4))"
+    "          + (SELECT COUNT(*) FROM (SELECT 1 FROM search_pending LIMIT ?4)) END";
 
 int64_t search_rowid_low(int64_t owner)
 {
-    return owner * SEARCH_OWNER_SPAN;
+    return owner >= 1 && owner < SEARCH_OWNER_MAX ? owner * SEARCH_OWNER_SPAN : 0;
 }
 
 static int is_ascii_trigram(const char *s)
@@ -87,19 +99,60 @@ char *search_match(const cJSON *terms)
     return match;
 }
 
+/* See schema 0017: the rows written since the last commit, indexed at
+ * once; nothing to do (one lookup) when there are none. */
+static const char SQL_PENDING_ANY[] = "SELECT 1 FROM search_pending LIMIT 1";
+static const char *const SQL_FLUSH[] = {
+    "INSERT INTO transactions_search (rowid, description, merchant)"
+    " SELECT entry, description, merchant FROM search_entries"
+    "  WHERE id IN (SELECT id FROM search_pending)",
+    "INSERT INTO merchants_search (rowid, merchant_normalized)"
+    " SELECT entry, merchant_normalized FROM merchant_search_entries"
+    "  WHERE id IN (SELECT id FROM search_pending)",
+    "DELETE FROM search_pending",
+};
+
+int search_flush(ledger_db *db, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_PENDING_ANY, err);
+    size_t i;
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    if (rc == SQLITE_DONE)
+        return LEDGER_OK;
+    if (rc != SQLITE_ROW)
+        return db_error(db, err, "search index");
+    for (i = 0; i < sizeof SQL_FLUSH / sizeof SQL_FLUSH[0]; i++) {
+        if ((st = db_stmt(db, SQL_FLUSH[i], err)) == NULL)
+            return LEDGER_ERR;
+        rc = sqlite3_step(st);
+        db_stmt_done(st);
+        if (rc != SQLITE_DONE)
+            return db_error(db, err, "search index");
+    }
+    return LEDGER_OK;
+}
+
 int search_candidates(ledger_db *db, int64_t me, const char *match, int64_t cap, int64_t *n,
                       ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_CANDIDATES, err);
     int rc;
 
-    *n = 0;
+    *n = cap + 1;
+    if (me < 1 || me >= SEARCH_OWNER_MAX)  /* not in the index */
+        return LEDGER_OK;
     if (st == NULL)
         return LEDGER_ERR;
     sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, search_rowid_low(me));
     sqlite3_bind_int64(st, 3, search_rowid_low(me) + SEARCH_OWNER_SPAN - 1);
     sqlite3_bind_int64(st, 4, cap + 1);
+    sqlite3_bind_int64(st, 5, SEARCH_OWNER_SPAN);
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
         *n = sqlite3_column_int64(st, 0);

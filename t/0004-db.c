@@ -231,10 +231,16 @@ int main(void)
         /* Back to version 14: what 0017 and 0016 added is taken away
          * again (0017 drops shared_rows' triggers by name: stand-ins). */
         is_int(sqlite3_exec(raw,
-                     "DROP TRIGGER transactions_search_insert;"
-                     "DROP TRIGGER transactions_search_update;"
-                     "DROP TRIGGER transactions_search_delete;"
+                     "DROP TRIGGER search_insert;"
+                     "DROP TRIGGER search_update_old;"
+                     "DROP TRIGGER search_update_new;"
+                     "DROP TRIGGER search_delete;"
+                     "DROP TRIGGER merchants_search_update;"
+                     "DROP TABLE search_pending;"
                      "DROP TABLE transactions_search;"
+                     "DROP TABLE merchants_search;"
+                     "DROP VIEW search_entries;"
+                     "DROP VIEW merchant_search_entries;"
                      "DROP INDEX shared_rows_search;"
                      "DROP TRIGGER shared_rows_split_insert;"
                      "DROP TRIGGER shared_rows_split_move;"

@@ -151,6 +151,8 @@ int main(void)
          * rows' texts from the index that holds them. */
         ok(plan_has(db, f, 1, "SCAN transactions_search VIRTUAL TABLE INDEX 0:M"),
            "search: the rows the search index gives");
+        ok(plan_has(db, f, 1, "SCAN merchants_search VIRTUAL TABLE INDEX 0:M"),
+           "  and those the normalized merchants' index gives");
         ok(plan_has(db, f, 1, "><"), "  only the caller's range of it");
         ok(plan_has(db, f, 1, "COVERING INDEX shared_rows_search"),
            "search: shared rows tested in shared_rows_search alone");

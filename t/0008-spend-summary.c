@@ -22,9 +22,9 @@ static int drift(ledger_db *db)
         "                   FROM spend_contribution GROUP BY 1, 2, 3),"
         "     kept AS (SELECT owner_id, month, category, cents FROM spend_monthly WHERE cents <> 0)"
         " SELECT COUNT(*) FROM ("
-        "   SELECT * FROM recount WHERE cents <> 0 EXCEPT SELECT * FROM kept"
+        "   SELECT * FROM (SELECT * FROM recount WHERE cents <> 0 EXCEPT SELECT * FROM kept)"
         "   UNION ALL"
-        "   SELECT * FROM kept EXCEPT SELECT * FROM recount WHERE cents <> 0)";
+        "   SELECT * FROM (SELECT * FROM kept EXCEPT SELECT * FROM recount WHERE cents <> 0))";
 
     return sql_int(db, sql);
 }

@@ -27,9 +27,9 @@ static int drift(ledger_db *db)
         "     kept AS (SELECT viewer_id, month, category, type, manual, split, n"
         "                FROM visible_count WHERE n <> 0)"
         " SELECT COUNT(*) FROM ("
-        "   SELECT * FROM recount EXCEPT SELECT * FROM kept"
+        "   SELECT * FROM (SELECT * FROM recount EXCEPT SELECT * FROM kept)"
         "   UNION ALL"
-        "   SELECT * FROM kept EXCEPT SELECT * FROM recount)";
+        "   SELECT * FROM (SELECT * FROM kept EXCEPT SELECT * FROM recount))";
 
     return sql_int(db, sql);
 }
@@ -47,23 +47,36 @@ static int shared_drift(ledger_db *db)
         "     kept AS (SELECT transaction_id, viewer_id, date, amount, created_at, merchant,"
         "                     description, bank_merchant, merchant_normalized FROM shared_rows)"
         " SELECT COUNT(*) FROM ("
-        "   SELECT * FROM recount EXCEPT SELECT * FROM kept"
+        "   SELECT * FROM (SELECT * FROM recount EXCEPT SELECT * FROM kept)"
         "   UNION ALL"
-        "   SELECT * FROM kept EXCEPT SELECT * FROM recount)";
+        "   SELECT * FROM (SELECT * FROM kept EXCEPT SELECT * FROM recount))";
 
     return sql_int(db, sql);
 }
 
-/* The search index (schema 0017): a rowid per row, owner * 2^40 + id. */
+/* The search indexes (schema 0017): a rowid per row, owner * 2^40 + id,
+ * but for rows pending; in merchants_search only for rows with a
+ * normalized merchant. */
 static int search_drift(ledger_db *db)
 {
     static const char sql[] =
         "WITH kept AS (SELECT rowid AS k FROM transactions_search),"
-        "     rows AS (SELECT owner_id * 1099511627776 + id AS k FROM transactions)"
+        "     rows AS (SELECT owner_id * 1099511627776 + id AS k FROM transactions"
+        "               WHERE id BETWEEN 1 AND 1099511627775 AND owner_id BETWEEN 1 AND 8388607"
+        "                 AND id NOT IN (SELECT id FROM search_pending)),"
+        "     kept_m AS (SELECT rowid AS k FROM merchants_search),"
+        "     rows_m AS (SELECT owner_id * 1099511627776 + id AS k FROM transactions"
+        "                 WHERE id BETWEEN 1 AND 1099511627775 AND owner_id BETWEEN 1 AND 8388607"
+        "                   AND COALESCE(override_merchant_normalized, merchant_normalized)"
+        "                       IS NOT NULL AND id NOT IN (SELECT id FROM search_pending))"
         " SELECT COUNT(*) FROM ("
-        "   SELECT * FROM rows EXCEPT SELECT * FROM kept"
+        "   SELECT * FROM (SELECT * FROM rows EXCEPT SELECT * FROM kept)"
         "   UNION ALL"
-        "   SELECT * FROM kept EXCEPT SELECT * FROM rows)";
+        "   SELECT * FROM (SELECT * FROM kept EXCEPT SELECT * FROM rows)"
+        "   UNION ALL"
+        "   SELECT * FROM (SELECT * FROM rows_m EXCEPT SELECT * FROM kept_m)"
+        "   UNION ALL"
+        "   SELECT * FROM (SELECT * FROM kept_m EXCEPT SELECT * FROM rows_m))";
 
     return sql_int(db, sql);
 }

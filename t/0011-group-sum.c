@@ -28,8 +28,9 @@ static const char SQL_SETUP[] =
 /* Groups in one table and not the other, either way round. */
 static const char SQL_DIFF[] =
     "WITH want AS (SELECT a, b, c, SUM(v) AS v FROM src GROUP BY a, b, c)"
-    " SELECT COUNT(*) FROM (SELECT * FROM want EXCEPT SELECT * FROM got"
-    "                       UNION ALL SELECT * FROM got EXCEPT SELECT * FROM want)";
+    " SELECT COUNT(*) FROM (SELECT * FROM (SELECT * FROM want EXCEPT SELECT * FROM got)"
+    "                       UNION ALL"
+    "                       SELECT * FROM (SELECT * FROM got EXCEPT SELECT * FROM want))";
 
 int main(void)
 {
