@@ -192,7 +192,8 @@ int64_t search_rowid_low(int64_t owner);
  * strings): every trigram of ASCII characters in them; NULL when none. */
 char *search_match(const cJSON *terms);
 /* Indexes the rows written since the last flush (schema 0017); called
- * before every commit. */
+ * before every commit, it does nothing in a transaction that wrote
+ * nothing. */
 int search_flush(ledger_db *db, ledger_error *err);
 /* How many of the caller's rows the index gives for match (and how many
  * rows are pending), counting up to cap + 1 only; cap + 1 when it does

@@ -9,10 +9,11 @@
  * trigrams in that text's index, so the rows either index gives for all
  * the trigrams of every term are a superset of the matches, found without
  * reading the rows; the list then tests each of them exactly
- * (ledger_contains).  Rows written since the last commit are not indexed
- * yet (search_pending, flushed by search_flush) and are candidates too.  The index keeps no
- * positions, so "coffee" is the four trigrams cof, off, ffe and fee
- * anywhere in the row, not one after another: a superset again.
+ * (ledger_contains).  The indexes keep no positions, so "coffee" is the
+ * four trigrams cof, off, ffe and fee anywhere in the text, not one after
+ * another: a superset again.  Rows written since the last commit are not
+ * indexed yet (search_pending, flushed by search_flush) and are
+ * candidates too.
  *
  * Only three ASCII characters in a row make a trigram here ("caf" of
  * "café").  Beyond ASCII the index folds case by SQLite's tables and the
@@ -114,11 +115,15 @@ static const char *const SQL_FLUSH[] = {
 
 int search_flush(ledger_db *db, ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, SQL_PENDING_ANY, err);
+    sqlite3_stmt *st;
     size_t i;
     int rc;
 
-    if (st == NULL)
+    /* Only a transaction that wrote can have added rows: a read (a GET)
+     * must not start writing, even for rows another program left. */
+    if (sqlite3_txn_state(db->sql, "main") != SQLITE_TXN_WRITE)
+        return LEDGER_OK;
+    if ((st = db_stmt(db, SQL_PENDING_ANY, err)) == NULL)
         return LEDGER_ERR;
     rc = sqlite3_step(st);
     db_stmt_done(st);

@@ -403,6 +403,12 @@ int main(int argc, char **argv)
     sqlite3_finalize(ins_pay);
     sqlite3_finalize(ins_rule);
     sqlite3_finalize(ins_budget);
+    /* As ledger_commit does: the rows are indexed for search in one
+     * statement (schema 0017). */
+    if (search_flush(ldb, &err)) {
+        fprintf(stderr, "ledger-gen: %s\n", err.message);
+        return 1;
+    }
     if (exec(db, "COMMIT"))
         return 1;
     printf("ledger-gen: %lld rows for %lld users over %lld years into %s (seed %lld)\n",
