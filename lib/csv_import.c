@@ -76,9 +76,7 @@ static const char SQL_WRITE[] =
 /* The search index's entries for the new rows (schema 0017), from the
  * view its triggers write from.  (They have no normalized merchant, so
  * nothing for merchants_search.) */
-#define BULK_SEARCH(new_rows)                                          \
-    "INSERT INTO transactions_search (rowid, description, merchant)" \
-    " SELECT entry, description, merchant FROM search_entries" new_rows
+#define BULK_SEARCH(new_rows) SEARCH_ENTRIES_ADD new_rows
 static const char SQL_BULK_BEGIN[] = "INSERT INTO bulk_insert (only_row) VALUES (1)";
 static const char SQL_BULK_END[] = "DELETE FROM bulk_insert";
 static const char SQL_BULK_SPEND_DENSE[] = BULK_SPEND(NEW_ROWS_DENSE);

@@ -188,6 +188,11 @@ int txn_list_plan(ledger_db *db, int64_t me, const struct ledger_params *params,
 #define SEARCH_OWNER_SPAN (INT64_C(1) << 40)
 #define SEARCH_OWNER_MAX (INT64_C(1) << 23)
 int64_t search_rowid_low(int64_t owner);
+/* Adds rows to transactions_search from its view, as its triggers do;
+ * followed by the WHERE that picks the rows (commit, CSV commit). */
+#define SEARCH_ENTRIES_ADD                                             \
+    "INSERT INTO transactions_search (rowid, description, merchant)" \
+    " SELECT entry, description, merchant FROM search_entries"
 /* The index query (FTS5 syntax) for the terms (a JSON array of lowered
  * strings): every trigram of ASCII characters in them; NULL when none. */
 char *search_match(const cJSON *terms);
@@ -326,9 +331,8 @@ void date_add_months(const char *ymd, int months, char *out);
  * the nparams), whose rows are a group's key (every column but the last:
  * integers, text or NULL) and an integer, sums the integers per group, and
  * runs write once per group with the key bound to ?1..?k and the sum to
- * ?k+1.  GROUP BY without SQLite's sort of
- * every row: for 100,000 rows in a few thousand groups, a third of the
- * time. */
+ * ?k+1.  GROUP BY without SQLite's sort of every row: for 100,000 rows in
+ * a few thousand groups, a third of the time. */
 int group_sum(ledger_db *db, const char *select, const int64_t *params, int nparams,
               const char *write, ledger_error *err);
 

@@ -25,9 +25,9 @@ static const char SQL_RESTORE_ROW[] =
 /* The same for every row a rule run (?1) changed (schema 0016) at once:
  * a column at a time, and only where it differs, so the triggers that
  * keep effective values and the spend summary fire for the rows that
- * really change.  The two
- * overrides write their effective value too (`also`), so the trigger of
- * schema 0010 finds nothing to fix and does not update each row again. */
+ * really change.  The two overrides write their effective value too
+ * (`also`), so the trigger of schema 0010 finds nothing to fix and does
+ * not update each row again. */
 #define RUN_RESTORE_ALSO(column, value, also) \
     "UPDATE transactions SET " column " = " value also \
     " FROM rule_run_rows rr WHERE rr.run_id = ?1 AND rr.changed AND transactions.id = rr.transaction_id" \

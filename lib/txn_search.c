@@ -104,9 +104,7 @@ char *search_match(const cJSON *terms)
  * once; nothing to do (one lookup) when there are none. */
 static const char SQL_PENDING_ANY[] = "SELECT 1 FROM search_pending LIMIT 1";
 static const char *const SQL_FLUSH[] = {
-    "INSERT INTO transactions_search (rowid, description, merchant)"
-    " SELECT entry, description, merchant FROM search_entries"
-    "  WHERE id IN (SELECT id FROM search_pending)",
+    SEARCH_ENTRIES_ADD " WHERE id IN (SELECT id FROM search_pending)",
     "INSERT INTO merchants_search (rowid, merchant_normalized)"
     " SELECT entry, merchant_normalized FROM merchant_search_entries"
     "  WHERE id IN (SELECT id FROM search_pending)",
@@ -145,13 +143,13 @@ int search_flush(ledger_db *db, ledger_error *err)
 int search_candidates(ledger_db *db, int64_t me, const char *match, int64_t cap, int64_t *n,
                       ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, SQL_CANDIDATES, err);
+    sqlite3_stmt *st;
     int rc;
 
     *n = cap + 1;
-    if (me < 1 || me >= SEARCH_OWNER_MAX)  /* not in the index */
+    if (search_rowid_low(me) == 0)  /* an owner the index leaves out */
         return LEDGER_OK;
-    if (st == NULL)
+    if ((st = db_stmt(db, SQL_CANDIDATES, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, search_rowid_low(me));
