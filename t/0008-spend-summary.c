@@ -17,16 +17,11 @@
  * recount of the rows disagree. */
 static int drift(ledger_db *db)
 {
-    static const char sql[] =
+    return sql_differ(db,
         "WITH recount AS (SELECT owner_id, month, category, SUM(cents) AS cents"
         "                   FROM spend_contribution GROUP BY 1, 2, 3),"
-        "     kept AS (SELECT owner_id, month, category, cents FROM spend_monthly WHERE cents <> 0)"
-        " SELECT COUNT(*) FROM ("
-        "   SELECT * FROM (SELECT * FROM recount WHERE cents <> 0 EXCEPT SELECT * FROM kept)"
-        "   UNION ALL"
-        "   SELECT * FROM (SELECT * FROM kept EXCEPT SELECT * FROM recount WHERE cents <> 0))";
-
-    return sql_int(db, sql);
+        "     kept AS (SELECT owner_id, month, category, cents FROM spend_monthly WHERE cents <> 0)",
+        "SELECT * FROM recount WHERE cents <> 0", "SELECT * FROM kept");
 }
 
 static int64_t cell(ledger_db *db, const char *month, const char *category)

@@ -21,37 +21,27 @@
  * the summary and a recount disagree. */
 static int drift(ledger_db *db)
 {
-    static const char sql[] =
+    return sql_differ(db,
         "WITH recount AS (SELECT viewer_id, month, category, type, manual, split, COUNT(*) AS n"
         "                   FROM visible_rows GROUP BY 1, 2, 3, 4, 5, 6),"
         "     kept AS (SELECT viewer_id, month, category, type, manual, split, n"
-        "                FROM visible_count WHERE n <> 0)"
-        " SELECT COUNT(*) FROM ("
-        "   SELECT * FROM (SELECT * FROM recount EXCEPT SELECT * FROM kept)"
-        "   UNION ALL"
-        "   SELECT * FROM (SELECT * FROM kept EXCEPT SELECT * FROM recount))";
-
-    return sql_int(db, sql);
+        "                FROM visible_count WHERE n <> 0)",
+        "SELECT * FROM recount", "SELECT * FROM kept");
 }
 
 /* The same for shared_rows: entries missing, extra, or with stale keys or
  * searched texts (schema 0017). */
 static int shared_drift(ledger_db *db)
 {
-    static const char sql[] =
+    return sql_differ(db,
         "WITH recount AS (SELECT t.id, s.participant_id, t.date, t.amount, t.created_at, t.eff_merchant,"
         "                        t.description, t.merchant,"
         "                        COALESCE(t.override_merchant_normalized, t.merchant_normalized)"
         "                   FROM splits s JOIN transactions t ON t.id = s.transaction_id"
         "                  WHERE s.participant_id <> t.owner_id),"
         "     kept AS (SELECT transaction_id, viewer_id, date, amount, created_at, merchant,"
-        "                     description, bank_merchant, merchant_normalized FROM shared_rows)"
-        " SELECT COUNT(*) FROM ("
-        "   SELECT * FROM (SELECT * FROM recount EXCEPT SELECT * FROM kept)"
-        "   UNION ALL"
-        "   SELECT * FROM (SELECT * FROM kept EXCEPT SELECT * FROM recount))";
-
-    return sql_int(db, sql);
+        "                     description, bank_merchant, merchant_normalized FROM shared_rows)",
+        "SELECT * FROM recount", "SELECT * FROM kept");
 }
 
 /* The search indexes (schema 0017): a rowid per row, owner * 2^40 + id,
@@ -59,26 +49,18 @@ static int shared_drift(ledger_db *db)
  * normalized merchant. */
 static int search_drift(ledger_db *db)
 {
-    static const char sql[] =
-        "WITH kept AS (SELECT rowid AS k FROM transactions_search),"
-        "     rows AS (SELECT owner_id * 1099511627776 + id AS k FROM transactions"
-        "               WHERE id BETWEEN 1 AND 1099511627775 AND owner_id BETWEEN 1 AND 8388607"
-        "                 AND id NOT IN (SELECT id FROM search_pending)),"
-        "     kept_m AS (SELECT rowid AS k FROM merchants_search),"
-        "     rows_m AS (SELECT owner_id * 1099511627776 + id AS k FROM transactions"
-        "                 WHERE id BETWEEN 1 AND 1099511627775 AND owner_id BETWEEN 1 AND 8388607"
-        "                   AND COALESCE(override_merchant_normalized, merchant_normalized)"
-        "                       IS NOT NULL AND id NOT IN (SELECT id FROM search_pending))"
-        " SELECT COUNT(*) FROM ("
-        "   SELECT * FROM (SELECT * FROM rows EXCEPT SELECT * FROM kept)"
-        "   UNION ALL"
-        "   SELECT * FROM (SELECT * FROM kept EXCEPT SELECT * FROM rows)"
-        "   UNION ALL"
-        "   SELECT * FROM (SELECT * FROM rows_m EXCEPT SELECT * FROM kept_m)"
-        "   UNION ALL"
-        "   SELECT * FROM (SELECT * FROM kept_m EXCEPT SELECT * FROM rows_m))";
+#define INDEXED                                                                    \
+    "SELECT owner_id * 1099511627776 + id FROM transactions"                      \
+    " WHERE id BETWEEN 1 AND 1099511627775 AND owner_id BETWEEN 1 AND 8388607"    \
+    "   AND id NOT IN (SELECT id FROM search_pending)"
+    int a = sql_differ(db, "", INDEXED, "SELECT rowid FROM transactions_search");
+    int b = sql_differ(db, "",
+                       INDEXED " AND COALESCE(override_merchant_normalized, merchant_normalized)"
+                       " IS NOT NULL",
+                       "SELECT rowid FROM merchants_search");
+#undef INDEXED
 
-    return sql_int(db, sql);
+    return a < 0 || b < 0 ? -1 : a + b;
 }
 
 static int both_drift(ledger_db *db)

@@ -34,4 +34,20 @@ __attribute__((unused)) static int sql_int(ledger_db *db, const char *sql)
     return n;
 }
 
+/* The rows one query gives and the other does not, either way round,
+ * counted (-1 when a query fails); with is a WITH clause naming what the
+ * queries read, or "".  Each EXCEPT stands in a subquery of its own:
+ * SQLite reads "A EXCEPT B UNION ALL B EXCEPT A" left to right, as
+ * ((A - B) + B) - A, which sees only what B has too many. */
+__attribute__((unused)) static int sql_differ(ledger_db *db, const char *with, const char *a,
+                                              const char *b)
+{
+    char *sql = sqlite3_mprintf("%s SELECT COUNT(*) FROM (SELECT * FROM (%s EXCEPT %s)"
+                                " UNION ALL SELECT * FROM (%s EXCEPT %s))", with, a, b, b, a);
+    int n = sql ? sql_int(db, sql) : -1;
+
+    sqlite3_free(sql);
+    return n;
+}
+
 #endif
