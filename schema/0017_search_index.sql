@@ -33,8 +33,8 @@
 -- lower() lowers ASCII only, which is all the index is read for.
 --
 -- A contentless table forgets a row only when told the exact texts it was
--- given, so every entry is written from one view per index (merchants'
--- update and delete triggers restate its view in OLD and NEW: a rule run
+-- given, so every entry is written from one view per index (the trigger
+-- merchants_search_update restates its view in OLD and NEW: a rule run
 -- rewrites the normalized merchant of every row it matches, and reading
 -- the row again cost a third of what the index did), and the triggers and
 -- the flush below are its only writers.
@@ -42,9 +42,9 @@
 -- A new row is not indexed by its INSERT but listed in search_pending,
 -- and the pending rows are indexed together when the transaction commits
 -- (txn_search.c, called by ledger_commit).  FTS5 writes its pending terms
--- out at every statement of a transaction, and a 10,000-row OFX import,
--- a statement per row, took five times as long writing one small segment
--- per row.  Until then the list reads the pending rows as candidates too,
+-- out at every statement that opens a savepoint (any that fires a
+-- trigger), and a 10,000-row OFX import, a statement per row, took five
+-- times as long writing one small segment per row.  Until then the list reads the pending rows as candidates too,
 -- so a search never misses one, whoever wrote it.  A pending row is in
 -- neither index; a row whose description, merchant, owner or id changes
 -- leaves both and is pending again.  A change of the normalized merchant
