@@ -55,9 +55,16 @@ int ledger_txn_tag_remove(ledger_db *db, int64_t me, int64_t txn_id, int64_t tag
 int ledger_txn_tag_remove_body(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *body,
                                ledger_error *err)
 {
+    struct txn_access a;
     int64_t tag_id;
 
-    if (field_require_object(body, err) || field_id(body, "tag_id", 1, 0, &tag_id, NULL, err))
+    /* The row is the path's (403/404); the tag is named in the body, so a
+     * tag that is not the caller's is a bad field, as on every other route
+     * that takes a tag_id in its body. */
+    if (access_txn(db, me, txn_id, &a, err)
+        || field_require_object(body, err) || field_id(body, "tag_id", 1, 0, &tag_id, NULL, err))
         return LEDGER_ERR;
+    if (tag_check_owner(db, me, tag_id, err))
+        return err->status < 500 ? error_as_field(err, "tag_id") : LEDGER_ERR;
     return ledger_txn_tag_remove(db, me, txn_id, tag_id, err);
 }

@@ -415,6 +415,18 @@ is_deeply(tag_names(txn($p1->{id})), [], 'that tag is gone too');
 is(tag_list('alice')->{NewTag}{usage_count}, 1, 'usage_count follows');
 error_is($rig->request('DELETE', "/api/transactions/$p1->{id}/tags", user => 'alice', json => {}),
          400, 'invalid_field', 'a remove body without tag_id', 'tag_id');
+# On her own row: a tag in the path is a resource (403, 404); a tag named
+# in the body is a field, 400 as when adding one.
+error_is($rig->del("/api/transactions/$p1->{id}/tags/$bob_tag", user => 'alice'),
+         403, 'forbidden', "removing another user's tag by path");
+error_is($rig->del("/api/transactions/$p1->{id}/tags/999999", user => 'alice'),
+         404, 'not_found', 'removing a missing tag by path');
+error_is($rig->request('DELETE', "/api/transactions/$p1->{id}/tags", user => 'alice',
+                       json => { tag_id => $bob_tag }),
+         400, 'invalid_field', "removing another user's tag with a body", 'tag_id');
+error_is($rig->request('DELETE', "/api/transactions/$p1->{id}/tags", user => 'alice',
+                       json => { tag_id => 999999 }),
+         400, 'invalid_field', 'removing a missing tag with a body', 'tag_id');
 
 # A stranger may neither add nor remove, and nothing changes.
 my $p2_before = txn($p2->{id});
