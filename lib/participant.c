@@ -142,12 +142,31 @@ int ledger_participant_list(ledger_db *db, int64_t me, cJSON **out, ledger_error
     return db_list(db, st, user_row, out, err);
 }
 
+/* Whether s..end is dot-separated non-empty labels ("a.b", not ".a", "a."
+ * or "a..b"), as both halves of an address must be. */
+static int dotted_labels(const char *s, const char *end)
+{
+    const char *p;
+
+    if (s == end || *s == '.' || end[-1] == '.')
+        return 0;
+    for (p = s + 1; p < end; p++)
+        if (p[0] == '.' && p[-1] == '.')
+            return 0;
+    return 1;
+}
+
+/* An address a message could be sent to: one '@', a local part and a
+ * domain of at least two labels, no spaces, controls or the characters
+ * that separate addresses in a header.  Not RFC 5322's quoted forms: the
+ * address is how a person is found, and people are not found by those. */
 static int valid_email(const char *s)
 {
-    const char *at = strchr(s, '@');
+    const char *at = strchr(s, '@'), *end = s + strlen(s);
     const unsigned char *p;
 
-    if (at == NULL || at == s || at[1] == '\0' || strchr(at + 1, '@') || !strchr(at + 1, '.'))
+    if (at == NULL || strchr(at + 1, '@') || !memchr(at + 1, '.', (size_t)(end - at - 1))
+        || !dotted_labels(s, at) || !dotted_labels(at + 1, end))
         return 0;
     for (p = (const unsigned char *)s; *p; p++)
         if (*p <= ' ' || *p == 0x7f || *p == '<' || *p == '>' || *p == ',')

@@ -233,7 +233,10 @@ is($res->{status}, 200, 'erin re-splits with dave, a split counterpart') or diag
 # Invalid emails: 400 naming email, nothing added.
 for my $bad (['no-at-sign.example.org', 'no @'], ['has space@example.org', 'a space'],
              ['a@b@example.org', 'two @'], ['@example.org', 'nothing before @'],
-             ['someone@', 'nothing after @'], ['', 'empty']) {
+             ['someone@', 'nothing after @'], ['', 'empty'], ['a@b.', 'a domain ending in a dot'],
+             ['a@.example.org', 'a domain starting with a dot'], ['a@example..org', 'an empty label'],
+             ['a@localhost', 'a one-label domain'], ['.a@example.org', 'a local part starting with a dot'],
+             ['a.@example.org', 'a local part ending with a dot'], ['a..b@example.org', 'two dots together']) {
     error_is($rig->post('/api/participants', { email => $bad->[0] }, user => 'alice'),
              400, 'invalid_field', "email with $bad->[1]", 'email');
 }
@@ -856,5 +859,10 @@ balance_is('alice', 'bob', \@ab, 'alice with bob as before');
     balance_is('alice', 'bob', ['68.83', '179.33', '43.00', '80.00', '12.50'],
                'alice with bob: the statement row counts once, the reconciled manual row not at all');
 }
+
+# The address checks refuse the malformed, not the unusual.
+$res = $rig->post('/api/participants', { email => 'first.last+ledger@mail.example.co.uk' }, user => 'dave');
+is($res->{status}, 201, 'a dotted local part, a + and a four-label domain are an address')
+    or diag($res->{content});
 
 done_testing();
