@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "text.h"
 
 #define TEXT_MAX 200
 #define ROWS_MAX 100000
@@ -18,8 +19,10 @@ const char *const statement_types[] = {
 };
 
 /* Free text to a statement type (Business rule C): the first rule whose
- * words all appear in the folded text wins, so "Home Loan Offset" is an
- * offset account and "Visa Credit Card" a credit card. */
+ * words all appear in the text, in any case, wins, so "Home Loan Offset" is
+ * an offset account and "Visa Credit Card" a credit card.  The words are
+ * looked for in the whole text, not in its folded form, which stops at
+ * LEDGER_CATEGORY_MAX bytes. */
 static const struct { const char *words[3]; const char *type; } type_rules[] = {
     { { "offset" }, "offset" },
     { { "credit", "card" }, "credit_card" },
@@ -51,15 +54,17 @@ static const struct { const char *words[3]; const char *type; } type_rules[] = {
 const char *statement_type_from_text(const char *text)
 {
     char folded[LEDGER_CATEGORY_MAX];
+    size_t n;
     int i, k;
 
     if (text == NULL || ledger_category_fold(text, folded) == LEDGER_CATEGORY_EMPTY)
         return "other";
+    n = strlen(text);
     for (i = 0; type_rules[i].type; i++) {
         int all = 1;
 
         for (k = 0; k < 3 && type_rules[i].words[k]; k++)
-            all &= strstr(folded, type_rules[i].words[k]) != NULL;
+            all &= text_contains(text, n, type_rules[i].words[k], strlen(type_rules[i].words[k]));
         if (all)
             return type_rules[i].type;
     }

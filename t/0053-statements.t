@@ -60,6 +60,10 @@ for my $text (sort keys %types) {
     my $r = statement('dave', account_type => $text);
     is($r->{json}{statement_type}, $types{$text}, "\"$text\" is $types{$text}");
 }
+is(statement('dave', account_type => ('Account ' x 16) . 'Home Loan Offset')->{json}{statement_type},
+   'offset', 'the words count wherever they are in a long account_type (here past byte 127)');
+is(statement('dave', account_type => ('ÉÉÉÉ ' x 15) . 'VISA')->{json}{statement_type},
+   'credit_card', '... also after non-ASCII text, in capitals');
 is(statement('dave', account_type => 'whatever', statement_type => 'Credit Card')->{json}{statement_type},
    'credit_card', 'an explicit statement_type is folded');
 error_is(statement('dave', statement_type => 'cheque'), 400, 'invalid_field', 'an unknown statement_type',
