@@ -42,7 +42,7 @@ int ledger_user_find(ledger_db *db, const char *who, int64_t *id, ledger_error *
         by_id = strtoll(who + 3, &end, 10);
         if (errno || *end || end == who + 3 || by_id <= 0)
             return ledger_error_set(err, 400, "invalid_field", "user",
-                                    "%s: id: must be followed by a user id", who);
+                                    "'id:' must be followed by a user id, a number above 0");
     }
     if ((st = db_stmt(db, SQL_USER_FIND, err)) == NULL)
         return LEDGER_ERR;

@@ -307,6 +307,10 @@ is($rc, 1, 'a user into itself is refused');
 like($err, qr/cannot be merged into itself/, 'saying so');
 ($rc, undef, $err) = admin('merge-users', '--db', $db, '--from', 'nobody', '--into', 'bob');
 is($rc, 1, 'an unknown user is refused');
+($rc, undef, $err) = admin('merge-users', '--db', $db, '--from', 'id:abc', '--into', 'bob');
+is($rc, 1, 'id: without a number is refused');
+is($err, "ledger-admin: id:abc: 'id:' must be followed by a user id, a number above 0\n",
+   'saying so once, naming the argument once');
 
 # The people decide: the same budget, and the payment was a mistake.
 $rig->put('/api/budgets/groceries', { amount => 300 }, user => 'dave');
