@@ -17,6 +17,13 @@ int db_error(ledger_db *db, ledger_error *err, const char *what)
 {
     int rc = sqlite3_extended_errcode(db->sql);
 
+    /* A sum past 2^63 cents: SUM()'s own error, or a summary cell that
+     * would stop being exact (schema 0018).  Rows of the largest amounts
+     * the API takes (10^15 cents each), some thousands of them. */
+    if (((rc & 0xff) == SQLITE_ERROR || rc == SQLITE_CONSTRAINT_TRIGGER)
+        && strstr(sqlite3_errmsg(db->sql), "integer overflow"))
+        return ledger_error_set(err, 400, "invalid_field", NULL,
+                                "%s: the amounts add up to more than the ledger can hold", what);
     /* A constraint the checks before the write did not foresee: the
      * client hears that its change conflicts, not the schema's names. */
     if ((rc & 0xff) == SQLITE_CONSTRAINT)
@@ -25,11 +32,6 @@ int db_error(ledger_db *db, ledger_error *err, const char *what)
     if ((rc & 0xff) == SQLITE_BUSY)
         return ledger_error_set(err, 503, "busy", NULL,
                                 "the database is busy; try again");
-    /* SUM() past 2^63 cents: rows of the largest amounts the API takes
-     * (10^15 cents each), some thousands of them in one statement. */
-    if ((rc & 0xff) == SQLITE_ERROR && strstr(sqlite3_errmsg(db->sql), "integer overflow"))
-        return ledger_error_set(err, 400, "invalid_field", NULL,
-                                "%s: the amounts add up to more than the ledger can hold", what);
     return ledger_error_set(err, 500, "internal", NULL, "%s: %s", what,
                             sqlite3_errmsg(db->sql));
 }

@@ -228,9 +228,11 @@ int main(void)
            && ledger_user_resolve(db, "ana", NULL, NULL, &uid, &err) == LEDGER_OK, "a database with a user");
         ledger_close(db);
         sqlite3_open(path14, &raw);
-        /* Back to version 14: what 0017 and 0016 added is taken away
+        /* Back to version 14: what 0018, 0017 and 0016 added is taken away
          * again (0017 drops shared_rows' triggers by name: stand-ins). */
         is_int(sqlite3_exec(raw,
+                     "DROP TRIGGER spend_monthly_exact_insert;"
+                     "DROP TRIGGER spend_monthly_exact_update;"
                      "DROP TRIGGER search_insert;"
                      "DROP TRIGGER search_update_old;"
                      "DROP TRIGGER search_update_new;"
@@ -254,7 +256,7 @@ int main(void)
                      "CREATE TRIGGER shared_rows_split_move AFTER UPDATE ON splits BEGIN SELECT 1; END;"
                      "CREATE TRIGGER shared_rows_owner AFTER UPDATE ON transactions BEGIN SELECT 1; END;"
                      "CREATE TRIGGER shared_rows_keys AFTER UPDATE ON transactions BEGIN SELECT 1; END;",
-                     NULL, NULL, NULL), SQLITE_OK, "0017 taken away");
+                     NULL, NULL, NULL), SQLITE_OK, "0018 and 0017 taken away");
         sqlite3_exec(raw,
                      "ALTER TABLE rule_run_rows DROP COLUMN changed;"
                      "INSERT INTO transactions (owner_id, date, description, transaction_type, amount,"

@@ -179,6 +179,61 @@ int main(void)
         cJSON_Delete(in);
         cJSON_Delete(out);
     }
+    /* A cell past 2^63 cents (schema 0018).  SQLite's + would carry on in
+     * floating point and leave an inexact REAL; the write must fail with a
+     * 400 instead, and leave the cell and the rows as they were.  9,223
+     * rows of 10^15 cents fill a cell to within 3.7 * 10^14 of the top. */
+    {
+        static const char *const writes[][2] = {
+            { "a debit into the full cell",
+              "{\"date\": \"2027-03-15\", \"description\": \"top\", \"amount\": 10000000000000,"
+              " \"category\": \"dining\"}" },
+            { "a refund into the full negative cell",
+              "{\"date\": \"2027-04-15\", \"description\": \"bottom\", \"amount\": 10000000000000,"
+              " \"category\": \"dining\", \"transaction_type\": \"refund\"}" },
+        };
+        cJSON *in = NULL, *out = NULL;
+        int i, rows;
+
+        sql_exec(db, "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 9223)"
+                     " INSERT INTO transactions (owner_id, date, transaction_type, amount, category)"
+                     " SELECT 1, '2027-03-01', 'debit', 1000000000000000, 'dining' FROM k"
+                     " UNION ALL SELECT 1, '2027-04-01', 'refund', 1000000000000000, 'dining' FROM k;"
+                     "INSERT INTO transactions (owner_id, date, transaction_type, amount, category)"
+                     " VALUES (1, '2027-05-01', 'debit', 1000000000000000, 'dining')");
+        is_int(sql_int(db, "SELECT COUNT(*) FROM spend_monthly WHERE owner_id = 1"
+                           " AND month IN ('2027-03', '2027-04') AND typeof(cents) = 'integer'"
+                           " AND abs(cents) = 9223000000000000000"), 2,
+               "two cells filled to 9,223 * 10^15 cents, one each way");
+        rows = sql_int(db, "SELECT COUNT(*) FROM transactions");
+        for (i = 0; i < 2; i++) {
+            ledger_error_clear(&err);
+            ledger_begin(db, 1, &err);
+            ok(ledger_json_parse(writes[i][1], strlen(writes[i][1]), &in, &err) == 0
+               && ledger_txn_create(db, me, in, &out, &err) == LEDGER_ERR && err.status == 400
+               && strstr(err.message, "more than the ledger can hold"),
+               "%s is a 400 (%d %s)", writes[i][0], err.status, err.message);
+            ledger_rollback(db);
+            cJSON_Delete(in);
+            cJSON_Delete(out);
+            in = out = NULL;
+        }
+        /* The update path: a row of another month moved into the full one. */
+        ledger_error_clear(&err);
+        ledger_begin(db, 1, &err);
+        ok(sqlite3_exec(db->sql, "UPDATE transactions SET date = '2027-03-20' WHERE date = '2027-05-01'",
+                        NULL, NULL, NULL) == SQLITE_CONSTRAINT_TRIGGER
+           && db_error(db, &err, "move") == LEDGER_ERR && err.status == 400,
+           "a row moved into the full cell is refused, a 400 (%d %s)", err.status, err.message);
+        ledger_rollback(db);
+        is_int(sql_int(db, "SELECT COUNT(*) FROM transactions"), rows, "no row was written");
+        is_int(sql_int(db, "SELECT COUNT(*) FROM spend_monthly WHERE owner_id = 1"
+                           " AND month IN ('2027-03', '2027-04') AND typeof(cents) = 'integer'"
+                           " AND abs(cents) = 9223000000000000000"), 2, "both cells are as they were");
+        is_int(sql_int(db, "SELECT COUNT(*) FROM spend_monthly WHERE typeof(cents) <> 'integer'"), 0,
+               "no cell holds anything but an integer");
+        is_int(drift(db), 0, "and the summary still equals a recount");
+    }
     ledger_close(db);
     return done_testing();
 }
