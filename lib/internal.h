@@ -140,7 +140,10 @@ void split_apportion(int64_t amount, struct split_share *v, size_t n, int64_t ow
 /* ---- transaction rows (txn_row.c) ---------------------------------------------
  * The columns every transaction read selects, from "transactions t"; the
  * statement binds :me (the viewer).  txn_row_json turns a row into the API
- * shape; the caller frees it. */
+ * shape; the caller frees it.  A row's tags are read from its links first
+ * (CROSS JOIN keeps that order): left to itself SQLite reads the viewer's
+ * tags in name order and probes each for a link, every tag the viewer has
+ * for every row (half a page's time with ten tags), to save sorting two. */
 #define TXN_COLUMNS \
     "t.id, t.statement_id, t.owner_id, t.date, t.description, t.merchant," \
     " t.merchant_normalized, t.category, t.transaction_type, t.amount, t.currency," \
@@ -151,7 +154,7 @@ void split_apportion(int64_t amount, struct split_share *v, size_t n, int64_t ow
     " t.override_trip_id," \
     " (SELECT bank_name FROM statements WHERE id = t.statement_id)," \
     " (SELECT json_group_array(json_array(id, name, color)) FROM" \
-    "   (SELECT g.id, g.name, g.color FROM transaction_tags tt JOIN tags g ON g.id = tt.tag_id" \
+    "   (SELECT g.id, g.name, g.color FROM transaction_tags tt CROSS JOIN tags g ON g.id = tt.tag_id" \
     "     WHERE tt.transaction_id = t.id AND g.owner_id = :me ORDER BY g.name COLLATE NOCASE, g.id))," \
     " (SELECT CASE WHEN COUNT(*) THEN json_group_array(json_array(pid, name, share, settled, email)) END" \
     "    FROM (SELECT s.participant_id AS pid, u.name, s.share_percent AS share, s.settled, u.email" \

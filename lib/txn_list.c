@@ -846,8 +846,11 @@ fail:
 }
 
 /* EXPLAIN QUERY PLAN of the page and count queries the given parameters
- * make, one string per plan line: for the test that fails on a full scan
- * and for the benchmark's report. */
+ * make, one string per plan line, indented two spaces a level as the tree
+ * goes: for the test that fails on a full scan and for the benchmark's
+ * report.  Plan node ids are small; a deeper id than PLAN_NODES_MAX would
+ * only lose its indent. */
+#define PLAN_NODES_MAX 1024
 int txn_list_plan(ledger_db *db, int64_t me, const struct ledger_params *params,
                   cJSON **out, ledger_error *err)
 {
@@ -855,6 +858,7 @@ int txn_list_plan(ledger_db *db, int64_t me, const struct ledger_params *params,
     char sql[SQL_MAX + 32], body[SQL_MAX];
     cJSON *lines = NULL;
     int pass, rc = LEDGER_ERR;
+    int depth[PLAN_NODES_MAX] = { 0 };
 
     if (parse_query(params, &q, err))
         goto out;
@@ -880,8 +884,16 @@ int txn_list_plan(ledger_db *db, int64_t me, const struct ledger_params *params,
             goto out;
         }
         bind_query(st, me, &q);
-        while (sqlite3_step(st) == SQLITE_ROW)
-            cJSON_AddItemToArray(lines, cJSON_CreateString((const char *)sqlite3_column_text(st, 3)));
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            int id = sqlite3_column_int(st, 0), parent = sqlite3_column_int(st, 1);
+            int d = parent > 0 && parent < PLAN_NODES_MAX ? depth[parent] + 1 : 0;
+            char line[300];
+
+            if (id > 0 && id < PLAN_NODES_MAX)
+                depth[id] = d;
+            snprintf(line, sizeof line, "%*s%s", 2 * d, "", (const char *)sqlite3_column_text(st, 3));
+            cJSON_AddItemToArray(lines, cJSON_CreateString(line));
+        }
         sqlite3_finalize(st);
     }
     *out = lines;
