@@ -151,8 +151,9 @@ int admin_backup(int argc, char **argv)
 static const struct admin_usage check_usage = {
     "check", "--db PATH | --config FILE [--json]",
     "Checks the database: PRAGMA integrity_check and foreign_key_check, then\n"
-    "every table the triggers keep (spend_monthly, visible_count, shared_rows,\n"
-    "the effective category and merchant) against a recount from the rows,\n"
+    "every table the triggers keep (spend_monthly, visible_count and\n"
+    "visible_total, shared_rows, the effective category and merchant, the\n"
+    "search indexes) against a recount from the rows,\n"
     "splits totalling 100%, and statement rows owned by their statement's\n"
     "owner.  Read-only: a database with pending migrations is refused (run\n"
     "migrate first), and one snapshot is checked while the service writes.\n"

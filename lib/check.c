@@ -1,7 +1,8 @@
 /*
  * The operator's consistency check: SQLite's own integrity and foreign-key
- * checks, then every table the triggers keep (spend_monthly, visible_count,
- * shared_rows, the eff_* columns, the search index) against a recount from
+ * checks, then every table the triggers keep (spend_monthly, visible_count
+ * and visible_total, shared_rows, the eff_* columns, the search index)
+ * against a recount from
  * the rows, and Business rule A (splits total 100%).  A summary that
  * drifted answers wrong totals without any error, so only a recount finds
  * it.
@@ -56,6 +57,20 @@ static const struct check checks[] = {
       "               COALESCE(k.n, 0), COALESCE(r.n, 0))"
       "   FROM keys LEFT JOIN kept k USING (viewer_id, month, category, type, manual, split)"
       "             LEFT JOIN recount r USING (viewer_id, month, category, type, manual, split)"
+      "  WHERE COALESCE(k.n, 0) <> COALESCE(r.n, 0)" },
+    /* Against visible_count, which the check above holds to the rows. */
+    { "visible_total",
+      "WITH recount AS (SELECT viewer_id, category, type, manual, split, SUM(n) AS n"
+      "                   FROM visible_count GROUP BY 1, 2, 3, 4, 5 HAVING SUM(n) <> 0),"
+      "     kept AS (SELECT viewer_id, category, type, manual, split, n"
+      "                FROM visible_total WHERE n <> 0),"
+      "     keys AS (SELECT viewer_id, category, type, manual, split FROM kept"
+      "              UNION SELECT viewer_id, category, type, manual, split FROM recount)"
+      " SELECT printf('viewer %d, category ''%s'', %s, manual %d, split %d: kept %d, recount %d',"
+      "               keys.viewer_id, keys.category, keys.type, keys.manual, keys.split,"
+      "               COALESCE(k.n, 0), COALESCE(r.n, 0))"
+      "   FROM keys LEFT JOIN kept k USING (viewer_id, category, type, manual, split)"
+      "             LEFT JOIN recount r USING (viewer_id, category, type, manual, split)"
       "  WHERE COALESCE(k.n, 0) <> COALESCE(r.n, 0)" },
     /* Committed only by a crash mid-way through a bulk insert, which its
      * transaction prevents; if it ever is, no insert is counted. */

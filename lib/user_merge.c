@@ -142,6 +142,7 @@ static const struct merge_step {
      * left are cells at zero. */
     { NULL, "DELETE FROM spend_monthly WHERE owner_id = ?1 AND cents = 0" },
     { NULL, "DELETE FROM visible_count WHERE viewer_id = ?1 AND n = 0" },
+    { NULL, "DELETE FROM visible_total WHERE viewer_id = ?1 AND n = 0" },
 };
 
 /* Anything still naming from.  Deleting the user would cascade it away
@@ -162,6 +163,7 @@ static const char SQL_LEFTOVERS[] =
     "           WHERE ?1 IN (user_id, contact_id))"
     " UNION ALL SELECT 'spend_monthly' WHERE EXISTS (SELECT 1 FROM spend_monthly WHERE owner_id = ?1)"
     " UNION ALL SELECT 'visible_count' WHERE EXISTS (SELECT 1 FROM visible_count WHERE viewer_id = ?1)"
+    " UNION ALL SELECT 'visible_total' WHERE EXISTS (SELECT 1 FROM visible_total WHERE viewer_id = ?1)"
     " UNION ALL SELECT 'shared_rows' WHERE EXISTS (SELECT 1 FROM shared_rows WHERE viewer_id = ?1)";
 
 static const char SQL_USER_PROFILE[] = "SELECT subject, email, name FROM users WHERE id = ?";

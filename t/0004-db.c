@@ -228,9 +228,14 @@ int main(void)
            && ledger_user_resolve(db, "ana", NULL, NULL, &uid, &err) == LEDGER_OK, "a database with a user");
         ledger_close(db);
         sqlite3_open(path14, &raw);
-        /* Back to version 14: what 0018, 0017 and 0016 added is taken away
-         * again (0017 drops shared_rows' triggers by name: stand-ins). */
+        /* Back to version 14: what 0019 to 0016 added is taken away again
+         * (0017 drops shared_rows' triggers by name: stand-ins). */
         is_int(sqlite3_exec(raw,
+                     "DROP TRIGGER visible_total_insert;"
+                     "DROP TRIGGER visible_total_update;"
+                     "DROP TRIGGER visible_total_rekey;"
+                     "DROP TRIGGER visible_total_delete;"
+                     "DROP TABLE visible_total;"
                      "DROP TRIGGER spend_monthly_exact_insert;"
                      "DROP TRIGGER spend_monthly_exact_update;"
                      "DROP TRIGGER search_insert;"
@@ -256,7 +261,7 @@ int main(void)
                      "CREATE TRIGGER shared_rows_split_move AFTER UPDATE ON splits BEGIN SELECT 1; END;"
                      "CREATE TRIGGER shared_rows_owner AFTER UPDATE ON transactions BEGIN SELECT 1; END;"
                      "CREATE TRIGGER shared_rows_keys AFTER UPDATE ON transactions BEGIN SELECT 1; END;",
-                     NULL, NULL, NULL), SQLITE_OK, "0018 and 0017 taken away");
+                     NULL, NULL, NULL), SQLITE_OK, "0019 to 0017 taken away");
         sqlite3_exec(raw,
                      "ALTER TABLE rule_run_rows DROP COLUMN changed;"
                      "INSERT INTO transactions (owner_id, date, description, transaction_type, amount,"
@@ -275,6 +280,10 @@ int main(void)
         ok(ledger_open(path14, &db, &err) == LEDGER_OK && ledger_schema_version(db) >= 15,
            "a version-14 database is migrated forward (%s)", db ? "" : err.message);
         ledger_close(db);
+        /* 0019 summed the months of the cells written before it. */
+        is_int(count(path14, "SELECT SUM(n) FROM visible_total WHERE viewer_id = 1"
+                             " AND category = '\xc8\x99osea'"),
+               2, "0019: visible_total counts the rows written before it, as 0015 refolded them");
         /* 0017 put the rows written before it in the search index. */
         is_int(count(path14, "SELECT COUNT(*) FROM transactions_search"
                              " WHERE rowid BETWEEN 1099511627776 AND 2199023255551"), 3,

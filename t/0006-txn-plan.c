@@ -116,12 +116,16 @@ int main(void)
         struct ledger_param none[] = { P("x", "y") };
         no_scan(db, "default page", none, 0);
         is_int(sorts(db, none, 0), 1, "default page: both arms read in order, one sort of the page");
+        ok(plan_has(db, none, 0, "SEARCH visible_total USING PRIMARY KEY (viewer_id=?)"),
+           "default page: the total is the summary over the months");
         ok(plan_has(db, none, 0, "SEARCH tt USING PRIMARY KEY (transaction_id=?)"),
            "default page: a row's tags are read from its links, not from every tag the viewer has");
     }
     {
         struct ledger_param f[] = { P("date_from", "2026-01-01"), P("date_to", "2026-02-01") };
         no_scan(db, "date range", f, 2);
+        ok(plan_has(db, f, 2, "SEARCH visible_count USING PRIMARY KEY (viewer_id=?"),
+           "date range: the total is the months' summary");
     }
     {
         struct ledger_param f[] = { P("categories", "dining") };
@@ -134,7 +138,7 @@ int main(void)
     {
         struct ledger_param f[] = { P("bank_names", "Manual") };
         no_scan(db, "bank_names[]", f, 1);
-        ok(plan_has(db, f, 1, "visible_count"), "bank_names[]=Manual: total from the summary");
+        ok(plan_has(db, f, 1, "visible_total"), "bank_names[]=Manual: total from the summary");
     }
     {
         struct ledger_param f[] = { P("bank_names", "Manual"), P("bank_names", "Westpac") };
@@ -176,12 +180,12 @@ int main(void)
     {
         struct ledger_param f[] = { P("has_split", "split") };
         no_scan(db, "has_split=split", f, 1);
-        ok(plan_has(db, f, 1, "visible_count"), "has_split=split: total from the summary");
+        ok(plan_has(db, f, 1, "visible_total"), "has_split=split: total from the summary");
     }
     {
         struct ledger_param f[] = { P("has_split", "unsplit") };
         no_scan(db, "has_split=unsplit", f, 1);
-        ok(plan_has(db, f, 1, "visible_count"), "has_split=unsplit: total from the summary");
+        ok(plan_has(db, f, 1, "visible_total"), "has_split=unsplit: total from the summary");
     }
     {
         struct ledger_param f[] = { P("statement_id", "3") };
