@@ -85,14 +85,22 @@ static int month_range(const struct ledger_params *p, char *from, char *to, char
     return LEDGER_OK;
 }
 
-/* The month table being filled: one entry per month of the range. */
+/* The month table being filled: a cell per month of the range and
+ * category.  Categories are numbered as they first appear (names, whose
+ * sums are unused) and each has a column of n months in cells, so a row's
+ * cell is one search of some tens of names, and each name is copied once
+ * rather than once a month (a five-year report's tallies were a fifth of
+ * its time). */
 struct month_table {
     char from[8];
     int from_number;     /* from as month_number gives it, read once */
     int n;
     int64_t me;
-    int64_t *total;
-    struct tally *cats;  /* per month: cents per category */
+    int64_t *total;      /* per month */
+    struct tally names;  /* the categories, numbered by position */
+    int64_t *cells;      /* cells[category * n + month]: cents */
+    size_t columns;      /* the categories cells has room for */
+    size_t next;         /* the category after the last one found */
 };
 
 /* A month "YYYY-MM..." as a count of months (four atoi calls a row were a
@@ -113,16 +121,48 @@ static int month_number(const char *m)
     return year * 12 + (m[5] - '0') * 10 + m[6] - '0' - 1;
 }
 
+/* The number of a category, given a column of cells when new; -1 when
+ * out of memory. */
+static long table_category(struct month_table *mt, const char *name)
+{
+    struct tally_item *it;
+
+    /* The summary's rows come by month, then category: each month names
+     * its categories in the order the first month did, so the one after
+     * the last found is nearly always the next one asked for. */
+    if (mt->next < mt->names.n && strcmp(mt->names.v[mt->next].name, name) == 0)
+        it = &mt->names.v[mt->next];
+    else if ((it = tally_get(&mt->names, name)) == NULL)
+        return -1;
+    mt->next = (size_t)(it - mt->names.v) + 1;
+    if (mt->names.n > mt->columns) {
+        size_t columns = mt->columns ? 2 * mt->columns : 16;
+        int64_t *cells = realloc(mt->cells, columns * (size_t)mt->n * sizeof *cells);
+
+        if (cells == NULL)
+            return -1;
+        memset(cells + mt->columns * (size_t)mt->n, 0,
+               (columns - mt->columns) * (size_t)mt->n * sizeof *cells);
+        mt->cells = cells;
+        mt->columns = columns;
+    }
+    return (long)(it - mt->names.v);
+}
+
 /* Adds cents to a category of a month; -1 when out of memory. */
 static int table_add(struct month_table *mt, const char *month, const char *category,
                      int64_t cents)
 {
     int i = month_number(month);
+    long c;
 
     if (i < 0 || (i -= mt->from_number) < 0 || i >= mt->n)
         return 0;
+    if ((c = table_category(mt, category)) < 0)
+        return -1;
     mt->total[i] += cents;
-    return tally_add(&mt->cats[i], category, cents);
+    mt->cells[(size_t)c * (size_t)mt->n + (size_t)i] += cents;
+    return 0;
 }
 
 /* The mine basis from the gross table: a row the caller owns moves from
@@ -182,31 +222,62 @@ static int fill_table(ledger_db *db, int64_t me, int mine, const char *first, co
     return mine ? spend_mine_each(db, me, first, end, 1, table_correct_mine, mt, err) : LEDGER_OK;
 }
 
-/* One month's categories as {category, total, budget}, largest first,
- * with every budgeted category present. */
-static cJSON *finish_categories(struct tally *cats, const cJSON *budgets)
-{
-    cJSON *out = cJSON_CreateArray(), *b;
-    size_t i;
+/* One category of a month as the report shows it. */
+struct month_cell {
+    const char *category;
+    int64_t cents;
+    const cJSON *budget;  /* NULL: none */
+};
 
-    cJSON_ArrayForEach(b, budgets)
-        tally_get(cats, b->string);
-    tally_sort(cats);
-    for (i = 0; i < cats->n; i++) {
-        const cJSON *budget = json_get(budgets, cats->v[i].name);
-        cJSON *o;
+/* Largest sum first, then by name. */
+static int by_cents(const void *a, const void *b)
+{
+    const struct month_cell *x = a, *y = b;
+
+    if (x->cents != y->cents)
+        return x->cents > y->cents ? -1 : 1;
+    return strcmp(x->category, y->category);
+}
+
+/* Month i's categories as {category, total, budget}, largest first, with
+ * every budgeted category present; budget[c] is category c's budget or
+ * NULL, and cell has room for every category. */
+static cJSON *month_categories(const struct month_table *mt, int i, const cJSON *const *budget,
+                               struct month_cell *cell)
+{
+    cJSON *out = cJSON_CreateArray();
+    size_t c, k = 0, j;
+
+    for (c = 0; c < mt->names.n; c++) {
+        int64_t cents = mt->cells[c * (size_t)mt->n + (size_t)i];
 
         /* A category whose parts net to nothing (rows given away whole on
          * basis=mine) is left out, as on gross, unless it has a budget. */
-        if (cats->v[i].cents == 0 && !budget)
+        if (cents == 0 && budget[c] == NULL)
             continue;
+        cell[k].category = mt->names.v[c].name;
+        cell[k].cents = cents;
+        cell[k++].budget = budget[c];
+    }
+    /* Some tens at most: an insertion sort, without qsort's set-up. */
+    for (j = 1; j < k; j++) {
+        struct month_cell v = cell[j];
+        size_t m = j;
+
+        for (; m > 0 && by_cents(&cell[m - 1], &v) > 0; m--)
+            cell[m] = cell[m - 1];
+        cell[m] = v;
+    }
+    for (j = 0; j < k; j++) {
         /* Constant keys (the CS calls) are not copied: a five-year report
          * has a thousand of these objects. */
-        o = cJSON_CreateObject();
-        cJSON_AddItemToObjectCS(o, "category", cJSON_CreateString(cats->v[i].name));
-        cJSON_AddItemToObjectCS(o, "total", ledger_money_to_json(cats->v[i].cents));
-        cJSON_AddItemToObjectCS(o, "budget", budget ? ledger_money_to_json((int64_t)budget->valuedouble)
-                                                    : cJSON_CreateNull());
+        cJSON *o = cJSON_CreateObject();
+
+        cJSON_AddItemToObjectCS(o, "category", cJSON_CreateString(cell[j].category));
+        cJSON_AddItemToObjectCS(o, "total", ledger_money_to_json(cell[j].cents));
+        cJSON_AddItemToObjectCS(o, "budget", cell[j].budget
+                                ? ledger_money_to_json((int64_t)cell[j].budget->valuedouble)
+                                : cJSON_CreateNull());
         cJSON_AddItemToArray(out, o);
     }
     return out;
@@ -217,6 +288,8 @@ int ledger_analytics_monthly(ledger_db *db, int64_t me, const struct ledger_para
 {
     char first[11], end[11];
     struct month_table mt;
+    struct month_cell *cell = NULL;
+    const cJSON **budget = NULL, *b;
     cJSON *budgets = NULL, *doc = NULL, *items;
     int mine, i, rc = LEDGER_ERR;
 
@@ -225,14 +298,19 @@ int ledger_analytics_monthly(ledger_db *db, int64_t me, const struct ledger_para
         || month_range(p, mt.from, (char[8]){ 0 }, first, end, &mt.n, err))
         return LEDGER_ERR;
     mt.from_number = month_number(mt.from);
-    mt.total = calloc((size_t)mt.n, sizeof *mt.total);
-    mt.cats = calloc((size_t)mt.n, sizeof *mt.cats);
-    if (mt.total == NULL || mt.cats == NULL) {
-        ledger_error_set(err, 500, "internal", NULL, "out of memory");
-        goto out;
-    }
+    if ((mt.total = calloc((size_t)mt.n, sizeof *mt.total)) == NULL)
+        goto oom;
     if (load_budgets(db, me, &budgets, err) || fill_table(db, me, mine, first, end, &mt, err))
         goto out;
+    /* Every budgeted category has a column, spent in or not. */
+    cJSON_ArrayForEach(b, budgets)
+        if (table_category(&mt, b->string) < 0)
+            goto oom;
+    if ((budget = calloc(mt.names.n + 1, sizeof *budget)) == NULL
+        || (cell = calloc(mt.names.n + 1, sizeof *cell)) == NULL)
+        goto oom;
+    cJSON_ArrayForEach(b, budgets)
+        budget[table_category(&mt, b->string)] = b;
     doc = cJSON_CreateObject();
     items = cJSON_AddArrayToObject(doc, "items");
     for (i = 0; i < mt.n; i++) {
@@ -242,18 +320,22 @@ int ledger_analytics_monthly(ledger_db *db, int64_t me, const struct ledger_para
         month_add(mt.from, i, month);
         cJSON_AddItemToObjectCS(m, "month", cJSON_CreateString(month));
         cJSON_AddItemToObjectCS(m, "total", ledger_money_to_json(mt.total[i]));
-        cJSON_AddItemToObjectCS(m, "categories", finish_categories(&mt.cats[i], budgets));
+        cJSON_AddItemToObjectCS(m, "categories", month_categories(&mt, i, budget, cell));
         cJSON_AddItemToArray(items, m);
     }
     cJSON_AddNumberToObject(doc, "total", mt.n);
     cJSON_AddStringToObject(doc, "basis", mine ? "mine" : "gross");
     *out = doc;
     rc = LEDGER_OK;
+    goto out;
+oom:
+    ledger_error_set(err, 500, "internal", NULL, "out of memory");
 out:
-    for (i = 0; mt.cats && i < mt.n; i++)
-        tally_free(&mt.cats[i]);
-    free(mt.cats);
+    tally_free(&mt.names);
+    free(mt.cells);
     free(mt.total);
+    free(budget);
+    free(cell);
     cJSON_Delete(budgets);
     return rc;
 }
