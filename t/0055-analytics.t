@@ -272,11 +272,15 @@ is_deeply(cat_budgets($feb), { loan_interest => undef, groceries => '150.00', tr
           'categories carry their budget, null when none; the budgeted health is listed');
 is($ft->{health}, '0.00', 'health, budgeted with no spend, has total 0.00');
 is(scalar @{ $feb->{categories} }, 6, 'six categories in 2025-02');
+is_deeply([map { $_->{category} } @{ $feb->{categories} }],
+          [qw(loan_interest groceries travel dining fees health)], 'largest first');
 
 my $jan = month_of($res, '2025-01');
 is(m2($jan->{total}), '0.00', '2025-01 is empty: total 0.00 (M7 on 2024-12-31 is not in it)');
 is_deeply(cat_totals($jan), { dining => '0.00', fees => '0.00', groceries => '0.00', health => '0.00' },
           '2025-01 lists only the budgeted categories, at 0.00');
+is_deeply([map { $_->{category} } @{ $jan->{categories} }], [qw(dining fees groceries health)],
+          'equal totals in the order of their names');
 my $mar = month_of($res, '2025-03');
 is(m2($mar->{total}), '62.50', '2025-03 total: dining 60.00 (on the 31st) + fees 2.50; 04-01 is not in it');
 is_deeply([@{ cat_totals($mar) }{qw(dining fees)}], ['60.00', '2.50'], '2025-03 by category');
