@@ -199,10 +199,15 @@ int64_t search_rowid_low(int64_t owner);
 /* The index query (FTS5 syntax) for the terms (a JSON array of lowered
  * strings): every trigram of ASCII characters in them; NULL when none. */
 char *search_match(const cJSON *terms);
-/* Indexes the rows written since the last flush (schema 0017); called
- * before every commit, it does nothing in a transaction that wrote
- * nothing. */
-int search_flush(ledger_db *db, ledger_error *err);
+/* Indexes the rows written since the last flush (schema 0017) when at
+ * least min_rows (1 or more) are waiting; nothing in a transaction that
+ * wrote nothing.  Every commit calls it with SEARCH_FLUSH_ROWS: FTS5
+ * writes a segment, and later merges it, at every statement that adds to
+ * an index, which was half the time of a one-row create; rows waiting in
+ * search_pending are candidates of every search (search_candidates), so
+ * they are found all the same, tested exactly like the rest. */
+#define SEARCH_FLUSH_ROWS 64
+int search_flush(ledger_db *db, int64_t min_rows, ledger_error *err);
 /* How many of the caller's rows the index gives for match (and how many
  * rows are pending), counting up to cap + 1 only; cap + 1 when it does
  * not hold every row. */

@@ -11,9 +11,9 @@
  * reading the rows; the list then tests each of them exactly
  * (ledger_contains).  The indexes keep no positions, so "coffee" is the
  * four trigrams cof, off, ffe and fee anywhere in the text, not one after
- * another: a superset again.  Rows written since the last commit are not
- * indexed yet (search_pending, flushed by search_flush) and are
- * candidates too.
+ * another: a superset again.  Rows written since the last flush are not
+ * indexed yet (search_pending, flushed by a commit once SEARCH_FLUSH_ROWS
+ * are waiting) and are candidates too.
  *
  * Only three ASCII characters in a row make a trigram here ("caf" of
  * "café").  Beyond ASCII the index folds case by SQLite's tables and the
@@ -100,9 +100,11 @@ char *search_match(const cJSON *terms)
     return match;
 }
 
-/* See schema 0017: the rows written since the last commit, indexed at
- * once; nothing to do (one lookup) when there are none. */
-static const char SQL_PENDING_ANY[] = "SELECT 1 FROM search_pending LIMIT 1";
+/* See schema 0017: the rows written since the last flush, indexed at
+ * once; nothing to do (one lookup of at most min_rows) when fewer are
+ * waiting. */
+static const char SQL_PENDING_COUNT[] =
+    "SELECT COUNT(*) FROM (SELECT 1 FROM search_pending LIMIT ?1)";
 static const char *const SQL_FLUSH[] = {
     SEARCH_ENTRIES_ADD " WHERE id IN (SELECT id FROM search_pending)",
     "INSERT INTO merchants_search (rowid, merchant_normalized)"
@@ -111,9 +113,10 @@ static const char *const SQL_FLUSH[] = {
     "DELETE FROM search_pending",
 };
 
-int search_flush(ledger_db *db, ledger_error *err)
+int search_flush(ledger_db *db, int64_t min_rows, ledger_error *err)
 {
     sqlite3_stmt *st;
+    int64_t waiting = 0;
     size_t i;
     int rc;
 
@@ -121,14 +124,16 @@ int search_flush(ledger_db *db, ledger_error *err)
      * must not start writing, even for rows another program left. */
     if (sqlite3_txn_state(db->sql, "main") != SQLITE_TXN_WRITE)
         return LEDGER_OK;
-    if ((st = db_stmt(db, SQL_PENDING_ANY, err)) == NULL)
+    if ((st = db_stmt(db, SQL_PENDING_COUNT, err)) == NULL)
         return LEDGER_ERR;
-    rc = sqlite3_step(st);
+    sqlite3_bind_int64(st, 1, min_rows);
+    if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        waiting = sqlite3_column_int64(st, 0);
     db_stmt_done(st);
-    if (rc == SQLITE_DONE)
-        return LEDGER_OK;
     if (rc != SQLITE_ROW)
         return db_error(db, err, "search index");
+    if (waiting == 0 || waiting < min_rows)
+        return LEDGER_OK;
     for (i = 0; i < sizeof SQL_FLUSH / sizeof SQL_FLUSH[0]; i++) {
         if ((st = db_stmt(db, SQL_FLUSH[i], err)) == NULL)
             return LEDGER_ERR;

@@ -224,15 +224,57 @@ static void no_problems(ledger_db *db, const char *what)
     cJSON_Delete(doc);
 }
 
-/* Indexes the pending rows, as every commit does (schema 0017). */
+/* Indexes the pending rows, as a commit does once SEARCH_FLUSH_ROWS are
+ * waiting (schema 0017): a commit when that many are, else a flush of
+ * however many there are. */
 static void flush(ledger_db *db)
 {
     ledger_error err;
+    int waiting = sql_int(db, "SELECT COUNT(*) FROM search_pending");
 
     ledger_error_clear(&err);
-    ok(ledger_begin(db, 1, &err) == LEDGER_OK && ledger_commit(db, &err) == LEDGER_OK
+    ok(ledger_begin(db, 1, &err) == LEDGER_OK
+       && (waiting >= SEARCH_FLUSH_ROWS || search_flush(db, 1, &err) == LEDGER_OK)
+       && ledger_commit(db, &err) == LEDGER_OK
        && sql_int(db, "SELECT COUNT(*) FROM search_pending") == 0,
-       "a commit indexes the rows written since the last");
+       "%s indexes the %d rows written since the last",
+       waiting >= SEARCH_FLUSH_ROWS ? "a commit" : "a flush", waiting);
+}
+
+/* A commit with fewer than SEARCH_FLUSH_ROWS rows waiting leaves them
+ * waiting (they are found all the same: see all_terms before a flush);
+ * the commit that brings them to that many indexes them all. */
+static void commit_waits(ledger_db *db, int64_t owner)
+{
+    ledger_error err;
+    int before = sql_int(db, "SELECT COUNT(*) FROM search_pending"), i;
+
+    ledger_error_clear(&err);
+    for (i = before; i < SEARCH_FLUSH_ROWS - 1; i++) {
+        char sql[200];
+
+        snprintf(sql, sizeof sql, "INSERT INTO transactions (owner_id, date, description,"
+                 " transaction_type, amount) VALUES (%lld, '2026-04-01', 'Waiting coffee %d', 'debit', 7)",
+                 (long long)owner, i);
+        ledger_begin(db, 1, &err);
+        sql_exec(db, sql);
+        ledger_commit(db, &err);
+    }
+    is_int(sql_int(db, "SELECT COUNT(*) FROM search_pending"), SEARCH_FLUSH_ROWS - 1,
+           "commits of one row each leave %d rows waiting", SEARCH_FLUSH_ROWS - 1);
+    same_rows(db, owner, "waiting coffee", "waiting coffee", "rows waiting to be indexed");
+    ledger_begin(db, 1, &err);
+    {
+        char sql[200];
+
+        snprintf(sql, sizeof sql, "INSERT INTO transactions (owner_id, date, description,"
+                 " transaction_type, amount) VALUES (%lld, '2026-04-02', 'Waiting coffee, the last',"
+                 " 'debit', 7)", (long long)owner);
+        sql_exec(db, sql);
+    }
+    ok(ledger_commit(db, &err) == LEDGER_OK, "the commit of one more");
+    is_int(sql_int(db, "SELECT COUNT(*) FROM search_pending"), 0, "indexes them all");
+    same_rows(db, owner, "waiting coffee", "waiting coffee", "rows indexed in one flush");
 }
 
 int main(void)
@@ -258,6 +300,8 @@ int main(void)
     all_terms(db, alice, "alice, own and shared rows");
     all_terms(db, bob, "bob");
     all_terms(db, carol, "carol, who has no rows");
+    commit_waits(db, alice);
+    no_problems(db, "after rows waited to be indexed");
 
     /* The writes the index and the shared copies must follow. */
     sql_exec(db, "UPDATE transactions SET description = 'Coffee again' WHERE id IN (3, 404, 408)");

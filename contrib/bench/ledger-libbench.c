@@ -719,7 +719,7 @@ int main(int argc, char **argv)
             }
             /* What the commit would add: indexing the new rows for search
              * (search_flush, schema 0017). */
-            if (search_flush(db, &err)) {
+            if (search_flush(db, SEARCH_FLUSH_ROWS, &err)) {
                 fprintf(stderr, "import: %s\n", err.message);
                 return EXIT_BROKEN;
             }
