@@ -259,15 +259,7 @@ static cJSON *month_categories(const struct month_table *mt, int i, const cJSON 
         cell[k].cents = cents;
         cell[k++].budget = budget[c];
     }
-    /* Some tens at most: an insertion sort, without qsort's set-up. */
-    for (j = 1; j < k; j++) {
-        struct month_cell v = cell[j];
-        size_t m = j;
-
-        for (; m > 0 && by_cents(&cell[m - 1], &v) > 0; m--)
-            cell[m] = cell[m - 1];
-        cell[m] = v;
-    }
+    qsort(cell, k, sizeof *cell, by_cents);
     for (j = 0; j < k; j++) {
         /* Constant keys (the CS calls) are not copied: a five-year report
          * has a thousand of these objects. */
