@@ -2,10 +2,9 @@
  * The operator's consistency check: SQLite's own integrity and foreign-key
  * checks, then every table the triggers keep (spend_monthly, visible_count
  * and visible_total, shared_rows, the eff_* columns, the search index)
- * against a recount from
- * the rows, and Business rule A (splits total 100%).  A summary that
- * drifted answers wrong totals without any error, so only a recount finds
- * it.
+ * against a recount from the rows, and Business rule A (splits total
+ * 100%).  A summary that drifted answers wrong totals without any error,
+ * so only a recount finds it.
  *
  * The recounts read every row once: seconds on a million-row ledger, which
  * is fine for a command an operator runs, not for a request.

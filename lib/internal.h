@@ -203,9 +203,9 @@ char *search_match(const cJSON *terms);
  * least min_rows (1 or more) are waiting; nothing in a transaction that
  * wrote nothing.  Every commit calls it with SEARCH_FLUSH_ROWS: FTS5
  * writes a segment, and later merges it, at every statement that adds to
- * an index, which was half the time of a one-row create; rows waiting in
- * search_pending are candidates of every search (search_candidates), so
- * they are found all the same, tested exactly like the rest. */
+ * an index, which was a third of a one-row create's commit; rows waiting
+ * in search_pending are candidates of every search (search_candidates),
+ * so they are found all the same, tested exactly like the rest. */
 #define SEARCH_FLUSH_ROWS 64
 int search_flush(ledger_db *db, int64_t min_rows, ledger_error *err);
 /* How many of the caller's rows the index gives for match (and how many
