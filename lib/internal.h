@@ -137,6 +137,10 @@ int split_write(ledger_db *db, int64_t txn_id, const struct split_set *s, ledger
 void split_apportion(int64_t amount, struct split_share *v, size_t n, int64_t owner,
                      int64_t *cents);
 
+/* The bank name a manual row shows, and that the list's bank_names[]
+ * filter takes for the manual rows; no statement may be given it. */
+#define LEDGER_BANK_MANUAL "Manual"
+
 /* ---- transaction rows (txn_row.c) ---------------------------------------------
  * The columns every transaction read selects, from "transactions t"; the
  * statement binds :me (the viewer).  txn_row_json turns a row into the API

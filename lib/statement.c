@@ -385,6 +385,10 @@ int statement_fields_read(const cJSON *body, struct statement_fields *f, ledger_
                        NULL, err)
         || field_text(body, "repayment_frequency", 0, 1, 64, &freq, NULL, err))
         return LEDGER_ERR;
+    /* The list's bank_names[] filter names the manual rows "Manual". */
+    if (strcmp(f->bank_name, LEDGER_BANK_MANUAL) == 0)
+        return ledger_error_set(err, 400, "invalid_field", "bank_name",
+                                "Manual is the name of manual rows; give the bank's name");
     if (cJSON_GetObjectItemCaseSensitive(body, "interest_rate")
         && !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(body, "interest_rate"))) {
         if (ledger_percent_from_json(cJSON_GetObjectItemCaseSensitive(body, "interest_rate"),

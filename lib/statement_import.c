@@ -212,7 +212,11 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
     for (tail = len, chars = 0; tail > 0 && chars < 4; tail--)
         chars += ((unsigned char)a->acct_id[tail - 1] & 0xC0) != 0x80;
     snprintf(name, sizeof name, "%s%s", tail > 0 ? "..." : "", a->acct_id + tail);
-    f.bank_name = doc->org[0] ? doc->org : a->bank_id[0] ? a->bank_id : "Imported";
+    /* The bank as the file names it; not "Manual", the manual rows' name
+     * in the list's bank_names[] filter. */
+    f.bank_name = doc->org[0] && strcmp(doc->org, LEDGER_BANK_MANUAL) != 0 ? doc->org
+                  : a->bank_id[0] && strcmp(a->bank_id, LEDGER_BANK_MANUAL) != 0 ? a->bank_id
+                  : "Imported";
     f.account_name = name;
     f.account_type = a->credit_card ? "CREDITCARD" : a->acct_type[0] ? a->acct_type : "OTHER";
     f.statement_type = a->credit_card ? "credit_card" : statement_type_from_text(f.account_type);

@@ -285,12 +285,11 @@ static int parse_query(const struct ledger_params *p, struct list_query *q, ledg
         return bad(err, "date_from", "must be a date YYYY-MM-DD");
     if ((q->date_to = param_get(p, "date_to")) && !valid_date(q->date_to))
         return bad(err, "date_to", "must be a date YYYY-MM-DD");
-    if (q->date_from) {
-        int y = atoi(q->date_from), m = atoi(q->date_from + 5);
-
-        snprintf(q->from_month_end, sizeof q->from_month_end, "%04d-%02d-01",
-                 m == 12 ? y + 1 : y, m == 12 ? 1 : m + 1);
-    }
+    /* Day 32 of date_from's month: after each of its days and before the
+     * next month's, as text (the first of the next month was "10000-01-01"
+     * for December 9999, which sorts before 9999's dates). */
+    if (q->date_from)
+        snprintf(q->from_month_end, sizeof q->from_month_end, "%.7s-32", q->date_from);
     if (q->date_to)
         snprintf(q->to_month_start, sizeof q->to_month_start, "%.7s-01", q->date_to);
     if ((v = param_get(p, "amount_min"))) {
@@ -371,15 +370,20 @@ static int parse_query(const struct ledger_params *p, struct list_query *q, ledg
     if ((q->banks = param_list(p, "bank_names"))) {
         q->banks_only_manual = 1;
         cJSON_ArrayForEach(item, q->banks) {
-            if (strcmp(item->valuestring, "Manual") == 0)
+            if (strcmp(item->valuestring, LEDGER_BANK_MANUAL) == 0)
                 q->banks_manual = 1;
             else
                 q->banks_only_manual = 0;
         }
         q->banks_only_manual &= q->banks_manual;
     }
-    if ((q->categories = param_list(p, "categories")))
-        q->categories = fold_list(q->categories);
+    /* A value that folds to nothing (" ", "--") names no category: it is
+     * ignored like an empty one, not a filter nothing passes. */
+    if ((q->categories = param_list(p, "categories"))
+        && cJSON_GetArraySize(q->categories = fold_list(q->categories)) == 0) {
+        cJSON_Delete(q->categories);
+        q->categories = NULL;
+    }
     /* Transfers are hidden by default, except in one statement's view; an
      * explicit exclude_categories (even empty) replaces the default. */
     if (param_has(p, "exclude_categories"))
@@ -459,12 +463,16 @@ static void append_filters(char *sql, size_t len, const struct list_query *q, co
      * LIST SUBQUERY), not a subquery per row: that cost 100 ms on 50,000
      * rows.  The list of statements is every statement of those banks,
      * the caller's or not, because shared rows come from others'.  Manual
-     * alone is a plain test the date and amount indexes cover. */
+     * alone is a plain test the date and amount indexes cover.  "Manual"
+     * names the manual rows only, never a statement whose bank is called
+     * that (statements made since cannot be; older ones are not matched
+     * by it, alone or beside other names). */
     if (q->banks_only_manual)
         ADD(" AND t.statement_id IS NULL");
     else if (q->banks)
         ADD(q->banks_manual ? " AND (t.statement_id IS NULL OR t.statement_id IN (SELECT id FROM statements"
-                              " WHERE bank_name IN (SELECT value FROM json_each(:banks))))"
+                              " WHERE bank_name IN (SELECT value FROM json_each(:banks)"
+                              "                      WHERE value <> '" LEDGER_BANK_MANUAL "')))"
                             : " AND t.statement_id IN (SELECT id FROM statements"
                               " WHERE bank_name IN (SELECT value FROM json_each(:banks)))");
     if (q->tags)

@@ -94,7 +94,7 @@ cJSON *txn_row_json(sqlite3_stmt *st, int64_t me)
     json_money_col(o, "principal_amount", st, C_PRINCIPAL);
     json_money_col(o, "interest_amount", st, C_INTEREST);
     if (sqlite3_column_type(st, C_BANK) == SQLITE_NULL && sqlite3_column_type(st, C_STATEMENT) == SQLITE_NULL)
-        cJSON_AddStringToObject(o, "bank_name", "Manual");
+        cJSON_AddStringToObject(o, "bank_name", LEDGER_BANK_MANUAL);
     else
         json_text_col(o, "bank_name", st, C_BANK);
     json_text_col(o, "created_at", st, C_CREATED);

@@ -655,6 +655,9 @@ set_is('dave', 'categories[]=dining&categories[]=groceries', [qw(d1 d2 d4 d7)], 
 set_is('dave', 'categories=dining&categories=groceries', [qw(d1 d2 d4 d7)], 'categories without []');
 set_is('dave', 'categories=dining', [qw(d1 d4)], 'categories=dining');
 set_is('dave', 'categories=Dining', [qw(d1 d4)], 'a category filter is folded like the data');
+# A value that folds to no category is ignored, like an empty one.
+set_is('dave', 'categories=%20', \@visible, 'categories of only a space is ignored');
+set_is('dave', 'categories=--&categories=dining', [qw(d1 d4)], 'categories -- beside dining: dining');
 
 # Exclusions: explicit ones replace the default; no category is never hidden.
 set_is('dave', 'exclude_categories[]=dining&exclude_categories[]=groceries', [qw(d3 d5 d6 d8 d9 d10)],
@@ -844,5 +847,52 @@ error_is(list('erin', "sort=amount&limit=2&cursor=$cursor"), 400, 'invalid_field
 error_is(list('erin', "sort=date&order=asc&limit=2&cursor=$cursor"), 400, 'invalid_field',
          'that cursor with order=asc', 'cursor');
 is(list('erin', "sort=date&limit=2&cursor=$cursor")->{status}, 200, 'and is fine with sort=date');
+
+# The last month a date can be in: its total counts its rows (the end of
+# December 9999 was once computed as the year 10000, before every date).
+{
+    my %far;
+    for my $d ('9999-12-15', '9999-12-31') {
+        my $r = $rig->post('/api/transactions', { date => $d, amount => 1, description => "far $d",
+                                                  category => 'dining' }, user => 'carol');
+        is($r->{status}, 201, "a row on $d") or diag($r->{content});
+        $far{ $r->{json}{id} } = 1;
+    }
+    for my $q ('date_from=9999-12-01', 'date_from=9999-12-01&categories=dining',
+               'date_from=9999-12-10&date_to=9999-12-31', 'date_from=9999-11-30') {
+        my ($ids, $doc) = list_ids('carol', "$q&limit=500", $q);
+        is_deeply([sort grep { $far{$_} } @$ids], [sort keys %far], "$q: both rows");
+        is($doc->{total}, scalar @$ids, "$q: total counts them");
+    }
+}
+
+# "Manual" names the manual rows only: no statement may take the name, and
+# one that has it from before is matched by no bank_names[] filter, alone
+# or beside other names.
+{
+    my $res = $rig->post('/api/statements', { bank_name => 'Manual', account_type => 'Visa Credit Card',
+                                              period_start => '2026-05-01', period_end => '2026-05-31' },
+                         user => 'carol');
+    error_is($res, 400, 'invalid_field', 'a statement of the bank "Manual"', 'bank_name');
+    $res = $rig->post('/api/statements', { bank_name => 'CBA', account_type => 'Visa Credit Card',
+                                           period_start => '2026-05-01', period_end => '2026-05-31',
+                                           transactions => [{ date => '2026-05-02', description => 'cba row',
+                                                              amount => 3, transaction_type => 'debit' }] },
+                      user => 'carol');
+    is($res->{status}, 201, 'a statement of CBA') or diag($res->{content});
+    my $carol = $uid{carol};
+    my $old = $rig->sql("INSERT INTO statements (owner_id, bank_name, statement_type) VALUES ($carol, 'Manual', 'other');"
+                        . " INSERT INTO transactions (statement_id, owner_id, date, description, transaction_type, amount)"
+                        . " VALUES (last_insert_rowid(), $carol, '2026-05-03', 'old manual bank', 'debit', 4);"
+                        . " SELECT last_insert_rowid();");
+    my ($cba) = grep { $_->{description} eq 'cba row' } @{ list('carol', 'bank_names=CBA')->{json}{items} };
+    my ($manual_ids) = list_ids('carol', 'bank_names=Manual&limit=500', 'bank_names=Manual');
+    my ($cba_ids) = list_ids('carol', 'bank_names=CBA&limit=500', 'bank_names=CBA');
+    my ($both_ids, $both) = list_ids('carol', 'bank_names=Manual&bank_names=CBA&limit=500', 'both');
+    is_deeply([sort { $a <=> $b } @$both_ids], [sort { $a <=> $b } @$manual_ids, @$cba_ids],
+              'Manual and CBA together: the rows of each, no more');
+    ok(!grep({ $_ == $old } @$manual_ids, @$both_ids), 'the old statement named Manual in neither');
+    is($both->{total}, scalar @$both_ids, 'and total counts them');
+}
 
 done_testing();

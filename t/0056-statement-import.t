@@ -98,6 +98,15 @@ is($pay->{category}, 'transfers', 'a card payment is a transfer');
     is(m2($line->{closing_balance}), '5200.00', 'LEDGERBAL -5200.00 on a loan is 5200.00 owed');
 }
 
+# ---- a bank called "Manual": the name of manual rows in the list's filter --------------
+{
+    my $ofx = sgml_file(org => 'Manual', bank => '062001', acct => '11112222', type => 'CHECKING',
+        rows => '<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>20260310<TRNAMT>-2.00<FITID>M1<NAME>TEA</STMTTRN>');
+    $res = $rig->request('POST', '/api/statements/import', user => 'carol', body => $ofx, type => 'application/x-ofx');
+    is($res->{status}, 201, 'a file whose ORG is Manual imports') or diag($res->{content});
+    is(($res->{json}{statements} // [])->[0]{bank_name}, '062001', 'under its BANKID instead');
+}
+
 # ---- an account id beyond ASCII: its last four characters, not bytes -------------------------
 {
     my $ofx = sgml_file(org => 'Euro Bank', bank => '1', acct => "5512\x80\x80", type => 'CHECKING',
