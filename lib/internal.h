@@ -200,9 +200,24 @@ int64_t search_rowid_low(int64_t owner);
 #define SEARCH_ENTRIES_ADD                                             \
     "INSERT INTO transactions_search (rowid, description, merchant)" \
     " SELECT entry, description, merchant FROM search_entries"
-/* The index query (FTS5 syntax) for the terms (a JSON array of lowered
- * strings): every trigram of ASCII characters in them; NULL when none. */
-char *search_match(const cJSON *terms);
+/* The index's query for the terms (a JSON array of lowered strings): for
+ * each term with three ASCII characters in a row, up to SEARCH_TERMS_MAX
+ * of them, the FTS5 query of all its ASCII trigrams; best is the term
+ * whose rows the list reads (search_candidates picks it).  The rows of
+ * any one term are a superset of the matches, tested exactly by
+ * ledger_contains with every term. */
+#define SEARCH_TERMS_MAX 4
+struct search_query {
+    char *match[SEARCH_TERMS_MAX];  /* FTS5 queries, one per term */
+    int n, best;
+};
+void search_query_init(struct search_query *sq, const cJSON *terms);
+void search_query_free(struct search_query *sq);
+/* A SELECT of the ids of the caller's rows the index gives for the best
+ * term, the rows waiting to be indexed among them; search_bind binds its
+ * parameters. */
+const char *search_ids_sql(void);
+void search_bind(sqlite3_stmt *st, int64_t me, const struct search_query *sq);
 /* Indexes the rows written since the last flush (schema 0017) when at
  * least min_rows (1 or more) are waiting; nothing in a transaction that
  * wrote nothing.  Every commit calls it with SEARCH_FLUSH_ROWS: FTS5
@@ -212,11 +227,12 @@ char *search_match(const cJSON *terms);
  * so they are found all the same, tested exactly like the rest. */
 #define SEARCH_FLUSH_ROWS 64
 int search_flush(ledger_db *db, int64_t min_rows, ledger_error *err);
-/* How many of the caller's rows the index gives for match (and how many
- * rows are pending), counting up to cap + 1 only; cap + 1 when it does
- * not hold every row. */
-int search_candidates(ledger_db *db, int64_t me, const char *match, int64_t cap, int64_t *n,
-                      ledger_error *err);
+/* How many of the caller's rows the index gives for the term that gives
+ * the fewest (pending rows included), which it makes sq->best; counting
+ * up to cap + 1 only; cap + 1 when it does not hold every row or no term
+ * has a trigram. */
+int search_candidates(ledger_db *db, int64_t me, struct search_query *sq, int64_t cap,
+                      int64_t *n, ledger_error *err);
 
 /* Recasts a lookup failure (a missing or foreign id named in a body) as a
  * 400 invalid_field on field, keeping the message. */

@@ -62,10 +62,10 @@ struct list_query {
     /* The page reads amount bounds from the amount index rather than
      * walking the sort order (set from the total: see ledger_txn_list). */
     int amount_by_index;
-    /* The search index's query for the terms (txn_search.c), or NULL when
-     * no term has a trigram; whether the caller's own rows are read from
-     * the index (set from its count: see count_rows). */
-    char *match;
+    /* The search index's query for the terms (txn_search.c; search.n is 0
+     * when no term has a trigram); whether the caller's own rows are read
+     * from the index (set from its count: see count_rows). */
+    struct search_query search;
     int terms_by_index;
     int has_split;  /* 0 all, 1 split only, 2 unsplit only */
     int64_t statement_id, trip_id;
@@ -91,7 +91,7 @@ static void query_free(struct list_query *q)
     cJSON_Delete(q->tags);
     cJSON_Delete(q->types);
     cJSON_Delete(q->terms);
-    free(q->match);
+    search_query_free(&q->search);
 }
 
 static int bad(ledger_error *err, const char *field, const char *msg)
@@ -413,7 +413,7 @@ static int parse_query(const struct ledger_params *p, struct list_query *q, ledg
     if ((v = param_get(p, "q")))
         parse_q(q, v);
     if (q->terms)
-        q->match = search_match(q->terms);
+        search_query_init(&q->search, q->terms);
     return LEDGER_OK;
 }
 
@@ -551,14 +551,11 @@ static void build_arm(char *sql, size_t len, const struct list_query *q, enum ar
      * then rare, and the shared arm tests every shared row in the index
      * that holds their texts and sorts the few that match, rather than
      * walking them in order, each a seek for its texts. */
-    strncat(sql, arm == ARM_OWN && q->terms_by_index
-                     ? " FROM transactions t WHERE t.id IN (SELECT rowid - :search_lo"
-                       " FROM transactions_search WHERE transactions_search MATCH :search_match"
-                       " AND rowid BETWEEN :search_lo AND :search_hi"
-                       " UNION ALL SELECT rowid - :search_lo"
-                       " FROM merchants_search WHERE merchants_search MATCH :search_match"
-                       " AND rowid BETWEEN :search_lo AND :search_hi"
-                       " UNION ALL SELECT id FROM search_pending) AND +t.owner_id = :me"
+    if (arm == ARM_OWN && q->terms_by_index) {
+        strncat(sql, " FROM transactions t WHERE t.id IN (", len - strlen(sql) - 1);
+        strncat(sql, search_ids_sql(), len - strlen(sql) - 1);
+    }
+    strncat(sql, arm == ARM_OWN && q->terms_by_index ? ") AND +t.owner_id = :me"
                  : arm == ARM_OWN && (q->tags || q->statement_id || q->trip_id)
                      ? " FROM transactions t WHERE +t.owner_id = :me"
                  : arm == ARM_OWN ? " FROM transactions t WHERE t.owner_id = :me"
@@ -638,9 +635,7 @@ static void bind_query(sqlite3_stmt *st, int64_t me, const struct list_query *q)
     bind_list(st, ":tags", q->tags);
     bind_list(st, ":types", q->types);
     bind_list(st, ":terms", q->terms);
-    bind_str(st, ":search_match", q->match);
-    bind_int(st, ":search_lo", search_rowid_low(me));
-    bind_int(st, ":search_hi", search_rowid_low(me) + SEARCH_OWNER_SPAN - 1);
+    search_bind(st, me, &q->search);
     bind_int(st, ":amount_min", q->amount_min);
     bind_int(st, ":amount_max", q->amount_max);
     bind_int(st, ":statement_id", q->statement_id);
@@ -737,8 +732,8 @@ static int count_rows(ledger_db *db, int64_t me, struct list_query *q, int trip_
 
     q->amount_by_index = 1;  /* the count reads every match anyway */
     q->terms_by_index = 0;
-    if (q->match && !trip_scope) {
-        if (search_candidates(db, me, q->match, SEARCH_INDEX_MAX, &candidates, err))
+    if (q->search.n && !trip_scope) {
+        if (search_candidates(db, me, &q->search, SEARCH_INDEX_MAX, &candidates, err))
             return LEDGER_ERR;
         q->terms_by_index = candidates <= SEARCH_INDEX_MAX;
     }
@@ -882,7 +877,7 @@ int txn_list_plan(ledger_db *db, int64_t me, const struct ledger_params *params,
 
         q.amount_by_index = pass % 3 != 1;
         q.terms_by_index = pass >= 3;
-        if (pass >= 3 && (q.match == NULL || q.trip_all_rows))
+        if (pass >= 3 && (q.search.n == 0 || q.trip_all_rows))
             break;
         if (pass % 3 == 0)
             count_sql(body, sizeof body, &q, q.trip_all_rows);

@@ -29,6 +29,9 @@ static const char SQL_RECOUNT[] =
     "   AND (instr(ledger_fold(t.description), ?2) OR instr(ledger_fold(t.merchant), ?2)"
     "        OR instr(ledger_fold(COALESCE(t.override_merchant_normalized,"
     "                                      t.merchant_normalized)), ?2))"
+    "   AND (instr(ledger_fold(t.description), ?3) OR instr(ledger_fold(t.merchant), ?3)"
+    "        OR instr(ledger_fold(COALESCE(t.override_merchant_normalized,"
+    "                                      t.merchant_normalized)), ?3))"
     " ORDER BY t.id";
 
 static int cmp_id(const void *a, const void *b)
@@ -38,8 +41,9 @@ static int cmp_id(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The recount's ids for one lowered term; n set to how many. */
-static int64_t *recount(ledger_db *db, int64_t me, const char *term, size_t *n)
+/* The recount's ids for one lowered term, or two (each in any of the
+ * texts: not necessarily the same one); n set to how many. */
+static int64_t *recount(ledger_db *db, int64_t me, const char *term, const char *term2, size_t *n)
 {
     sqlite3_stmt *st;
     int64_t *ids = NULL;
@@ -52,6 +56,7 @@ static int64_t *recount(ledger_db *db, int64_t me, const char *term, size_t *n)
     }
     sqlite3_bind_int64(st, 1, me);
     sqlite3_bind_text(st, 2, term, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, term2 ? term2 : term, -1, SQLITE_STATIC);
     while (sqlite3_step(st) == SQLITE_ROW) {
         if (*n == cap) {
             cap = cap ? 2 * cap : 64;
@@ -111,23 +116,30 @@ static int64_t *listed(ledger_db *db, int64_t me, const char *key, const char *v
     return ids;
 }
 
-/* search=term lists exactly the recount's rows, and its total says so. */
-static void same_rows(ledger_db *db, int64_t me, const char *term, const char *lowered,
-                      const char *what)
+/* key=value (search=term, or q= two words, lowered and lowered2) lists
+ * exactly the recount's rows, and its total says so. */
+static void same_rows_of(ledger_db *db, int64_t me, const char *key, const char *value,
+                         const char *lowered, const char *lowered2, const char *what)
 {
     size_t expect_n;
     long got_n;
-    int64_t total, *expect = recount(db, me, lowered, &expect_n);
-    int64_t *got = listed(db, me, "search", term, &total, &got_n);
+    int64_t total, *expect = recount(db, me, lowered, lowered2, &expect_n);
+    int64_t *got = listed(db, me, key, value, &total, &got_n);
     int same = got_n >= 0 && (size_t)got_n == expect_n
                && (expect_n == 0 || memcmp(got, expect, expect_n * sizeof *got) == 0);
 
-    ok(same && total == (int64_t)expect_n, "%s: search=%s lists the %zu rows that hold it (total %lld)",
-       what, term, expect_n, (long long)total);
+    ok(same && total == (int64_t)expect_n, "%s: %s=%s lists the %zu rows that hold it (total %lld)",
+       what, key, value, expect_n, (long long)total);
     if (!same)
         printf("#   listed %ld rows\n", got_n);
     free(expect);
     free(got);
+}
+
+static void same_rows(ledger_db *db, int64_t me, const char *term, const char *lowered,
+                      const char *what)
+{
+    same_rows_of(db, me, "search", term, lowered, NULL, what);
 }
 
 /* The texts rows are made of: words that hold each other ("coffee" in
@@ -199,10 +211,22 @@ static void all_terms(ledger_db *db, int64_t me, const char *what)
         { "card 1", "card 1" },
         { "zzz", "zzz" },
     };
+    /* Two words, each in any text of the row: one in the description and
+     * the other in the normalized merchant is a match (the two indexes
+     * each hold one of them). */
+    static const char *const pairs[][3] = {
+        { "coffee fuel", "coffee", "fuel" },
+        { "grocer abcd", "grocer", "abcd" },
+        { "CAFÃ card", "cafÃ©", "card" },
+        { "fuel co", "fuel", "co" },
+        { "diner coffee", "diner", "coffee" },
+    };
     size_t i;
 
     for (i = 0; i < sizeof terms / sizeof terms[0]; i++)
         same_rows(db, me, terms[i][0], terms[i][1], what);
+    for (i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        same_rows_of(db, me, "q", pairs[i][0], pairs[i][1], pairs[i][2], what);
 }
 
 static void no_problems(ledger_db *db, const char *what)
