@@ -76,9 +76,12 @@ unsigned cp1252_char(unsigned char b)
  * Armenian, Georgian, and the fullwidth, circled and Roman-numeral forms:
  * enough that "CAFÉ", "Café" and "café" are one word, and "ȘOSEA" and
  * "șosea".  Each maps to a code point of the same UTF-8 length, so text
- * folds in place; the few whose lower case is longer or shorter (U+0130,
- * capital I with dot, whose lower case is plain "i"; the Kelvin sign; U+1E9E,
- * capital sharp s) are left as they are.  Final sigma folds to sigma, as
+ * folds in place; the few whose lower case is longer or shorter are left
+ * as they are: U+0130, capital I with dot, whose lower case is plain "i";
+ * the Kelvin sign; U+1E9E, capital sharp s; and some capitals of Latin
+ * Extended-C and -D whose small letters are in the IPA block (U+023A,
+ * U+023E, U+2C62, U+2C64, U+2C6D-2C70, U+2C7E-2C7F, U+A78D, U+A7AA-A7AE,
+ * U+A7B0-A7B2, U+A7C5).  Final sigma folds to sigma, as
  * Unicode's case folding does.  t/0012 checks every code point below
  * U+10000 keeps its length and folds to a letter that folds no further. */
 enum { ADD, EVEN, ODD };  /* a range: cp + delta; or pairs, upper case even / odd */
@@ -142,11 +145,17 @@ static const struct case_range {
     { 0x1FEA, 0x1FEB, ADD, -0x70 }, { 0x1FEC, 0x1FEC, ADD, -7 }, { 0x1FF8, 0x1FF9, ADD, -0x80 },
     { 0x1FFA, 0x1FFB, ADD, -0x7E }, { 0x1FFC, 0x1FFC, ADD, -9 },
     { 0x2160, 0x216F, ADD, 0x10 }, { 0x24B6, 0x24CF, ADD, 0x1A },
-    { 0x2C00, 0x2C2F, ADD, 0x30 }, { 0x2C60, 0x2C61, EVEN, 0 }, { 0x2C67, 0x2C6C, ODD, 0 },
+    { 0x2C00, 0x2C2F, ADD, 0x30 }, { 0x2C60, 0x2C61, EVEN, 0 },
+    { 0x2C63, 0x2C63, ADD, 0x1D7D - 0x2C63 }, { 0x2C67, 0x2C6C, ODD, 0 },
     { 0x2C72, 0x2C73, EVEN, 0 }, { 0x2C75, 0x2C76, ODD, 0 }, { 0x2C80, 0x2CE3, EVEN, 0 },
     { 0xA640, 0xA66D, EVEN, 0 }, { 0xA680, 0xA69B, EVEN, 0 }, { 0xA722, 0xA72F, EVEN, 0 },
-    { 0xA732, 0xA76F, EVEN, 0 }, { 0xA779, 0xA77C, ODD, 0 }, { 0xA77E, 0xA787, EVEN, 0 },
+    { 0xA732, 0xA76F, EVEN, 0 }, { 0xA779, 0xA77C, ODD, 0 },
+    { 0xA77D, 0xA77D, ADD, 0x1D79 - 0xA77D }, { 0xA77E, 0xA787, EVEN, 0 },
     { 0xA78B, 0xA78C, ODD, 0 }, { 0xA790, 0xA793, EVEN, 0 }, { 0xA796, 0xA7A9, EVEN, 0 },
+    { 0xA7B3, 0xA7B3, ADD, 0xAB53 - 0xA7B3 }, { 0xA7B4, 0xA7C3, EVEN, 0 },
+    { 0xA7C4, 0xA7C4, ADD, 0xA794 - 0xA7C4 }, { 0xA7C6, 0xA7C6, ADD, 0x1D8E - 0xA7C6 },
+    { 0xA7C7, 0xA7CA, ODD, 0 }, { 0xA7D0, 0xA7D1, EVEN, 0 }, { 0xA7D6, 0xA7D9, EVEN, 0 },
+    { 0xA7F5, 0xA7F6, ODD, 0 },
     { 0xFF21, 0xFF3A, ADD, 0x20 },
 };
 

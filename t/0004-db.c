@@ -309,6 +309,42 @@ int main(void)
         unlink(shm);
     }
 
+    /* 0021: a category folded before utf8_lower knew Ꞵ is folded again. */
+    {
+        char path20[140];
+        int64_t uid = 0;
+        sqlite3 *raw;
+
+        snprintf(path20, sizeof path20, "%s/v20.db", dir);
+        ok(ledger_open(path20, &db, &err) == LEDGER_OK
+           && ledger_user_resolve(db, "ana", NULL, NULL, &uid, &err) == LEDGER_OK, "a database with a user");
+        ledger_close(db);
+        sqlite3_open(path20, &raw);
+        sqlite3_exec(raw,
+                     "INSERT INTO transactions (owner_id, date, description, transaction_type, amount,"
+                     " category, eff_category) VALUES"
+                     " (1, '2026-01-05', 'a', 'debit', 1000, '\xea\x9e\xb4" "eta', '\xea\x9e\xb4" "eta');"
+                     "INSERT INTO budgets (owner_id, category, amount) VALUES (1, '\xea\x9e\xb4" "eta', 100);",
+                     NULL, NULL, NULL);
+        sqlite3_close(raw);
+        set_user_version(path20, 20);
+        db = NULL;
+        ok(ledger_open(path20, &db, &err) == LEDGER_OK, "a version-20 database is migrated forward");
+        ledger_close(db);
+        is_int(count(path20, "SELECT COUNT(*) FROM transactions WHERE category = '\xea\x9e\xb5" "eta'"
+                             " AND eff_category = '\xea\x9e\xb5" "eta'"), 1,
+               "0021: \"\xea\x9e\xb4" "eta\" is now \"\xea\x9e\xb5" "eta\"");
+        is_int(count(path20, "SELECT cents FROM spend_monthly WHERE category = '\xea\x9e\xb5" "eta'"), 1000,
+               "0021: the monthly summary moved with it");
+        is_int(count(path20, "SELECT amount FROM budgets WHERE category = '\xea\x9e\xb5" "eta'"), 100,
+               "0021: and the budget");
+        unlink(path20);
+        snprintf(wal, sizeof wal, "%s-wal", path20);
+        unlink(wal);
+        snprintf(shm, sizeof shm, "%s-shm", path20);
+        unlink(shm);
+    }
+
     /* An in-memory database works for tests. */
     ok(ledger_open(":memory:", &db, &err) == LEDGER_OK, "in-memory database");
     ok(ledger_set_home_currency(db, "EUR", &err) == 0

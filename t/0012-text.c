@@ -38,6 +38,11 @@ int main(void)
     lower_is("\xc7\x84\xc7\x85\xc7\x86", "\xc7\x86\xc7\x86\xc7\x86", "DŽ, its title case and its lower case");
     lower_is("\xc4\xb0\xe2\x84\xaa", "\xc4\xb0\xe2\x84\xaa",
              "İ and the Kelvin sign, whose lower cases are of another length, left");
+    lower_is("\xea\x9e\xb4\xe2\xb1\xa3\xea\x9f\x86\xea\x9f\xb5",
+             "\xea\x9e\xb5\xe1\xb5\xbd\xe1\xb6\x8e\xea\x9f\xb6",
+             "Latin Extended-C and -D (\xea\x9e\xb4\xe2\xb1\xa3\xea\x9f\x86\xea\x9f\xb5)");
+    lower_is("\xc8\xba\xe2\xb1\xa2", "\xc8\xba\xe2\xb1\xa2",
+             "Ⱥ and Ɫ, whose lower cases are of another length, left");
     {
         unsigned cp, bad_len = 0, bad_again = 0, first_bad = 0;
         unsigned char a[4], b[4];
