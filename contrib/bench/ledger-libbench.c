@@ -581,6 +581,7 @@ int main(int argc, char **argv)
         const char *common[] = { "search", "debit", NULL };
         const char *short_term[] = { "search", "co", NULL };
         const char *accented[] = { "search", "caf\xc3\xa9", NULL };
+        const char *two_words[] = { "q", "debit coffee", NULL };
         const char *amount[] = { "amount_min", "10", "amount_max", "20", NULL };
         const char *split[] = { "has_split", "split", NULL };
         const char *unsplit[] = { "has_split", "unsplit", NULL };
@@ -605,6 +606,7 @@ int main(int argc, char **argv)
         run(db, me, "search=debit (most rows)", common, iterations);
         run(db, me, "search=co (no trigram)", short_term, iterations);
         run(db, me, "search=caf\xc3\xa9 (not ASCII)", accented, iterations);
+        run(db, me, "q=debit coffee (two words)", two_words, iterations);
         run(db, me, "amount 10..20", amount, iterations);
         run(db, me, "has_split=split", split, iterations);
         run(db, me, "has_split=unsplit", unsplit, iterations);
