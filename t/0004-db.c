@@ -46,9 +46,44 @@ static int count(const char *path, const char *sql)
     return v;
 }
 
+/* A database file with its WAL and shared-memory files gone. */
+static void remove_db(const char *path)
+{
+    char side[200];
+
+    unlink(path);
+    snprintf(side, sizeof side, "%s-wal", path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", path);
+    unlink(side);
+}
+
+/* A new database at the latest version with one user (id 1), then sql
+ * run on it outside the library: how an older database is made.  The
+ * SQL's result code. */
+static int database_with_user(const char *path, const char *sql)
+{
+    ledger_db *db = NULL;
+    ledger_error err;
+    int64_t uid = 0;
+    sqlite3 *raw;
+    int rc;
+
+    ledger_error_clear(&err);
+    ok(ledger_open(path, &db, &err) == LEDGER_OK
+       && ledger_user_resolve(db, "ana", NULL, NULL, &uid, &err) == LEDGER_OK && uid == 1,
+       "a database with a user");
+    ledger_close(db);
+    sqlite3_open(path, &raw);
+    if ((rc = sqlite3_exec(raw, sql, NULL, NULL, NULL)) != SQLITE_OK)
+        printf("# %s\n", sqlite3_errmsg(raw));
+    sqlite3_close(raw);
+    return rc;
+}
+
 int main(void)
 {
-    char dir[] = "/tmp/ledger-t0004-XXXXXX", path[128], wal[200], shm[200];
+    char dir[] = "/tmp/ledger-t0004-XXXXXX", path[128];
     ledger_db *db = NULL;
     ledger_error err;
     int64_t alice = 0, again = 0, bob = 0, placeholder = 0;
@@ -57,8 +92,6 @@ int main(void)
 
     ok(mkdtemp(dir) != NULL, "temporary directory");
     snprintf(path, sizeof path, "%s/ledger.db", dir);
-    snprintf(wal, sizeof wal, "%s-wal", path);
-    snprintf(shm, sizeof shm, "%s-shm", path);
 
     /* An empty database is migrated to the latest version. */
     ledger_error_clear(&err);
@@ -208,11 +241,7 @@ int main(void)
         ok(ledger_open(path1, &db, &err) == LEDGER_OK && ledger_schema_version(db) == latest,
            "a version-1 database is migrated forward");
         ledger_close(db);
-        unlink(path1);
-        snprintf(wal, sizeof wal, "%s-wal", path1);
-        unlink(wal);
-        snprintf(shm, sizeof shm, "%s-shm", path1);
-        unlink(shm);
+        remove_db(path1);
     }
 
     /* Migration 0015: categories stored with a capital the lowering did
@@ -220,17 +249,12 @@ int main(void)
      * (0016 runs too, on a table it has not changed yet.) */
     {
         char path14[140];
-        int64_t uid = 0;
-        sqlite3 *raw;
 
         snprintf(path14, sizeof path14, "%s/v14.db", dir);
-        ok(ledger_open(path14, &db, &err) == LEDGER_OK
-           && ledger_user_resolve(db, "ana", NULL, NULL, &uid, &err) == LEDGER_OK, "a database with a user");
-        ledger_close(db);
-        sqlite3_open(path14, &raw);
         /* Back to version 14: what 0019 to 0016 added is taken away again
-         * (0017 drops shared_rows' triggers by name: stand-ins). */
-        is_int(sqlite3_exec(raw,
+         * (0017 drops shared_rows' triggers by name: stand-ins), then rows
+         * and budgets with capitals 0015 folds. */
+        is_int(database_with_user(path14,
                      "DROP TRIGGER visible_total_insert;"
                      "DROP TRIGGER visible_total_update;"
                      "DROP TRIGGER visible_total_rekey;"
@@ -260,9 +284,7 @@ int main(void)
                      "CREATE TRIGGER shared_rows_split_insert AFTER INSERT ON splits BEGIN SELECT 1; END;"
                      "CREATE TRIGGER shared_rows_split_move AFTER UPDATE ON splits BEGIN SELECT 1; END;"
                      "CREATE TRIGGER shared_rows_owner AFTER UPDATE ON transactions BEGIN SELECT 1; END;"
-                     "CREATE TRIGGER shared_rows_keys AFTER UPDATE ON transactions BEGIN SELECT 1; END;",
-                     NULL, NULL, NULL), SQLITE_OK, "0019 to 0017 taken away");
-        sqlite3_exec(raw,
+                     "CREATE TRIGGER shared_rows_keys AFTER UPDATE ON transactions BEGIN SELECT 1; END;"
                      "ALTER TABLE rule_run_rows DROP COLUMN changed;"
                      "INSERT INTO transactions (owner_id, date, description, transaction_type, amount,"
                      " category, eff_category) VALUES"
@@ -272,9 +294,8 @@ int main(void)
                      " category, override_category, eff_category) VALUES"
                      " (1, '2026-01-07', 'c', 'debit', 200, 'dining', '\xc8\x9a" "ara', '\xc8\x9a" "ara');"
                      "INSERT INTO budgets (owner_id, category, amount) VALUES"
-                     " (1, '\xc8\x98osea', 100), (1, '\xc8\x99osea', 200), (1, '\xc8\x9a" "ara', 300);",
-                     NULL, NULL, NULL);
-        sqlite3_close(raw);
+                     " (1, '\xc8\x98osea', 100), (1, '\xc8\x99osea', 200), (1, '\xc8\x9a" "ara', 300);"),
+               SQLITE_OK, "0019 to 0016 taken away, old rows written");
         set_user_version(path14, 14);
         db = NULL;
         ok(ledger_open(path14, &db, &err) == LEDGER_OK && ledger_schema_version(db) >= 15,
@@ -302,31 +323,20 @@ int main(void)
                "0015: the budget already under the folded name kept");
         is_int(count(path14, "SELECT amount FROM budgets WHERE category = '\xc8\x9b" "ara'"), 300,
                "0015: a budget with no folded twin renamed");
-        unlink(path14);
-        snprintf(wal, sizeof wal, "%s-wal", path14);
-        unlink(wal);
-        snprintf(shm, sizeof shm, "%s-shm", path14);
-        unlink(shm);
+        remove_db(path14);
     }
 
     /* 0021: a category folded before utf8_lower knew Ꞵ is folded again. */
     {
         char path20[140];
-        int64_t uid = 0;
-        sqlite3 *raw;
 
         snprintf(path20, sizeof path20, "%s/v20.db", dir);
-        ok(ledger_open(path20, &db, &err) == LEDGER_OK
-           && ledger_user_resolve(db, "ana", NULL, NULL, &uid, &err) == LEDGER_OK, "a database with a user");
-        ledger_close(db);
-        sqlite3_open(path20, &raw);
-        sqlite3_exec(raw,
-                     "INSERT INTO transactions (owner_id, date, description, transaction_type, amount,"
-                     " category, eff_category) VALUES"
-                     " (1, '2026-01-05', 'a', 'debit', 1000, '\xea\x9e\xb4" "eta', '\xea\x9e\xb4" "eta');"
-                     "INSERT INTO budgets (owner_id, category, amount) VALUES (1, '\xea\x9e\xb4" "eta', 100);",
-                     NULL, NULL, NULL);
-        sqlite3_close(raw);
+        is_int(database_with_user(path20,
+                           "INSERT INTO transactions (owner_id, date, description, transaction_type, amount,"
+                           " category, eff_category) VALUES"
+                           " (1, '2026-01-05', 'a', 'debit', 1000, '\xea\x9e\xb4" "eta', '\xea\x9e\xb4" "eta');"
+                           "INSERT INTO budgets (owner_id, category, amount) VALUES (1, '\xea\x9e\xb4" "eta', 100);"),
+               SQLITE_OK, "an old-style category written");
         set_user_version(path20, 20);
         db = NULL;
         ok(ledger_open(path20, &db, &err) == LEDGER_OK, "a version-20 database is migrated forward");
@@ -338,11 +348,7 @@ int main(void)
                "0021: the monthly summary moved with it");
         is_int(count(path20, "SELECT amount FROM budgets WHERE category = '\xea\x9e\xb5" "eta'"), 100,
                "0021: and the budget");
-        unlink(path20);
-        snprintf(wal, sizeof wal, "%s-wal", path20);
-        unlink(wal);
-        snprintf(shm, sizeof shm, "%s-shm", path20);
-        unlink(shm);
+        remove_db(path20);
     }
 
     /* An in-memory database works for tests. */
@@ -352,11 +358,7 @@ int main(void)
     ok(ledger_set_home_currency(db, "eur", &err) == LEDGER_ERR, "lower-case currency refused");
     ledger_close(db);
 
-    unlink(path);
-    snprintf(wal, sizeof wal, "%s-wal", path);
-    unlink(wal);
-    snprintf(shm, sizeof shm, "%s-shm", path);
-    unlink(shm);
+    remove_db(path);
     rmdir(dir);
     return done_testing();
 }
