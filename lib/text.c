@@ -78,12 +78,12 @@ unsigned cp1252_char(unsigned char b)
  * "șosea".  Each maps to a code point of the same UTF-8 length, so text
  * folds in place; the few whose lower case is longer or shorter are left
  * as they are: U+0130, capital I with dot, whose lower case is plain "i";
- * the Kelvin sign; U+1E9E, capital sharp s; and some capitals of Latin
- * Extended-C and -D whose small letters are in the IPA block (U+023A,
- * U+023E, U+2C62, U+2C64, U+2C6D-2C70, U+2C7E-2C7F, U+A78D, U+A7AA-A7AE,
- * U+A7B0-A7B2, U+A7C5).  Final sigma folds to sigma, as
- * Unicode's case folding does.  t/0012 checks every code point below
- * U+10000 keeps its length and folds to a letter that folds no further. */
+ * the Kelvin sign; U+1E9E, capital sharp s; and the Latin capitals whose
+ * small letter is of another UTF-8 length (U+023A, U+023E, U+2C62, U+2C64,
+ * U+2C6D-2C70, U+2C7E-2C7F, U+A78D, U+A7AA-A7AE, U+A7B0-A7B2, U+A7C5).
+ * Final sigma folds to sigma, as Unicode's case folding does.  t/0012
+ * checks every code point below U+10000 keeps its length and folds to a
+ * letter that folds no further. */
 enum { ADD, EVEN, ODD };  /* a range: cp + delta; or pairs, upper case even / odd */
 
 static const struct case_range {

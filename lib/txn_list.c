@@ -591,10 +591,9 @@ static int has_shared_arm(const struct list_query *q)
     return q->has_split != 2;
 }
 
-/* Binds the array as JSON text to `name`, and its sole value to `name`_1
- * where the SQL compares with one value (see is_one). */
-/* The list as JSON to :name (for json_each), and its values one by one
- * to :name_1, :name_2... where the SQL names them. */
+/* Binds the array as JSON text to `name` (for json_each), and its values
+ * one by one to `name`_1, `name`_2... where the SQL names them (one value
+ * compared directly, see is_one; search terms, see TERMS_INLINE). */
 static void bind_list(sqlite3_stmt *st, const char *name, const cJSON *arr)
 {
     int idx = sqlite3_bind_parameter_index(st, name), one_idx, k = 0;
