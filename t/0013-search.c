@@ -303,17 +303,34 @@ static void commit_waits(ledger_db *db, int64_t owner)
     same_rows(db, owner, "waiting coffee", "waiting coffee", "rows indexed in one flush");
 }
 
+/* Every term for each of the three users, then ledger_check. */
+static void everyone(ledger_db *db, const int64_t users[3], const char *when)
+{
+    static const char *const names[3] = { "alice", "bob", "carol" };
+    char what[160];
+    int i;
+
+    for (i = 0; i < 3; i++) {
+        snprintf(what, sizeof what, "%s, %s", names[i], when);
+        all_terms(db, users[i], what);
+    }
+    no_problems(db, when);
+}
+
 int main(void)
 {
     ledger_db *db = NULL;
     ledger_error err;
-    int64_t alice, bob, carol;
+    int64_t alice, bob, carol, users[3];
 
     ledger_error_clear(&err);
     ok(ledger_open(":memory:", &db, &err) == 0, "open");
     ledger_user_resolve(db, "alice", NULL, NULL, &alice, &err);
     ledger_user_resolve(db, "bob", NULL, NULL, &bob, &err);
     ledger_user_resolve(db, "carol", NULL, NULL, &carol, &err);
+    users[0] = alice;
+    users[1] = bob;
+    users[2] = carol;
     add_rows(db, alice, 400, 1);
     add_rows(db, bob, 300, 2);
     /* bob shares every fourth of his rows with alice. */
@@ -323,9 +340,8 @@ int main(void)
     /* Written by SQL outside a transaction of the library's: pending. */
     all_terms(db, alice, "alice, rows pending");
     flush(db);
-    all_terms(db, alice, "alice, own and shared rows");
-    all_terms(db, bob, "bob");
-    all_terms(db, carol, "carol, who has no rows");
+    /* alice with her own and shared rows, carol with none. */
+    everyone(db, users, "indexed");
     commit_waits(db, alice);
     no_problems(db, "after rows waited to be indexed");
 
@@ -348,15 +364,10 @@ int main(void)
     same_rows(db, alice, "far away", "far away", "alice, with a row at id 2^62");
     no_problems(db, "with a row at id 2^62");
     sql_exec(db, "DELETE FROM transactions WHERE id = 4611686018427387904");
-    all_terms(db, alice, "alice, after edits");
-    all_terms(db, bob, "bob, after edits");
-    all_terms(db, carol, "carol, after rows moved to her and were shared with her");
-    no_problems(db, "after edits");
+    /* Rows moved to carol and shared with her among them. */
+    everyone(db, users, "after edits");
     flush(db);
-    all_terms(db, alice, "alice, after edits, indexed");
-    all_terms(db, bob, "bob, after edits, indexed");
-    all_terms(db, carol, "carol, after edits, indexed");
-    no_problems(db, "after edits, indexed");
+    everyone(db, users, "after edits, indexed");
     /* Once more on indexed rows, some changed twice before a commit. */
     sql_exec(db, "BEGIN");
     sql_exec(db, "UPDATE transactions SET description = 'abcd again' WHERE id IN (14, 15, 432)");
@@ -366,13 +377,9 @@ int main(void)
     sql_exec(db, "UPDATE transactions SET owner_id = 2 WHERE id = 18");
     sql_exec(db, "DELETE FROM transactions WHERE id IN (19, 440)");
     sql_exec(db, "COMMIT");
-    all_terms(db, alice, "alice, after edits of indexed rows");
-    all_terms(db, bob, "bob, after edits of indexed rows");
-    no_problems(db, "after edits of indexed rows");
+    everyone(db, users, "after edits of indexed rows");
     flush(db);
-    all_terms(db, alice, "alice, after they are indexed again");
-    all_terms(db, bob, "bob, after they are indexed again");
-    no_problems(db, "after they are indexed again");
+    everyone(db, users, "after they are indexed again");
 
     /* A term in more rows than the index is worth reading (txn_search.c's
      * SEARCH_INDEX_MAX): the count tests every row instead. */
