@@ -34,15 +34,12 @@ int ledger_txn_tag_add(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *b
     return txn_get(db, me, txn_id, out, err);
 }
 
-int ledger_txn_tag_remove(ledger_db *db, int64_t me, int64_t txn_id, int64_t tag_id,
-                          ledger_error *err)
+/* The link between a row and a tag, gone (nothing when there was none). */
+static int tag_unlink(ledger_db *db, int64_t txn_id, int64_t tag_id, ledger_error *err)
 {
-    struct txn_access a;
     sqlite3_stmt *st;
     int rc;
 
-    if (access_txn(db, me, txn_id, &a, err) || tag_check_owner(db, me, tag_id, err))
-        return LEDGER_ERR;
     if ((st = db_stmt(db, SQL_UNLINK, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, txn_id);
@@ -50,6 +47,16 @@ int ledger_txn_tag_remove(ledger_db *db, int64_t me, int64_t txn_id, int64_t tag
     rc = sqlite3_step(st);
     db_stmt_done(st);
     return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "tag unlink");
+}
+
+int ledger_txn_tag_remove(ledger_db *db, int64_t me, int64_t txn_id, int64_t tag_id,
+                          ledger_error *err)
+{
+    struct txn_access a;
+
+    if (access_txn(db, me, txn_id, &a, err) || tag_check_owner(db, me, tag_id, err))
+        return LEDGER_ERR;
+    return tag_unlink(db, txn_id, tag_id, err);
 }
 
 int ledger_txn_tag_remove_body(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *body,
@@ -66,5 +73,5 @@ int ledger_txn_tag_remove_body(ledger_db *db, int64_t me, int64_t txn_id, const 
         return LEDGER_ERR;
     if (tag_check_owner(db, me, tag_id, err))
         return err->status < 500 ? error_as_field(err, "tag_id") : LEDGER_ERR;
-    return ledger_txn_tag_remove(db, me, txn_id, tag_id, err);
+    return tag_unlink(db, txn_id, tag_id, err);
 }
