@@ -43,7 +43,7 @@ int db_bind_text(sqlite3_stmt *st, int idx, const char *text);
  * a JSON null counts as present with the value NULL / unset. */
 
 /* The id for a new row of a table that never gives an id out twice (tags,
- * trips, rules: schema 0013), as SQL. */
+ * trips, rules: schema 0013; rule runs: 0022), as SQL. */
 #define NEXT_ID(table) "(SELECT last + 1 FROM id_high_water WHERE name = '" table "')"
 
 /* The body must be an object: else 400 invalid_json. */

@@ -73,9 +73,12 @@ static const char SQL_COPY_SPLITS[] =
     " SELECT ?1, participant_id, share_percent, settled FROM splits WHERE transaction_id = ?2";
 static const char SQL_HIDE[] = "UPDATE transactions SET reconciled_with_id = ?2 WHERE id = ?1";
 /* The statement row takes the manual row's Imported date. */
+/* after_run: the last rule run before it (schema 0022; see SQL_LATER_RUN). */
 static const char SQL_RECORD[] =
-    "INSERT INTO reconciliations (manual_id, statement_txn_id, snapshot, statement_created_at)"
-    " VALUES (?1, ?2, ?3, (SELECT created_at FROM transactions WHERE id = ?2))";
+    "INSERT INTO reconciliations (manual_id, statement_txn_id, snapshot, statement_created_at,"
+    " after_run)"
+    " VALUES (?1, ?2, ?3, (SELECT created_at FROM transactions WHERE id = ?2),"
+    "         (SELECT last FROM id_high_water WHERE name = 'rule_runs'))";
 static const char SQL_TAKE_DATE[] =
     "UPDATE transactions SET created_at = (SELECT created_at FROM transactions WHERE id = ?2)"
     " WHERE id = ?1";
@@ -83,7 +86,16 @@ static const char SQL_GIVE_DATE_BACK[] =
     "UPDATE transactions SET created_at = (SELECT statement_created_at FROM reconciliations"
     "                                       WHERE manual_id = ?2) WHERE id = ?1";
 static const char SQL_RECORD_GET[] =
-    "SELECT statement_txn_id, snapshot FROM reconciliations WHERE manual_id = ?";
+    "SELECT statement_txn_id, snapshot, after_run FROM reconciliations WHERE manual_id = ?";
+/* A rule run since the reconciliation (?2), still applied, that changed
+ * the statement row ?1.  Undoing puts the statement row's old state back
+ * over the run's, and reverting the run then would bring the copied
+ * state back onto it beside the manual row's own: the run goes first.
+ * (The hidden manual row no run can reach.) */
+static const char SQL_LATER_RUN[] =
+    "SELECT rr.run_id FROM rule_run_rows rr JOIN rule_runs r ON r.id = rr.run_id"
+    " WHERE rr.transaction_id = ?1 AND rr.changed AND rr.run_id > ?2 AND r.reverted_at IS NULL"
+    " ORDER BY rr.run_id DESC LIMIT 1";
 static const char SQL_RECORD_DELETE[] = "DELETE FROM reconciliations WHERE manual_id = ?";
 static const char SQL_UNHIDE[] = "UPDATE transactions SET reconciled_with_id = NULL WHERE id = ?";
 
@@ -363,9 +375,27 @@ fail:
     return LEDGER_ERR;
 }
 
+/* *later: the newest SQL_LATER_RUN, or 0. */
+static int later_run(ledger_db *db, int64_t stmt, int64_t after_run, int64_t *later,
+                     ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_LATER_RUN, err);
+    int rc;
+
+    *later = 0;
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, stmt);
+    sqlite3_bind_int64(st, 2, after_run);
+    if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        *later = sqlite3_column_int64(st, 0);
+    db_stmt_done(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "reconcile");
+}
+
 int ledger_reconcile_undo(ledger_db *db, int64_t me, int64_t manual, ledger_error *err)
 {
-    int64_t owner, statement, reconciled, stmt = 0;
+    int64_t owner, statement, reconciled, stmt = 0, after_run = 0, later = 0;
     char method[16], *snapshot = NULL;
     sqlite3_stmt *st;
     int rc;
@@ -380,11 +410,19 @@ int ledger_reconcile_undo(ledger_db *db, int64_t me, int64_t manual, ledger_erro
     if (sqlite3_step(st) == SQLITE_ROW) {
         stmt = sqlite3_column_int64(st, 0);
         snapshot = strdup((const char *)sqlite3_column_text(st, 1));
+        after_run = sqlite3_column_int64(st, 2);
     }
     db_stmt_done(st);
     if (!reconciled || snapshot == NULL) {
         free(snapshot);
         return ledger_error_set(err, 409, "conflict", NULL, "the transaction is not reconciled");
+    }
+    if ((rc = later_run(db, stmt, after_run, &later, err)) || later) {
+        free(snapshot);
+        return rc ? LEDGER_ERR
+                  : ledger_error_set(err, 409, "conflict", NULL,
+                                     "rule run %lld changed transaction %lld after it was reconciled:"
+                                     " revert the run first", (long long)later, (long long)stmt);
     }
     rc = row_restore(db, stmt, snapshot, err)
          || run2(db, SQL_GIVE_DATE_BACK, stmt, manual, NULL, 0, NULL, err)

@@ -33,13 +33,33 @@ static const char SQL_RULE_AUTO[] =
     RULE_COLUMNS " WHERE owner_id = ? AND enabled AND NOT manual_only ORDER BY id";
 static const char SQL_RULE_DELETE[] = "DELETE FROM rules WHERE id = ?";
 static const char SQL_RUN_INSERT[] =
-    "INSERT INTO rule_runs (owner_id, rule_id, rule_name, source, matches) VALUES (?, ?, ?, ?, ?)";
+    "INSERT INTO rule_runs (id, owner_id, rule_id, rule_name, source, matches)"
+    " VALUES (" NEXT_ID("rule_runs") ", ?, ?, ?, ?, ?)";
 static const char SQL_RUN_FINISH[] = "UPDATE rule_runs SET transactions = ? WHERE id = ?";
 #define RUN_COLUMNS \
     "SELECT id, rule_id, rule_name, source, matches, transactions, created_at, reverted_at," \
     " owner_id FROM rule_runs"
 static const char SQL_RUN_ONE[] = RUN_COLUMNS " WHERE id = ?";
 static const char SQL_RUN_LIST[] = RUN_COLUMNS " WHERE owner_id = ? ORDER BY id DESC";
+/* What a revert of run ?1 would undo that came after it (schema 0022):
+ * a later run still applied that changed one of its rows, or a
+ * reconciliation since into or of one of them.  Putting the run's
+ * snapshot back over either would lose or bring back the other's changes
+ * when that one is undone in turn; the later one goes first. */
+static const char SQL_RUN_LATER_RUN[] =
+    "SELECT b.run_id, b.transaction_id FROM rule_run_rows a"
+    "  JOIN rule_run_rows b ON b.transaction_id = a.transaction_id AND b.run_id > a.run_id"
+    "  JOIN rule_runs r ON r.id = b.run_id AND r.reverted_at IS NULL"
+    " WHERE a.run_id = ?1 AND a.changed AND b.changed"
+    " ORDER BY b.run_id DESC LIMIT 1";
+static const char SQL_RUN_LATER_RECONCILE[] =
+    "SELECT c.manual_id, c.statement_txn_id FROM rule_run_rows a, reconciliations c"
+    " WHERE a.run_id = ?1 AND a.changed AND c.manual_id = a.transaction_id AND c.after_run >= ?1"
+    " UNION ALL "
+    "SELECT c.manual_id, c.statement_txn_id FROM rule_run_rows a, reconciliations c"
+    " WHERE a.run_id = ?1 AND a.changed AND c.statement_txn_id = a.transaction_id"
+    "   AND c.after_run >= ?1"
+    " LIMIT 1";
 static const char SQL_RUN_REVERTED[] =
     "UPDATE rule_runs SET reverted_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?";
 /* The matched rows of a run go into the temporary table rule_matches
@@ -1007,6 +1027,41 @@ int ledger_rule_runs(ledger_db *db, int64_t me, cJSON **out, ledger_error *err)
     return db_list(db, st, run_json, out, err);
 }
 
+/* 409 when something later than run_id still in force changed its rows
+ * (SQL_RUN_LATER_RUN, SQL_RUN_LATER_RECONCILE), naming what to undo
+ * first. */
+static int later_change(ledger_db *db, int64_t run_id, ledger_error *err)
+{
+    static const char *const sql[] = { SQL_RUN_LATER_RUN, SQL_RUN_LATER_RECONCILE };
+    int64_t later = 0, row = 0;
+    size_t i;
+    int rc = SQLITE_DONE;
+
+    for (i = 0; i < sizeof sql / sizeof sql[0] && rc == SQLITE_DONE; i++) {
+        sqlite3_stmt *st = db_stmt(db, sql[i], err);
+
+        if (st == NULL)
+            return LEDGER_ERR;
+        sqlite3_bind_int64(st, 1, run_id);
+        if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            later = sqlite3_column_int64(st, 0);
+            row = sqlite3_column_int64(st, 1);
+        }
+        db_stmt_done(st);
+    }
+    if (rc == SQLITE_DONE)
+        return LEDGER_OK;
+    if (rc != SQLITE_ROW)
+        return db_error(db, err, "revert");
+    if (i == 1)
+        return ledger_error_set(err, 409, "conflict", NULL,
+                                "run %lld changed transaction %lld after this run: revert it first",
+                                (long long)later, (long long)row);
+    return ledger_error_set(err, 409, "conflict", NULL,
+                            "manual transaction %lld was reconciled into transaction %lld after this"
+                            " run: undo that reconciliation first", (long long)later, (long long)row);
+}
+
 int ledger_rule_revert(ledger_db *db, int64_t me, int64_t run_id, cJSON **out, ledger_error *err)
 {
     sqlite3_stmt *st;
@@ -1018,6 +1073,8 @@ int ledger_rule_revert(ledger_db *db, int64_t me, int64_t run_id, cJSON **out, l
     cJSON_Delete(run);
     if (reverted)
         return ledger_error_set(err, 409, "conflict", NULL, "the run was already reverted");
+    if (later_change(db, run_id, err))
+        return LEDGER_ERR;
     /* Every row the run matched goes back to its pre-run state, in a few
      * set-wide statements rather than a round per row. */
     if (run_restore(db, run_id, err) || (st = db_stmt(db, SQL_RUN_REVERTED, err)) == NULL)

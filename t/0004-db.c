@@ -21,6 +21,13 @@ static int user_version(const char *path)
     return v;
 }
 
+/* SQL taking away what migration 0022 adds, for a database set back to an
+ * older version. */
+#define UNDO_0022                                                  \
+    "DROP TRIGGER rule_runs_high_water;"                           \
+    "DELETE FROM id_high_water WHERE name = 'rule_runs';"          \
+    "ALTER TABLE reconciliations DROP COLUMN after_run;"
+
 static void set_user_version(const char *path, int v)
 {
     sqlite3 *db;
@@ -251,10 +258,11 @@ int main(void)
         char path14[140];
 
         snprintf(path14, sizeof path14, "%s/v14.db", dir);
-        /* Back to version 14: what 0019 to 0016 added is taken away again
+        /* Back to version 14: what 0022 to 0016 added is taken away again
          * (0017 drops shared_rows' triggers by name: stand-ins), then rows
          * and budgets with capitals 0015 folds. */
         is_int(database_with_user(path14,
+                     UNDO_0022
                      "DROP TRIGGER visible_total_insert;"
                      "DROP TRIGGER visible_total_update;"
                      "DROP TRIGGER visible_total_rekey;"
@@ -295,7 +303,7 @@ int main(void)
                      " (1, '2026-01-07', 'c', 'debit', 200, 'dining', '\xc8\x9a" "ara', '\xc8\x9a" "ara');"
                      "INSERT INTO budgets (owner_id, category, amount) VALUES"
                      " (1, '\xc8\x98osea', 100), (1, '\xc8\x99osea', 200), (1, '\xc8\x9a" "ara', 300);"),
-               SQLITE_OK, "0019 to 0016 taken away, old rows written");
+               SQLITE_OK, "0022 to 0016 taken away, old rows written");
         set_user_version(path14, 14);
         db = NULL;
         ok(ledger_open(path14, &db, &err) == LEDGER_OK && ledger_schema_version(db) >= 15,
@@ -332,6 +340,7 @@ int main(void)
 
         snprintf(path20, sizeof path20, "%s/v20.db", dir);
         is_int(database_with_user(path20,
+                           UNDO_0022
                            "INSERT INTO transactions (owner_id, date, description, transaction_type, amount,"
                            " category, eff_category) VALUES"
                            " (1, '2026-01-05', 'a', 'debit', 1000, '\xea\x9e\xb4" "eta', '\xea\x9e\xb4" "eta');"
@@ -349,6 +358,36 @@ int main(void)
         is_int(count(path20, "SELECT amount FROM budgets WHERE category = '\xea\x9e\xb5" "eta'"), 100,
                "0021: and the budget");
         remove_db(path20);
+    }
+
+    /* 0022: a reconciliation made before knows the runs of its second or
+     * earlier as before it; run ids go on from the highest. */
+    {
+        char path21[140];
+
+        snprintf(path21, sizeof path21, "%s/v21.db", dir);
+        is_int(database_with_user(path21,
+                           UNDO_0022
+                           "INSERT INTO transactions (id, owner_id, date, description, transaction_type, amount)"
+                           " VALUES (10, 1, '2026-01-05', 'm', 'debit', 1000),"
+                           "        (11, 1, '2026-01-05', 's', 'debit', 1000);"
+                           "INSERT INTO rule_runs (id, owner_id, created_at) VALUES"
+                           " (7, 1, '2026-02-01T10:00:00Z'), (8, 1, '2026-02-01T10:00:05Z'),"
+                           " (9, 1, '2026-02-01T10:00:06Z');"
+                           "INSERT INTO reconciliations (manual_id, statement_txn_id, snapshot,"
+                           " statement_created_at, created_at)"
+                           " VALUES (10, 11, '{}', '2026-01-06T00:00:00Z', '2026-02-01T10:00:05Z');"
+                           "DELETE FROM rule_runs WHERE id = 9;"),
+               SQLITE_OK, "runs and a reconciliation written as before 0022");
+        set_user_version(path21, 21);
+        db = NULL;
+        ok(ledger_open(path21, &db, &err) == LEDGER_OK, "a version-21 database is migrated forward");
+        ledger_close(db);
+        is_int(count(path21, "SELECT after_run FROM reconciliations WHERE manual_id = 10"), 8,
+               "0022: the runs of the reconciliation's second or earlier are before it");
+        is_int(count(path21, "SELECT last FROM id_high_water WHERE name = 'rule_runs'"), 8,
+               "0022: run ids go on from the highest there is");
+        remove_db(path21);
     }
 
     /* An in-memory database works for tests. */
