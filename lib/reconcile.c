@@ -22,10 +22,15 @@
 
 #define OUT_TYPES "('debit', 'fee', 'interest')"
 
+/* Newest first; after a cursor (?4 its date, ?5 its id) the rows past
+ * it, so rows reconciled or written meanwhile move no other row to
+ * another page (an audit: by offset, two rows reconciled by another
+ * client pushed two never-shown rows onto the page already read). */
 static const char SQL_PENDING[] =
-    "SELECT id FROM transactions"
+    "SELECT id, date FROM transactions"
     " WHERE owner_id = ?1 AND statement_id IS NULL AND reconciled_with_id IS NULL"
     "   AND (payment_method IS NULL OR payment_method IN ('card', 'bank_transfer'))"
+    "   AND (?4 IS NULL OR date < ?4 OR (date = ?4 AND id < ?5))"
     " ORDER BY date DESC, id DESC LIMIT ?2 OFFSET ?3";
 static const char SQL_PENDING_COUNT[] =
     "SELECT COUNT(*) FROM transactions"
@@ -133,19 +138,27 @@ static cJSON *row_of(ledger_db *db, int64_t me, int64_t id, ledger_error *err)
 int ledger_reconcile_list(ledger_db *db, int64_t me, const struct ledger_params *p, cJSON **out,
                           ledger_error *err)
 {
-    const char *v;
-    int64_t limit = 50, offset = 0, total = 0, *ids = NULL;
+    const char *v, *cursor;
+    int64_t limit = 50, offset = 0, total = 0, *ids = NULL, after_id = 0;
+    char after_date[11] = "", last_date[11] = "";
     size_t n = 0, cap = 0, i;
     sqlite3_stmt *st;
     cJSON *doc, *pending, *unmatched;
-    int rc;
+    int rc, more = 0;
 
     if ((v = param_get(p, "limit")) && parse_whole(v, 1, 500, &limit))
         return ledger_error_set(err, 400, "invalid_field", "limit", "limit must be from 1 to 500");
     if ((v = param_get(p, "offset")) && parse_whole(v, 0, INT64_C(1) << 40, &offset))
         return ledger_error_set(err, 400, "invalid_field", "offset", "offset must be 0 or more");
-    if ((v = param_get(p, "cursor")) && *v && parse_whole(v, 0, INT64_C(1) << 40, &offset))
-        return ledger_error_set(err, 400, "invalid_field", "cursor", "cursor is not one this list gave out");
+    /* The cursor is the last row's date and id, "YYYY-MM-DD.id"; the page
+     * after it starts there (offset, if given too, skips past that). */
+    if ((cursor = param_get(p, "cursor")) && *cursor) {
+        if (strlen(cursor) > 11 && cursor[10] == '.')
+            memcpy(after_date, cursor, 10);
+        if (!valid_date(after_date) || parse_whole(cursor + 11, 1, INT64_MAX, &after_id))
+            return ledger_error_set(err, 400, "invalid_field", "cursor",
+                                    "cursor is not one this list gave out");
+    }
     if ((st = db_stmt(db, SQL_PENDING_COUNT, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);
@@ -155,9 +168,18 @@ int ledger_reconcile_list(ledger_db *db, int64_t me, const struct ledger_params 
     if ((st = db_stmt(db, SQL_PENDING, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);
-    sqlite3_bind_int64(st, 2, limit);
+    sqlite3_bind_int64(st, 2, limit + 1);  /* one more: is there a next page? */
     sqlite3_bind_int64(st, 3, offset);
+    if (after_id) {
+        db_bind_text(st, 4, after_date);
+        sqlite3_bind_int64(st, 5, after_id);
+    }
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if ((int64_t)n == limit) {
+            more = 1;  /* the one more */
+            continue;
+        }
+        snprintf(last_date, sizeof last_date, "%s", (const char *)sqlite3_column_text(st, 1));
         if (n == cap) {
             int64_t *nv = realloc(ids, (cap = cap ? 2 * cap : 64) * sizeof *ids);
 
@@ -211,19 +233,18 @@ int ledger_reconcile_list(ledger_db *db, int64_t me, const struct ledger_params 
             cJSON_AddItemToArray(unmatched, row);
         }
     }
-    free(ids);
     cJSON_AddNumberToObject(doc, "total", (double)total);
     cJSON_AddNumberToObject(doc, "limit", (double)limit);
     cJSON_AddNumberToObject(doc, "offset", (double)offset);
-    /* The next page's offset, as the merchant list does. */
-    if (offset + (int64_t)n < total) {
-        char next[32];
+    if (more) {
+        char next[40];
 
-        snprintf(next, sizeof next, "%lld", (long long)(offset + (int64_t)n));
+        snprintf(next, sizeof next, "%s.%lld", last_date, (long long)ids[n - 1]);
         cJSON_AddStringToObject(doc, "next_cursor", next);
     } else {
         cJSON_AddNullToObject(doc, "next_cursor");
     }
+    free(ids);
     *out = doc;
     return LEDGER_OK;
 }

@@ -300,6 +300,33 @@ is_deeply(\@pages, [[$e1->{id}], [$e2->{id}], [$e3->{id}], []], 'one row a page,
 $doc = rec_list('erin', 'limit=2&offset=1');
 is_deeply([scalar @{ $doc->{pending} }, map { $_->{id} } @{ $doc->{unmatched} }], [0, $e2->{id}, $e3->{id}],
           'limit=2&offset=1: e2 and e3');
+# By cursor: the rows after the last one shown, whatever was written or
+# reconciled meanwhile (by offset, a row written newer repeated one and
+# rows reconciled away skipped others).
+sub page_ids { my ($d) = @_; [(map { $_->{transaction}{id} } @{ $d->{pending} }), map { $_->{id} } @{ $d->{unmatched} }] }
+{
+    my (@seen, $cursor, $d);
+    for (1 .. 4) {
+        $d = rec_list('erin', 'limit=1' . (defined $cursor ? "&cursor=$cursor" : ''));
+        push @seen, @{ page_ids($d) };
+        last unless defined($cursor = $d->{next_cursor});
+    }
+    is_deeply(\@seen, [$e1->{id}, $e2->{id}, $e3->{id}], 'by cursor: each row once, newest first');
+    is($d->{next_cursor}, undef, 'and no cursor after the last page');
+    $d = rec_list('erin', 'limit=1');
+    my $newer = manual('erin', 'e newer', date => '2026-02-05', amount => 40);
+    my $next = rec_list('erin', "limit=1&cursor=$d->{next_cursor}");
+    is_deeply(page_ids($next), [$e2->{id}], 'a row written newer meanwhile does not move the next page');
+    is($rig->del("/api/transactions/$newer->{id}", user => 'erin')->{status}, 204, 'e newer deleted');
+    is(reconcile('erin', [$e1->{id}, $sE->{'e stmt'}{id}])->{status}, 200, 'e1 reconciled meanwhile');
+    is_deeply(page_ids(rec_list('erin', "limit=1&cursor=$d->{next_cursor}")), [$e2->{id}],
+              'nor does a row reconciled away');
+    is($rig->del("/api/reconcile/$e1->{id}", user => 'erin')->{status}, 204, 'e1 undone');
+}
+for my $c ('x', '3', '2026-02-30.5', '2026-02-01.0', '2026-02-01.', '2026-02-01.5x', '2026-02-01-5') {
+    error_is($rig->get("/api/reconcile?cursor=$c", user => 'erin'), 400, 'invalid_field', "GET /api/reconcile?cursor=$c",
+             'cursor');
+}
 for my $q ('limit=0', 'limit=501', 'limit=x', 'offset=-1', 'offset=y') {
     my ($f) = $q =~ /^(\w+)/;
     error_is($rig->get("/api/reconcile?$q", user => 'erin'), 400, 'invalid_field', "GET /api/reconcile?$q", $f);
