@@ -2,11 +2,13 @@
  * POST /api/statements/import: an OFX or QFX file as banks export it, one
  * statement per account in the file.
  *
- * Each row keeps the bank's FITID.  A row whose FITID the caller already
- * has for the same account is skipped (one without a FITID, when the
- * account has a row saying the same: SQL_SEEN_PLAIN), and an account whose
- * rows were all seen before creates no statement: importing the same file
- * twice creates nothing twice and says how many rows it skipped.
+ * Each row keeps the bank's FITID, and a row without one a FITID made from
+ * what it says (plain_keys).  A row whose FITID the caller already has for
+ * the same account is skipped (one without a FITID also when an account's
+ * row imported before those were made says the same: SQL_SEEN_PLAIN), and
+ * an account whose rows were all seen before creates no statement:
+ * importing the same file twice creates nothing twice and says how many
+ * rows it skipped.
  *
  * Amounts in the file are signed from the account holder's side (negative
  * is money out); rows store a magnitude and a type.  LEDGERBAL (else
@@ -28,14 +30,17 @@
 static const char SQL_SEEN[] =
     "SELECT 1 FROM transactions t JOIN statements s ON s.id = t.statement_id"
     " WHERE t.owner_id = ?1 AND t.fitid = ?3 AND s.account_id = ?2";
-/* A row without a FITID (OFX requires one; some banks leave it out) is
- * known by what it says instead: an earlier row of the account, also
- * without one, on the same date, of the same type, amount and description.
- * Without this, importing such a file twice doubled every row. */
+/* A row without a FITID (OFX requires one; some banks leave it out)
+ * imported before plain_keys stored one: known by what it says instead, an
+ * earlier row of the account without one on the same date, of the same
+ * amount, description and direction (its type the user may have changed
+ * since, a debit to a fee: an audit found the row imported again). */
 static const char SQL_SEEN_PLAIN[] =
     "SELECT 1 FROM transactions t JOIN statements s ON s.id = t.statement_id"
     " WHERE t.owner_id = ?1 AND s.account_id = ?2 AND t.fitid IS NULL AND t.date = ?3"
-    "   AND t.amount = ?4 AND t.transaction_type = ?5 AND t.description = ?6 LIMIT 1";
+    "   AND t.amount = ?4 AND t.description = ?6"
+    "   AND (t.transaction_type IN ('debit', 'fee', 'interest'))"
+    "       = (?5 IN ('debit', 'fee', 'interest')) LIMIT 1";
 static const char SQL_SAME_STATEMENT[] =
     "SELECT 1 FROM statements WHERE owner_id = ?1 AND account_id = ?2"
     "   AND period_start IS ?3 AND period_end IS ?4";
@@ -135,6 +140,73 @@ static int mark_repeats(const struct ofx_account *a, char *fresh)
     return 0;
 }
 
+/* The FITID of a row the bank gave none: a hash of what the row says
+ * (date, OFX type, signed amount, description) and which of the file's
+ * rows saying the same it is, "plain:<hash>.<n>".  A second import of
+ * the file makes the same keys, however the user edited the rows since;
+ * a later file with one more such row (two coffees, same day and price)
+ * adds that one.  keys[i] is "" for a row with a FITID. */
+#define PLAIN_KEY_SIZE 48
+
+struct plain_hash {
+    uint64_t h;
+    size_t i;
+};
+
+static int by_plain_hash(const void *x, const void *y)
+{
+    const struct plain_hash *a = x, *b = y;
+
+    if (a->h != b->h)
+        return a->h < b->h ? -1 : 1;
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+
+static uint64_t fnv1a(uint64_t h, const char *s, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= UINT64_C(0x100000001b3);
+    }
+    return h;
+}
+
+static int plain_keys(const struct ofx_account *a, char (*keys)[PLAIN_KEY_SIZE])
+{
+    struct plain_hash *v = malloc((a->ntxns ? a->ntxns : 1) * sizeof *v);
+    size_t i, n = 0, nth = 0;
+
+    if (v == NULL)
+        return -1;
+    for (i = 0; i < a->ntxns; i++) {
+        const struct ofx_txn *t = &a->txns[i];
+        char desc[800], amount[32];
+        uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+        keys[i][0] = '\0';
+        if (t->fitid[0])
+            continue;
+        row_description(t, desc, sizeof desc);
+        snprintf(amount, sizeof amount, "%lld", (long long)t->amount);
+        /* Each field ends with a byte no field holds. */
+        h = fnv1a(h, t->date, strlen(t->date) + 1);
+        h = fnv1a(h, t->trntype, strlen(t->trntype) + 1);
+        h = fnv1a(h, amount, strlen(amount) + 1);
+        h = fnv1a(h, desc, strlen(desc) + 1);
+        v[n].h = h;
+        v[n++].i = i;
+    }
+    qsort(v, n, sizeof *v, by_plain_hash);
+    for (i = 0; i < n; i++) {
+        nth = i > 0 && v[i].h == v[i - 1].h ? nth + 1 : 1;
+        snprintf(keys[v[i].i], PLAIN_KEY_SIZE, "plain:%016llx.%zu", (unsigned long long)v[i].h, nth);
+    }
+    free(v);
+    return 0;
+}
+
 static void min_max_dates(const struct ofx_account *a, char *from, char *to)
 {
     size_t i;
@@ -161,7 +233,8 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
                           int64_t *skipped, ledger_error *err)
 {
     struct statement_fields f;
-    char account_id[160], name[80], from[11], to[11], *fresh;
+    char account_id[160], name[80], from[11], to[11], *fresh, (*keys)[PLAIN_KEY_SIZE] = NULL;
+    int result = LEDGER_ERR;
     size_t i, n_new = 0, len = strlen(a->acct_id), tail, chars;
     int64_t id;
     int dup;
@@ -175,14 +248,18 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
     /* A FITID repeated inside the file is one row: all but its first
      * appearance are marked, found by sorting rather than comparing each
      * row with every other. */
-    if (mark_repeats(a, fresh))
+    if (mark_repeats(a, fresh)
+        || (keys = malloc((a->ntxns ? a->ntxns : 1) * sizeof *keys)) == NULL
+        || plain_keys(a, keys))
         goto oom;
     for (i = 0; i < a->ntxns; i++) {
         dup = !fresh[i];
         if (!dup && (a->txns[i].fitid[0]
                      ? seen(db, me, account_id, a->txns[i].fitid, &dup, err)
-                     : seen_plain(db, me, account_id, &a->txns[i], a->credit_card, &dup, err)))
-            goto fail;
+                     : seen(db, me, account_id, keys[i], &dup, err)
+                       || (!dup && seen_plain(db, me, account_id, &a->txns[i], a->credit_card,
+                                              &dup, err))))
+            goto out;
         fresh[i] = !dup;
         n_new += !dup;
         *skipped += dup;
@@ -193,20 +270,18 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
         int rc;
 
         /* Nothing new: a statement only when this period is new too. */
-        if (a->ntxns > 0 || (st = db_stmt(db, SQL_SAME_STATEMENT, err)) == NULL) {
-            free(fresh);
-            return a->ntxns > 0 ? LEDGER_OK : LEDGER_ERR;
-        }
+        if (a->ntxns > 0)
+            goto done;
+        if ((st = db_stmt(db, SQL_SAME_STATEMENT, err)) == NULL)
+            goto out;
         sqlite3_bind_int64(st, 1, me);
         db_bind_text(st, 2, account_id);
         db_bind_text(st, 3, from);
         db_bind_text(st, 4, to);
         rc = sqlite3_step(st);
         db_stmt_done(st);
-        if (rc == SQLITE_ROW) {
-            free(fresh);
-            return LEDGER_OK;
-        }
+        if (rc == SQLITE_ROW)
+            goto done;
     }
     /* The account's last four characters (not bytes: the id is UTF-8). */
     for (tail = len, chars = 0; tail > 0 && chars < 4; tail--)
@@ -231,7 +306,7 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
                     || strcmp(f.statement_type, "loan") == 0 ? -bal : bal;
     }
     if (statement_insert(db, me, &f, &id, err))
-        goto fail;
+        goto out;
     for (i = 0; i < a->ntxns; i++) {
         const struct ofx_txn *t = &a->txns[i];
         struct statement_row r;
@@ -249,7 +324,7 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
         r.category = strcmp(r.type, "payment") == 0 ? "transfers" : NULL;
         r.amount = t->amount < 0 ? -t->amount : t->amount;
         r.currency = t->currency[0] ? t->currency : a->currency[0] ? a->currency : NULL;
-        r.fitid = t->fitid[0] ? t->fitid : NULL;
+        r.fitid = t->fitid[0] ? t->fitid : keys[i];
         /* A row in another currency with a rate to the account's: the
          * home-currency amount when the account is in the home currency. */
         if (t->currency[0] && t->currate[0]
@@ -259,23 +334,25 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
             r.rate = t->currate;
         }
         if (statement_row_insert(db, me, id, &r, err))
-            goto fail;
+            goto out;
         ++*imported;
     }
-    free(fresh);
     {
         cJSON *s = NULL;
 
         if (statement_get(db, me, id, &s, err))
-            return LEDGER_ERR;
+            goto out;
         cJSON_AddItemToArray(created, s);
     }
-    return LEDGER_OK;
+done:
+    result = LEDGER_OK;
+    goto out;
 oom:
     ledger_error_set(err, 500, "internal", NULL, "out of memory");
-fail:
+out:
     free(fresh);
-    return LEDGER_ERR;
+    free(keys);
+    return result;
 }
 
 int ledger_statement_import(ledger_db *db, int64_t me, const char *buf, size_t len,

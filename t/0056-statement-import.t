@@ -128,10 +128,37 @@ is($pay->{category}, 'transfers', 'a card payment is a transfer');
     $res = $import->();
     is($res->{status}, 201, 'a file whose rows have no FITID imports') or diag($res->{content});
     is($res->{json}{imported}, 3, 'all three rows, the two identical coffees both');
+    my $sid = $res->{json}{statements}[0]{id} // 0;
     $res = $import->();
     is_deeply([ @{ $res->{json} // {} }{qw(imported skipped_duplicates)} ], [ 0, 3 ],
               'imported again: each row is known by what it says, nothing twice') or diag($res->{content});
     is($rig->get('/api/transactions?search=COFFEE', user => 'erin')->{json}{total}, 2, 'two coffees, not four');
+
+    # Known however the rows were edited since: the lunch made a fee, a
+    # coffee a refund (an audit: the retyped row came in again).
+    my $items = $rig->get("/api/transactions?statement_id=$sid", user => 'erin')->{json}{items};
+    my %row = map { $_->{description} => $_ } @$items;
+    is($rig->patch("/api/transactions/$row{LUNCH}{id}", { transaction_type => 'fee' }, user => 'erin')->{status}, 200,
+       'the lunch made a fee');
+    is($rig->patch("/api/transactions/$row{COFFEE}{id}", { transaction_type => 'refund' }, user => 'erin')->{status}, 200,
+       'a coffee made a refund');
+    $res = $import->();
+    is_deeply([ @{ $res->{json} // {} }{qw(imported skipped_duplicates)} ], [ 0, 3 ],
+              'imported again after the edits: nothing twice') or diag($res->{content});
+    # A later file with a third coffee of the same day and price adds it.
+    my $more = sgml_file(org => 'No Id Bank', bank => '1', acct => '777000', type => 'CHECKING',
+        rows => join('', map { $trn->('20260305', '-4.50', 'COFFEE') } 1 .. 3) . $trn->('20260307', '-1.00', 'BUN'));
+    $res = $rig->request('POST', '/api/statements/import', user => 'erin', body => $more, type => 'application/x-ofx');
+    is_deeply([ @{ $res->{json} // {} }{qw(imported skipped_duplicates)} ], [ 2, 2 ],
+              'a later file: the third coffee and the bun are new') or diag($res->{content});
+    is($rig->get('/api/transactions?search=COFFEE', user => 'erin')->{json}{total}, 3, 'three coffees');
+
+    # Rows imported before such rows kept a FITID are known by what they
+    # say, the direction of their type rather than the type.
+    $rig->sql("UPDATE transactions SET fitid = NULL WHERE statement_id = $sid");
+    $res = $import->();
+    is_deeply([ @{ $res->{json} // {} }{qw(imported skipped_duplicates)} ], [ 0, 3 ],
+              'rows stored without a FITID: known still, the fee as the debit it was') or diag($res->{content});
 }
 
 # ---- QFX and two accounts -----------------------------------------------------------------
