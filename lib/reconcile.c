@@ -205,13 +205,19 @@ int ledger_reconcile_list(ledger_db *db, int64_t me, const struct ledger_params 
         if ((st = db_stmt(db, SQL_CANDIDATES, err)) == NULL) {
             cJSON_Delete(cands);
             cJSON_Delete(row);
-            break;
+            goto fail;
         }
         sqlite3_bind_int64(st, 1, me);
         sqlite3_bind_int64(st, 2, ids[i]);
-        while (sqlite3_step(st) == SQLITE_ROW && nc < 64)
+        while (nc < 64 && (rc = sqlite3_step(st)) == SQLITE_ROW)
             cids[nc++] = sqlite3_column_int64(st, 0);
         db_stmt_done(st);
+        if (nc < 64 && rc != SQLITE_DONE) {
+            cJSON_Delete(cands);
+            cJSON_Delete(row);
+            db_error(db, err, "reconcile");
+            goto fail;
+        }
         for (k = 0; k < nc; k++) {
             cJSON *c = row_of(db, me, cids[k], err);
 
@@ -247,6 +253,10 @@ int ledger_reconcile_list(ledger_db *db, int64_t me, const struct ledger_params 
     free(ids);
     *out = doc;
     return LEDGER_OK;
+fail:
+    free(ids);
+    cJSON_Delete(doc);
+    return LEDGER_ERR;
 }
 
 /* The state of row id, for checks: 404 when it does not exist. */
