@@ -15,6 +15,8 @@ use warnings;
 use Carp qw(croak);
 use Cwd ();
 use Digest::SHA qw(sha1);
+use Fcntl qw(:flock);
+use File::Spec;
 use File::Temp qw(tempdir);
 use HTTP::Tiny;
 use IO::Socket::INET;
@@ -30,12 +32,31 @@ my @LIVE;
 sub srcdir { Cwd::abs_path($ENV{LEDGER_SRCDIR} // '.') }
 sub fcgi_bin { $ENV{LEDGER_FCGI} // 'fcgi/ledger-fcgi' }
 
+# A port nothing listens on, for a server this process starts.  The kernel
+# may give the same free port to two test processes running side by side
+# before either server has bound it; the loser's server then fails to bind
+# while its requests reach the other one (a test once got another rig's
+# 401 page).  So each port is also claimed with a lock file held until
+# this process exits, and a port another process holds is passed over.
+my %PORT_LOCKS;
 sub free_port {
-    my $s = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0,
-                                  Listen => 1, ReuseAddr => 1) or croak "no free port: $!";
-    my $port = $s->sockport;
-    close $s;
-    return $port;
+    my $dir = File::Spec->tmpdir . '/ledger-rig-ports';
+    mkdir $dir, 01777 and chmod 01777, $dir;
+    for (1 .. 100) {
+        my $s = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0,
+                                      Listen => 1, ReuseAddr => 1) or croak "no free port: $!";
+        my $port = $s->sockport;
+        close $s;
+        next if $PORT_LOCKS{$port};
+        open my $fh, '>>', "$dir/$port" or croak "$dir/$port: $!";
+        chmod 0666, "$dir/$port";
+        if (flock $fh, LOCK_EX | LOCK_NB) {
+            $PORT_LOCKS{$port} = $fh;
+            return $port;
+        }
+        close $fh;
+    }
+    croak 'no free port: every one offered is held by another test process';
 }
 
 sub find_program {
