@@ -296,6 +296,12 @@ int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
     if (has_type && !a.is_owner)
         return ledger_error_set(err, 403, "forbidden", "transaction_type",
                                 "only the owner can change transaction_type");
+    /* One share override per row, and every viewer's my_share_pct reads
+     * it first (API.md): a participant setting it would set the owner's
+     * share of the owner's own row, and the mine basis of both. */
+    if (has_share && !a.is_owner)
+        return ledger_error_set(err, 403, "forbidden", "my_share_percent",
+                                "only the owner can change my_share_percent");
     if (has_trip && trip_id && trip_check_member(db, me, trip_id, err))
         return LEDGER_ERR;
     if (category) {

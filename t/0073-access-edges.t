@@ -144,6 +144,25 @@ for my $case (['2026-06-13', 101, 'after'], ['2026-06-07', 99, 'before']) {
               'and the tag is still on the row');
 }
 
+# ---- the share override is the owner's: a participant cannot set it ---------------
+{
+    my $row = manual(alice => date => '2026-08-03', amount => 100, description => 'Shared share',
+                     splits => [{ participant_id => $uid{bob}, share_percent => 50 }]);
+    my $res = $rig->patch("/api/transactions/$row", { my_share_percent => 100 }, user => 'bob');
+    is($res->{status}, 403, 'bob setting my_share_percent on alice\'s row: 403');
+    is($res->{json}{error}{field}, 'my_share_percent', 'naming my_share_percent');
+    is($rig->patch("/api/transactions/$row", { my_share_percent => undef }, user => 'bob')->{status}, 403,
+       'clearing it too');
+    my $mine = sub { sprintf '%.2f', $rig->get("/api/transactions/$row", user => $_[0])->{json}{my_amount} };
+    is($mine->('alice'), '50.00', 'alice\'s share of her row is still her split row\'s');
+    is($mine->('bob'), '50.00', 'and bob\'s his');
+    is($rig->patch("/api/transactions/$row", { category => 'dining' }, user => 'bob')->{status}, 200,
+       'other overrides stay open to him');
+    is($rig->patch("/api/transactions/$row", { my_share_percent => 60 }, user => 'alice')->{status}, 200,
+       'alice may set it');
+    is($mine->('alice'), '60.00', 'and it is her share');
+}
+
 # ---- the query bar's range is the same either way round -----------------------------
 {
     manual(carol => date => '2026-08-01', amount => $_, description => "Range $_") for 5, 10, 15, 20, 25;
