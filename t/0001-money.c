@@ -81,6 +81,12 @@ int main(void)
     refuses("12.34 ");
     refuses("+1");
     refuses("10000000000000.001");    /* a double would round this to 10^13 */
+    /* Past int64 cents: 17 nines are 9999999999999999900 cents, over
+     * INT64_MAX; INT64_MAX + 1 cents.  Refused before any arithmetic could
+     * wrap them into a negative (or, signed "-", a positive) amount. */
+    refuses("99999999999999999");
+    refuses("-99999999999999999");
+    refuses("92233720368547758.08");
 
     from_json("{\"amount\": 12.34}", 1, 1234);
     from_json("{\"amount\": 0.3}", 1, 30);

@@ -1,0 +1,266 @@
+#!/usr/bin/perl
+# Money rules at their edges, through nginx: each section holds one rule a
+# mutation audit could break with the whole suite still passing (the
+# mutant id is named in the section's heading).  SPEC.md Business rules B
+# and D, Behaviour rule 9, section 3 (a reconciled manual row is hidden);
+# API.md sections 1 (money), 2 (balances), 3 (apportioned cents), 7 (trip
+# owed), 8 (spend, basis=mine), 9 (reconciliation).
+#
+# The odd cent: 10.01 split 50/50 is 500.5 cents each; largest remainder
+# gives the tie to the owner's row (5.01) and the other party 5.00; an
+# override share of 50% rounds half away from zero (5.01, refund -5.01).
+#
+# Every scenario has a month (or a trip, or a pair of users) of its own, so
+# every figure below is exact and worked out by hand in a comment:
+#   2024-01  alice  interest in USD (fees report)              M17
+#   2024-02  alice  a manual fee reconciled (fees report)      M40
+#   2024-03  alice  debit 10.01, my_share_percent 50           M19
+#   2024-04  alice  refund 10.01, my_share_percent 50          M19
+#   2024-05  alice  refund 10.01 split with bob 50%            M34
+#   2024-06  alice  debit 10.01 split with carol 50%; the only
+#                   row between alice and carol (balances)     M33
+#   trip FX   alice and dave: a USD row                        M27
+#   trip Cr   alice and erin: a debit and a credit             M35
+#   amounts past int64 cents refused, nothing written           M30
+use strict;
+use warnings;
+use Test::More;
+use Rig;
+use CommonChecks qw(error_is);
+
+my $rig = Rig->new;
+my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
+ok(!grep({ !$_ } values %uid), 'every test user has an id');
+
+# ---- helpers ------------------------------------------------------------------
+
+# Money comes back as JSON numbers with two decimals; compare as text.
+sub m2 { defined $_[0] ? sprintf('%.2f', $_[0]) : undef }
+
+# alice shares with everyone, and everyone with alice.
+for my $o (qw(bob carol dave erin)) {
+    for my $p ([alice => $o], [$o => 'alice']) {
+        my $r = $rig->post('/api/participants', { email => "$p->[1]\@example.org" }, user => $p->[0]);
+        ok($r->{status} == 200 || $r->{status} == 201, "$p->[0] adds $p->[1] as a participant")
+            or diag($r->{content});
+    }
+}
+
+# A manual row (201 checked); returns it.
+sub manual {
+    my ($user, %f) = @_;
+    my $body = { date => '2024-01-15', amount => 10, description => 'something', %f };
+    my $res = $rig->post('/api/transactions', $body, user => $user);
+    is($res->{status}, 201, "$user creates manual row '$body->{description}'") or diag($res->{content});
+    return $res->{json} // {};
+}
+
+# A statement of $user with rows; returns (statement, {description => row}).
+sub statement {
+    my ($user, %f) = @_;
+    my $body = { bank_name => 'Edge Bank', account_type => 'Visa Credit Card',
+                 period_start => '2024-01-01', period_end => '2024-12-31', transactions => [], %f };
+    my $res = $rig->post('/api/statements', $body, user => $user);
+    is($res->{status}, 201, "$user creates statement '$body->{bank_name}'") or diag($res->{content});
+    my $s = $res->{json} // {};
+    my $list = $rig->get("/api/transactions?statement_id=$s->{id}&exclude_categories=&limit=500",
+                         user => $user)->{json}{items} // [];
+    return ($s, { map { $_->{description} => $_ } @$list });
+}
+
+sub get_row { $rig->get("/api/transactions/$_[1]", user => $_[0])->{json} // {} }
+
+# {participant_id => amount} of a row's splits.
+sub split_amounts { +{ map { $_->{participant_id} => m2($_->{amount}) } @{ $_[0]{splits} // [] } } }
+
+sub fees {
+    my ($user, $month) = @_;
+    my $res = $rig->get("/api/analytics/fees?from=$month&to=$month", user => $user);
+    is($res->{status}, 200, "$user GET /api/analytics/fees for $month") or diag($res->{content});
+    return $res->{json} // {};
+}
+# [month, fees, interest] of each by_month entry.
+sub fee_months { [map { [$_->{month}, m2($_->{fees}), m2($_->{interest})] } @{ $_[0]{by_month} // [] }] }
+
+# One month of GET /api/analytics/monthly?basis=mine: [month total, {category => total}].
+sub mine_month {
+    my ($user, $month) = @_;
+    my $res = $rig->get("/api/analytics/monthly?from=$month&to=$month&basis=mine", user => $user);
+    is($res->{status}, 200, "$user GET /api/analytics/monthly basis=mine for $month") or diag($res->{content});
+    my ($m) = grep { $_->{month} eq $month } @{ $res->{json}{items} // [] };
+    $m //= {};
+    return [m2($m->{total}), { map { $_->{category} => m2($_->{total}) } @{ $m->{categories} // [] } }];
+}
+
+sub drill_mine {
+    my ($user, $month, $cat) = @_;
+    my $res = $rig->get("/api/analytics/monthly/$month/$cat?basis=mine", user => $user);
+    is($res->{status}, 200, "$user GET drill-down $month/$cat basis=mine") or diag($res->{content});
+    return m2($res->{json}{total});
+}
+
+sub balance {
+    my ($user, $other) = @_;
+    my $res = $rig->get("/api/participants/$uid{$other}/balance", user => $user);
+    is($res->{status}, 200, "$user GET /api/participants/{$other}/balance") or diag($res->{content});
+    my $j = $res->{json} // {};
+    return { map { $_ => m2($j->{$_}) } qw(owed_to_me owed_by_me payments_to_me payments_from_me net) };
+}
+
+sub new_trip {
+    my ($user, $name) = @_;
+    my $res = $rig->post('/api/trips', { name => $name }, user => $user);
+    is($res->{status}, 201, "$user creates trip '$name'") or diag($res->{content});
+    return ($res->{json} // {})->{id};
+}
+
+# [{participant_id => amount} owed_to_me, {...} owed_by_me] of a trip.
+sub owed {
+    my ($user, $trip) = @_;
+    my $res = $rig->get("/api/trips/$trip/owed", user => $user);
+    is($res->{status}, 200, "$user GET /api/trips/{id}/owed") or diag($res->{content});
+    my $j = $res->{json} // {};
+    return [map { my $k = $_; +{ map { $_->{participant_id} => m2($_->{amount}) } @{ $j->{$k} // [] } } }
+            qw(owed_to_me owed_by_me)];
+}
+
+# ==== M17: the fees report sums interest at COALESCE(amount_aud, amount) =========
+# 2024-01, alice's statement FX Card: one interest row of USD 10.00 at 1.525,
+# amount_aud 15.25.  No fee rows.
+#   by_month 2024-01: fees 0.00, interest 15.25 (not the 10.00 of the USD amount)
+#   by_statement FX Card: fees 0.00, interest 15.25; total_interest 15.25
+my ($fx) = statement('alice', bank_name => 'FX Card', period_start => '2024-01-01', period_end => '2024-01-31',
+    transactions => [ { date => '2024-01-20', description => 'USD interest', transaction_type => 'interest',
+                        amount => 10, currency => 'USD', amount_aud => 15.25, exchange_rate_to_aud => 1.525,
+                        category => 'fees', merchant => 'FX Card' } ]);
+my $f = fees('alice', '2024-01');
+is_deeply(fee_months($f), [['2024-01', '0.00', '15.25']],
+          'fees report by_month: a USD interest row counts at its amount_aud 15.25, not its 10.00');
+is_deeply([map { [$_->{statement_id}, m2($_->{fees}), m2($_->{interest})] } @{ $f->{by_statement} // [] }],
+          [[$fx->{id}, '0.00', '15.25']], 'fees report by_statement: the USD interest at 15.25');
+is_deeply([m2($f->{total_fees}), m2($f->{total_interest})], ['0.00', '15.25'],
+          'fees report totals: total_interest 15.25 (home currency)');
+
+# ==== M40: a reconciled manual row is hidden from the fees report ===================
+# 2024-02, alice: a manual fee 5.00 (02-10) and a statement fee 5.00 (02-10);
+# the manual row is reconciled into the statement row, so only the statement
+# row counts: fees 5.00, not 10.00.
+my $mfee = manual('alice', date => '2024-02-10', amount => 5, transaction_type => 'fee',
+                  description => 'Manual card fee', category => 'fees');
+my ($fs, $frows) = statement('alice', bank_name => 'Fee Card', period_start => '2024-02-01',
+    period_end => '2024-02-29', transactions => [ { date => '2024-02-10', description => 'Card fee',
+                                                    transaction_type => 'fee', amount => 5, category => 'fees' } ]);
+my $res = $rig->post('/api/reconcile', { matches => [ { manual_id => $mfee->{id},
+                                                        statement_transaction_id => $frows->{'Card fee'}{id} } ] },
+                     user => 'alice');
+ok($res->{status} == 200 || $res->{status} == 201, 'alice reconciles the manual fee into the statement fee')
+    or diag($res->{content});
+is($rig->get("/api/transactions/$mfee->{id}", user => 'alice')->{status}, 404,
+   'the reconciled manual fee is hidden (404)');
+$f = fees('alice', '2024-02');
+is_deeply(fee_months($f), [['2024-02', '5.00', '0.00']],
+          'fees report by_month: the reconciled manual fee is not counted beside its statement row (5.00, not 10.00)');
+is_deeply([m2($f->{total_fees}), m2($f->{total_interest})], ['5.00', '0.00'],
+          'fees report totals: total_fees 5.00 after reconciling');
+is_deeply([map { [$_->{statement_id}, m2($_->{fees})] } @{ $f->{by_statement} // [] }], [[$fs->{id}, '5.00']],
+          'fees report by_statement: the statement fee 5.00');
+
+# ==== M19: mine-basis spend of an override share is the row's my_amount ============
+# 2024-03, alice: debit 10.01 dining, my_share_percent 50:
+#   1001 x 50% = 500.5 cents, half away from zero -> 5.01 (truncating gives 5.00)
+# 2024-04, alice: refund 10.01 dining, my_share_percent 50 -> -5.01
+my $ov = manual('alice', date => '2024-03-12', amount => 10.01, description => 'Half dinner',
+                category => 'dining', merchant => 'Half Bistro');
+$res = $rig->patch("/api/transactions/$ov->{id}", { my_share_percent => 50 }, user => 'alice');
+is($res->{status}, 200, 'alice sets my_share_percent 50 on her debit 10.01') or diag($res->{content});
+$ov = get_row('alice', $ov->{id});
+is_deeply([m2($ov->{my_share_pct}), m2($ov->{my_amount})], ['50.00', '5.01'],
+          'the row: my_share_pct 50, my_amount 5.01 (500.5 cents rounds half away from zero)');
+is_deeply(mine_month('alice', '2024-03'), ['5.01', { dining => '5.01' }],
+          'monthly basis=mine: dining and the month total are the row\'s my_amount 5.01');
+is(drill_mine('alice', '2024-03', 'dining'), '5.01', 'drill-down basis=mine: dining totals 5.01');
+
+my $ovr = manual('alice', date => '2024-04-12', amount => 10.01, transaction_type => 'refund',
+                 description => 'Half refund', category => 'dining', merchant => 'Half Bistro');
+$res = $rig->patch("/api/transactions/$ovr->{id}", { my_share_percent => 50 }, user => 'alice');
+is($res->{status}, 200, 'alice sets my_share_percent 50 on her refund 10.01') or diag($res->{content});
+is_deeply(mine_month('alice', '2024-04'), ['-5.01', { dining => '-5.01' }],
+          'monthly basis=mine: a refund 10.01 at an override of 50% is -5.01 (half away from zero)');
+is(drill_mine('alice', '2024-04', 'dining'), '-5.01', 'drill-down basis=mine: the refund at -5.01');
+
+# ==== M34: a shared refund is negative spend on the apportioned cents ==============
+# 2024-05: alice's refund 10.01 dining split with bob 50%:
+#   apportioned as a magnitude: 500.5 each, the tie cent to the owner:
+#   alice 5.01, bob 5.00; spend negative: alice -5.01, bob -5.00
+my $sr = manual('alice', date => '2024-05-08', amount => 10.01, transaction_type => 'refund',
+                description => 'Shared refund', category => 'dining', merchant => 'Split Cafe',
+                splits => [ { participant_id => $uid{bob}, share_percent => 50 } ]);
+is_deeply(split_amounts(get_row('alice', $sr->{id})), { $uid{alice} => '5.01', $uid{bob} => '5.00' },
+          'the shared refund row: alice 5.01 (the tie cent is the owner\'s), bob 5.00');
+is_deeply(mine_month('alice', '2024-05'), ['-5.01', { dining => '-5.01' }],
+          'alice monthly basis=mine: the refund is -5.01, her apportioned cents negated');
+is(drill_mine('alice', '2024-05', 'dining'), '-5.01', 'alice drill-down basis=mine: -5.01');
+is_deeply(mine_month('bob', '2024-05'), ['-5.00', { dining => '-5.00' }],
+          'bob monthly basis=mine: the refund is -5.00, his apportioned cents negated');
+
+# ==== M33: balances use the apportioned cents the rows show =========================
+# 2024-06: alice's debit 10.01 split with carol 50%: alice 5.01, carol 5.00.
+# It is the only row and there are no payments between them, so
+#   alice with carol: owed_to_me 5.00, net 5.00; carol with alice: owed_by_me 5.00, net -5.00
+my $sd = manual('alice', date => '2024-06-08', amount => 10.01, description => 'Shared debit',
+                category => 'dining', merchant => 'Split Cafe',
+                splits => [ { participant_id => $uid{carol}, share_percent => 50 } ]);
+is_deeply(split_amounts(get_row('carol', $sd->{id})), { $uid{alice} => '5.01', $uid{carol} => '5.00' },
+          'the shared debit row: alice 5.01 (owner takes the tie cent), carol 5.00');
+is_deeply(balance('alice', 'carol'),
+          { owed_to_me => '5.00', owed_by_me => '0.00', payments_to_me => '0.00', payments_from_me => '0.00',
+            net => '5.00' },
+          'alice\'s balance with carol: owed_to_me 5.00 (carol\'s row amount), net 5.00');
+is_deeply(balance('carol', 'alice'),
+          { owed_to_me => '0.00', owed_by_me => '5.00', payments_to_me => '0.00', payments_from_me => '0.00',
+            net => '-5.00' },
+          'carol\'s balance with alice: owed_by_me 5.00 (her row amount), net -5.00');
+
+# ==== M27: trip owed is in the home currency ========================================
+# Trip FX: alice's debit USD 100.00, amount_aud 150.00 (rate 1.5), split with
+# dave 50%: dave owes alice 150.00 x 50% = 75.00 (not 50.00 of the USD amount).
+my $tfx = new_trip('alice', 'FX trip');
+my $usd = manual('alice', date => '2024-07-03', amount => 100, currency => 'USD', amount_aud => 150,
+                 exchange_rate_to_aud => 1.5, description => 'NYC hotel', category => 'accommodation',
+                 trip_id => $tfx, splits => [ { participant_id => $uid{dave}, share_percent => 50 } ]);
+is(m2(get_row('alice', $usd->{id})->{amount_aud}), '150.00', 'the USD row holds amount_aud 150.00');
+is_deeply(owed('alice', $tfx), [ { $uid{dave} => '75.00' }, {} ],
+          'trip owed (alice): dave owes 75.00, half of amount_aud 150.00, not of USD 100.00');
+is_deeply(owed('dave', $tfx), [ {}, { $uid{alice} => '75.00' } ],
+          'trip owed (dave): owed_by_me alice 75.00 in the home currency');
+
+# ==== M35: credits negate in trip owed ===============================================
+# Trip Cr: alice's debit 100.00 and credit 20.00, each split with erin 50%:
+#   erin owes alice 50.00 - 10.00 = 40.00 (a credit counted positive would give 60.00)
+my $tcr = new_trip('alice', 'Credit trip');
+manual('alice', date => '2024-08-03', amount => 100, description => 'Ski hire', category => 'travel',
+       trip_id => $tcr, splits => [ { participant_id => $uid{erin}, share_percent => 50 } ]);
+manual('alice', date => '2024-08-04', amount => 20, transaction_type => 'credit', description => 'Ski hire credit',
+       category => 'travel', trip_id => $tcr, splits => [ { participant_id => $uid{erin}, share_percent => 50 } ]);
+is_deeply(owed('alice', $tcr), [ { $uid{erin} => '40.00' }, {} ],
+          'trip owed (alice): erin owes 50.00 - 10.00 = 40.00; the credit negates');
+is_deeply(owed('erin', $tcr), [ {}, { $uid{alice} => '40.00' } ],
+          'trip owed (erin): owed_by_me alice 40.00; the credit negates');
+
+# ==== M30: money past int64 cents is refused, not wrapped ===========================
+# 99999999999999999 is 9999999999999999900 cents, past INT64_MAX
+# (9223372036854775807): refused, whichever its sign, and nothing is written.
+my $total = sub { $rig->get('/api/transactions?exclude_categories=&limit=1', user => 'alice')->{json}{total} };
+my $before = $total->();
+ok(defined $before, 'alice\'s list has a total');
+for my $a ('99999999999999999', '-99999999999999999', '92233720368547758.08') {
+    my $body = '{"date": "2024-09-01", "description": "too big", "amount": ' . $a . '}';
+    error_is($rig->request('POST', '/api/transactions', user => 'alice', body => $body,
+                           type => 'application/json'),
+             400, 'invalid_field', "POST /api/transactions amount $a (past int64 cents)", 'amount');
+}
+is($total->(), $before, 'no row was written by any of them');
+is($rig->get('/api/transactions?search=too%20big&exclude_categories=', user => 'alice')->{json}{total}, 0,
+   'no "too big" row exists');
+
+done_testing();
