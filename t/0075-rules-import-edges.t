@@ -1,0 +1,124 @@
+#!/usr/bin/perl
+# Rules, CSV import, budget and subscription edges no other test held (a
+# mutation audit of rule_sql.c, rule.c, csv_import.c, budget.c and
+# subscription.c broke each of these in the code and the suite stayed
+# green):
+# - ends_with holds when the value is the whole text (in another case);
+# - a set_merchant rule run again over a row it already renamed changes
+#   nothing: its run counts the match but no transaction;
+# - CSV commit: an interest row is money out, so it is a duplicate of the
+#   caller's existing interest row (API.md 9, duplicates);
+# - CSV duplicates compare the description as written (bytes, as the
+#   one-pass check of large files does): another case is a new row;
+# - a line that duplicates two existing rows names the lower id, as the
+#   one-pass check does;
+# - a budget of 0.00 is a budget ("amount must be 0 or more");
+# - a monthly charge seen three times is a subscription; a weekly one needs
+#   four (the cadences' minimum counts).
+#
+# Users: alice rules, bob CSV import, carol subscriptions, dave budgets.
+use strict;
+use warnings;
+use Test::More;
+use Rig;
+
+my $rig = Rig->new;
+my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
+ok(!grep({ !$_ } values %uid), 'every user has an id');
+
+sub m2 { defined $_[0] ? sprintf('%.2f', $_[0]) : undef }
+# The body of a 2xx answer; a failed setup step stops the test.
+sub ok_json {
+    my ($res, $what) = @_;
+    BAIL_OUT("$what: $res->{status} $res->{content}") if $res->{status} >= 300;
+    return $res->{json};
+}
+sub manual {
+    my ($user, %row) = @_;
+    return ok_json($rig->post('/api/transactions', \%row, user => $user), "$user creates $row{description}")->{id};
+}
+
+# ---- rules: ends_with the whole text; a rerun that changes nothing ------------------
+{
+    my $hit = manual(alice => date => '2026-04-01', description => 'Blue Bottle', amount => 6.5,
+                     transaction_type => 'debit');
+    manual(alice => date => '2026-04-02', description => 'Bottle Shop', amount => 30, transaction_type => 'debit');
+    my $rule = ok_json($rig->post('/api/rules', { name => 'Bottle', conditions => [
+        { field => 'description', operator => 'ends_with', value => 'BLUE BOTTLE' } ],
+        actions => [ { type => 'set_merchant', merchant_normalized => 'Blue Bottle Coffee' } ] }, user => 'alice'),
+        'the rule')->{id};
+    my $pv = ok_json($rig->post("/api/rules/$rule/preview", undef, user => 'alice'), 'preview');
+    is_deeply([ $pv->{matches}, [ map { $_->{transaction_id} } @{ $pv->{items} } ] ], [ 1, [ $hit ] ],
+              'ends_with: a value that is the whole description (another case) matches that row alone');
+    my $run = ok_json($rig->post("/api/rules/apply/$rule", undef, user => 'alice'), 'apply');
+    is_deeply([ $run->{matches}, $run->{transactions} ], [ 1, 1 ], 'set_merchant: the first run changes its one row');
+    $run = ok_json($rig->post("/api/rules/apply/$rule", undef, user => 'alice'), 'apply again');
+    is_deeply([ $run->{matches}, $run->{transactions} ], [ 1, 0 ],
+              'set_merchant run again: matches 1, transactions 0 (the row already has the merchant)');
+}
+
+# ---- CSV import: duplicates ------------------------------------------------------------
+sub commit {
+    my ($rows, %o) = @_;
+    return $rig->post('/api/import/csv/commit', { rows => $rows, %o }, user => 'bob');
+}
+{
+    manual(bob => date => '2025-03-31', description => 'Interest charged', amount => 3.21,
+           transaction_type => 'interest');
+    my $res = commit([ { date => '2025-03-31', description => 'Interest charged', amount => 3.21,
+                         transaction_type => 'interest' } ]);
+    is($res->{status}, 201, 'commit an interest line') or diag($res->{content});
+    is_deeply([ $res->{json}{imported}, $res->{json}{skipped_duplicates} ], [ 0, 1 ],
+              'duplicates: an interest line is money out, a duplicate of the existing interest row');
+
+    manual(bob => date => '2025-03-02', description => 'Coffee Cart', amount => 4.5, transaction_type => 'debit');
+    $res = commit([ { date => '2025-03-02', description => 'COFFEE CART', amount => 4.5,
+                      transaction_type => 'debit' } ]);
+    is($res->{status}, 201, 'commit the line in capitals') or diag($res->{content});
+    is_deeply([ $res->{json}{imported}, $res->{json}{skipped_duplicates} ], [ 1, 0 ],
+              'duplicates: the description compares as written, so another case is a new row');
+
+    my $first = manual(bob => date => '2025-03-05', description => 'Twin Row', amount => 7, transaction_type => 'debit');
+    my $second = manual(bob => date => '2025-03-05', description => 'Twin Row', amount => 7, transaction_type => 'debit');
+    ok($first < $second, 'two identical rows');
+    $res = $rig->post('/api/import/csv/preview', { csv => "Date,Description,Amount\n2025-03-05,Twin Row,-7.00\n",
+        mapping => { date => 'Date', description => 'Description', amount => 'Amount' } }, user => 'bob');
+    is($res->{status}, 200, 'preview the twin line') or diag($res->{content});
+    is($res->{json}{rows}[0]{duplicate_of}, $first, 'duplicate_of names the lower id of two matching rows');
+}
+
+# ---- budgets: zero is a budget ---------------------------------------------------------
+{
+    my $res = $rig->put('/api/budgets/Dining', { amount => 0 }, user => 'dave');
+    is_deeply([ $res->{status}, $res->{json}{category}, m2($res->{json}{amount}) ], [ 200, 'dining', '0.00' ],
+              'budget upsert: an amount of 0.00 is accepted ("0 or more")');
+    manual(dave => date => '2025-05-10', description => 'Dinner', amount => 12.34, transaction_type => 'debit',
+           category => 'dining');
+    my $items = $rig->get('/api/budgets?month=2025-05', user => 'dave')->{json}{items};
+    is_deeply([ map { [ $_->{category}, m2($_->{amount}), m2($_->{spent}), m2($_->{remaining}) ] } @$items ],
+              [ [ 'dining', '0.00', '12.34', '-12.34' ] ], 'a zero budget lists its spend and goes negative');
+}
+
+# ---- subscriptions: the minimum counts -------------------------------------------------
+{
+    my %charges = (
+        'Tri Monthly' => [ 9.99, '2025-01-10', '2025-02-10', '2025-03-10' ],
+        'Three Weeks' => [ 5, '2025-03-03', '2025-03-10', '2025-03-17' ],
+        'Four Weeks'  => [ 5, '2025-03-03', '2025-03-10', '2025-03-17', '2025-03-24' ],
+    );
+    for my $m (sort keys %charges) {
+        my ($amount, @dates) = @{ $charges{$m} };
+        manual(carol => date => $_, description => "$m $_", merchant => $m, amount => $amount,
+               transaction_type => 'debit', category => 'subscriptions') for @dates;
+    }
+    my $res = $rig->get('/api/analytics/subscriptions?as_of=2025-03-25', user => 'carol');
+    is($res->{status}, 200, 'GET subscriptions') or diag($res->{content});
+    my %by = map { $_->{merchant} => $_ } @{ $res->{json}{items} // [] };
+    is_deeply([ map { $_ && [ $_->{cadence}, $_->{occurrences} ] } $by{'Tri Monthly'} ], [ [ 'monthly', 3 ] ],
+              'subscriptions: three monthly charges are a monthly subscription');
+    ok(!exists $by{'Three Weeks'}, 'subscriptions: three weekly charges are not yet a subscription');
+    is_deeply([ map { $_ && [ $_->{cadence}, $_->{occurrences} ] } $by{'Four Weeks'} ], [ [ 'weekly', 4 ] ],
+              'subscriptions: four weekly charges are a weekly subscription');
+}
+
+done_testing();
