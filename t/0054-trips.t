@@ -15,7 +15,7 @@ use strict;
 use warnings;
 use Test::More;
 use Rig;
-use CommonChecks qw(error_is);
+use CommonChecks qw(error_is participant_ok);
 
 my $rig = Rig->new;
 
@@ -29,11 +29,7 @@ ok(!grep({ !$_ } values %uid), 'every test user has an id');
 
 # Participants, explicitly: alice shares with bob and carol, bob with alice.
 # dave and erin add nobody and nobody adds them.
-for my $p ([alice => 'bob'], [alice => 'carol'], [bob => 'alice']) {
-    my $res = $rig->post('/api/participants', { email => "$p->[1]\@example.org" }, user => $p->[0]);
-    ok($res->{status} == 200 || $res->{status} == 201, "$p->[0] adds $p->[1] as a participant")
-        or diag($res->{content});
-}
+participant_ok($rig, @$_) for [alice => 'bob'], [alice => 'carol'], [bob => 'alice'];
 
 # A manual row (201 checked); every body gets a date, an amount and a
 # description unless the test gives its own.

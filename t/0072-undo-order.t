@@ -13,15 +13,12 @@ use strict;
 use warnings;
 use Test::More;
 use Rig;
-use CommonChecks qw(error_is);
+use CommonChecks qw(error_is participant_ok);
 
 my $rig = Rig->new;
 my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
 ok(!grep({ !$_ } values %uid), 'every user has an id');
-for my $pair ([alice => 'bob'], [bob => 'alice']) {
-    my $res = $rig->post('/api/participants', { email => "$pair->[1]\@example.org" }, user => $pair->[0]);
-    ok($res->{status} == 201 || $res->{status} == 200, "$pair->[0] adds $pair->[1]") or diag($res->{content});
-}
+participant_ok($rig, @$_) for [alice => 'bob'], [bob => 'alice'];
 my $tag = $rig->post('/api/tags', { name => 'ruled' }, user => 'alice')->{json}{id};
 ok($tag, 'alice has the tag ruled');
 

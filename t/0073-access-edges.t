@@ -16,14 +16,12 @@ use strict;
 use warnings;
 use Test::More;
 use Rig;
+use CommonChecks qw(participant_ok);
 
 my $rig = Rig->new;
 my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
 ok(!grep({ !$_ } values %uid), 'every user has an id');
-for my $who (qw(bob carol)) {
-    my $res = $rig->post('/api/participants', { email => "$who\@example.org" }, user => 'alice');
-    ok($res->{status} == 201 || $res->{status} == 200, "alice adds $who") or diag($res->{content});
-}
+participant_ok($rig, alice => $_) for qw(bob carol);
 
 # The body of a 2xx answer; a failed setup step stops the test.
 sub ok_json {

@@ -8,7 +8,7 @@ use strict;
 use warnings;
 use Test::More;
 
-our @EXPORT_OK = qw(run error_is);
+our @EXPORT_OK = qw(run error_is participant_ok);
 use Exporter 'import';
 
 # error_is($res, $status, $code, $name, [$field])
@@ -22,6 +22,15 @@ sub error_is {
     ok($good, "$name: $status $code" . (defined $field ? " naming $field" : ''))
         or diag("got $res->{status}: $res->{content}");
     return $good;
+}
+
+# participant_ok($rig, $user, $other): $user adds $other (by the email the
+# rig's web server gives them) as a participant, 200 or 201.
+sub participant_ok {
+    my ($rig, $user, $other) = @_;
+    my $res = $rig->post('/api/participants', { email => "$other\@example.org" }, user => $user);
+    return ok($res->{status} == 200 || $res->{status} == 201, "$user adds $other as a participant")
+        || diag($res->{content});
 }
 
 sub run {
