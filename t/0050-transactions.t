@@ -13,7 +13,7 @@ use strict;
 use warnings;
 use Test::More;
 use Rig;
-use CommonChecks qw(error_is);
+use CommonChecks qw(error_is participant_ok);
 
 my $rig = Rig->new;
 
@@ -34,9 +34,7 @@ ok(!grep({ !$_ } values %uid), 'every test user has an id');
 # Splits may only name the owner's participants: here everyone has added
 # everyone else (by the email claim the rig gives each user).
 for my $u (@Rig::USERS) {
-    for my $o (grep { $_ ne $u } @Rig::USERS) {
-        $rig->post('/api/participants', { email => "$o\@example.org" }, user => $u);
-    }
+    participant_ok($rig, $u, $_) for grep { $_ ne $u } @Rig::USERS;
 }
 
 # Creates a manual row; every body gets a date, an amount and a description

@@ -11,7 +11,7 @@ use warnings;
 use Test::More;
 use JSON::PP ();
 use Rig;
-use CommonChecks qw(error_is);
+use CommonChecks qw(error_is participant_ok);
 
 my $rig = Rig->new(server => 'nginx');
 
@@ -22,9 +22,7 @@ my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS
 # Splits may only name the owner's participants: here everyone has added
 # everyone else (by the email claim the rig gives each user).
 for my $u (@Rig::USERS) {
-    for my $o (grep { $_ ne $u } @Rig::USERS) {
-        $rig->post('/api/participants', { email => "$o\@example.org" }, user => $u);
-    }
+    participant_ok($rig, $u, $_) for grep { $_ ne $u } @Rig::USERS;
 }
 ok((5 == grep { ($uid{$_} // 0) > 0 } keys %uid), 'every test user has an id');
 

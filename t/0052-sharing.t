@@ -18,7 +18,7 @@ use strict;
 use warnings;
 use Test::More;
 use Rig;
-use CommonChecks qw(error_is);
+use CommonChecks qw(error_is participant_ok);
 
 my $rig = Rig->new;
 
@@ -214,7 +214,7 @@ is_deeply(plist('erin'), [qw(alice)], 'erin lists alice, who added her');
 # any add: erin adds dave and bob, splits a row with dave and pays bob, and
 # then the adds are removed from the database (the API has no route to undo
 # one), leaving only the split and the payment to relate them.
-$rig->post('/api/participants', { email => "$_\@example.org" }, user => 'erin') for qw(dave bob);
+participant_ok($rig, 'erin', $_) for qw(dave bob);
 my $erin_dave = create('erin', description => 'Erin and dave, lunch', amount => 24,
                        splits => [{ participant_id => $uid{dave}, share_percent => 50 }]);
 $res = $rig->post('/api/payments', { from_participant_id => $uid{erin}, to_participant_id => $uid{bob},

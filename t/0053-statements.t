@@ -7,7 +7,7 @@ use strict;
 use warnings;
 use Test::More;
 use Rig;
-use CommonChecks qw(error_is);
+use CommonChecks qw(error_is participant_ok);
 
 my $rig = Rig->new;
 my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
@@ -199,7 +199,7 @@ my $t = statement('alice', transactions => [ row('debit', 5, category => 'x') ])
 my ($row) = @{ $rig->get("/api/transactions?statement_id=$t->{id}", user => 'alice')->{json}{items} };
 my $tag = $rig->post('/api/tags', { name => 'gone-with-it' }, user => 'alice')->{json};
 $rig->post("/api/transactions/$row->{id}/tags", { tag_id => $tag->{id} }, user => 'alice');
-$rig->post('/api/participants', { email => 'bob@example.org' }, user => 'alice');
+participant_ok($rig, 'alice', 'bob');
 $rig->post("/api/transactions/$row->{id}/splits", [ { participant_id => $uid{bob}, share_percent => 50 } ],
            user => 'alice');
 is($rig->del("/api/statements/$t->{id}", user => 'alice')->{status}, 204, 'the owner deletes a statement');

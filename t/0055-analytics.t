@@ -15,7 +15,7 @@ use Test::More;
 use POSIX qw(strftime);
 use Time::Local qw(timegm);
 use Rig;
-use CommonChecks qw(error_is);
+use CommonChecks qw(error_is participant_ok);
 
 my $rig = Rig->new;
 my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
@@ -94,13 +94,8 @@ sub weekday_slide {
 }
 
 # Everyone adds everyone, so that any split below may name anyone.
-for my $u (qw(alice bob)) {
-    for my $o (qw(alice bob)) {
-        next if $u eq $o;
-        my $r = $rig->post('/api/participants', { email => "$o\@example.org" }, user => $u);
-        ok($r->{status} == 200 || $r->{status} == 201, "$u adds $o as a participant");
-    }
-}
+participant_ok($rig, 'alice', 'bob');
+participant_ok($rig, 'bob', 'alice');
 
 # ==== the rule D ledger (alice) =================================================
 #

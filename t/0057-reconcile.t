@@ -21,7 +21,7 @@ use warnings;
 use Test::More;
 use Time::HiRes qw(sleep);
 use Rig;
-use CommonChecks qw(error_is);
+use CommonChecks qw(error_is participant_ok);
 
 my $rig = Rig->new;
 my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
@@ -136,10 +136,8 @@ sub month {
 }
 
 # ---- setup: sharing, tags, trips ------------------------------------------------------
-for my $pair ([alice => 'bob'], [bob => 'alice']) {
-    my $res = $rig->post('/api/participants', { email => "$pair->[1]\@example.org" }, user => $pair->[0]);
-    ok($res->{status} == 201 || $res->{status} == 200, "$pair->[0] adds $pair->[1]") or diag($res->{content});
-}
+participant_ok($rig, 'alice', 'bob');
+participant_ok($rig, 'bob', 'alice');
 my %tag = map { $_ => $rig->post('/api/tags', { name => $_, color => '#123456' }, user => 'alice')->{json}{id} }
     qw(receipt stmt-old);
 ok($tag{receipt} && $tag{'stmt-old'}, 'alice has the tags receipt and stmt-old');

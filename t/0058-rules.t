@@ -16,7 +16,7 @@ use warnings;
 use Test::More;
 use JSON::PP ();
 use Rig;
-use CommonChecks qw(error_is);
+use CommonChecks qw(error_is participant_ok);
 
 my $rig = Rig->new;
 
@@ -115,11 +115,8 @@ sub balance_net {
 
 # ---- the cast: participants, tags, trips, rows -------------------------------
 
-for my $p (qw(bob carol)) {
-    my $res = $rig->post('/api/participants', { email => "$p\@example.org" }, user => 'alice');
-    ok($res->{status} == 201 || $res->{status} == 200, "alice adds $p") or diag($res->{content});
-}
-ok($rig->post('/api/participants', { email => 'alice@example.org' }, user => 'bob')->{status} <= 201, 'bob adds alice');
+participant_ok($rig, 'alice', $_) for qw(bob carol);
+participant_ok($rig, 'bob', 'alice');
 
 my %tag;
 for my $t (qw(coffee work keep never)) {

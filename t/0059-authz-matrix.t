@@ -28,7 +28,8 @@ sub sql { system($sqlite, $db, $_[0]) == 0 or die "sql: $_[0]" }
 sub ok_json { my ($r, $what) = @_; die "$what: $r->{status} $r->{content}" if $r->{status} >= 300; $r->{json} }
 
 # ---- alice's world ----------------------------------------------------------------------
-$rig->post('/api/participants', { email => "$_\@example.org" }, user => 'alice') for qw(bob carol);
+ok_json($rig->post('/api/participants', { email => "$_\@example.org" }, user => 'alice'), "alice adds $_")
+    for qw(bob carol);
 my $tag = ok_json($rig->post('/api/tags', { name => 'matrix' }, user => 'alice'), 'tag')->{id};
 my $trip = ok_json($rig->post('/api/trips', { name => 'Trip P' }, user => 'alice'), 'trip')->{id};
 sub split_row {

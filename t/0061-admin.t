@@ -12,6 +12,7 @@ use JSON::PP;
 use POSIX qw(:sys_wait_h);
 use Time::HiRes qw(sleep time);
 use Rig;
+use CommonChecks qw(participant_ok);
 
 my $admin = $ENV{LEDGER_ADMIN} // 'fcgi/ledger-admin';
 my $src = Rig::srcdir();
@@ -164,10 +165,8 @@ is(total('carol'), 3, 'the good one imported all the same');
 like($out, qr/imported 2000 rows/, 'carol imports 2,000 rows');
 
 # ---- sharing, for check and merge-users -------------------------------------------
-for ([dave => 'bob'], [bob => 'dave'], [alice => 'bob'], [alice => 'dave'], [dave => 'carol']) {
-    my ($who, $whom) = @$_;
-    $rig->post('/api/participants', { email => "$whom\@example.org" }, user => $who);
-}
+participant_ok($rig, @$_)
+    for [dave => 'bob'], [bob => 'dave'], [alice => 'bob'], [alice => 'dave'], [dave => 'carol'];
 my $dinner = create('dave', description => 'Dinner', amount => 100, category => 'dining',
                     splits => [{ participant_id => $uid{bob}, share_percent => 40 }]);
 my $taxi = create('bob', description => 'Taxi', amount => 30,
