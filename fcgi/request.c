@@ -284,14 +284,16 @@ void response_send(struct request *r)
     char *text = NULL;
     cJSON *errdoc = NULL;
     int status = r->err.status ? r->err.status : r->status, n;
+    size_t len = 0;
 
     if (r->err.status)
         errdoc = error_body(r);
     if (status != 204) {
-        text = cJSON_PrintUnformatted(errdoc ? errdoc : r->out);
+        text = ledger_json_print(errdoc ? errdoc : r->out, &len);
         if (text == NULL) {
             status = 500;
             text = strdup("{\"error\":{\"status\":500,\"code\":\"internal\",\"message\":\"out of memory\"}}");
+            len = text ? strlen(text) : 0;
         }
     }
     /* Responses are formatted with the C library's snprintf and written as
@@ -309,7 +311,7 @@ void response_send(struct request *r)
                  text ? "Content-Type: application/json; charset=utf-8\r\n" : "");
     FCGX_PutStr(head, n, r->fcgx->out);
     if (text && strcmp(r->method, "HEAD") != 0) {
-        FCGX_PutStr(text, (int)strlen(text), r->fcgx->out);
+        FCGX_PutStr(text, (int)len, r->fcgx->out);
         FCGX_PutStr("\n", 1, r->fcgx->out);
     }
     r->status = status;

@@ -79,6 +79,14 @@ int ledger_json_parse(const char *buf, size_t len, cJSON **out, ledger_error *er
 
 #define LEDGER_JSON_MAX_DEPTH 64
 
+/* The compact JSON text of item, byte for byte what cJSON_PrintUnformatted
+ * gives, but without its strlen after every item and sscanf after every
+ * number (json_print.c).  Its length in *len when len is not NULL; the
+ * caller frees the text.  NULL when out of memory or when the tree holds
+ * an item cJSON cannot print either (an invalid item, a raw one without
+ * text). */
+char *ledger_json_print(const cJSON *item, size_t *len);
+
 /* Whether s[0..len) is well-formed UTF-8 (RFC 3629: no overlong forms, no
  * surrogates, nothing past U+10FFFF). */
 int ledger_utf8_valid(const char *s, size_t len);

@@ -1,4 +1,9 @@
 /* The strict JSON reader. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "ledger.h"
 #include "tap.h"
 
@@ -22,6 +27,121 @@ static void bad(const char *json, size_t len, const char *why)
     rc = ledger_json_parse(json, len, &doc, &err);
     ok(rc == LEDGER_ERR && doc == NULL && err.status == 400
        && strcmp(err.code, "invalid_json") == 0, "refuses %s (%s)", why, err.message);
+}
+
+/* ledger_json_print writes what cJSON_PrintUnformatted writes, byte for
+ * byte; doc is freed. */
+static void prints_as_cjson(cJSON *doc, const char *why)
+{
+    char *want = cJSON_PrintUnformatted(doc), *got;
+    size_t len = 0;
+
+    got = ledger_json_print(doc, &len);
+    if (!ok(want && got && strcmp(got, want) == 0 && len == strlen(want), "printed as cJSON prints %s", why))
+        printf("# cJSON: %s\n# ours:  %s\n", want ? want : "(null)", got ? got : "(null)");
+    free(want);
+    free(got);
+    cJSON_Delete(doc);
+}
+
+/* The same for text read by the strict reader. */
+static void reprints(const char *json, const char *why)
+{
+    cJSON *doc = NULL;
+    ledger_error err;
+
+    ledger_error_clear(&err);
+    if (ledger_json_parse(json, strlen(json), &doc, &err) != LEDGER_OK) {
+        ok(0, "%s parses (%s)", why, err.message);
+        return;
+    }
+    prints_as_cjson(doc, why);
+}
+
+static void print_numbers(void)
+{
+    static const double v[] = {
+        0, -0.0, 1, -1, 7, 1931, -42, 0.1, -0.1, 0.5, 12.5, 1.0 / 3, 2.0 / 3, 100, 1e14,
+        999999999999999, -999999999999999, 1e15, -1e15, 1e15 + 1, 123456789012345678.0,
+        9007199254740993.0, 1e21, 1e300, -1e300, 5e-324, 2.2250738585072014e-308, 1e-7,
+        0.000001, 4503599627370495.5, 2147483647, 2147483648.0, -2147483649.0, 1e100 / 3,
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof v / sizeof v[0]; i++) {
+        cJSON *a = cJSON_CreateArray();
+        char why[64];
+
+        cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
+        snprintf(why, sizeof why, "the number %.17g", v[i]);
+        prints_as_cjson(a, why);
+    }
+    {
+        cJSON *a = cJSON_CreateArray();
+
+        cJSON_AddItemToArray(a, cJSON_CreateNumber(NAN));
+        cJSON_AddItemToArray(a, cJSON_CreateNumber(INFINITY));
+        cJSON_AddItemToArray(a, cJSON_CreateNumber(-INFINITY));
+        prints_as_cjson(a, "NaN and the infinities (null)");
+    }
+}
+
+static void print_trees(void)
+{
+    cJSON *o;
+    char ctl[40];
+    int i;
+
+    reprints("{}", "an empty object");
+    reprints("[]", "an empty array");
+    reprints("[[],{},[[{}]],{\"a\":{}}]", "nested empties");
+    reprints(" {\"a\" : [1, -2.5e3, true, false, null, \"x\"], \"b\": {\"c\": 1.10}} ",
+             "mixed values, and a literal written longer than its value");
+    reprints("\"\\\" \\\\ \\/ \\b\\f\\n\\r\\t \\u0001\\u001f \\u007f\"",
+             "every escape cJSON writes, and one it does not");
+    reprints("\"\\u00e9t\\u00e9 \\ud83d\\ude00 caf\u00c3\u00a9\"", "UTF-8, as it is");
+    reprints("{\"\\n key \\\"q\\\"\": 1, \"\": 2}", "keys with escapes, and an empty key");
+    reprints("[0.01, 12.345, 1e2, 1E-2, -0, 123456789012345678901234567890]", "number literals");
+
+    for (i = 0; i < 31; i++)
+        ctl[i] = (char)(i + 1);
+    ctl[31] = '\0';
+    o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, ctl, ctl);
+    prints_as_cjson(o, "every control character, in a key and a value");
+
+    o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "money", cJSON_CreateRaw("12.50"));
+    cJSON_AddItemToObject(o, "pct", ledger_money_to_json(-3333));
+    cJSON_AddItemToObjectCS(o, "const", cJSON_CreateString("key not copied"));
+    cJSON_AddItemReferenceToObject(o, "ref", cJSON_GetObjectItem(o, "money"));
+    prints_as_cjson(o, "raw text, constant keys and references");
+
+    o = cJSON_CreateArray();
+    cJSON_AddItemToArray(o, cJSON_CreateString("x"));
+    free(cJSON_GetArrayItem(o, 0)->valuestring);
+    cJSON_GetArrayItem(o, 0)->valuestring = NULL;
+    prints_as_cjson(o, "a string item without text (\"\")");
+
+    o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "r", cJSON_CreateRaw("1"));
+    free(cJSON_GetObjectItem(o, "r")->valuestring);
+    cJSON_GetObjectItem(o, "r")->valuestring = NULL;
+    ok(ledger_json_print(o, NULL) == NULL, "a raw item without text prints nothing, as in cJSON");
+    cJSON_Delete(o);
+    o = cJSON_CreateArray();
+    cJSON_AddItemToArray(o, cJSON_CreateNull());
+    cJSON_GetArrayItem(o, 0)->type = cJSON_Invalid;
+    ok(ledger_json_print(o, NULL) == NULL && cJSON_PrintUnformatted(o) == NULL,
+       "nor does an invalid item");
+    cJSON_Delete(o);
+    ok(ledger_json_print(NULL, NULL) == NULL, "nor NULL");
+
+    /* Long enough to grow the buffer several times. */
+    o = cJSON_CreateArray();
+    for (i = 0; i < 20000; i++)
+        cJSON_AddItemToArray(o, i % 2 ? cJSON_CreateNumber(i * 7.25) : cJSON_CreateString("row"));
+    prints_as_cjson(o, "20,000 items");
 }
 
 #define GOOD(s, why) good(s, sizeof(s) - 1, why)
@@ -110,5 +230,8 @@ int main(void)
     ledger_error_clear(&err);
     ledger_json_parse("{\"a\": tru}", strlen("{\"a\": tru}"), &doc, &err);
     ok(strstr(err.message, "byte 6") != NULL, "the error names the byte offset (%s)", err.message);
+
+    print_numbers();
+    print_trees();
     return done_testing();
 }

@@ -1,7 +1,8 @@
 /* The strict JSON reader, and the readers of its leaves that every body
  * goes through: money and percentages from a number's literal text, ids,
  * category names.  A tree the reader accepts must print (cJSON) into text
- * the reader accepts again. */
+ * the reader accepts again, and ledger_json_print (what ledger-fcgi answers
+ * with) must print it byte for byte as cJSON does. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     ledger_error err = { 0 };
     cJSON *doc = NULL, *again = NULL;
-    char *text;
+    char *text, *ours;
+    size_t len = 0;
 
     if (ledger_json_parse((const char *)data, size, &doc, &err)) {
         fuzz_check_error("ledger_json_parse", &err);
@@ -49,6 +51,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fprintf(stderr, "fuzz: printed JSON not read back: %s\n%s\n", err.message, text);
         abort();
     }
+    ours = ledger_json_print(doc, &len);
+    if (ours == NULL || len != strlen(text) || memcmp(ours, text, len) != 0) {
+        fprintf(stderr, "fuzz: ledger_json_print differs from cJSON:\n%s\n%s\n", text,
+                ours ? ours : "(null)");
+        abort();
+    }
+    free(ours);
     cJSON_Delete(again);
     free(text);
     cJSON_Delete(doc);
