@@ -308,7 +308,11 @@ int statement_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_err
     " ELSE COALESCE(" t ".amount_aud, " t ".amount) END)"
 
 /* ---- result rows to JSON (rows.c) ----------------------------------------------- */
-/* Column col as a string, cents, or an id; SQL NULL as JSON null. */
+/* Adds item to o under k, a string constant: the key is not copied (a page
+ * of transactions has a thousand and more of them), so it must outlive o. */
+void json_add(cJSON *o, const char *k, cJSON *item);
+/* Column col as a string, cents, or an id; SQL NULL as JSON null; k as
+ * json_add's, a constant. */
 void json_text_col(cJSON *o, const char *k, sqlite3_stmt *st, int col);
 void json_money_col(cJSON *o, const char *k, sqlite3_stmt *st, int col);
 void json_id_col(cJSON *o, const char *k, sqlite3_stmt *st, int col);

@@ -2,30 +2,28 @@
  * every simple listing shares. */
 #include "internal.h"
 
+void json_add(cJSON *o, const char *k, cJSON *item)
+{
+    cJSON_AddItemToObjectCS(o, k, item);
+}
+
 void json_text_col(cJSON *o, const char *k, sqlite3_stmt *st, int col)
 {
     const char *v = (const char *)sqlite3_column_text(st, col);
 
-    if (v)
-        cJSON_AddStringToObject(o, k, v);
-    else
-        cJSON_AddNullToObject(o, k);
+    json_add(o, k, v ? cJSON_CreateString(v) : cJSON_CreateNull());
 }
 
 void json_money_col(cJSON *o, const char *k, sqlite3_stmt *st, int col)
 {
-    if (sqlite3_column_type(st, col) == SQLITE_NULL)
-        cJSON_AddNullToObject(o, k);
-    else
-        cJSON_AddItemToObject(o, k, ledger_money_to_json(sqlite3_column_int64(st, col)));
+    json_add(o, k, sqlite3_column_type(st, col) == SQLITE_NULL
+                   ? cJSON_CreateNull() : ledger_money_to_json(sqlite3_column_int64(st, col)));
 }
 
 void json_id_col(cJSON *o, const char *k, sqlite3_stmt *st, int col)
 {
-    if (sqlite3_column_type(st, col) == SQLITE_NULL)
-        cJSON_AddNullToObject(o, k);
-    else
-        cJSON_AddNumberToObject(o, k, (double)sqlite3_column_int64(st, col));
+    json_add(o, k, sqlite3_column_type(st, col) == SQLITE_NULL
+                   ? cJSON_CreateNull() : cJSON_CreateNumber((double)sqlite3_column_int64(st, col)));
 }
 
 int db_list(ledger_db *db, sqlite3_stmt *st, cJSON *(*row)(sqlite3_stmt *), cJSON **out,

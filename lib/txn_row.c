@@ -18,7 +18,7 @@ enum {
 
 static void add_percent(cJSON *o, const char *k, int64_t hundredths)
 {
-    cJSON_AddItemToObject(o, k, ledger_money_to_json(hundredths));
+    json_add(o, k, ledger_money_to_json(hundredths));
 }
 
 /* Effective value: the override when there is one, else the base column. */
@@ -45,12 +45,12 @@ static cJSON *tags_json(sqlite3_stmt *st)
         cJSON_ArrayForEach(t, raw) {
             cJSON *tag = cJSON_CreateObject();
 
-            cJSON_AddNumberToObject(tag, "id", cJSON_GetArrayItem(t, 0)->valuedouble);
-            cJSON_AddStringToObject(tag, "name", cJSON_GetArrayItem(t, 1)->valuestring);
+            json_add(tag, "id", cJSON_CreateNumber(cJSON_GetArrayItem(t, 0)->valuedouble));
+            json_add(tag, "name", cJSON_CreateString(cJSON_GetArrayItem(t, 1)->valuestring));
             if (cJSON_IsString(cJSON_GetArrayItem(t, 2)))
-                cJSON_AddStringToObject(tag, "color", cJSON_GetArrayItem(t, 2)->valuestring);
+                json_add(tag, "color", cJSON_CreateString(cJSON_GetArrayItem(t, 2)->valuestring));
             else
-                cJSON_AddNullToObject(tag, "color");
+                json_add(tag, "color", cJSON_CreateNull());
             cJSON_AddItemToArray(out, tag);
         }
     }
@@ -86,33 +86,33 @@ cJSON *txn_row_json(sqlite3_stmt *st, int64_t me)
     json_text_col(o, "currency", st, C_CURRENCY);
     json_money_col(o, "amount_aud", st, C_AMOUNT_AUD);
     if (sqlite3_column_type(st, C_RATE) == SQLITE_NULL)
-        cJSON_AddNullToObject(o, "exchange_rate_to_aud");
+        json_add(o, "exchange_rate_to_aud", cJSON_CreateNull());
     else  /* validated decimal text: printed as the number it is */
-        cJSON_AddRawToObject(o, "exchange_rate_to_aud", (const char *)sqlite3_column_text(st, C_RATE));
+        json_add(o, "exchange_rate_to_aud", cJSON_CreateRaw((const char *)sqlite3_column_text(st, C_RATE)));
     json_text_col(o, "payment_method", st, C_PAYMENT);
     json_id_col(o, "trip_id", st, C_O_TRIP);
     json_money_col(o, "principal_amount", st, C_PRINCIPAL);
     json_money_col(o, "interest_amount", st, C_INTEREST);
     if (sqlite3_column_type(st, C_BANK) == SQLITE_NULL && sqlite3_column_type(st, C_STATEMENT) == SQLITE_NULL)
-        cJSON_AddStringToObject(o, "bank_name", LEDGER_BANK_MANUAL);
+        json_add(o, "bank_name", cJSON_CreateString(LEDGER_BANK_MANUAL));
     else
         json_text_col(o, "bank_name", st, C_BANK);
     json_text_col(o, "created_at", st, C_CREATED);
-    cJSON_AddBoolToObject(o, "reconciled", sqlite3_column_type(st, C_RECONCILED_FROM) != SQLITE_NULL);
+    json_add(o, "reconciled", cJSON_CreateBool(sqlite3_column_type(st, C_RECONCILED_FROM) != SQLITE_NULL));
 
-    ov = cJSON_AddObjectToObject(o, "overrides");
+    json_add(o, "overrides", ov = cJSON_CreateObject());
     json_text_col(ov, "category", st, C_O_CATEGORY);
     json_text_col(ov, "merchant_normalized", st, C_O_MERCHANT);
     if (sqlite3_column_type(st, C_O_SHARE) == SQLITE_NULL)
-        cJSON_AddNullToObject(ov, "my_share_percent");
+        json_add(ov, "my_share_percent", cJSON_CreateNull());
     else
         add_percent(ov, "my_share_percent", sqlite3_column_int64(st, C_O_SHARE));
     json_id_col(ov, "trip_id", st, C_O_TRIP);
 
-    cJSON_AddItemToObject(o, "tags", tags_json(st));
+    json_add(o, "tags", tags_json(st));
 
     /* Splits arrive as [[participant_id, name, share, settled, email], ...]. */
-    splits = cJSON_AddArrayToObject(o, "splits");
+    json_add(o, "splits", splits = cJSON_CreateArray());
     if (stext && ledger_json_parse(stext, strlen(stext), &raw, &e) == LEDGER_OK)
         n = (size_t)cJSON_GetArraySize(raw);
     if (n) {
@@ -133,16 +133,16 @@ cJSON *txn_row_json(sqlite3_stmt *st, int64_t me)
         cJSON_ArrayForEach(s, raw) {
             cJSON *row = cJSON_CreateObject(), *name = cJSON_GetArrayItem(s, 1);
 
-            cJSON_AddNumberToObject(row, "participant_id", (double)shares[i].participant_id);
+            json_add(row, "participant_id", cJSON_CreateNumber((double)shares[i].participant_id));
             if (cJSON_IsString(name))
-                cJSON_AddStringToObject(row, "name", name->valuestring);
+                json_add(row, "name", cJSON_CreateString(name->valuestring));
             else if (cJSON_IsString(cJSON_GetArrayItem(s, 4)))
-                cJSON_AddStringToObject(row, "name", cJSON_GetArrayItem(s, 4)->valuestring);
+                json_add(row, "name", cJSON_CreateString(cJSON_GetArrayItem(s, 4)->valuestring));
             else
-                cJSON_AddNullToObject(row, "name");
+                json_add(row, "name", cJSON_CreateNull());
             add_percent(row, "share_percent", shares[i].share);
-            cJSON_AddItemToObject(row, "amount", ledger_money_to_json(cents[i]));
-            cJSON_AddBoolToObject(row, "settled", cJSON_GetArrayItem(s, 3)->valuedouble != 0);
+            json_add(row, "amount", ledger_money_to_json(cents[i]));
+            json_add(row, "settled", cJSON_CreateBool(cJSON_GetArrayItem(s, 3)->valuedouble != 0));
             cJSON_AddItemToArray(splits, row);
             i++;
         }
@@ -161,7 +161,7 @@ cJSON *txn_row_json(sqlite3_stmt *st, int64_t me)
         my_amount = owner == me ? home : 0;
     }
     add_percent(o, "my_share_pct", my_pct);
-    cJSON_AddItemToObject(o, "my_amount", ledger_money_to_json(my_amount));
+    json_add(o, "my_amount", ledger_money_to_json(my_amount));
     free(shares);
     free(cents);
     cJSON_Delete(raw);
