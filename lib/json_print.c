@@ -28,7 +28,8 @@ struct out {
     int failed;
 };
 
-/* Room for n more bytes and a NUL; on failure the text is dropped. */
+/* Room for n more bytes and a NUL.  On failure the text is dropped: the
+ * writers may go on filling the buffer they have, and nothing reads it. */
 static int room(struct out *o, size_t n)
 {
     char *p;
@@ -50,9 +51,11 @@ static int room(struct out *o, size_t n)
     return 1;
 }
 
+/* Both test the room left before calling room(): most of what they write
+ * is a byte or a few. */
 static void put(struct out *o, const char *s, size_t n)
 {
-    if (room(o, n)) {
+    if (o->len + n < o->cap || room(o, n)) {
         memcpy(o->p + o->len, s, n);
         o->len += n;
     }
@@ -60,7 +63,7 @@ static void put(struct out *o, const char *s, size_t n)
 
 static void put_char(struct out *o, char c)
 {
-    if (room(o, 1))
+    if (o->len + 1 < o->cap || room(o, 1))
         o->p[o->len++] = c;
 }
 
