@@ -4,9 +4,10 @@
  *
  *   gross  the caller's own rows at their full spend (default);
  *   mine   the caller's own rows and the rows shared with them, each at
- *          the caller's part: the my_share_percent override, else their
- *          split row's apportioned cents, else all of an unsplit row they
- *          own.  These are the same cents my_amount shows on the row.
+ *          the caller's part: the my_share_percent override on a row they
+ *          own (it is the owner's), else their split row's apportioned
+ *          cents, else all of an unsplit row they own.  These are the same
+ *          cents my_amount shows on the row.
  *
  * The gross sums are plain SQL aggregates over a covering index; the mine
  * basis walks the rows in C because largest-remainder apportioning is not
@@ -123,7 +124,7 @@ int spend_mine_each(ledger_db *db, int64_t me, const char *from, const char *to,
     for (i = 0; i < n; i++) {
         struct spend_row *r = &rows[i];
 
-        if (r->has_override) {
+        if (r->has_override && r->owner == me) {
             r->mine = share_of(r->spend, r->override_share);
         } else if (r->split) {
             struct split_share v[128];

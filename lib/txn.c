@@ -296,9 +296,9 @@ int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
     if (has_type && !a.is_owner)
         return ledger_error_set(err, 403, "forbidden", "transaction_type",
                                 "only the owner can change transaction_type");
-    /* One share override per row, and every viewer's my_share_pct reads
-     * it first (API.md): a participant setting it would set the owner's
-     * share of the owner's own row, and the mine basis of both. */
+    /* One share override per row, and it is the owner's share of their
+     * own row (txn_row.c): a participant setting it would set the owner's
+     * share and the owner's mine basis. */
     if (has_share && !a.is_owner)
         return ledger_error_set(err, 403, "forbidden", "my_share_percent",
                                 "only the owner can change my_share_percent");

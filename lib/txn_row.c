@@ -148,9 +148,13 @@ cJSON *txn_row_json(sqlite3_stmt *st, int64_t me)
         }
     }
 
-    /* The viewer's share: the override; else their split row; else 100 for
-     * the owner of an unsplit row. */
-    if (sqlite3_column_type(st, C_O_SHARE) != SQLITE_NULL) {
+    /* The viewer's share: the override, when the viewer is the owner who
+     * set it; else their split row; else 100 for the owner of an unsplit
+     * row.  Only the owner may set the override (txn.c): it is the owner's
+     * share of their own row, and a participant's part stays the split row
+     * their balance counts (bob saw alice's 100% of a row split 50/50 with
+     * him as his own, and his spend on basis=mine with it). */
+    if (sqlite3_column_type(st, C_O_SHARE) != SQLITE_NULL && owner == me) {
         my_pct = sqlite3_column_int64(st, C_O_SHARE);
         my_amount = share_of(home, my_pct);
     } else if (n && cents) {
