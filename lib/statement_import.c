@@ -3,9 +3,11 @@
  * statement per account in the file.
  *
  * Each row keeps the bank's FITID, and a row without one a FITID made from
- * what it says (plain_keys).  A row whose FITID the caller already has for
- * the same account is skipped (one without a FITID also when an account's
- * row imported before those were made says the same: SQL_SEEN_PLAIN), and
+ * what it says (row_keys; so does a row whose FITID an earlier row of the
+ * file has but which says something else).  A row whose FITID the caller
+ * already has for the same account is skipped (one without a FITID also
+ * when an account's row imported before those were made says the same:
+ * SQL_SEEN_PLAIN), and
  * an account whose rows were all seen before creates no statement:
  * importing the same file twice creates nothing twice and says how many
  * rows it skipped.
@@ -31,7 +33,7 @@ static const char SQL_SEEN[] =
     "SELECT 1 FROM transactions t JOIN statements s ON s.id = t.statement_id"
     " WHERE t.owner_id = ?1 AND t.fitid = ?3 AND s.account_id = ?2";
 /* A row without a FITID (OFX requires one; some banks leave it out)
- * imported before plain_keys stored one: known by what it says instead, an
+ * imported before KEY_PLAIN keys were stored: known by what it says instead, an
  * earlier row of the account without one on the same date, of the same
  * amount, description and direction (its type the user may have changed
  * since, a debit to a fee: an audit found the row imported again). */
@@ -111,56 +113,34 @@ static const char *row_type(const struct ofx_txn *t, int credit_card)
     return "credit";
 }
 
-static int by_fitid(const void *x, const void *y, void *ctx)
-{
-    const struct ofx_txn *t = ctx;
-    size_t a = *(const size_t *)x, b = *(const size_t *)y;
-    int c = strcmp(t[a].fitid, t[b].fitid);
+/* The key the ledger keeps for a row as its FITID, and by which a second
+ * import knows it:
+ *   KEY_FITID   the bank's FITID;
+ *   KEY_PLAIN   a row the bank gave none: "plain:<hash>.<n>", a hash of
+ *               what the row says (date, OFX type, signed amount,
+ *               description) and which of the file's rows saying the same
+ *               it is.  A second import of the file makes the same keys,
+ *               however the user edited the rows since; a later file with
+ *               one more such row (two coffees, same day and price) adds
+ *               that one;
+ *   KEY_REUSED  a row whose FITID an earlier row of the file has, saying
+ *               something else: "<FITID>#<hash>".  FITIDs are meant to be
+ *               unique, but some banks give two purchases one, and the
+ *               second was dropped as a repeat of the first (a 99.00 debit
+ *               lost from its statement: an audit);
+ *   KEY_REPEAT  a row saying what an earlier row of the file with its
+ *               FITID says: the one row listed twice, not imported.
+ * The earliest row of a FITID keeps it bare, so files imported before
+ * KEY_REUSED existed are still known. */
+enum key_kind { KEY_FITID, KEY_PLAIN, KEY_REUSED, KEY_REPEAT };
 
-    return c ? c : (a < b ? -1 : a > b);
-}
-
-/* Sets fresh[i] for every row but the later appearances of a FITID. */
-static int mark_repeats(const struct ofx_account *a, char *fresh)
-{
-    size_t *idx = malloc((a->ntxns ? a->ntxns : 1) * sizeof *idx), i;
-
-    if (idx == NULL)
-        return -1;
-    for (i = 0; i < a->ntxns; i++) {
-        idx[i] = i;
-        fresh[i] = 1;
-    }
-    qsort_r(idx, a->ntxns, sizeof *idx, by_fitid, (void *)a->txns);
-    for (i = 1; i < a->ntxns; i++)
-        if (a->txns[idx[i]].fitid[0]
-            && strcmp(a->txns[idx[i]].fitid, a->txns[idx[i - 1]].fitid) == 0)
-            fresh[idx[i]] = 0;
-    free(idx);
-    return 0;
-}
-
-/* The FITID of a row the bank gave none: a hash of what the row says
- * (date, OFX type, signed amount, description) and which of the file's
- * rows saying the same it is, "plain:<hash>.<n>".  A second import of
- * the file makes the same keys, however the user edited the rows since;
- * a later file with one more such row (two coffees, same day and price)
- * adds that one.  keys[i] is "" for a row with a FITID. */
-#define PLAIN_KEY_SIZE 48
-
-struct plain_hash {
-    uint64_t h;
-    size_t i;
+struct row_key {
+    uint64_t h;          /* what the row says */
+    size_t nth;          /* KEY_PLAIN: which row saying it */
+    enum key_kind kind;
 };
 
-static int by_plain_hash(const void *x, const void *y)
-{
-    const struct plain_hash *a = x, *b = y;
-
-    if (a->h != b->h)
-        return a->h < b->h ? -1 : 1;
-    return a->i < b->i ? -1 : a->i > b->i;
-}
+#define KEY_TEXT_SIZE (sizeof ((struct ofx_txn *)0)->fitid + 24)
 
 static uint64_t fnv1a(uint64_t h, const char *s, size_t n)
 {
@@ -173,40 +153,99 @@ static uint64_t fnv1a(uint64_t h, const char *s, size_t n)
     return h;
 }
 
-static int plain_keys(const struct ofx_account *a, char (*keys)[PLAIN_KEY_SIZE])
+static uint64_t row_hash(const struct ofx_txn *t)
 {
-    struct plain_hash *v = malloc((a->ntxns ? a->ntxns : 1) * sizeof *v);
-    size_t i, n = 0, nth = 0;
+    char desc[800], amount[32];
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
 
-    if (v == NULL)
-        return -1;
-    for (i = 0; i < a->ntxns; i++) {
-        const struct ofx_txn *t = &a->txns[i];
-        char desc[800], amount[32];
-        uint64_t h = UINT64_C(0xcbf29ce484222325);
-
-        keys[i][0] = '\0';
-        if (t->fitid[0])
-            continue;
-        row_description(t, desc, sizeof desc);
-        snprintf(amount, sizeof amount, "%lld", (long long)t->amount);
-        /* Each field ends with a byte no field holds. */
-        h = fnv1a(h, t->date, strlen(t->date) + 1);
-        h = fnv1a(h, t->trntype, strlen(t->trntype) + 1);
-        h = fnv1a(h, amount, strlen(amount) + 1);
-        h = fnv1a(h, desc, strlen(desc) + 1);
-        v[n].h = h;
-        v[n++].i = i;
-    }
-    qsort(v, n, sizeof *v, by_plain_hash);
-    for (i = 0; i < n; i++) {
-        nth = i > 0 && v[i].h == v[i - 1].h ? nth + 1 : 1;
-        snprintf(keys[v[i].i], PLAIN_KEY_SIZE, "plain:%016llx.%zu", (unsigned long long)v[i].h, nth);
-    }
-    free(v);
-    return 0;
+    row_description(t, desc, sizeof desc);
+    snprintf(amount, sizeof amount, "%lld", (long long)t->amount);
+    /* Each field ends with a byte no field holds. */
+    h = fnv1a(h, t->date, strlen(t->date) + 1);
+    h = fnv1a(h, t->trntype, strlen(t->trntype) + 1);
+    h = fnv1a(h, amount, strlen(amount) + 1);
+    return fnv1a(h, desc, strlen(desc) + 1);
 }
 
+/* Sorts row indexes by FITID, then what the rows say, then place in the
+ * file. */
+struct key_sort {
+    const struct ofx_account *a;
+    const struct row_key *keys;
+};
+
+static int by_key(const void *x, const void *y, void *ctx)
+{
+    const struct key_sort *ks = ctx;
+    size_t i = *(const size_t *)x, j = *(const size_t *)y;
+    int c = strcmp(ks->a->txns[i].fitid, ks->a->txns[j].fitid);
+
+    if (c)
+        return c;
+    if (ks->keys[i].h != ks->keys[j].h)
+        return ks->keys[i].h < ks->keys[j].h ? -1 : 1;
+    return i < j ? -1 : i > j;
+}
+
+/* The text of row i's key, in buf (KEY_TEXT_SIZE bytes) when made. */
+static const char *key_text(const struct ofx_account *a, const struct row_key *keys, size_t i,
+                            char *buf)
+{
+    const struct row_key *k = &keys[i];
+
+    if (k->kind == KEY_PLAIN)
+        snprintf(buf, KEY_TEXT_SIZE, "plain:%016llx.%zu", (unsigned long long)k->h, k->nth);
+    else if (k->kind == KEY_REUSED)
+        snprintf(buf, KEY_TEXT_SIZE, "%s#%016llx", a->txns[i].fitid, (unsigned long long)k->h);
+    else
+        return a->txns[i].fitid;
+    return buf;
+}
+
+/* Every row's key, found by sorting rather than comparing each row with
+ * every other; -1 when out of memory. */
+static int row_keys(const struct ofx_account *a, struct row_key *keys)
+{
+    struct key_sort ks = { a, keys };
+    size_t *idx = malloc((a->ntxns ? a->ntxns : 1) * sizeof *idx), i, g, e, first;
+
+    if (idx == NULL)
+        return -1;
+    for (i = 0; i < a->ntxns; i++) {
+        idx[i] = i;
+        keys[i].h = row_hash(&a->txns[i]);
+        keys[i].nth = 0;
+        keys[i].kind = a->txns[i].fitid[0] ? KEY_FITID : KEY_PLAIN;
+    }
+    /* Sorted, the rows without a FITID come first (""), by what they say
+     * and then in file order: the nth of a run saying the same is n. */
+    qsort_r(idx, a->ntxns, sizeof *idx, by_key, &ks);
+    for (g = 0; g < a->ntxns; g = e) {
+        const char *fitid = a->txns[idx[g]].fitid;
+
+        for (e = g + 1; e < a->ntxns && strcmp(a->txns[idx[e]].fitid, fitid) == 0; e++)
+            ;
+        if (fitid[0] == '\0') {
+            for (i = g; i < e; i++)
+                keys[idx[i]].nth = i > g && keys[idx[i]].h == keys[idx[i - 1]].h
+                                   ? keys[idx[i - 1]].nth + 1 : 1;
+            continue;
+        }
+        /* One FITID: its earliest row keeps it; of the others, the first
+         * of those saying something new is KEY_REUSED, the rest repeats. */
+        for (first = idx[g], i = g + 1; i < e; i++)
+            if (idx[i] < first)
+                first = idx[i];
+        for (i = g; i < e; i++) {
+            if (i > g && keys[idx[i]].h == keys[idx[i - 1]].h)
+                keys[idx[i]].kind = KEY_REPEAT;
+            else if (idx[i] != first)
+                keys[idx[i]].kind = KEY_REUSED;
+        }
+    }
+    free(idx);
+    return 0;
+}
 static void min_max_dates(const struct ofx_account *a, char *from, char *to)
 {
     size_t i;
@@ -233,7 +272,8 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
                           int64_t *skipped, ledger_error *err)
 {
     struct statement_fields f;
-    char account_id[160], name[80], from[11], to[11], *fresh, (*keys)[PLAIN_KEY_SIZE] = NULL;
+    char account_id[160], name[80], from[11], to[11], *fresh, key[KEY_TEXT_SIZE];
+    struct row_key *keys = NULL;
     int result = LEDGER_ERR;
     size_t i, n_new = 0, len = strlen(a->acct_id), tail, chars;
     int64_t id;
@@ -245,20 +285,14 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
     fresh = calloc(a->ntxns ? a->ntxns : 1, 1);
     if (fresh == NULL)
         goto oom;
-    /* A FITID repeated inside the file is one row: all but its first
-     * appearance are marked, found by sorting rather than comparing each
-     * row with every other. */
-    if (mark_repeats(a, fresh)
-        || (keys = malloc((a->ntxns ? a->ntxns : 1) * sizeof *keys)) == NULL
-        || plain_keys(a, keys))
+    if ((keys = malloc((a->ntxns ? a->ntxns : 1) * sizeof *keys)) == NULL || row_keys(a, keys))
         goto oom;
     for (i = 0; i < a->ntxns; i++) {
-        dup = !fresh[i];
-        if (!dup && (a->txns[i].fitid[0]
-                     ? seen(db, me, account_id, a->txns[i].fitid, &dup, err)
-                     : seen(db, me, account_id, keys[i], &dup, err)
-                       || (!dup && seen_plain(db, me, account_id, &a->txns[i], a->credit_card,
-                                              &dup, err))))
+        dup = keys[i].kind == KEY_REPEAT;
+        if (!dup && (seen(db, me, account_id, key_text(a, keys, i, key), &dup, err)
+                     || (!dup && keys[i].kind == KEY_PLAIN
+                         && seen_plain(db, me, account_id, &a->txns[i], a->credit_card, &dup,
+                                       err))))
             goto out;
         fresh[i] = !dup;
         n_new += !dup;
@@ -324,7 +358,7 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
         r.category = strcmp(r.type, "payment") == 0 ? "transfers" : NULL;
         r.amount = t->amount < 0 ? -t->amount : t->amount;
         r.currency = t->currency[0] ? t->currency : a->currency[0] ? a->currency : NULL;
-        r.fitid = t->fitid[0] ? t->fitid : keys[i];
+        r.fitid = key_text(a, keys, i, key);
         /* A row in another currency with a rate to the account's: the
          * home-currency amount when the account is in the home currency. */
         if (t->currency[0] && t->currate[0]

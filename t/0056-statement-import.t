@@ -161,6 +161,30 @@ is($pay->{category}, 'transfers', 'a card payment is a transfer');
               'rows stored without a FITID: known still, the fee as the debit it was') or diag($res->{content});
 }
 
+# ---- one FITID on two rows that say different things: both are rows ----------------------
+# Some banks give two purchases one FITID.  The same row listed twice is
+# still one row; a row saying something else is its own, and known again
+# on the next import of the file.
+{
+    my $trn = sub { "<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>$_[0]<TRNAMT>$_[1]<FITID>$_[3]<NAME>$_[2]</STMTTRN>" };
+    my $ofx = sgml_file(org => 'Reuse Bank', bank => '2', acct => '888000', type => 'CHECKING',
+        rows => $trn->('20260305', '-1.00', 'PEN', 'SAME') . $trn->('20260306', '-99.00', 'DESK', 'SAME')
+                . $trn->('20260305', '-1.00', 'PEN', 'SAME') . $trn->('20260307', '-5.00', 'INK', 'OWN'));
+    my $import = sub { $rig->request('POST', '/api/statements/import', user => 'erin', body => $ofx,
+                                     type => 'application/x-ofx') };
+    $res = $import->();
+    is($res->{status}, 201, 'a file with a FITID on two different rows imports') or diag($res->{content});
+    is_deeply([ @{ $res->{json} // {} }{qw(imported skipped_duplicates)} ], [ 3, 1 ],
+              'the pen, the desk and the ink: the pen listed twice is one row, the desk is not dropped');
+    my $sid = $res->{json}{statements}[0]{id} // 0;
+    is_deeply([ sort map { "$_->{description} " . m2($_->{amount}) }
+                @{ $rig->get("/api/transactions?statement_id=$sid", user => 'erin')->{json}{items} // [] } ],
+              [ 'DESK 99.00', 'INK 5.00', 'PEN 1.00' ], 'the statement holds all three');
+    $res = $import->();
+    is_deeply([ @{ $res->{json} // {} }{qw(imported skipped_duplicates statements)} ], [ 0, 4, [] ],
+              'imported again: nothing twice, the desk known by its own key');
+}
+
 # ---- QFX and two accounts -----------------------------------------------------------------
 $res = import_file('alice', 'bank.qfx', type => 'application/vnd.intu.qfx');
 is($res->{status}, 201, 'a QFX file (Intuit elements ignored) imports');
