@@ -1,7 +1,9 @@
 /*
  * POST /api/transactions/bulk: one action over many rows, all or nothing.
  * Every id must be one the caller may access (else 403/404 and nothing
- * changes); the request's transaction makes the rest atomic.
+ * changes); the request's transaction makes the rest atomic.  `updated`
+ * counts the rows an action changed: a row that already has the value
+ * is not written again (nor are its triggers run).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,12 +24,14 @@ static const char SQL_BULK_UNTAG[] =
     "DELETE FROM transaction_tags WHERE tag_id = ?2"
     "   AND transaction_id IN (SELECT value FROM json_each(?1))";
 static const char SQL_BULK_CATEGORY[] =
-    "UPDATE transactions SET override_category = ?2 WHERE id IN (SELECT value FROM json_each(?1))";
+    "UPDATE transactions SET override_category = ?2 WHERE id IN (SELECT value FROM json_each(?1))"
+    "   AND override_category IS NOT ?2";
 static const char SQL_BULK_MERCHANT[] =
     "UPDATE transactions SET override_merchant_normalized = ?2"
-    " WHERE id IN (SELECT value FROM json_each(?1))";
+    " WHERE id IN (SELECT value FROM json_each(?1)) AND override_merchant_normalized IS NOT ?2";
 static const char SQL_BULK_TRIP[] =
-    "UPDATE transactions SET override_trip_id = ?2 WHERE id IN (SELECT value FROM json_each(?1))";
+    "UPDATE transactions SET override_trip_id = ?2 WHERE id IN (SELECT value FROM json_each(?1))"
+    "   AND override_trip_id IS NOT ?2";
 static const char SQL_ROW_OWNER_MERCHANT[] =
     "SELECT owner_id, eff_merchant FROM transactions WHERE id = ?";
 

@@ -129,6 +129,10 @@ for my $r ($a1, $a3) {
     is($got->{overrides}{category}, 'personal_care', '... held as an override');
 }
 is(txn($a2->{id})->{category}, 'groceries', 'a row not named keeps its category');
+# updated counts rows changed: the same again changes nothing.
+$res = bulk('alice', { action => 'categorize', ids => [$a1->{id}, $a3->{id}], category => 'personal care' });
+is_deeply([$res->{status}, $res->{json}], [200, { updated => 0 }],
+          'categorize to the category the rows have: {updated: 0}');
 
 $res = bulk('alice', { action => 'categorize', ids => [$a1->{id}], category => '  DINING ' });
 is_deeply([$res->{status}, txn($a1->{id})->{category}], [200, 'dining'],
@@ -188,6 +192,7 @@ is(txn($myer_shared->{id})->{category}, 'shopping',
    "the row owner's habits decide, not the caller's (bob says gifts for Myer)");
 is(txn($bun->{id})->{category}, 'other',
    "alice has no categorised Bunnings row: other, though bob has one");
+bulk('alice', { action => 'categorize', ids => [$refund->{id}], category => undef });
 $res = bulk('alice', { action => 'categorize', ids => [$refund->{id}, $refund->{id}], category => 'refund' });
 is_deeply([$res->{status}, $res->{json}], [200, { updated => 1 }],
           'a repeated id counts once in updated with refund too');
@@ -204,6 +209,9 @@ is($rig->get('/api/transactions?search=morning%20coffee', user => 'alice')->{jso
 $res = bulk('alice', { action => 'normalize', ids => [$k1->{id}, $k2->{id}],
                        merchant_normalized => 'Morning Coffee' });
 is_deeply([$res->{status}, $res->{json}], [200, { updated => 2 }], 'bulk normalize');
+is_deeply(bulk('alice', { action => 'normalize', ids => [$k1->{id}, $k2->{id}],
+                          merchant_normalized => 'Morning Coffee' })->{json}, { updated => 0 },
+          'the same name again: {updated: 0}');
 $res = txn($k1->{id});
 is_deeply([@$res{qw(merchant merchant_normalized)}, $res->{overrides}{merchant_normalized}],
           ['SQ *KOPI 1234', 'Morning Coffee', 'Morning Coffee'],
@@ -238,6 +246,10 @@ my $t2 = mk('alice', description => 'Bali taxi', amount => 15, date => '2024-05-
 my $t3 = mk('alice', description => 'Home groceries', amount => 60, date => '2024-05-03');
 $res = bulk('alice', { action => 'assign_trip', ids => [$t1->{id}, $t2->{id}], trip_id => 0 + $trip });
 is_deeply([$res->{status}, $res->{json}], [200, { updated => 2 }], 'bulk assign_trip');
+is_deeply(bulk('alice', { action => 'assign_trip', ids => [$t1->{id}, $t2->{id}, $t3->{id}],
+                          trip_id => 0 + $trip })->{json}, { updated => 1 },
+          'a row already in the trip is not counted again: {updated: 1}');
+bulk('alice', { action => 'assign_trip', ids => [$t3->{id}], trip_id => undef });
 $res = txn($t1->{id});
 is_deeply([$res->{trip_id}, $res->{overrides}{trip_id}], [$trip, $trip], 'the row shows the trip');
 $res = $rig->get("/api/transactions?trip_id=$trip", user => 'alice');
@@ -254,6 +266,8 @@ error_is(bulk('alice', { action => 'assign_trip', ids => [$t3->{id}], trip_id =>
 is(txn($t3->{id})->{trip_id}, undef, 'the refused requests assigned nothing');
 $res = bulk('alice', { action => 'assign_trip', ids => [$t2->{id}], trip_id => undef });
 is_deeply([$res->{status}, $res->{json}], [200, { updated => 1 }], 'assign_trip with null');
+is_deeply(bulk('alice', { action => 'assign_trip', ids => [$t2->{id}], trip_id => undef })->{json},
+          { updated => 0 }, 'null again, on a row in no trip: {updated: 0}');
 is_deeply([txn($t2->{id})->{trip_id}, txn($t2->{id})->{overrides}{trip_id}], [undef, undef],
           'null unassigns the row');
 is_deeply(ids_of($rig->get("/api/transactions?trip_id=$trip", user => 'alice')), [$t1->{id}],
