@@ -29,9 +29,25 @@
 #include "internal.h"
 #include "ofx.h"
 
+/* The account a statement was imported from.  An account with a BANKID
+ * is "<BANKID>:<ACCTID>"; a credit card has none, and its ACCTID is often
+ * masked ("XXXX1111") and its FITIDs short, so two banks' cards met as one
+ * account and the second bank's rows were skipped as seen (an audit): it
+ * is "fi:<FID>/<ORG>:<ACCTID>" when the file names its bank.  Statements
+ * imported before were ":<ACCTID>", and are that account still when the
+ * statement has the bank name an import of the file gives it. */
+struct account_key {
+    char id[256];
+    char legacy[80];     /* ":<ACCTID>", or "" */
+    const char *bank_name;
+};
+
+#define SAME_ACCOUNT(s, id, legacy, bank) \
+    "(" s ".account_id = " id " OR (" s ".account_id = " legacy " AND " s ".bank_name = " bank "))"
+
 static const char SQL_SEEN[] =
     "SELECT 1 FROM transactions t JOIN statements s ON s.id = t.statement_id"
-    " WHERE t.owner_id = ?1 AND t.fitid = ?3 AND s.account_id = ?2";
+    " WHERE t.owner_id = ?1 AND t.fitid = ?3 AND " SAME_ACCOUNT("s", "?2", "?4", "?5");
 /* A row without a FITID (OFX requires one; some banks leave it out)
  * imported before KEY_PLAIN keys were stored: known by what it says instead, an
  * earlier row of the account without one on the same date, of the same
@@ -39,12 +55,13 @@ static const char SQL_SEEN[] =
  * since, a debit to a fee: an audit found the row imported again). */
 static const char SQL_SEEN_PLAIN[] =
     "SELECT 1 FROM transactions t JOIN statements s ON s.id = t.statement_id"
-    " WHERE t.owner_id = ?1 AND s.account_id = ?2 AND t.fitid IS NULL AND t.date = ?3"
+    " WHERE t.owner_id = ?1 AND " SAME_ACCOUNT("s", "?2", "?7", "?8")
+    "   AND t.fitid IS NULL AND t.date = ?3"
     "   AND t.amount = ?4 AND t.description = ?6"
     "   AND (t.transaction_type IN ('debit', 'fee', 'interest'))"
     "       = (?5 IN ('debit', 'fee', 'interest')) LIMIT 1";
 static const char SQL_SAME_STATEMENT[] =
-    "SELECT 1 FROM statements WHERE owner_id = ?1 AND account_id = ?2"
+    "SELECT 1 FROM statements s WHERE owner_id = ?1 AND " SAME_ACCOUNT("s", "?2", "?5", "?6")
     "   AND period_start IS ?3 AND period_end IS ?4";
 
 static const char *row_type(const struct ofx_txn *t, int credit_card);
@@ -59,8 +76,17 @@ static void row_description(const struct ofx_txn *t, char *desc, size_t size)
         snprintf(desc, size, "%s", t->name[0] ? t->name : t->trntype);
 }
 
-static int seen_plain(ledger_db *db, int64_t me, const char *account, const struct ofx_txn *t,
-                      int credit_card, int *yes, ledger_error *err)
+/* Binds an account_key at the three parameters SAME_ACCOUNT names. */
+static void bind_account(sqlite3_stmt *st, const struct account_key *k, int id, int legacy,
+                         int bank)
+{
+    db_bind_text(st, id, k->id);
+    db_bind_text(st, legacy, k->legacy[0] ? k->legacy : NULL);
+    db_bind_text(st, bank, k->bank_name);
+}
+
+static int seen_plain(ledger_db *db, int64_t me, const struct account_key *account,
+                      const struct ofx_txn *t, int credit_card, int *yes, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_SEEN_PLAIN, err);
     char desc[800];
@@ -70,7 +96,7 @@ static int seen_plain(ledger_db *db, int64_t me, const char *account, const stru
         return LEDGER_ERR;
     row_description(t, desc, sizeof desc);
     sqlite3_bind_int64(st, 1, me);
-    db_bind_text(st, 2, account);
+    bind_account(st, account, 2, 7, 8);
     db_bind_text(st, 3, t->date);
     sqlite3_bind_int64(st, 4, t->amount < 0 ? -t->amount : t->amount);
     db_bind_text(st, 5, row_type(t, credit_card));
@@ -81,8 +107,8 @@ static int seen_plain(ledger_db *db, int64_t me, const char *account, const stru
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "import");
 }
 
-static int seen(ledger_db *db, int64_t me, const char *account, const char *fitid, int *yes,
-                ledger_error *err)
+static int seen(ledger_db *db, int64_t me, const struct account_key *account, const char *fitid,
+                int *yes, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_SEEN, err);
     int rc;
@@ -90,7 +116,7 @@ static int seen(ledger_db *db, int64_t me, const char *account, const char *fiti
     if (st == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);
-    db_bind_text(st, 2, account);
+    bind_account(st, account, 2, 4, 5);
     db_bind_text(st, 3, fitid);
     rc = sqlite3_step(st);
     db_stmt_done(st);
@@ -272,7 +298,8 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
                           int64_t *skipped, ledger_error *err)
 {
     struct statement_fields f;
-    char account_id[160], name[80], from[11], to[11], *fresh, key[KEY_TEXT_SIZE];
+    struct account_key account;
+    char name[80], from[11], to[11], *fresh, key[KEY_TEXT_SIZE];
     struct row_key *keys = NULL;
     int result = LEDGER_ERR;
     size_t i, n_new = 0, len = strlen(a->acct_id), tail, chars;
@@ -280,7 +307,18 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
     int dup;
 
     memset(&f, 0, sizeof f);
-    snprintf(account_id, sizeof account_id, "%s:%s", a->bank_id, a->acct_id);
+    /* The bank as the file names it; not "Manual", the manual rows' name
+     * in the list's bank_names[] filter. */
+    account.bank_name = doc->org[0] && strcmp(doc->org, LEDGER_BANK_MANUAL) != 0 ? doc->org
+                        : a->bank_id[0] && strcmp(a->bank_id, LEDGER_BANK_MANUAL) != 0 ? a->bank_id
+                        : "Imported";
+    account.legacy[0] = '\0';
+    if (a->bank_id[0] || (doc->fid[0] == '\0' && doc->org[0] == '\0')) {
+        snprintf(account.id, sizeof account.id, "%s:%s", a->bank_id, a->acct_id);
+    } else {
+        snprintf(account.id, sizeof account.id, "fi:%s/%s:%s", doc->fid, doc->org, a->acct_id);
+        snprintf(account.legacy, sizeof account.legacy, ":%s", a->acct_id);
+    }
     /* Which rows are new, before anything is written. */
     fresh = calloc(a->ntxns ? a->ntxns : 1, 1);
     if (fresh == NULL)
@@ -289,9 +327,9 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
         goto oom;
     for (i = 0; i < a->ntxns; i++) {
         dup = keys[i].kind == KEY_REPEAT;
-        if (!dup && (seen(db, me, account_id, key_text(a, keys, i, key), &dup, err)
+        if (!dup && (seen(db, me, &account, key_text(a, keys, i, key), &dup, err)
                      || (!dup && keys[i].kind == KEY_PLAIN
-                         && seen_plain(db, me, account_id, &a->txns[i], a->credit_card, &dup,
+                         && seen_plain(db, me, &account, &a->txns[i], a->credit_card, &dup,
                                        err))))
             goto out;
         fresh[i] = !dup;
@@ -309,7 +347,7 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
         if ((st = db_stmt(db, SQL_SAME_STATEMENT, err)) == NULL)
             goto out;
         sqlite3_bind_int64(st, 1, me);
-        db_bind_text(st, 2, account_id);
+        bind_account(st, &account, 2, 5, 6);
         db_bind_text(st, 3, from);
         db_bind_text(st, 4, to);
         rc = sqlite3_step(st);
@@ -321,17 +359,13 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
     for (tail = len, chars = 0; tail > 0 && chars < 4; tail--)
         chars += ((unsigned char)a->acct_id[tail - 1] & 0xC0) != 0x80;
     snprintf(name, sizeof name, "%s%s", tail > 0 ? "..." : "", a->acct_id + tail);
-    /* The bank as the file names it; not "Manual", the manual rows' name
-     * in the list's bank_names[] filter. */
-    f.bank_name = doc->org[0] && strcmp(doc->org, LEDGER_BANK_MANUAL) != 0 ? doc->org
-                  : a->bank_id[0] && strcmp(a->bank_id, LEDGER_BANK_MANUAL) != 0 ? a->bank_id
-                  : "Imported";
+    f.bank_name = account.bank_name;
     f.account_name = name;
     f.account_type = a->credit_card ? "CREDITCARD" : a->acct_type[0] ? a->acct_type : "OTHER";
     f.statement_type = a->credit_card ? "credit_card" : statement_type_from_text(f.account_type);
     f.period_start = from;
     f.period_end = to;
-    f.account_id = account_id;
+    f.account_id = account.id;
     if (a->has_ledger_balance || a->has_available_balance) {
         int64_t bal = a->has_ledger_balance ? a->ledger_balance : a->available_balance;
 

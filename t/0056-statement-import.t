@@ -86,6 +86,34 @@ is_deeply([sort map { "$_->{transaction_type} " . m2($_->{amount}) } @rows],
 my ($pay) = grep { $_->{transaction_type} eq 'payment' } @rows;
 is($pay->{category}, 'transfers', 'a card payment is a transfer');
 
+# ---- two banks' cards with one masked number: two accounts --------------------------------
+# A card has no BANKID and its ACCTID is masked; the bank (FID and ORG) is
+# part of the account, so another bank's card whose FITIDs happen to match
+# is not taken for this one.  A statement imported when the account was the
+# ACCTID alone is still the same account, by its bank name.
+{
+    my $cc = Rig::slurp("$data/cc-2x.ofx");
+    (my $other = $cc) =~ s{<ORG>Example Card Services</ORG>}{<ORG>Totally Different Bank</ORG>};
+    $other =~ s{<FID>9912</FID>}{<FID>1234</FID>};
+    my $imp = sub { $rig->request('POST', '/api/statements/import', user => 'dave', body => $_[0],
+                                  type => 'application/x-ofx')->{json} // {} };
+    is($imp->($cc)->{imported}, 4, "dave imports Example Card Services' statement");
+    my $again = $imp->($other);
+    is_deeply([ @$again{qw(imported skipped_duplicates)}, $again->{statements}[0]{bank_name} ],
+              [ 4, 0, 'Totally Different Bank' ],
+              "another bank's card with the same masked number and FITIDs: its own four rows");
+    is($imp->($cc)->{imported}, 0, 'each file again: nothing twice');
+    is($imp->($other)->{imported}, 0, '... for either bank');
+
+    # As imported before: the account was ":<ACCTID>" for both.
+    $rig->sql(q{UPDATE statements SET account_id = ':4111********1111' WHERE account_id LIKE 'fi:%'});
+    is_deeply([ @{ $imp->($cc) }{qw(imported skipped_duplicates)} ], [ 0, 4 ],
+              'a statement stored by the old account key is still known, by its bank name');
+    is_deeply([ @{ $imp->($other) }{qw(imported skipped_duplicates)} ], [ 0, 4 ], '... for both banks');
+    (my $third = $cc) =~ s{<ORG>Example Card Services</ORG>}{<ORG>Third Bank</ORG>};
+    is($imp->($third)->{imported}, 4, 'and a third bank is not either of them');
+}
+
 # ---- a line of credit: a loan, what is owed kept positive (rule E) --------------------
 {
     my $ofx = sgml_file(org => 'Line Bank', bank => '062000', acct => '99990000', type => 'CREDITLINE',
