@@ -326,6 +326,34 @@ static int row_error(ledger_error *err, size_t i)
     return LEDGER_ERR;
 }
 
+/* A row's principal_amount and interest_amount itemise a lender's
+ * repayment (SPEC section 2), and an itemised row counts as spend at its
+ * interest (rule D): so both or neither, only on a loan's statement, and
+ * parts of the amount.  Unchecked, 9,000.00 of interest on a repayment of
+ * 500.00 went into spend and the fees report, and a card purchase of
+ * 1,000.00 itemised 999 + 1 counted as 1.00 (an audit). */
+static int check_itemised(const struct statement_row *r, const char *statement_type,
+                          ledger_error *err)
+{
+    if (!r->has_principal && !r->has_interest)
+        return LEDGER_OK;
+    if (r->has_principal != r->has_interest)
+        return ledger_error_set(err, 400, "invalid_field",
+                                r->has_principal ? "interest_amount" : "principal_amount",
+                                "an itemised repayment gives principal_amount and interest_amount "
+                                "together");
+    if (strcmp(statement_type, "loan") != 0)
+        return ledger_error_set(err, 400, "invalid_field", "principal_amount",
+                                "only the rows of a loan statement are itemised into "
+                                "principal_amount and interest_amount");
+    if (r->principal < 0 || r->interest < 0 || r->principal > r->amount
+        || r->interest > r->amount - r->principal)
+        return ledger_error_set(err, 400, "invalid_field", "interest_amount",
+                                "principal_amount and interest_amount are parts of amount: each 0 "
+                                "or more, together no more than amount");
+    return LEDGER_OK;
+}
+
 static int read_row(ledger_db *db, int64_t me, const cJSON *o, struct statement_row *r,
                     char *category, ledger_error *err)
 {
@@ -458,7 +486,7 @@ int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON 
         struct statement_row r;
         char category[LEDGER_CATEGORY_MAX];
 
-        if (read_row(db, me, o, &r, category, err))
+        if (read_row(db, me, o, &r, category, err) || check_itemised(&r, f.statement_type, err))
             return row_error(err, i);
         if (statement_row_insert(db, me, id, &r, err))
             return LEDGER_ERR;

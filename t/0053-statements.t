@@ -171,6 +171,26 @@ error_is(statement('alice', transactions => [ 5 ]), 400, 'invalid_field', 'a row
          'transactions[0]');
 error_is($rig->request('POST', '/api/statements', user => 'alice', body => '[1,2', type => 'application/json'),
          400, 'invalid_json', 'malformed JSON');
+# Itemising: principal and interest together, on a loan, parts of the amount.
+my %loan = (account_type => 'Home Loan');
+error_is(statement('alice', %loan, transactions => [ row('payment', 500, principal_amount => 450, interest_amount => 9000) ]),
+         400, 'invalid_field', 'interest larger than the repayment', 'transactions[0].interest_amount');
+error_is(statement('alice', %loan, transactions => [ row('payment', 500, principal_amount => 450, interest_amount => 51) ]),
+         400, 'invalid_field', 'principal and interest together past the amount', 'transactions[0].interest_amount');
+error_is(statement('alice', %loan, transactions => [ row('payment', 500, principal_amount => 501, interest_amount => 0) ]),
+         400, 'invalid_field', 'principal past the amount', 'transactions[0].interest_amount');
+error_is(statement('alice', %loan, transactions => [ row('payment', 500, interest_amount => 50) ]),
+         400, 'invalid_field', 'interest without principal', 'transactions[0].principal_amount');
+error_is(statement('alice', %loan, transactions => [ row('payment', 500, principal_amount => 450) ]),
+         400, 'invalid_field', 'principal without interest', 'transactions[0].interest_amount');
+error_is(statement('alice', account_type => 'Visa Credit Card',
+                   transactions => [ row('debit', 1000, principal_amount => 999, interest_amount => 1) ]),
+         400, 'invalid_field', 'an itemised row on a card', 'transactions[0].principal_amount');
+is(statement('alice', %loan, transactions => [ row('payment', 500, principal_amount => 450, interest_amount => 50),
+                                                row('payment', 10, principal_amount => 0, interest_amount => 10) ])->{status},
+   201, 'a repayment of exactly principal plus interest, and one all interest, are taken');
+$sc++;
+$rc += 2;
 is(statement_count('alice'), $sc, 'no statement was written by any of them');
 is(row_count('alice'), $rc, 'and no row');
 error_is($rig->request('POST', '/api/statements', open => 1, json => {}), 401, 'unauthenticated', 'no identity');
