@@ -840,7 +840,7 @@ static int run_rule(ledger_db *db, int64_t me, const struct prepared *p, const i
 int ledger_rule_apply_all(ledger_db *db, int64_t me, cJSON **out, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_RULE_AUTO, err);
-    cJSON *rules = NULL, *rule, *doc = NULL, *runs;
+    cJSON *rules = NULL, *rule, *doc = NULL, *runs, *skipped;
     int64_t total_matches = 0, total_changed = 0;
     int rc = LEDGER_ERR;
 
@@ -851,6 +851,7 @@ int ledger_rule_apply_all(ledger_db *db, int64_t me, cJSON **out, ledger_error *
         return LEDGER_ERR;
     doc = cJSON_CreateObject();
     runs = cJSON_AddArrayToObject(doc, "runs");
+    skipped = cJSON_AddArrayToObject(doc, "skipped");
     /* In id order; each rule sees the rows as the rules before it left them. */
     cJSON_ArrayForEach(rule, json_get(rules, "items")) {
         struct prepared p;
@@ -860,7 +861,21 @@ int ledger_rule_apply_all(ledger_db *db, int64_t me, cJSON **out, ledger_error *
 
         if (prepare(db, me, copy, &p, err)) {
             cJSON_Delete(copy);
-            goto out;
+            if (err->status != 409)
+                goto out;
+            /* A rule naming a tag or trip deleted since can no longer
+             * run; it is said and passed over, not left to stop every
+             * other rule (one deleted tag blocked them all: an audit). */
+            {
+                cJSON *o = cJSON_CreateObject();
+
+                cJSON_AddNumberToObject(o, "rule_id", json_get(rule, "id")->valuedouble);
+                cJSON_AddStringToObject(o, "name", json_get(rule, "name")->valuestring);
+                cJSON_AddStringToObject(o, "reason", err->message);
+                cJSON_AddItemToArray(skipped, o);
+            }
+            ledger_error_clear(err);
+            continue;
         }
         if (match_ids(db, me, &p, NULL, 1, &ids, &n, err)
             || (n && run_rule(db, me, &p, ids, n, "conditions", &run, err))) {

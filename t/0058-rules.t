@@ -767,18 +767,37 @@ is($rig->del("/api/transactions/$id{creme}", user => 'alice')->{status}, 204, 't
 }
 
 # ---- a rule whose tag is gone ----------------------------------------------------------------
-# Its runs are a 409 (apply-all's too, checked as a whole), but it can
-# still be disabled or renamed: the actions it keeps are not checked again.
+# Its own runs are a 409; apply-all passes it over, says so, and runs the
+# others (it stopped them all); it can still be disabled or renamed: the
+# actions it keeps are not checked again.
 {
     my $gone = $rig->post('/api/tags', { name => 'soon gone' }, user => 'alice')->{json}{id};
     my $r = create_rule('alice', name => 'Tags soon gone', conditions => [ cond('description', 'contains', 'zzz none') ],
                         actions => [ { type => 'add_tag', tag_id => $gone } ]);
+    my $other = create_rule('alice', name => 'Still fine', conditions => [ cond('description', 'contains', 'zzz other') ],
+                            actions => [ { type => 'set_category', category => 'gifts' } ]);
+    my $row = $rig->post('/api/transactions', { date => '2026-02-02', amount => 3, description => 'zzz other thing' },
+                         user => 'alice')->{json};
     is($rig->del("/api/tags/$gone", user => 'alice')->{status}, 204, 'its tag is deleted');
-    is($rig->post('/api/rules/apply', undef, user => 'alice')->{status}, 409, 'apply-all: 409 while it is enabled');
+    error_is($rig->post("/api/rules/apply/$r->{id}", undef, user => 'alice'), 409, 'conflict',
+             'applying it alone: 409');
+    my $res = $rig->post('/api/rules/apply', undef, user => 'alice');
+    is($res->{status}, 200, 'apply-all: 200 while it is enabled') or diag($res->{content});
+    my @skipped = @{ $res->{json}{skipped} // [] };
+    is_deeply([ map { [ $_->{rule_id}, $_->{name} ] } @skipped ], [ [ $r->{id}, 'Tags soon gone' ] ],
+              'it is passed over, named in skipped');
+    like($skipped[0]{reason} // '', qr/can no longer run/, 'with the reason');
+    ok((grep { $_->{rule_id} == $other->{id} } @{ $res->{json}{runs} // [] }), 'the other rule ran');
+    is(get_row('alice', $row->{id})->{category}, 'gifts', 'and changed its row');
+    $rig->del("/api/rules/$other->{id}", user => 'alice');
+    $rig->del("/api/transactions/$row->{id}", user => 'alice');
+    is_deeply($rig->post('/api/rules/apply', undef, user => 'alice')->{json}{skipped}, [ @skipped ],
+              'the next apply-all says so again');
     my $res = $rig->patch("/api/rules/$r->{id}", { enabled => JSON::PP::false, name => 'Tag gone' }, user => 'alice');
     is_deeply([ $res->{status}, $res->{json}{enabled} ? 1 : 0, $res->{json}{name} ], [ 200, 0, 'Tag gone' ],
               'it can be disabled and renamed') or diag($res->{content});
-    is($rig->post('/api/rules/apply', undef, user => 'alice')->{status}, 200, 'and apply-all runs the others again');
+    is_deeply($rig->post('/api/rules/apply', undef, user => 'alice')->{json}{skipped}, [],
+              'disabled, it is not run and so not skipped');
     error_is($rig->patch("/api/rules/$r->{id}", { actions => [ { type => 'add_tag', tag_id => $gone } ] },
                          user => 'alice'), 400, 'invalid_field', 'actions given again are checked', 'actions[0].tag_id');
     $rig->del("/api/rules/$r->{id}", user => 'alice');
