@@ -128,7 +128,9 @@ export async function render(main) {
     h('h3', {}, 'Your rules'),
     h('div', { class: 'actions' }, h('button', { type: 'button', class: 'primary', onclick: () => act(box, async () => {
       const r = await api.post('/rules/apply');
-      say(box, `Applied all rules: ${r.matches} matched, ${r.transactions} changed.`);
+      const skipped = (r.skipped || []).map((x) => `“${x.name}” (${x.reason})`).join('; ');
+      say(box, `Applied all rules: ${r.matches} matched, ${r.transactions} changed.`
+        + (skipped ? ` Passed over: ${skipped}.` : ''));
       await load();
     }) }, 'Apply all rules')),
     rulesBox, previewBox, h('h3', {}, 'Runs'), runsBox);
