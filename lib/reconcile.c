@@ -5,7 +5,7 @@
  * A manual row is pending when it is not reconciled and was paid by card,
  * bank transfer or an unknown method (cash and credits never reach a
  * statement).  Its candidates are the owner's statement rows within 3 days
- * and 1% of its amount, in the same direction, that no other manual row was
+ * and 1% of its amount (in the home currency), in the same direction, that no other manual row was
  * reconciled into.  Applying a match copies the manual row's overrides,
  * tags and splits onto the statement row, hides the manual row
  * (reconciled_with_id), and keeps the statement row's previous state so the
@@ -21,6 +21,11 @@
 #define WINDOW_DAYS 3
 
 #define OUT_TYPES "('debit', 'fee', 'interest')"
+/* Amounts compare in the home currency, as spend does (rule D): a manual
+ * row of USD 50.00 that cost AUD 75.55 is the card's 75.55, not an AUD
+ * 50.00 purchase of the same day (an audit found it offered that one). */
+#define HOME(x) "COALESCE(" x ".amount_aud, " x ".amount)"
+#define WITHIN_1PCT "abs(" HOME("t") " - " HOME("m") ") * 100 <= " HOME("m")
 
 /* Newest first; after a cursor (?4 its date, ?5 its id) the rows past
  * it, so rows reconciled or written meanwhile move no other row to
@@ -41,17 +46,17 @@ static const char SQL_CANDIDATES[] =
     "SELECT t.id FROM transactions m, transactions t"
     " WHERE m.id = ?2 AND t.owner_id = ?1 AND t.statement_id IS NOT NULL"
     "   AND t.date BETWEEN date(m.date, '-3 days') AND date(m.date, '+3 days')"
-    "   AND abs(t.amount - m.amount) * 100 <= m.amount"
+    "   AND " WITHIN_1PCT
     "   AND (t.transaction_type IN " OUT_TYPES ") = (m.transaction_type IN " OUT_TYPES ")"
     "   AND NOT EXISTS (SELECT 1 FROM transactions o WHERE o.reconciled_with_id = t.id)"
-    " ORDER BY abs(julianday(t.date) - julianday(m.date)), abs(t.amount - m.amount), t.id";
+    " ORDER BY abs(julianday(t.date) - julianday(m.date)), abs(" HOME("t") " - " HOME("m") "), t.id";
 static const char SQL_ROW_STATE[] =
     "SELECT owner_id, statement_id, reconciled_with_id, payment_method FROM transactions WHERE id = ?";
 static const char SQL_IS_CANDIDATE[] =
     "SELECT 1 FROM transactions m, transactions t"
     " WHERE m.id = ?1 AND t.id = ?2"
     "   AND t.date BETWEEN date(m.date, '-3 days') AND date(m.date, '+3 days')"
-    "   AND abs(t.amount - m.amount) * 100 <= m.amount"
+    "   AND " WITHIN_1PCT
     "   AND (t.transaction_type IN " OUT_TYPES ") = (m.transaction_type IN " OUT_TYPES ")";
 static const char SQL_IS_TARGET[] =
     "SELECT 1 FROM transactions WHERE reconciled_with_id = ?";

@@ -626,6 +626,22 @@ is_deeply(month('alice', '2026-09'), ['45.00', { dining => '45.00' }], "Septembe
 is(net_cents('alice', 'bob'), $net0, "net: mG's 22.50 share counts again");
 error_is($rig->del("/api/reconcile/$mG->{id}", user => 'alice'), 409, 'conflict', 'undoing it now');
 
+# ==== amounts compare in the home currency =======================================================
+# carol's manual USD 50.00 row cost AUD 75.55: the card's AUD 75.55 row the
+# next day is it (0% apart); an AUD 50.00 purchase the same day is not
+# (34% apart), though its raw amount equals the manual row's.
+{
+    my $usd = manual('carol', 'USD gizmo', date => '2026-05-03', amount => 50, currency => 'USD',
+                     amount_aud => 75.55, exchange_rate_to_aud => 1.511);
+    my (undef, $cr) = statement('carol', ['US MERCHANT', '2026-05-04', 75.55], ['LOCAL AUD 50', '2026-05-03', 50]);
+    is_deeply(cands(rec_list('carol'), $usd->{id}), [ $cr->{'US MERCHANT'}{id} ],
+              'the candidate is the AUD 75.55 row, not the AUD 50.00 one');
+    error_is(reconcile('carol', [ $usd->{id}, $cr->{'LOCAL AUD 50'}{id} ]), 400, 'invalid_field',
+             'matching it with the AUD 50.00 row', 'statement_transaction_id');
+    is(reconcile('carol', [ $usd->{id}, $cr->{'US MERCHANT'}{id} ])->{status}, 200,
+       'matching it with the AUD 75.55 row');
+}
+
 # ==== missing identity =========================================================================
 error_is($rig->get('/api/reconcile', open => 1), 401, 'unauthenticated', 'GET /api/reconcile without identity');
 error_is($rig->request('POST', '/api/reconcile', open => 1,
