@@ -71,7 +71,8 @@ int access_txn(ledger_db *db, int64_t me, int64_t txn_id, struct txn_access *out
     return LEDGER_OK;
 }
 
-int access_txn_set(ledger_db *db, int64_t me, const cJSON *ids, ledger_error *err)
+int access_txn_set(ledger_db *db, int64_t me, const cJSON *ids, const char *field,
+                   ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_ACCESS_SET, err);
     char *text = cJSON_PrintUnformatted(ids);
@@ -95,11 +96,11 @@ int access_txn_set(ledger_db *db, int64_t me, const cJSON *ids, ledger_error *er
     if (rc != SQLITE_ROW)
         return db_error(db, err, "access");
     if (found < asked)
-        return ledger_error_set(err, 404, "not_found", "ids",
+        return ledger_error_set(err, 404, "not_found", field,
                                 "%lld of the transactions do not exist",
                                 (long long)(asked - found));
     if (allowed < found)
-        return ledger_error_set(err, 403, "forbidden", "ids",
+        return ledger_error_set(err, 403, "forbidden", field,
                                 "%lld of the transactions are not yours or shared with you",
                                 (long long)(found - allowed));
     return LEDGER_OK;

@@ -106,8 +106,10 @@ struct txn_access {
 /* canAccessTransactions for one row: 404 missing (or hidden), 403 stranger. */
 int access_txn(ledger_db *db, int64_t me, int64_t txn_id, struct txn_access *out,
                ledger_error *err);
-/* The same for every id of a JSON array: all accessible, or 404/403. */
-int access_txn_set(ledger_db *db, int64_t me, const cJSON *ids, ledger_error *err);
+/* The same for every id of a JSON array: all accessible, or 404/403
+ * naming field, the body's field that holds them. */
+int access_txn_set(ledger_db *db, int64_t me, const cJSON *ids, const char *field,
+                   ledger_error *err);
 /* Whether the caller is a participant of the trip (derived: its owner, or
  * with a row, a split or a payment in it); 404 when there is no such trip. */
 int access_trip(ledger_db *db, int64_t me, int64_t trip_id, int *participant,

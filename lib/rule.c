@@ -978,11 +978,8 @@ static int rule_one(ledger_db *db, int64_t me, int64_t rule_id, const cJSON *bod
     if (mode == MODE_SELECTION) {
         if (field_require_object(body, err) || field_id_array(body, "transaction_ids", 5000, &sel, err))
             goto out;
-        if (access_txn_set(db, me, sel, err)) {
-            if (err->status < 500)
-                snprintf(err->field, sizeof err->field, "transaction_ids");
+        if (access_txn_set(db, me, sel, "transaction_ids", err))
             goto out;
-        }
         sel_text = cJSON_PrintUnformatted(sel);
     } else if (cJSON_IsTrue(json_get(rule, "manual_only")) && mode == MODE_APPLY) {
         ledger_error_set(err, 409, "conflict", NULL,

@@ -273,8 +273,8 @@ static int set_rows(ledger_db *db, int64_t me, int64_t trip_id, const cJSON *ids
 
     if (text == NULL)
         return ledger_error_set(err, 500, "internal", NULL, "out of memory");
-    if (access_txn_set(db, me, ids, err) || (st = db_stmt(db, assign ? SQL_TRIP_ASSIGN
-                                                                     : SQL_TRIP_UNASSIGN, err)) == NULL) {
+    if (access_txn_set(db, me, ids, "transaction_ids", err)
+        || (st = db_stmt(db, assign ? SQL_TRIP_ASSIGN : SQL_TRIP_UNASSIGN, err)) == NULL) {
         free(text);
         return LEDGER_ERR;
     }

@@ -123,7 +123,7 @@ int ledger_txn_bulk(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
         ledger_error_set(err, 500, "internal", NULL, "out of memory");
         goto out;
     }
-    if (access_txn_set(db, me, ids, err))
+    if (access_txn_set(db, me, ids, "ids", err))
         goto out;
 
     if (strcmp(action, "tag") == 0 || strcmp(action, "untag") == 0) {

@@ -341,16 +341,17 @@ is_deeply(trip_of('alice', $h2->{id}), [$T, $T], "unassigning Hobart's h2 from '
 
 # Another user's row among accessible ones: 403 and nothing changes.
 error_is($rig->post("/api/trips/$A/transactions", { transaction_ids => [ $r1->{id}, $rb->{id} ] },
-                    user => 'alice'), 403, 'forbidden', "assign alice's r1 with bob's unshared row");
+                    user => 'alice'), 403, 'forbidden', "assign alice's r1 with bob's unshared row",
+         'transaction_ids');
 is_deeply(trip_of('alice', $r1->{id}), [undef, undef], 'r1 (accessible, same request) stayed unassigned');
 is_deeply(trip_of('bob', $rb->{id}), [undef, undef], "bob's row stayed unassigned");
 error_is($rig->request('DELETE', "/api/trips/$A/transactions", user => 'alice',
                        json => { transaction_ids => [ $r2->{id}, $rb->{id} ] }),
-         403, 'forbidden', "unassign alice's r2 with bob's unshared row");
+         403, 'forbidden', "unassign alice's r2 with bob's unshared row", 'transaction_ids');
 is_deeply(trip_of('alice', $r2->{id}), [$A, $A], 'r2 stayed in the trip');
 
 error_is($rig->post("/api/trips/$A/transactions", { transaction_ids => [ $r1->{id}, 99999999 ] },
-                    user => 'alice'), 404, 'not_found', 'a missing id among the ids');
+                    user => 'alice'), 404, 'not_found', 'a missing id among the ids', 'transaction_ids');
 is_deeply(trip_of('alice', $r1->{id}), [undef, undef], 'r1 stayed unassigned');
 
 # Bad bodies.
