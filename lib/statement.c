@@ -31,6 +31,8 @@ static const struct { const char *words[3]; const char *type; } type_rules[] = {
     { { "visa" }, "credit_card" },
     { { "mastercard" }, "credit_card" },
     { { "amex" }, "credit_card" },
+    { { "american", "express" }, "credit_card" },
+    { { "diners" }, "credit_card" },
     { { "creditcard" }, "credit_card" },
     { { "mortgage" }, "loan" },
     { { "loan" }, "loan" },

@@ -55,6 +55,8 @@ my %types = ('Home Loan' => 'loan', 'Home Loan Offset' => 'offset', 'Everyday Ac
              'Bonus Saver' => 'savings', 'Online Savings' => 'savings', 'Share Trading' => 'investment',
              'Mastercard' => 'credit_card', 'Mortgage' => 'loan', 'Cheque Account' => 'transaction',
              'Visa Debit' => 'transaction', 'Mastercard Debit' => 'transaction',
+             'American Express Platinum' => 'credit_card', 'Amex' => 'credit_card',
+             'Diners Club' => 'credit_card',
              'Something Else' => 'other');
 for my $text (sort keys %types) {
     my $r = statement('dave', account_type => $text);
