@@ -107,6 +107,7 @@ static const char SQL_STMT_INSERT[] =
     " period_start, period_end, due_date, amount_due, opening_balance, closing_balance,"
     " interest_rate, scheduled_repayment, repayment_frequency, redraw_available,"
     " loan_term_months, account_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+static const char SQL_ROW_CATEGORY[] = "UPDATE transactions SET category = ?2 WHERE id = ?1";
 static const char SQL_ROW_INSERT[] =
     "INSERT INTO transactions (statement_id, owner_id, date, description, merchant, category,"
     " transaction_type, amount, currency, amount_aud, exchange_rate_to_aud, principal_amount,"
@@ -356,8 +357,13 @@ static int check_itemised(const struct statement_row *r, const char *statement_t
     return LEDGER_OK;
 }
 
+/* Reads row o into r.  A category of "refund" is left for the caller to
+ * resolve (*refund set), once every row of the statement is written:
+ * resolved as each row came, a refund listed before the purchases at its
+ * merchant took "other" and one listed after took their category (an
+ * audit). */
 static int read_row(ledger_db *db, int64_t me, const cJSON *o, struct statement_row *r,
-                    char *category, ledger_error *err)
+                    char *category, int *refund, ledger_error *err)
 {
     const char *cat;
     int set;
@@ -384,7 +390,10 @@ static int read_row(ledger_db *db, int64_t me, const cJSON *o, struct statement_
     if (r->amount < 0 || (r->has_amount_aud && r->amount_aud < 0))
         return ledger_error_set(err, 400, "invalid_field", r->amount < 0 ? "amount" : "amount_aud",
                                 "amounts are magnitudes (0 or more); the direction is transaction_type");
-    if (cat) {
+    *refund = 0;
+    if (cat && ledger_category_fold(cat, category) == LEDGER_CATEGORY_REFUND) {
+        *refund = 1;
+    } else if (cat) {
         if (category_resolve(db, me, r->merchant, cat, category, err))
             return LEDGER_ERR;
         r->category = category;
@@ -467,13 +476,46 @@ int statement_fields_read(const cJSON *body, struct statement_fields *f, ledger_
     return LEDGER_OK;
 }
 
+/* A refund row written without its category, to resolve at the end. */
+struct refund_row {
+    int64_t id;
+    const char *merchant;  /* in the request body */
+};
+
+/* Gives each refund row the category its merchant has most often among
+ * the owner's rows, this statement's included (rule C). */
+static int resolve_refunds(ledger_db *db, int64_t me, const struct refund_row *v, size_t n,
+                           ledger_error *err)
+{
+    char category[LEDGER_CATEGORY_MAX];
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        sqlite3_stmt *st;
+        int rc;
+
+        if (category_resolve(db, me, v[i].merchant, "refund", category, err)
+            || (st = db_stmt(db, SQL_ROW_CATEGORY, err)) == NULL)
+            return LEDGER_ERR;
+        sqlite3_bind_int64(st, 1, v[i].id);
+        db_bind_text(st, 2, category);
+        rc = sqlite3_step(st);
+        db_stmt_done(st);
+        if (rc != SQLITE_DONE)
+            return db_error(db, err, "statement row");
+    }
+    return LEDGER_OK;
+}
+
 int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
                             ledger_error *err)
 {
     struct statement_fields f;
     const cJSON *rows, *o;
+    struct refund_row *refunds = NULL;
     int64_t id;
-    size_t i = 0;
+    size_t i = 0, n_refunds = 0;
+    int rc = LEDGER_ERR;
 
     if (statement_fields_read(body, &f, err))
         return LEDGER_ERR;
@@ -487,12 +529,31 @@ int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON 
     cJSON_ArrayForEach(o, rows) {
         struct statement_row r;
         char category[LEDGER_CATEGORY_MAX];
+        int refund = 0;
 
-        if (read_row(db, me, o, &r, category, err) || check_itemised(&r, f.statement_type, err))
-            return row_error(err, i);
+        if (read_row(db, me, o, &r, category, &refund, err)
+            || check_itemised(&r, f.statement_type, err)) {
+            row_error(err, i);
+            goto out;
+        }
         if (statement_row_insert(db, me, id, &r, err))
-            return LEDGER_ERR;
+            goto out;
+        if (refund) {
+            struct refund_row *v = realloc(refunds, (n_refunds + 1) * sizeof *v);
+
+            if (v == NULL) {
+                ledger_error_set(err, 500, "internal", NULL, "out of memory");
+                goto out;
+            }
+            refunds = v;
+            refunds[n_refunds].id = sqlite3_last_insert_rowid(db->sql);
+            refunds[n_refunds++].merchant = r.merchant;
+        }
         i++;
     }
-    return statement_get(db, me, id, out, err);
+    if (resolve_refunds(db, me, refunds, n_refunds, err) == LEDGER_OK)
+        rc = statement_get(db, me, id, out, err);
+out:
+    free(refunds);
+    return rc;
 }

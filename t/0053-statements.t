@@ -50,6 +50,29 @@ is($by{payment}{category}, 'transfers', 'payment becomes transfers');
 is($by{debit}{bank_name}, 'CBA', "rows carry the statement's bank");
 is($by{debit}{statement_id}, $s->{id}, 'statement_id');
 
+# ---- a refund takes its merchant's usual category, the statement's rows included ----
+# carol has no rows at Edge Bistro before this statement; its refund comes
+# first, its two dining rows after: the refund is dining all the same
+# (resolved row by row it was "other"), and a refund at a merchant with no
+# category anywhere is other.
+{
+    my $res = statement('carol', period_start => '2026-03-01', period_end => '2026-03-31', transactions => [
+        row('refund', 5, date => '2026-03-05', description => 'REFUND BISTRO', merchant => 'Edge Bistro', category => 'Refund'),
+        row('debit', 50, date => '2026-03-06', description => 'BISTRO 1', merchant => 'Edge Bistro', category => 'Dining'),
+        row('debit', 40, date => '2026-03-07', description => 'BISTRO 2', merchant => 'Edge Bistro', category => 'dining'),
+        row('refund', 3, date => '2026-03-08', description => 'REFUND NOWHERE', merchant => 'Nowhere Shop', category => 'refund') ]);
+    is($res->{status}, 201, "carol's statement with refunds before their purchases") or diag($res->{content});
+    my %by = map { $_->{description} => $_ }
+        @{ $rig->get("/api/transactions?statement_id=$res->{json}{id}", user => 'carol')->{json}{items} // [] };
+    is_deeply([ map { $by{$_}{category} } 'REFUND BISTRO', 'BISTRO 1', 'REFUND NOWHERE' ],
+              [ 'dining', 'dining', 'other' ],
+              "the refund listed first takes Edge Bistro's dining; one at a merchant with no category, other");
+    my $m = $rig->get('/api/analytics/monthly?from=2026-03&to=2026-03', user => 'carol')->{json}{items}[0] // {};
+    is_deeply({ map { $_->{category} => m2($_->{total}) } @{ $m->{categories} // [] } },
+              { dining => '85.00', other => '-3.00' },
+              'spend: dining 50 + 40 - 5 refunded, other -3 (the summary follows the category set last)');
+}
+
 # ---- statement type and repayment frequency (rule C) ------------------------------
 my %types = ('Home Loan' => 'loan', 'Home Loan Offset' => 'offset', 'Everyday Account' => 'transaction',
              'Bonus Saver' => 'savings', 'Online Savings' => 'savings', 'Share Trading' => 'investment',
