@@ -38,6 +38,7 @@ static const char SQL_DUPLICATE[] =
     "   AND transaction_type IN (SELECT value FROM json_each(?5))"
     " ORDER BY id LIMIT 1";
 static const char SQL_IMPORT_BATCH[] = "INSERT INTO csv_imports (owner_id) VALUES (?)";
+static const char SQL_ROW_CATEGORY[] = "UPDATE transactions SET category = ?2 WHERE id = ?1";
 static const char SQL_IMPORT_COUNT[] = "UPDATE csv_imports SET row_count = ? WHERE id = ?";
 static const char SQL_CSV_TAG[] =
     "SELECT id FROM tags WHERE owner_id = ? AND name = '" LEDGER_TAG_CSV_IMPORT "' COLLATE NOCASE";
@@ -606,6 +607,42 @@ static int write_rows(ledger_db *db, int64_t me, int64_t batch, int64_t *ids, si
     return LEDGER_OK;
 }
 
+/* Gives each new row whose category was "refund" (refund[i]) its
+ * merchant's usual category among the owner's rows, the file's included
+ * (rule C): resolved as the rows were read, none of the file's rows
+ * counted, and a refund at a merchant new to the ledger was "other"
+ * whatever the file said.  Run after the summaries are written, so that
+ * their update triggers move the row's spend to its category.  ids[] are
+ * the new rows' ids, in the order of the rows not skipped (dups[i] 0). */
+static int resolve_refunds(ledger_db *db, int64_t me, const struct statement_row *v,
+                           const char *refund, const int64_t *dups, const int64_t *ids, size_t n,
+                           ledger_error *err)
+{
+    char category[LEDGER_CATEGORY_MAX];
+    size_t i, k = 0;
+
+    for (i = 0; i < n; i++) {
+        sqlite3_stmt *st;
+        int rc;
+
+        if (dups[i])
+            continue;
+        k++;
+        if (!refund[i])
+            continue;
+        if (category_resolve(db, me, v[i].merchant, "refund", category, err)
+            || (st = db_stmt(db, SQL_ROW_CATEGORY, err)) == NULL)
+            return LEDGER_ERR;
+        sqlite3_bind_int64(st, 1, ids[k - 1]);
+        db_bind_text(st, 2, category);
+        rc = sqlite3_step(st);
+        db_stmt_done(st);
+        if (rc != SQLITE_DONE)
+            return db_error(db, err, "csv import");
+    }
+    return LEDGER_OK;
+}
+
 static int exec2(ledger_db *db, const char *sql, int64_t a, int64_t b, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, sql, err);
@@ -629,7 +666,8 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
     struct dup_key *keys = NULL;
     int64_t batch, tag, skipped = 0, *new_ids = NULL, *dups = NULL, range[3];
     cJSON *ids = NULL;
-    size_t n, i = 0, imported = 0;
+    char *refund = NULL;
+    size_t n, i = 0, imported = 0, refunds = 0;
     int rc = LEDGER_ERR, bulk = 0, dense;
 
     if (field_require_object(body, err))
@@ -646,7 +684,8 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
     n = (size_t)cJSON_GetArraySize(rows);
     v = calloc(n, sizeof *v);
     cats = calloc(n, sizeof *cats);
-    if (v == NULL || cats == NULL) {
+    refund = calloc(n, 1);
+    if (v == NULL || cats == NULL || refund == NULL) {
         ledger_error_set(err, 500, "internal", NULL, "out of memory");
         goto out;
     }
@@ -680,7 +719,12 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
         }
         if (r->type == NULL)
             r->type = "debit";
-        if (cat) {
+        /* "refund" is resolved once the file's rows are written, so
+         * that its merchant's rows in the file count (resolve_refunds). */
+        if (cat && ledger_category_fold(cat, cats[i]) == LEDGER_CATEGORY_REFUND) {
+            refund[i] = 1;
+            refunds++;
+        } else if (cat) {
             if (category_resolve(db, me, r->merchant, cat, cats[i], err)) {
                 row_error(err, i);
                 goto out;
@@ -742,6 +786,7 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
              || exec_new(db, dense ? SQL_BULK_SEARCH_DENSE : SQL_BULK_SEARCH_BATCH, range[0],
                          range[1], batch, 0, err)
              || exec_new(db, SQL_LINK, range[0], range[1], batch, tag, err)))
+        || (refunds && resolve_refunds(db, me, v, refund, dups, new_ids, n, err))
         || exec2(db, SQL_IMPORT_COUNT, (int64_t)imported, batch, err)
         || exec2(db, SQL_PENDING_CLEAR, 0, 0, err))
         goto out;
@@ -760,6 +805,7 @@ out:
     cJSON_Delete(ids);
     free(v);
     free(cats);
+    free(refund);
     free(dups);
     free(keys);
     free(new_ids);

@@ -596,6 +596,31 @@ error_is($rig->request('POST', '/api/import/csv/preview', open => 1, json => { c
          401, 'unauthenticated', 'preview without identity');
 error_is($rig->request('POST', '/api/import/csv/preview?date=Date&amount=Amount', open => 1, body => $export,
                        type => 'text/csv'), 401, 'unauthenticated', 'a text/csv preview without identity');
+# ---- a refund takes its merchant's usual category, the file's rows included ------------
+# dave has no rows at Edge Deli; the file lists a row he already has (a
+# duplicate, skipped), then the refund, then two dining rows there: the
+# refund is dining (resolved as rows were read, it was other).
+{
+    my $old = { date => '2025-06-01', description => 'Old lunch', amount => 7, merchant => 'Somewhere' };
+    is(commit('dave', [ $old ])->{status}, 201, 'dave has one row');
+    my $res = commit('dave', [ $old,
+        { date => '2025-06-02', description => 'Deli refund', amount => 4, transaction_type => 'refund',
+          merchant => 'Edge Deli', category => 'Refund' },
+        { date => '2025-06-03', description => 'Deli lunch', amount => 12, merchant => 'Edge Deli', category => 'Dining' },
+        { date => '2025-06-04', description => 'Deli dinner', amount => 30, merchant => 'Edge Deli', category => 'dining' },
+        { date => '2025-06-05', description => 'Odd refund', amount => 2, transaction_type => 'refund',
+          merchant => 'Nowhere Deli', category => 'refund' } ]);
+    is_deeply([ $res->{status}, @{ $res->{json} // {} }{qw(imported skipped_duplicates)} ], [ 201, 4, 1 ],
+              'four rows, the duplicate skipped') or diag($res->{content});
+    my %by = map { my $t = txn('dave', $_); ($t->{description} => $t->{category}) } @{ $res->{json}{transaction_ids} // [] };
+    is_deeply([ @by{'Deli refund', 'Deli lunch', 'Odd refund'} ], [ 'dining', 'dining', 'other' ],
+              "the refund before its merchant's rows takes their dining; one at a merchant with none, other");
+    my $m = $rig->get('/api/analytics/monthly?from=2025-06&to=2025-06', user => 'dave')->{json}{items}[0] // {};
+    is_deeply({ map { $_->{category} => m2($_->{total}) } @{ $m->{categories} // [] } },
+              { dining => '38.00', other => '-2.00', uncategorised => '7.00' },
+              'spend: dining 12 + 30 - 4, other -2, the old row 7 uncategorised');
+}
+
 error_is($rig->request('POST', '/api/import/csv/commit', open => 1, json => { rows => \@good }),
          401, 'unauthenticated', 'commit without identity');
 error_is($rig->get('/api/import/csv/preview', user => 'alice'), 405, 'method_not_allowed', 'GET on the preview');
