@@ -1,9 +1,9 @@
 /*
  * Participants: the users a caller shares with.  Split counterparts (in
  * either direction), payment counterparts, and the people the caller added
- * by email.  Only these can be named in a split or a payment, so nobody
- * can draw a stranger into their ledger, or run up a debt in a stranger's
- * name.
+ * by email.  Only these can be named in a split or a payment, so a user
+ * id alone names nobody: sharing with someone takes their email address.
+ * (API.md has no invitation step: the person added is not asked.)
  */
 #include <ctype.h>
 #include <stdlib.h>

@@ -71,8 +71,8 @@ int split_parse(ledger_db *db, const cJSON *arr, const char *field, int64_t owne
                                  "participant %lld is named twice", (long long)s->participant_id);
                 goto fail;
             }
-        /* Only people the owner shares with: nobody can draw a stranger
-         * into their ledger or run up a debt in a stranger's name. */
+        /* Only people the owner shares with (participant.c): an id alone
+         * names nobody. */
         if (participant_check(db, owner, s->participant_id, "participant_id", err))
             goto fail;
         owner_named |= s->participant_id == owner;
