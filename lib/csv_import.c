@@ -51,10 +51,15 @@ static const char SQL_PENDING[] =
     " payment_method) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 /* The columns a manual row from a CSV file has (statement_row_insert's,
  * less those a CSV row never sets), in the rows' order. */
+/* Ids after ?3, the base schema 0023 gives (the staged rows' seq counts
+ * from 1: the table is emptied before each file); read first, as a
+ * subquery on transactions here would make SQLite copy the whole SELECT
+ * aside before writing. */
+static const char SQL_ID_BASE[] = "SELECT " ROW_ID_BASE("transactions");
 static const char SQL_WRITE[] =
-    "INSERT INTO transactions (statement_id, owner_id, date, description, merchant, category,"
+    "INSERT INTO transactions (id, statement_id, owner_id, date, description, merchant, category,"
     " transaction_type, amount, currency, payment_method, import_id, eff_category, eff_merchant)"
-    " SELECT NULL, ?1, date, description, merchant, category, type, amount, currency,"
+    " SELECT ?3 + seq, NULL, ?1, date, description, merchant, category, type, amount, currency,"
     "        payment_method, ?2, category, COALESCE(merchant, '')"
     "   FROM temp.csv_rows ORDER BY seq RETURNING id";
 /* See schema/0011_bulk_insert.sql.  The new rows are those of the batch
@@ -590,12 +595,30 @@ static int exec_new(ledger_db *db, const char *sql, int64_t lo, int64_t hi, int6
 static int write_rows(ledger_db *db, int64_t me, int64_t batch, int64_t *ids, size_t cap,
                       size_t *n, ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, SQL_WRITE, err);
+    sqlite3_stmt *st = db_stmt(db, SQL_ID_BASE, err);
     int rc;
 
     *n = 0;
     if (st == NULL)
         return LEDGER_ERR;
+    rc = sqlite3_step(st);
+    /* Past the largest id there is room for, or with no mark, ?3 stays
+     * NULL and SQLite gives the ids (at random at the top). */
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER
+        && sqlite3_column_int64(st, 0) <= INT64_MAX - (int64_t)cap) {
+        int64_t base = sqlite3_column_int64(st, 0);
+
+        db_stmt_done(st);
+        if ((st = db_stmt(db, SQL_WRITE, err)) == NULL)
+            return LEDGER_ERR;
+        sqlite3_bind_int64(st, 3, base);
+    } else {
+        db_stmt_done(st);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+            return db_error(db, err, "csv import");
+        if ((st = db_stmt(db, SQL_WRITE, err)) == NULL)
+            return LEDGER_ERR;
+    }
     sqlite3_bind_int64(st, 1, me);
     sqlite3_bind_int64(st, 2, batch);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < cap)

@@ -45,6 +45,17 @@ int db_bind_text(sqlite3_stmt *st, int idx, const char *text);
 /* The id for a new row of a table that never gives an id out twice (tags,
  * trips, rules: schema 0013; rule runs: 0022), as SQL. */
 #define NEXT_ID(table) "(SELECT last + 1 FROM id_high_water WHERE name = '" table "')"
+/* The same for the tables whose mark is the largest id deleted (schema
+ * 0023): the id after that and after the largest in use (its base, one
+ * less, for a statement writing many rows).  Past the largest id SQLite
+ * has, NULL: SQLite then picks an unused id at random, as it always has
+ * there. */
+#define ROW_ID_BASE(table)                                                                 \
+    "(SELECT MAX(COALESCE((SELECT MAX(id) FROM " table "), 0), last) FROM id_high_water"  \
+    " WHERE name = '" table "')"
+#define NEXT_ROW_ID(table)                                                                 \
+    "(SELECT CASE WHEN b < 9223372036854775807 THEN b + 1 END FROM (SELECT "               \
+    ROW_ID_BASE(table) " AS b))"
 
 /* The body must be an object: else 400 invalid_json. */
 int field_require_object(const cJSON *body, ledger_error *err);

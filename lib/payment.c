@@ -14,8 +14,9 @@
 #define SCOPES_MAX 20
 
 static const char SQL_PAY_INSERT[] =
-    "INSERT INTO split_payments (from_user_id, to_user_id, amount, date, notes, trip_id,"
-    " linked_transaction_id, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+    "INSERT INTO split_payments (id, from_user_id, to_user_id, amount, date, notes, trip_id,"
+    " linked_transaction_id, created_by)"
+    " VALUES (" NEXT_ROW_ID("split_payments") ", ?, ?, ?, ?, ?, ?, ?, ?)";
 static const char SQL_PAY_LINK[] = "SELECT lower(hex(randomblob(16)))";
 static const char SQL_PAY_BY_LINK[] =
     "SELECT id, linked_transaction_id, from_user_id, to_user_id, amount, date, notes, trip_id"

@@ -103,17 +103,18 @@ const char *repayment_frequency_fold(const char *text)
 }
 
 static const char SQL_STMT_INSERT[] =
-    "INSERT INTO statements (owner_id, bank_name, account_name, account_type, statement_type,"
+    "INSERT INTO statements (id, owner_id, bank_name, account_name, account_type, statement_type,"
     " period_start, period_end, due_date, amount_due, opening_balance, closing_balance,"
     " interest_rate, scheduled_repayment, repayment_frequency, redraw_available,"
-    " loan_term_months, account_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    " loan_term_months, account_id)"
+    " VALUES (" NEXT_ROW_ID("statements") ", ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 static const char SQL_ROW_CATEGORY[] = "UPDATE transactions SET category = ?2 WHERE id = ?1";
 static const char SQL_ROW_INSERT[] =
-    "INSERT INTO transactions (statement_id, owner_id, date, description, merchant, category,"
+    "INSERT INTO transactions (id, statement_id, owner_id, date, description, merchant, category,"
     " transaction_type, amount, currency, amount_aud, exchange_rate_to_aud, principal_amount,"
     " interest_amount, fitid, payment_method, import_id, eff_category, eff_merchant)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
-    "         ?6, COALESCE(?5, ''))";  /* the effective values: schema 0010 */
+    " VALUES (" NEXT_ROW_ID("transactions") ", ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
+    "         ?12, ?13, ?14, ?15, ?16, ?6, COALESCE(?5, ''))";  /* the effective values: schema 0010 */
 
 /* One statement with its figures; the movement is signed by type: on
  * credit card and loan statements spending raises the balance (owed), on

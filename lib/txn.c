@@ -20,10 +20,10 @@ static const char SQL_TXN_GET[] =
     "SELECT " TXN_COLUMNS " FROM transactions t" TXN_JOIN_RECONCILED
     " WHERE t.id = :id AND t.reconciled_with_id IS NULL";
 static const char SQL_TXN_INSERT[] =
-    "INSERT INTO transactions (owner_id, date, description, merchant, transaction_type,"
+    "INSERT INTO transactions (id, owner_id, date, description, merchant, transaction_type,"
     " category, amount, currency, amount_aud, exchange_rate_to_aud, payment_method,"
     " override_trip_id, eff_category, eff_merchant)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
+    " VALUES (" NEXT_ROW_ID("transactions") ", ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
     "         ?6, COALESCE(?4, ''))";  /* the effective values: schema 0010 */
 /* Each field changes only when its flag is set, so one statement serves
  * every combination a PATCH can send. */

@@ -21,9 +21,16 @@ static int user_version(const char *path)
     return v;
 }
 
-/* SQL taking away what migration 0022 adds, for a database set back to an
- * older version. */
+/* SQL taking away what migrations 0023 and 0022 add, for a database set
+ * back to an older version. */
+#define UNDO_0023                                                  \
+    "DROP TRIGGER transactions_high_water;"                        \
+    "DROP TRIGGER statements_high_water;"                          \
+    "DROP TRIGGER split_payments_high_water;"                      \
+    "DELETE FROM id_high_water"                                    \
+    " WHERE name IN ('transactions', 'statements', 'split_payments');"
 #define UNDO_0022                                                  \
+    UNDO_0023                                                      \
     "DROP TRIGGER rule_runs_high_water;"                           \
     "DELETE FROM id_high_water WHERE name = 'rule_runs';"          \
     "ALTER TABLE reconciliations DROP COLUMN after_run;"
@@ -51,6 +58,25 @@ static int count(const char *path, const char *sql)
     sqlite3_finalize(st);
     sqlite3_close(db);
     return v;
+}
+
+/* User 1's manual row of the JSON body json, in a transaction of its
+ * own; its id, or 0. */
+static int64_t create_row(ledger_db *db, const char *json)
+{
+    cJSON *body = NULL, *out = NULL;
+    ledger_error err;
+    int64_t id = 0;
+
+    ledger_error_clear(&err);
+    ledger_begin(db, 1, &err);
+    if (ledger_json_parse(json, strlen(json), &body, &err) == LEDGER_OK
+        && ledger_txn_create(db, 1, body, &out, &err) == LEDGER_OK)
+        id = (int64_t)cJSON_GetObjectItem(out, "id")->valuedouble;
+    ledger_commit(db, &err);
+    cJSON_Delete(body);
+    cJSON_Delete(out);
+    return id;
 }
 
 /* A database file with its WAL and shared-memory files gone. */
@@ -388,6 +414,50 @@ int main(void)
         is_int(count(path21, "SELECT last FROM id_high_water WHERE name = 'rule_runs'"), 8,
                "0022: run ids go on from the highest there is");
         remove_db(path21);
+    }
+
+    /* 0023: the marks of transactions, statements and payments start at
+     * the largest ids there are, and a deleted newest id is not given out
+     * again. */
+    {
+        char path22[140];
+        int64_t id = 0;
+
+        snprintf(path22, sizeof path22, "%s/v22.db", dir);
+        is_int(database_with_user(path22,
+                           UNDO_0023
+                           "INSERT INTO statements (id, owner_id, bank_name, account_type, statement_type,"
+                           " period_start, period_end) VALUES (5, 1, 'B', 'Visa', 'credit_card',"
+                           " '2026-01-01', '2026-01-31');"
+                           "INSERT INTO transactions (id, owner_id, date, description, transaction_type, amount)"
+                           " VALUES (40, 1, '2026-01-05', 'm', 'debit', 1000);"),
+               SQLITE_OK, "rows written as before 0023");
+        set_user_version(path22, 22);
+        db = NULL;
+        ok(ledger_open(path22, &db, &err) == LEDGER_OK, "a version-22 database is migrated forward");
+        ledger_close(db);
+        is_int(count(path22, "SELECT last FROM id_high_water WHERE name = 'transactions'"), 40,
+               "0023: the transactions' mark is their largest id");
+        is_int(count(path22, "SELECT last FROM id_high_water WHERE name = 'statements'"), 5,
+               "0023: the statements' mark is theirs");
+        is_int(count(path22, "SELECT last FROM id_high_water WHERE name = 'split_payments'"), 0,
+               "0023: no payments, a mark of 0");
+        db = NULL;
+        ledger_open(path22, &db, &err);
+        id = create_row(db, "{\"date\": \"2026-01-06\", \"amount\": 2, \"description\": \"n\"}");
+        is_int(id, 41, "a new row takes the id after the largest");
+        ledger_begin(db, 1, &err);
+        ok(ledger_txn_delete(db, 1, id, &err) == LEDGER_OK, "and is deleted");
+        ledger_commit(db, &err);
+        ledger_close(db);
+        is_int(count(path22, "SELECT last FROM id_high_water WHERE name = 'transactions'"), 41,
+               "deleting it leaves the mark at its id");
+        db = NULL;
+        ledger_open(path22, &db, &err);
+        id = create_row(db, "{\"date\": \"2026-01-07\", \"amount\": 3, \"description\": \"o\"}");
+        ledger_close(db);
+        is_int(id, 42, "the next row is 42: the deleted newest id is not given out again");
+        remove_db(path22);
     }
 
     /* An in-memory database works for tests. */

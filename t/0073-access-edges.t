@@ -171,4 +171,44 @@ for my $case (['2026-06-13', 101, 'after'], ['2026-06-07', 99, 'before']) {
     }
 }
 
+# ---- an id, once given out, is never given to another row (schema 0023) --------------
+# The newest row deleted: SQLite would give its id to the next row anybody
+# makes (dave's deleted row came back as alice's).  A retried DELETE or a
+# kept id must not name someone else's row.
+{
+    my $gone = manual(dave => date => '2026-06-01', amount => 1, description => 'Newest, then gone');
+    is($rig->del("/api/transactions/$gone", user => 'dave')->{status}, 204, 'dave deletes his newest row');
+    my $next = manual(alice => date => '2026-06-01', amount => 2, description => 'After the gone one');
+    cmp_ok($next, '>', $gone, "alice's next row takes a new id, not dave's deleted one");
+    is($rig->del("/api/transactions/$gone", user => 'dave')->{status}, 404, "dave's retried DELETE is a 404");
+
+    my $s = ok_json($rig->post('/api/statements', { bank_name => 'Gone Bank', account_type => 'Visa',
+        period_start => '2026-06-01', period_end => '2026-06-30',
+        transactions => [ { date => '2026-06-02', description => 'gone row', amount => 5, transaction_type => 'debit' } ] },
+        user => 'alice'), 'statement')->{id};
+    my ($srow) = map { $_->{id} } @{ $rig->get("/api/transactions?statement_id=$s", user => 'alice')->{json}{items} // [] };
+    is($rig->del("/api/statements/$s", user => 'alice')->{status}, 204, 'alice deletes her newest statement');
+    my $s2 = ok_json($rig->post('/api/statements', { bank_name => 'Next Bank', account_type => 'Visa',
+        period_start => '2026-06-01', period_end => '2026-06-30',
+        transactions => [ { date => '2026-06-03', description => 'next row', amount => 6, transaction_type => 'debit' } ] },
+        user => 'carol'), 'statement')->{id};
+    cmp_ok($s2, '>', $s, "carol's statement takes a new id, not alice's deleted one");
+    my ($srow2) = map { $_->{id} } @{ $rig->get("/api/transactions?statement_id=$s2", user => 'carol')->{json}{items} // [] };
+    cmp_ok($srow2, '>', $srow, 'and so does its row');
+
+    my $p = ok_json($rig->post('/api/payments', { from_participant_id => $uid{alice}, to_participant_id => $uid{bob},
+        date => '2026-06-04', amount => 3 }, user => 'alice'), 'payment')->{id};
+    is($rig->del("/api/payments/$p", user => 'alice')->{status}, 204, 'alice deletes her newest payment');
+    my $p2 = ok_json($rig->post('/api/payments', { from_participant_id => $uid{alice}, to_participant_id => $uid{carol},
+        date => '2026-06-04', amount => 4 }, user => 'alice'), 'payment')->{id};
+    cmp_ok($p2, '>', $p, 'the next payment takes a new id');
+
+    my $last = manual(dave => date => '2026-06-05', amount => 1, description => 'Newest before a file');
+    $rig->del("/api/transactions/$last", user => 'dave');
+    my $ids = ok_json($rig->post('/api/import/csv/commit', { rows => [
+        { date => '2026-06-06', description => 'file row 1', amount => 1 },
+        { date => '2026-06-07', description => 'file row 2', amount => 2 } ] }, user => 'erin'), 'csv')->{transaction_ids};
+    is_deeply($ids, [ $last + 1, $last + 2 ], "a file's rows take the ids after the deleted newest, in order");
+}
+
 done_testing;
