@@ -7,10 +7,9 @@
  * file has but which says something else).  A row whose FITID the caller
  * already has for the same account is skipped (one without a FITID also
  * when an account's row imported before those were made says the same:
- * SQL_SEEN_PLAIN), and
- * an account whose rows were all seen before creates no statement:
- * importing the same file twice creates nothing twice and says how many
- * rows it skipped.
+ * SQL_SEEN_PLAIN), and an account whose rows were all seen before creates
+ * no statement: importing the same file twice creates nothing twice and
+ * says how many rows it skipped.
  *
  * Amounts in the file are signed from the account holder's side (negative
  * is money out); rows store a magnitude and a type.  LEDGERBAL (else
