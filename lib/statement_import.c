@@ -271,6 +271,7 @@ static int row_keys(const struct ofx_account *a, struct row_key *keys)
     free(idx);
     return 0;
 }
+
 static void min_max_dates(const struct ofx_account *a, char *from, char *to)
 {
     size_t i;
