@@ -5,11 +5,11 @@
  * A manual row is pending when it is not reconciled and was paid by card,
  * bank transfer or an unknown method (cash and credits never reach a
  * statement).  Its candidates are the owner's statement rows within 3 days
- * and 1% of its amount (in the home currency), in the same direction, that no other manual row was
- * reconciled into.  Applying a match copies the manual row's overrides,
- * tags and splits onto the statement row, hides the manual row
- * (reconciled_with_id), and keeps the statement row's previous state so the
- * match can be undone.  A batch is all or nothing.
+ * and 1% of its amount (in the home currency), in the same direction,
+ * that no other manual row was reconciled into.  Applying a match copies
+ * the manual row's overrides, tags and splits onto the statement row,
+ * hides the manual row (reconciled_with_id), and keeps the statement row's
+ * previous state so the match can be undone.  A batch is all or nothing.
  */
 #include <stdio.h>
 #include <stdlib.h>
