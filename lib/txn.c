@@ -198,7 +198,8 @@ static int eff_merchant(ledger_db *db, int64_t id, char *out, size_t len, ledger
 /* A row in a foreign currency keeps its home-currency amount beside it
  * (amount_aud), which spend, balances and splits use: a new amount takes a
  * new one, at the row's rate, or without a rate at the one its two amounts
- * implied.  *set says whether there is one to write. */
+ * implied; the same amount keeps it.  *set says whether there is one to
+ * write. */
 static int new_home_amount(ledger_db *db, int64_t id, int64_t amount, int *set, int64_t *aud,
                            ledger_error *err)
 {
@@ -222,7 +223,10 @@ static int new_home_amount(ledger_db *db, int64_t id, int64_t amount, int *set, 
     db_stmt_done(st);
     if (rc != SQLITE_ROW)
         return db_error(db, err, "transaction");
-    if (!has_aud)
+    /* The amount it has: the home amount stays as stated (it may hold a
+     * fee the rate does not; saving the row unchanged re-derived it from
+     * the rate: an audit). */
+    if (!has_aud || amount == old)
         return LEDGER_OK;
     if (rate[0]) {
         if (money_times_rate(amount, rate, aud))

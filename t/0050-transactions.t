@@ -206,6 +206,15 @@ my $zero = create('alice', description => 'Free in Bali', amount => 0, currency 
 $res = $rig->patch("/api/transactions/$zero->{id}", { amount => 5 }, user => 'alice');
 error_is($res, 400, 'invalid_field', 'a row of 0 with a home amount and no rate: no rate to follow', 'amount');
 is(m2(get_row('alice', $zero->{id})->{amount}), '0.00', 'and the row is unchanged');
+# A home amount stated apart from the rate (a fee folded in) stays as
+# stated when the row is saved with the amount it has: it was re-derived
+# from the rate, 20.00 becoming 15.00.
+my $fee = create('alice', description => 'Card in USD', amount => 10, currency => 'USD', amount_aud => 20,
+                 exchange_rate_to_aud => 1.5);
+$res = $rig->patch("/api/transactions/$fee->{id}", { amount => 10, description => 'Card in USD, again' },
+                   user => 'alice');
+is_deeply([ $res->{status}, map { m2($_) } @{ $res->{json} // {} }{qw(amount amount_aud my_amount)} ],
+          [ 200, '10.00', '20.00', '20.00' ], 'PATCH with the amount it has: amount_aud stays 20.00');
 
 $res = $rig->post('/api/transactions', { date => '2026-01-15', amount => 10000000000000,
                                          description => 'The biggest' }, user => 'alice');
