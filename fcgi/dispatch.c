@@ -60,6 +60,12 @@ static int take_body(struct request *r, const struct route *route)
     }
     if (request_body_length(r, &len))
         return -1;
+    if (len == REQUEST_LENGTH_UNKNOWN) {
+        /* A body sent in chunks (or none): read it to learn which. */
+        if (request_read_body(r))
+            return -1;
+        len = r->body_len;
+    }
     if (len == 0)
         return 0;
     if (route->flags & ROUTE_RAW)

@@ -191,7 +191,7 @@ int request_body_length(struct request *r, size_t *out)
     unsigned long long len = 0;
     const char *p;
 
-    *out = 0;
+    *out = REQUEST_LENGTH_UNKNOWN;
     if (cl == NULL || cl[0] == '\0')
         return 0;
     for (p = cl; *p; p++) {
@@ -210,12 +210,62 @@ int request_body_length(struct request *r, size_t *out)
     return 0;
 }
 
+/* A body without a length: read as it comes, in a buffer that doubles,
+ * until the stream ends or passes the limit.  Most such requests (every
+ * GET) have none, found by the first read, before anything is allocated. */
+static int read_body_to_end(struct request *r)
+{
+    char first[4096];
+    size_t cap, got, max = r->cfg->max_body_bytes;
+    int n = FCGX_GetStr(first, (int)sizeof first, r->fcgx->in);
+
+    if (n <= 0)
+        return 0;
+    cap = max + 1 < 65536 ? max + 1 : 65536;
+    if ((size_t)n > max)
+        return request_fail(r, 413, "payload_too_large", NULL,
+                            "the body is larger than %zu bytes", max);
+    if ((r->body = malloc(cap)) == NULL)
+        return request_fail(r, 500, "internal", NULL, "out of memory");
+    memcpy(r->body, first, (size_t)n);
+    got = (size_t)n;
+    for (;;) {
+        if (got == cap) {
+            size_t want = 2 * cap > max + 1 ? max + 1 : 2 * cap;
+            char *p;
+
+            if (want <= cap)
+                return request_fail(r, 413, "payload_too_large", NULL,
+                                    "the body is larger than %zu bytes", max);
+            if ((p = realloc(r->body, want)) == NULL)
+                return request_fail(r, 500, "internal", NULL, "out of memory");
+            r->body = p;
+            cap = want;
+        }
+        n = FCGX_GetStr(r->body + got, (int)(cap - got > (1u << 30) ? (1u << 30) : cap - got),
+                        r->fcgx->in);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+        if (got > max)
+            return request_fail(r, 413, "payload_too_large", NULL,
+                                "the body is larger than %zu bytes", max);
+    }
+    r->body_len = got;
+    return 0;
+}
+
 int request_read_body(struct request *r)
 {
     size_t len, got = 0;
 
+    if (r->body_read)
+        return 0;
+    r->body_read = 1;
     if (request_body_length(r, &len))
         return -1;
+    if (len == REQUEST_LENGTH_UNKNOWN)
+        return read_body_to_end(r);
     if (len == 0)
         return 0;
     r->body = malloc((size_t)len);

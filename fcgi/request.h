@@ -23,6 +23,7 @@ struct request {
     size_t nquery;
     char *body;                 /* exactly body_len bytes, not NUL-terminated */
     size_t body_len;
+    int body_read;              /* request_read_body has run */
     cJSON *json;                /* parsed body of a JSON route */
     int64_t user_id;
     char *args[ROUTE_MAX_ARGS]; /* decoded path captures */
@@ -41,10 +42,15 @@ void request_end(struct request *r);
 /* Splits the URI into path and query; a malformed query is a 400. */
 int request_parse_uri(struct request *r);
 /* Validates CONTENT_LENGTH: all digits (else 400) and within the limit
- * (else 413), without reading anything.  No header means 0. */
+ * (else 413), without reading anything.  No header gives
+ * REQUEST_LENGTH_UNKNOWN: no body, or one sent in chunks that the web
+ * server passes on as it comes (Apache's mod_proxy_fcgi does so past
+ * its buffer). */
+#define REQUEST_LENGTH_UNKNOWN SIZE_MAX
 int request_body_length(struct request *r, size_t *len);
-/* Checks the length as above, then reads exactly that many bytes; a body
- * that ends early is a 400, never processed truncated. */
+/* Reads the body once: with a length, exactly that many bytes (one that
+ * ends early is a 400, never processed truncated); without, to its end,
+ * a 413 past the limit. */
 int request_read_body(struct request *r);
 /* The first value of key in the query string, or NULL. */
 const char *query_get(const struct request *r, const char *key);
