@@ -96,9 +96,9 @@ struct month_table {
     int from_number;     /* from as month_number gives it, read once */
     int n;
     int64_t me;
-    int64_t *total;      /* per month */
+    money_sum *total;    /* per month */
     struct tally names;  /* the categories, numbered by position */
-    int64_t *cells;      /* cells[category * n + month]: cents */
+    money_sum *cells;    /* cells[category * n + month]: cents */
     size_t columns;      /* the categories cells has room for */
     size_t next;         /* the category after the last one found */
 };
@@ -137,7 +137,7 @@ static long table_category(struct month_table *mt, const char *name)
     mt->next = (size_t)(it - mt->names.v) + 1;
     if (mt->names.n > mt->columns) {
         size_t columns = mt->columns ? 2 * mt->columns : 16;
-        int64_t *cells = realloc(mt->cells, columns * (size_t)mt->n * sizeof *cells);
+        money_sum *cells = realloc(mt->cells, columns * (size_t)mt->n * sizeof *cells);
 
         if (cells == NULL)
             return -1;
@@ -225,7 +225,7 @@ static int fill_table(ledger_db *db, int64_t me, int mine, const char *first, co
 /* One category of a month as the report shows it. */
 struct month_cell {
     const char *category;
-    int64_t cents;
+    money_sum cents;
     const cJSON *budget;  /* NULL: none */
 };
 
@@ -249,7 +249,7 @@ static cJSON *month_categories(const struct month_table *mt, int i, const cJSON 
     size_t c, k = 0, j;
 
     for (c = 0; c < mt->names.n; c++) {
-        int64_t cents = mt->cells[c * (size_t)mt->n + (size_t)i];
+        money_sum cents = mt->cells[c * (size_t)mt->n + (size_t)i];
 
         /* A category whose parts net to nothing (rows given away whole on
          * basis=mine) is left out, as on gross, unless it has a budget. */
@@ -266,7 +266,7 @@ static cJSON *month_categories(const struct month_table *mt, int i, const cJSON 
         cJSON *o = cJSON_CreateObject();
 
         cJSON_AddItemToObjectCS(o, "category", cJSON_CreateString(cell[j].category));
-        cJSON_AddItemToObjectCS(o, "total", ledger_money_to_json(cell[j].cents));
+        cJSON_AddItemToObjectCS(o, "total", money_sum_to_json(cell[j].cents));
         cJSON_AddItemToObjectCS(o, "budget", cell[j].budget
                                 ? ledger_money_to_json((int64_t)cell[j].budget->valuedouble)
                                 : cJSON_CreateNull());
@@ -311,7 +311,7 @@ int ledger_analytics_monthly(ledger_db *db, int64_t me, const struct ledger_para
 
         month_add(mt.from, i, month);
         cJSON_AddItemToObjectCS(m, "month", cJSON_CreateString(month));
-        cJSON_AddItemToObjectCS(m, "total", ledger_money_to_json(mt.total[i]));
+        cJSON_AddItemToObjectCS(m, "total", money_sum_to_json(mt.total[i]));
         cJSON_AddItemToObjectCS(m, "categories", month_categories(&mt, i, budget, cell));
         cJSON_AddItemToArray(items, m);
     }
@@ -336,7 +336,7 @@ out:
 
 struct drill {
     const char *category;
-    int64_t total;
+    money_sum total;
     struct tally merchants;
     cJSON *ids;
 };
@@ -416,13 +416,13 @@ int ledger_analytics_drilldown(ledger_db *db, int64_t me, const char *month,
     doc = cJSON_CreateObject();
     cJSON_AddStringToObject(doc, "month", month);
     cJSON_AddStringToObject(doc, "category", folded);
-    cJSON_AddItemToObject(doc, "total", ledger_money_to_json(d.total));
+    cJSON_AddItemToObject(doc, "total", money_sum_to_json(d.total));
     arr = cJSON_AddArrayToObject(doc, "merchants");
     tally_sort(&d.merchants);
     for (i = 0; i < d.merchants.n; i++) {
         m = cJSON_CreateObject();
         cJSON_AddStringToObject(m, "merchant", d.merchants.v[i].name);
-        cJSON_AddItemToObject(m, "total", ledger_money_to_json(d.merchants.v[i].cents));
+        cJSON_AddItemToObject(m, "total", money_sum_to_json(d.merchants.v[i].cents));
         cJSON_AddNumberToObject(m, "count", (double)d.merchants.v[i].count);
         cJSON_AddItemToArray(arr, m);
     }

@@ -70,13 +70,14 @@ int ledger_budget_list(ledger_db *db, int64_t me, const struct ledger_params *p,
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *cat = (const char *)sqlite3_column_text(st, 0);
         const struct tally_item *s = tally_find(&spent, cat);
-        int64_t amount = sqlite3_column_int64(st, 1), used = s ? s->cents : 0;
+        int64_t amount = sqlite3_column_int64(st, 1);
+        money_sum used = s ? s->cents : 0;
         cJSON *o = cJSON_CreateObject();
 
         cJSON_AddStringToObject(o, "category", cat);
         cJSON_AddItemToObject(o, "amount", ledger_money_to_json(amount));
-        cJSON_AddItemToObject(o, "spent", ledger_money_to_json(used));
-        cJSON_AddItemToObject(o, "remaining", ledger_money_to_json(amount - used));
+        cJSON_AddItemToObject(o, "spent", money_sum_to_json(used));
+        cJSON_AddItemToObject(o, "remaining", money_sum_to_json(amount - used));
         cJSON_AddItemToArray(items, o);
     }
     db_stmt_done(st);

@@ -320,6 +320,14 @@ int statement_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_err
     " WHEN " t ".transaction_type = 'refund' THEN -COALESCE(" t ".amount_aud, " t ".amount)" \
     " ELSE COALESCE(" t ".amount_aud, " t ".amount) END)"
 
+/* ---- sums of many amounts ------------------------------------------------------ */
+/* A sum of amounts, each within int64 cents, that may pass it: a month's
+ * categories, a merchant's rows, a budget's spend (thousands of rows of
+ * the largest amount wrapped the monthly total negative: an audit). */
+typedef __int128 money_sum;
+/* The sum as a JSON number of two decimals (money.c). */
+cJSON *money_sum_to_json(money_sum cents);
+
 /* ---- result rows to JSON (rows.c) ----------------------------------------------- */
 /* Adds item to o under k, a string constant: the key is not copied (a page
  * of transactions has a thousand and more of them), so it must outlive o. */
@@ -384,7 +392,8 @@ int group_sum(ledger_db *db, const char *select, const int64_t *params, int npar
 /* ---- named sums of cents (tally.c) ----------------------------------------------- */
 struct tally_item {
     char *name;
-    int64_t cents, count;  /* the sum, and how many amounts went into it */
+    money_sum cents;       /* the sum */
+    int64_t count;         /* how many amounts went into it */
 };
 struct tally {
     struct tally_item *v;

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ledger.h"
+#include "internal.h"
 
 #define MAX_DIGITS 64
 
@@ -131,26 +131,35 @@ int ledger_percent_from_json(const cJSON *item, const char *field,
     return LEDGER_OK;
 }
 
-char *ledger_decimal2_format(int64_t cents, char *buf, size_t len)
+/* A magnitude of cents as "units.cc", negative when neg, in buf.  Digits
+ * from the right (every report writes thousands of these, and snprintf
+ * was a tenth of a monthly report's time): two decimals, the point, then
+ * at least one digit before it.  The 128-bit division only for the part
+ * past 64 bits, which no single amount has. */
+static char *format_cents(unsigned __int128 mag, int neg, char *buf, size_t len)
 {
-    /* Through uint64_t so INT64_MIN has a magnitude too. */
-    uint64_t mag = cents < 0 ? (uint64_t)0 - (uint64_t)cents : (uint64_t)cents;
-    char tmp[24];
+    char tmp[48];
     size_t n = 0, i = 0;
+    uint64_t low;
 
-    /* Digits from the right (every report writes thousands of these, and
-     * snprintf was a tenth of a monthly report's time): two decimals, the
-     * point, then at least one digit before it. */
-    tmp[n++] = (char)('0' + mag % 10);
-    mag /= 10;
-    tmp[n++] = (char)('0' + mag % 10);
-    mag /= 10;
-    tmp[n++] = '.';
-    do {
-        tmp[n++] = (char)('0' + mag % 10);
+    while (mag > UINT64_MAX) {
+        tmp[n++] = (char)('0' + (int)(mag % 10));
         mag /= 10;
-    } while (mag > 0);
-    if (cents < 0)
+        if (n == 2)
+            tmp[n++] = '.';
+    }
+    low = (uint64_t)mag;
+    while (n < 3) {
+        tmp[n++] = (char)('0' + low % 10);
+        low /= 10;
+        if (n == 2)
+            tmp[n++] = '.';
+    }
+    do {
+        tmp[n++] = (char)('0' + low % 10);
+        low /= 10;
+    } while (low > 0);
+    if (neg)
         tmp[n++] = '-';
     if (len == 0)
         return buf;
@@ -160,9 +169,25 @@ char *ledger_decimal2_format(int64_t cents, char *buf, size_t len)
     return buf;
 }
 
+char *ledger_decimal2_format(int64_t cents, char *buf, size_t len)
+{
+    /* Through uint64_t so INT64_MIN has a magnitude too. */
+    return format_cents(cents < 0 ? (uint64_t)0 - (uint64_t)cents : (uint64_t)cents, cents < 0,
+                        buf, len);
+}
+
 cJSON *ledger_money_to_json(int64_t cents)
 {
     char buf[32];
 
     return cJSON_CreateRaw(ledger_decimal2_format(cents, buf, sizeof buf));
+}
+
+cJSON *money_sum_to_json(money_sum cents)
+{
+    char buf[48];
+
+    return cJSON_CreateRaw(format_cents(cents < 0 ? (unsigned __int128)0 - (unsigned __int128)cents
+                                                  : (unsigned __int128)cents,
+                                        cents < 0, buf, sizeof buf));
 }

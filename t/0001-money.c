@@ -1,5 +1,5 @@
 /* Money and percentages: decimal text to integer hundredths and back. */
-#include "ledger.h"
+#include "internal.h"
 #include "tap.h"
 
 static void parses(const char *text, long long want)
@@ -101,6 +101,25 @@ int main(void)
     is_str(ledger_decimal2_format(0, buf, sizeof buf), "0.00", "format 0");
     is_str(ledger_decimal2_format(100, buf, sizeof buf), "1.00", "format 100");
     is_str(ledger_decimal2_format(-100, buf, sizeof buf), "-1.00", "format -100");
+    /* Sums past 64 bits, as reports write them. */
+    {
+        static const struct { money_sum v; const char *text; } sums[] = {
+            { 0, "0.00" }, { 7, "0.07" }, { -1234, "-12.34" },
+            { (money_sum)INT64_MAX + 1, "92233720368547758.08" },
+            { (money_sum)INT64_MIN - 1, "-92233720368547758.09" },
+            { (money_sum)INT64_MAX * 2, "184467440737095516.14" },
+            { (money_sum)UINT64_MAX + 1, "184467440737095516.16" },
+            { (money_sum)UINT64_MAX * 1000 + 5, "184467440737095516150.05" },
+        };
+        size_t i;
+
+        for (i = 0; i < sizeof sums / sizeof sums[0]; i++) {
+            cJSON *j = money_sum_to_json(sums[i].v);
+
+            is_str(j ? j->valuestring : "", sums[i].text, "a sum written %s", sums[i].text);
+            cJSON_Delete(j);
+        }
+    }
     is_str(ledger_decimal2_format(7, buf, sizeof buf), "0.07", "format 7");
     is_str(ledger_decimal2_format(1000000000, buf, sizeof buf), "10000000.00", "format 10^9");
     is_str(ledger_decimal2_format(INT64_MAX, buf, sizeof buf), "92233720368547758.07", "format INT64_MAX");

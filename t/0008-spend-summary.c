@@ -6,6 +6,7 @@
  * budgets silently wrong.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
 
@@ -233,6 +234,30 @@ int main(void)
         is_int(sql_int(db, "SELECT COUNT(*) FROM spend_monthly WHERE typeof(cents) <> 'integer'"), 0,
                "no cell holds anything but an integer");
         is_int(drift(db), 0, "and the summary still equals a recount");
+
+        /* Two full cells of one month pass 2^63 cents together: the
+         * month's total is their exact sum (it wrapped to a negative). */
+        sql_exec(db, "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 9223)"
+                     " INSERT INTO transactions (owner_id, date, transaction_type, amount, category)"
+                     " SELECT 1, '2027-03-02', 'debit', 1000000000000000, 'travel' FROM k");
+        {
+            char from[] = "from", to[] = "to", month[] = "2027-03";
+            struct ledger_param pv[] = { { from, month }, { to, month } };
+            struct ledger_params p = { pv, 2 };
+            cJSON *doc = NULL, *m;
+            char *total = NULL;
+
+            ledger_error_clear(&err);
+            ok(ledger_analytics_monthly(db, me, &p, &doc, &err) == LEDGER_OK,
+               "the monthly report of the month (%s)", err.message);
+            m = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "items"), 0);
+            if (m)
+                total = cJSON_PrintUnformatted(cJSON_GetObjectItem(m, "total"));
+            is_str(total ? total : "", "184460000000000000.00",
+                   "its total is dining's and travel's 9,223 * 10^15 cents each, past 2^63");
+            free(total);
+            cJSON_Delete(doc);
+        }
     }
     ledger_close(db);
     return done_testing();
