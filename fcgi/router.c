@@ -141,8 +141,10 @@ const struct route *router_match(struct router *rt, struct request *r)
         path_known = 1;
         if (strcmp(routes[i].method, method) != 0) {
             if (!strstr(rt->allow, routes[i].method)) {
-                int w = snprintf(rt->allow + used, sizeof rt->allow - used, "%s%s",
-                                 used ? ", " : "", routes[i].method);
+                /* A GET route answers HEAD too, so Allow says so. */
+                int w = snprintf(rt->allow + used, sizeof rt->allow - used, "%s%s%s",
+                                 used ? ", " : "", routes[i].method,
+                                 strcmp(routes[i].method, "GET") == 0 ? ", HEAD" : "");
                 if (w > 0 && (size_t)w < sizeof rt->allow - used)
                     used += (size_t)w;
             }

@@ -79,10 +79,10 @@ sub run {
     error_is($rig->get('/api/me/', user => 'alice'), 404, 'not_found', 'trailing slash is another path');
     $res = $rig->request('DELETE', '/api/me', user => 'alice');
     error_is($res, 405, 'method_not_allowed', 'wrong method');
-    is($res->{headers}{allow}, 'GET', '405 names the allowed methods in Allow');
+    is($res->{headers}{allow}, 'GET, HEAD', '405 names the allowed methods in Allow, HEAD with GET');
     $res = $rig->request('PUT', '/api/tags', user => 'alice', json => {});
     error_is($res, 405, 'method_not_allowed', 'PUT on a collection');
-    like($res->{headers}{allow} // '', qr/^(GET, POST|POST, GET)$/, 'Allow lists GET and POST');
+    like($res->{headers}{allow} // '', qr/^(GET, HEAD, POST|POST, GET, HEAD)$/, 'Allow lists GET, HEAD and POST');
 
     # ---- bodies ----------------------------------------------------------
     error_is($rig->request('POST', '/api/tags', user => 'alice', body => '{"name": "x"',
