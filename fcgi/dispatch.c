@@ -23,6 +23,32 @@ static int content_type_is(const char *ct, const char *mime)
     return *ct == '\0' || *ct == ';';
 }
 
+/* Whether the charset parameter of ct, if any, is UTF-8 (RFC 8259 8.1:
+ * JSON is UTF-8; a body labelled latin-1 was read as if it were). */
+static int charset_is_utf8(const char *ct)
+{
+    const char *p = ct ? strchr(ct, ';') : NULL;
+
+    while (p) {
+        const char *v;
+        size_t n;
+
+        p++;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (strncasecmp(p, "charset=", 8) == 0) {
+            v = p + 8;
+            if (*v == '"')
+                v++;
+            n = strcspn(v, "\"; \t");
+            return (n == 5 && strncasecmp(v, "utf-8", 5) == 0)
+                   || (n == 4 && strncasecmp(v, "utf8", 4) == 0);
+        }
+        p = strchr(p, ';');
+    }
+    return 1;
+}
+
 /* Whether ct is a type a page on another site can have a browser send
  * without asking this site first (no type at all counts). */
 static int cross_site_type(const char *ct)
@@ -39,7 +65,7 @@ static int cross_site_type(const char *ct)
  * than having the action run as if it had sent nothing). */
 static int take_body(struct request *r, const struct route *route)
 {
-    const char *ct = FCGX_GetParam("CONTENT_TYPE", r->fcgx->envp);
+    const char *ct = FCGX_GetParam("CONTENT_TYPE", r->fcgx->envp), *enc;
     int is_json = content_type_is(ct, "application/json");
     int is_csv = content_type_is(ct, "text/csv");
     size_t len;
@@ -68,8 +94,17 @@ static int take_body(struct request *r, const struct route *route)
     }
     if (len == 0)
         return 0;
+    /* Nothing here decodes a coded body (gzip and the like): it was
+     * parsed as it came, and refused as broken JSON. */
+    enc = FCGX_GetParam("HTTP_CONTENT_ENCODING", r->fcgx->envp);
+    if (enc && *enc && strcasecmp(enc, "identity") != 0)
+        return request_fail(r, 415, "unsupported_media_type", NULL,
+                            "a body with a Content-Encoding is not taken: send it as it is");
     if (route->flags & ROUTE_RAW)
         return request_read_body(r);
+    if (is_json && !charset_is_utf8(ct))
+        return request_fail(r, 415, "unsupported_media_type", NULL,
+                            "a JSON body is UTF-8 (charset=utf-8, or no charset)");
     if (!is_json && !(is_csv && (route->flags & ROUTE_CSV)))
         return request_fail(r, 415, "unsupported_media_type", NULL, "the body must be %s",
                             (route->flags & ROUTE_CSV) ? "application/json or text/csv"

@@ -114,6 +114,15 @@ sub run {
     is($rig->request('POST', '/api/tags', user => 'alice', body => '{"name":"charset"}',
                      type => 'application/json; charset=utf-8')->{status},
        201, 'a charset parameter on the content type is fine');
+    error_is($rig->request('POST', '/api/tags', user => 'alice', body => "{\"name\":\"caf\xe9\"}",
+                           type => 'application/json; charset=iso-8859-1'),
+             415, 'unsupported_media_type', 'JSON in another charset than UTF-8');
+    is($rig->request('POST', '/api/tags', user => 'alice', body => '{"name":"charset quoted"}',
+                     type => 'application/json; Charset="UTF-8"')->{status},
+       201, 'charset="UTF-8", quoted and in capitals, is UTF-8');
+    error_is($rig->request('POST', '/api/tags', user => 'alice', body => "\x1f\x8b\x08\x00",
+                           type => 'application/json', headers => { 'Content-Encoding' => 'gzip' }),
+             415, 'unsupported_media_type', 'a body with a Content-Encoding');
 
     # Over the limit (16 MiB by default): 413, and nothing was written.
     my $before = $rig->get('/api/tags', user => 'alice')->{json}{total};
