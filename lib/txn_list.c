@@ -13,6 +13,7 @@
  * end, so a deep page by cursor costs what the first page costs.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,13 +220,33 @@ static int hexval(int c)
     return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-/* Cursors are opaque to clients: hex of "sort|order|id|key". */
-static int decode_cursor(struct list_query *q, const char *hex, ledger_error *err)
+/* Whether key can be a cursor's key for sort: a key of another type (an
+ * amount that is no number) gave a silently empty or wrong page. */
+static int cursor_key_ok(const struct sort_key *sort, const char *key)
 {
-    char text[600], *p, *id_end;
+    char *end;
+
+    if (sort->integer) {
+        errno = 0;
+        (void)strtoll(key, &end, 10);
+        return *key && *end == '\0' && errno == 0;
+    }
+    if (strcmp(sort->name, "date") == 0)
+        return valid_date(key);
+    return 1;
+}
+
+/* Cursors are opaque to clients: hex of "sort|order|id|key".  A cursor
+ * fixes its sort and order: sort and order given beside it must be its
+ * own (else 400), and left out they are taken from it, so following
+ * next_cursor alone pages on as the first page was sorted. */
+static int decode_cursor(struct list_query *q, const char *hex, int has_sort, int has_order,
+                         ledger_error *err)
+{
+    char text[600], *p, *field[3];
     size_t n = strlen(hex), i;
     int64_t id;
-    char expect[64];
+    int k, desc;
 
     if (n == 0 || n % 2 || n / 2 >= sizeof text)
         return bad(err, "cursor", "is not a cursor this list gave out");
@@ -237,18 +258,25 @@ static int decode_cursor(struct list_query *q, const char *hex, ledger_error *er
         text[i] = (char)(hi * 16 + lo);
     }
     text[n / 2] = '\0';
-    snprintf(expect, sizeof expect, "%s|%s|", q->sort->name, q->desc ? "desc" : "asc");
-    if (strncmp(text, expect, strlen(expect)) != 0)
+    /* sort, order and id end at a '|'; the key is the rest. */
+    for (p = text, k = 0; k < 3; k++) {
+        field[k] = p;
+        if ((p = strchr(p, '|')) == NULL)
+            return bad(err, "cursor", "is not a cursor this list gave out");
+        *p++ = '\0';
+    }
+    for (k = 0; sort_keys[k].name && strcmp(sort_keys[k].name, field[0]) != 0; k++)
+        ;
+    desc = strcmp(field[1], "desc") == 0;
+    if (sort_keys[k].name == NULL || (!desc && strcmp(field[1], "asc") != 0)
+        || parse_whole(field[2], 1, INT64_C(1) << 53, &id) || !cursor_key_ok(&sort_keys[k], p))
+        return bad(err, "cursor", "is not a cursor this list gave out");
+    if ((has_sort && q->sort != &sort_keys[k]) || (has_order && q->desc != desc))
         return bad(err, "cursor", "belongs to another sort order");
-    p = text + strlen(expect);
-    id_end = strchr(p, '|');
-    if (id_end == NULL)
-        return bad(err, "cursor", "is not a cursor this list gave out");
-    *id_end = '\0';
-    if (parse_whole(p, 1, INT64_C(1) << 53, &id))
-        return bad(err, "cursor", "is not a cursor this list gave out");
+    q->sort = &sort_keys[k];
+    q->desc = desc;
     q->cursor_id = id;
-    snprintf(q->cursor_key, sizeof q->cursor_key, "%s", id_end + 1);
+    snprintf(q->cursor_key, sizeof q->cursor_key, "%s", p);
     q->has_cursor = 1;
     return LEDGER_OK;
 }
@@ -343,7 +371,8 @@ static int parse_query(const struct ledger_params *p, struct list_query *q, ledg
         else if (strcmp(v, "desc") != 0)
             return bad(err, "order", "must be asc or desc");
     }
-    if ((v = param_get(p, "cursor")) && *v && decode_cursor(q, v, err))
+    if ((v = param_get(p, "cursor")) && *v
+        && decode_cursor(q, v, param_get(p, "sort") != NULL, param_get(p, "order") != NULL, err))
         return LEDGER_ERR;
 
     q->types = param_list(p, "transaction_types");

@@ -854,6 +854,26 @@ error_is(list('erin', "sort=amount&limit=2&cursor=$cursor"), 400, 'invalid_field
 error_is(list('erin', "sort=date&order=asc&limit=2&cursor=$cursor"), 400, 'invalid_field',
          'that cursor with order=asc', 'cursor');
 is(list('erin', "sort=date&limit=2&cursor=$cursor")->{status}, 200, 'and is fine with sort=date');
+# Left out, sort and order are the cursor's: following next_cursor alone
+# pages on as the first page was sorted (it was a 400).
+{
+    my $first = list('erin', 'sort=amount&order=asc&limit=2');
+    my $second = list('erin', "limit=2&cursor=$first->{json}{next_cursor}");
+    is($second->{status}, 200, 'a cursor with no sort or order beside it') or diag($second->{content});
+    is_deeply(names(map { $_->{id} } @{ $second->{json}{items} // [] }), [qw(e4 e1)],
+              'pages on by amount ascending, as its first page');
+    is(list('erin', "order=asc&limit=2&cursor=$first->{json}{next_cursor}")->{status}, 200,
+       'with its order alone too');
+}
+# A cursor whose key is not of its sort's type is not one this list gave.
+# (Each with the sort and order it names, which it would match.)
+for my $forged (['amount|asc|6|abc', 'sort=amount&order=asc'], ['amount|asc|6|', 'sort=amount&order=asc'],
+                ['date|desc|6|2026-13-40', 'sort=date'], ['date|desc|x|2026-01-01', 'sort=date'],
+                ['colour|desc|6|red', ''], ['date|sideways|6|2026-01-01', 'sort=date']) {
+    (my $hex = unpack('H*', $forged->[0])) =~ tr/A-F/a-f/;
+    error_is(list('erin', "$forged->[1]&limit=2&cursor=$hex"), 400, 'invalid_field',
+             "a forged cursor '$forged->[0]'", 'cursor');
+}
 
 # The last month a date can be in: its total counts its rows (the end of
 # December 9999 was once computed as the year 10000, before every date).
