@@ -225,6 +225,21 @@ static void sql_fold(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_result_text(ctx, copy, -1, sqlite3_free);
 }
 
+/* ledger_category(text): the category text names (rule C, as every write
+ * folds it), NULL when it names none; for migrations that fold stored
+ * categories again (0024). */
+static void sql_category(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    const char *text = (const char *)sqlite3_value_text(argv[0]);
+    char out[LEDGER_CATEGORY_MAX];
+
+    (void)argc;
+    if (text == NULL || ledger_category_fold(text, out) == LEDGER_CATEGORY_EMPTY)
+        sqlite3_result_null(ctx);
+    else
+        sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
+}
+
 /* ledger_contains(term, text, ...): 1 when any text holds term, in any
  * case; NULL texts hold nothing.  term comes lowered (utf8_lower); a term
  * with letters beyond ASCII is looked for in lowered copies of the texts,
@@ -321,7 +336,10 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
                                    sql_fold, NULL, NULL) != SQLITE_OK
         || sqlite3_create_function(db->sql, "ledger_contains", -1,
                                    SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
-                                   sql_contains, NULL, NULL) != SQLITE_OK) {
+                                   sql_contains, NULL, NULL) != SQLITE_OK
+        || sqlite3_create_function(db->sql, "ledger_category", 1,
+                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
+                                   sql_category, NULL, NULL) != SQLITE_OK) {
         db_error(db, err, "SQL functions");
         goto fail;
     }

@@ -46,6 +46,16 @@ int main(void)
     folds("", LEDGER_CATEGORY_EMPTY, "");
     folds(" - ", LEDGER_CATEGORY_EMPTY, "");
     folds(NULL, LEDGER_CATEGORY_EMPTY, "");
+    /* Unicode spaces part words; characters with no look are dropped. */
+    folds("Dining\xc2\xa0Out", LEDGER_CATEGORY_OK, "dining_out");
+    folds("Dining\xe3\x80\x80Out", LEDGER_CATEGORY_OK, "dining_out");
+    folds("transfers\xe2\x80\x8b", LEDGER_CATEGORY_OK, "transfers");
+    folds("\xef\xbb\xbf" "dining", LEDGER_CATEGORY_OK, "dining");
+    folds("gro\xc2\xad" "ceries", LEDGER_CATEGORY_OK, "groceries");
+    folds("\xe2\x80\x8e" "Caf\xc3\xa9\xe2\x80\x8f", LEDGER_CATEGORY_OK, "caf\xc3\xa9");
+    folds("\xc2\xa0", LEDGER_CATEGORY_EMPTY, "");
+    folds("\xe2\x80\x8b\xef\xbb\xbf", LEDGER_CATEGORY_EMPTY, "");
+    folds("\xe6\x97\x85\xe8\xa1\x8c", LEDGER_CATEGORY_OK, "\xe6\x97\x85\xe8\xa1\x8c");
 
     for (i = 0; b[i]; i++) {
         n++;

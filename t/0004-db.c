@@ -460,6 +460,40 @@ int main(void)
         remove_db(path22);
     }
 
+    /* 0024: categories stored with a Unicode space or an invisible
+     * character are folded again; a budget that names nothing goes. */
+    {
+        char path23[140];
+
+        snprintf(path23, sizeof path23, "%s/v23.db", dir);
+        is_int(database_with_user(path23,
+                           "INSERT INTO transactions (owner_id, date, description, transaction_type, amount,"
+                           " category, eff_category) VALUES"
+                           " (1, '2026-01-05', 'a', 'debit', 1000, 'transfers\xe2\x80\x8b',"
+                           "  'transfers\xe2\x80\x8b'),"
+                           " (1, '2026-01-06', 'b', 'debit', 500, 'dining\xc2\xa0out', 'dining\xc2\xa0out');"
+                           "INSERT INTO budgets (owner_id, category, amount) VALUES"
+                           " (1, 'dining\xc2\xa0out', 100), (1, '\xe2\x80\x8b', 5);"),
+               SQLITE_OK, "categories written with a zero-width space and an NBSP");
+        set_user_version(path23, 23);
+        db = NULL;
+        ok(ledger_open(path23, &db, &err) == LEDGER_OK, "a version-23 database is migrated forward");
+        ledger_close(db);
+        is_int(count(path23, "SELECT COUNT(*) FROM transactions WHERE category = 'transfers'"
+                             " AND eff_category = 'transfers'"), 1,
+               "0024: \"transfers\" with a zero-width space is transfers");
+        is_int(count(path23, "SELECT COUNT(*) FROM spend_monthly WHERE month = '2026-01' AND cents <> 0"
+                             " AND category = 'dining_out'"), 1,
+               "0024: the NBSP one is dining_out, and the summary moved with it");
+        is_int(count(path23, "SELECT cents FROM spend_monthly WHERE month = '2026-01'"
+                             " AND category = 'transfers\xe2\x80\x8b'"), 0,
+               "0024: nothing is spent under the invisible name any more");
+        is_int(count(path23, "SELECT COUNT(*) FROM budgets WHERE category = 'dining_out'"), 1,
+               "0024: the budget is dining_out's");
+        is_int(count(path23, "SELECT COUNT(*) FROM budgets"), 1, "0024: the budget naming nothing is gone");
+        remove_db(path23);
+    }
+
     /* An in-memory database works for tests. */
     ok(ledger_open(":memory:", &db, &err) == LEDGER_OK, "in-memory database");
     ok(ledger_set_home_currency(db, "EUR", &err) == 0
