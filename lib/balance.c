@@ -18,8 +18,10 @@
 
 #include "internal.h"
 
+/* Sums of many rows: past int64 cents they wrapped, and the debt pointed
+ * the wrong way (an audit, with rows of the largest amounts). */
 struct balance {
-    int64_t owed_to_me, owed_by_me, payments_to_me, payments_from_me;
+    money_sum owed_to_me, owed_by_me, payments_to_me, payments_from_me;
 };
 
 /* The rows one of the two owns that the other has a split on. */
@@ -120,7 +122,7 @@ static int balance_pair(ledger_db *db, int64_t me, int64_t other, struct balance
     return rc == SQLITE_ROW ? LEDGER_OK : db_error(db, err, "balance");
 }
 
-static int64_t net_of(const struct balance *b)
+static money_sum net_of(const struct balance *b)
 {
     return b->owed_to_me - b->owed_by_me - b->payments_to_me + b->payments_from_me;
 }
@@ -130,11 +132,11 @@ static cJSON *balance_json(int64_t other, const struct balance *b)
     cJSON *o = cJSON_CreateObject();
 
     cJSON_AddNumberToObject(o, "participant_id", (double)other);
-    cJSON_AddItemToObject(o, "net", ledger_money_to_json(net_of(b)));
-    cJSON_AddItemToObject(o, "owed_to_me", ledger_money_to_json(b->owed_to_me));
-    cJSON_AddItemToObject(o, "owed_by_me", ledger_money_to_json(b->owed_by_me));
-    cJSON_AddItemToObject(o, "payments_to_me", ledger_money_to_json(b->payments_to_me));
-    cJSON_AddItemToObject(o, "payments_from_me", ledger_money_to_json(b->payments_from_me));
+    cJSON_AddItemToObject(o, "net", money_sum_to_json(net_of(b)));
+    cJSON_AddItemToObject(o, "owed_to_me", money_sum_to_json(b->owed_to_me));
+    cJSON_AddItemToObject(o, "owed_by_me", money_sum_to_json(b->owed_by_me));
+    cJSON_AddItemToObject(o, "payments_to_me", money_sum_to_json(b->payments_to_me));
+    cJSON_AddItemToObject(o, "payments_from_me", money_sum_to_json(b->payments_from_me));
     return o;
 }
 
@@ -163,7 +165,10 @@ struct ranked {
 static int by_size(const void *x, const void *y)
 {
     const struct ranked *a = x, *c = y;
-    int64_t na = llabs(net_of(&a->b)), nc = llabs(net_of(&c->b));
+    money_sum na = net_of(&a->b), nc = net_of(&c->b);
+
+    na = na < 0 ? -na : na;
+    nc = nc < 0 ? -nc : nc;
 
     if (na != nc)
         return na > nc ? -1 : 1;

@@ -49,13 +49,14 @@ static const char SQL_OWED_PAYMENTS[] =
     "SELECT from_user_id, to_user_id, SUM(amount) FROM split_payments"
     " WHERE trip_id = ?1 AND (from_user_id = ?2 OR to_user_id = ?2) GROUP BY 1, 2";
 
-/* A small map from user id to an amount, in first-seen order. */
+/* A small map from user id to a sum of amounts, in first-seen order. */
 struct id_tally {
-    int64_t *id, *amount;
+    int64_t *id;
+    money_sum *amount;
     size_t n, cap;
 };
 
-static int64_t *id_tally_at(struct id_tally *t, int64_t id)
+static money_sum *id_tally_at(struct id_tally *t, int64_t id)
 {
     size_t i;
 
@@ -64,7 +65,8 @@ static int64_t *id_tally_at(struct id_tally *t, int64_t id)
             return &t->amount[i];
     if (t->n == t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 8;
-        int64_t *ni = realloc(t->id, cap * sizeof *ni), *na;
+        int64_t *ni = realloc(t->id, cap * sizeof *ni);
+        money_sum *na;
 
         if (ni == NULL)
             return NULL;
@@ -147,7 +149,7 @@ static int apportion_into(ledger_db *db, const struct row4 *r, int64_t amount, s
     /* Negative spend (a refund) is apportioned as a magnitude, then signed. */
     split_apportion(amount < 0 ? -amount : amount, v, n, r->owner, c);
     for (i = 0; i < n; i++) {
-        int64_t *slot;
+        money_sum *slot;
 
         if (only && v[i].participant_id == only)
             continue;
@@ -208,7 +210,7 @@ int ledger_trip_analytics(ledger_db *db, int64_t me, int64_t trip, cJSON **out,
     cJSON *doc = NULL, *part;
     struct row4 *rows = NULL;
     struct id_tally t = { 0 };
-    int64_t total = 0;
+    money_sum total = 0;
     size_t n = 0, i;
     int participant;
 
@@ -232,14 +234,14 @@ int ledger_trip_analytics(ledger_db *db, int64_t me, int64_t trip, cJSON **out,
         if (apportion_into(db, &rows[i], rows[i].amount, &t, 0, err))
             goto fail;
     }
-    cJSON_AddItemToObject(doc, "total", ledger_money_to_json(total));
+    cJSON_AddItemToObject(doc, "total", money_sum_to_json(total));
     part = cJSON_AddArrayToObject(doc, "by_participant");
     for (i = 0; i < t.n; i++) {
         cJSON *o = cJSON_CreateObject();
 
         cJSON_AddNumberToObject(o, "participant_id", (double)t.id[i]);
         add_user_names(db, o, t.id[i], err);
-        cJSON_AddItemToObject(o, "total", ledger_money_to_json(t.amount[i]));
+        cJSON_AddItemToObject(o, "total", money_sum_to_json(t.amount[i]));
         cJSON_AddItemToArray(part, o);
     }
     free(rows);
@@ -265,7 +267,7 @@ static cJSON *tally_json(const struct id_tally *t)
             continue;
         o = cJSON_CreateObject();
         cJSON_AddNumberToObject(o, "participant_id", (double)t->id[i]);
-        cJSON_AddItemToObject(o, "amount", ledger_money_to_json(t->amount[i]));
+        cJSON_AddItemToObject(o, "amount", money_sum_to_json(t->amount[i]));
         cJSON_AddItemToArray(arr, o);
     }
     return arr;
@@ -304,7 +306,7 @@ int ledger_trip_owed(ledger_db *db, int64_t me, int64_t trip, cJSON **out, ledge
             }
             for (k = 0; k < mine.n; k++)
                 if (mine.id[k] == me) {
-                    int64_t *slot = id_tally_at(&by_me, rows[i].owner);
+                    money_sum *slot = id_tally_at(&by_me, rows[i].owner);
 
                     if (slot)
                         *slot += mine.amount[k];
@@ -319,7 +321,7 @@ int ledger_trip_owed(ledger_db *db, int64_t me, int64_t trip, cJSON **out, ledge
     sqlite3_bind_int64(st, 2, me);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t from = sqlite3_column_int64(st, 0), to = sqlite3_column_int64(st, 1);
-        int64_t *slot = to == me ? id_tally_at(&to_me, from) : id_tally_at(&by_me, to);
+        money_sum *slot = to == me ? id_tally_at(&to_me, from) : id_tally_at(&by_me, to);
 
         if (slot)
             *slot -= sqlite3_column_int64(st, 2);

@@ -258,6 +258,27 @@ int main(void)
             free(total);
             cJSON_Delete(doc);
         }
+        /* The same rows split 99.99% with user 2: what 2 owes passes 2^63
+         * cents, and the balance is their exact sum (it wrapped, so the
+         * debt pointed the wrong way). */
+        sql_exec(db, "INSERT INTO splits (transaction_id, participant_id, share_percent, settled)"
+                     " SELECT id, p, CASE p WHEN 2 THEN 9999 ELSE 1 END, 0"
+                     "   FROM transactions, (SELECT 1 AS p UNION ALL SELECT 2)"
+                     "  WHERE owner_id = 1 AND date IN ('2027-03-01', '2027-03-02')");
+        {
+            cJSON *doc = NULL;
+            char *net = NULL;
+
+            ledger_error_clear(&err);
+            ok(ledger_balance_get(db, me, 2, &doc, &err) == LEDGER_OK, "the balance with user 2 (%s)",
+               err.message);
+            if (doc)
+                net = cJSON_PrintUnformatted(cJSON_GetObjectItem(doc, "net"));
+            is_str(net ? net : "", "184441554000000000.00",
+                   "18,446 rows of 10^15 cents at 99.99%%: user 2 owes their exact sum, past 2^63");
+            free(net);
+            cJSON_Delete(doc);
+        }
     }
     ledger_close(db);
     return done_testing();
