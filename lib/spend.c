@@ -171,12 +171,13 @@ static void put_date(char *out, int y, int m, int d)
     }
 }
 
-/* "YYYY-MM" to the first day of that month, and of the month after. */
+/* "YYYY-MM" to the first day of that month, and of the month after: the
+ * bounds [first, next) of its dates, and of its months by their first 7
+ * characters.  After December 9999 (a date the API takes) comes no year
+ * of four digits: "9999-13-01" sorts after every date and month of it. */
 int month_bounds(const char *month, char *first, char *next)
 {
-    int y, m;
-
-    int i;
+    int y, m, i;
 
     if (month == NULL || strlen(month) != 7 || month[4] != '-')
         return -1;
@@ -185,10 +186,10 @@ int month_bounds(const char *month, char *first, char *next)
             return -1;
     y = atoi(month);
     m = atoi(month + 5);
-    if (y < 1900 || y > 9998 || m < 1 || m > 12)
+    if (y < 1900 || m < 1 || m > 12)
         return -1;
     put_date(first, y, m, 1);
-    if (++m > 12)
+    if (++m > 12 && y < 9999)
         m = 1, y++;
     put_date(next, y, m, 1);
     return 0;

@@ -891,6 +891,18 @@ for my $forged (['amount|asc|6|abc', 'sort=amount&order=asc'], ['amount|asc|6|',
         is_deeply([sort grep { $far{$_} } @$ids], [sort keys %far], "$q: both rows");
         is($doc->{total}, scalar @$ids, "$q: total counts them");
     }
+    # And the reports reach that month (its end is no year of four digits;
+    # they answered "must be a month YYYY-MM").
+    my $m = $rig->get('/api/analytics/monthly?from=9999-11&to=9999-12', user => 'carol');
+    is_deeply([ $m->{status}, map { [ $_->{month}, m2($_->{total}) ] } @{ $m->{json}{items} // [] } ],
+              [ 200, [ '9999-11', '0.00' ], [ '9999-12', '2.00' ] ], 'monthly analytics to December 9999')
+        or diag($m->{content});
+    is(m2($rig->get('/api/analytics/monthly/9999-12/dining', user => 'carol')->{json}{total}), '2.00',
+       'its dining drill-down');
+    is($rig->put('/api/budgets/dining', { amount => 5 }, user => 'carol')->{status}, 200, 'a dining budget');
+    my ($b) = @{ $rig->get('/api/budgets?month=9999-12', user => 'carol')->{json}{items} // [] };
+    is_deeply([ m2($b->{spent}), m2($b->{remaining}) ], [ '2.00', '3.00' ], 'and its budget in December 9999');
+    $rig->del('/api/budgets/dining', user => 'carol');
 }
 
 # "Manual" names the manual rows only: no statement may take the name, and
