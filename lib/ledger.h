@@ -78,6 +78,8 @@ void ledger_rollback(ledger_db *db);
 int ledger_json_parse(const char *buf, size_t len, cJSON **out, ledger_error *err);
 
 #define LEDGER_JSON_MAX_DEPTH 64
+/* Values in one document: more is 413 (each is an item in memory). */
+#define LEDGER_JSON_MAX_VALUES 2000000
 
 /* The compact JSON text of item, byte for byte what cJSON_PrintUnformatted
  * gives, but without its strlen after every item and sscanf after every

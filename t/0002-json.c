@@ -207,6 +207,29 @@ int main(void)
     bad(deep, 100000, "100000 open brackets");
     free(deep);
 
+    /* Values: the limit passes, one more is a 413. */
+    {
+        size_t n = 2 * (size_t)LEDGER_JSON_MAX_VALUES + 2, k;
+        char *many = malloc(n + 2);
+
+        /* An array of LEDGER_JSON_MAX_VALUES - 1 zeros: that many values. */
+        many[0] = '[';
+        for (k = 1; k < 2 * (size_t)LEDGER_JSON_MAX_VALUES - 2; k += 2) {
+            many[k] = '0';
+            many[k + 1] = ',';
+        }
+        many[k - 1] = ']';
+        good(many, k, "as many values as the limit (the array is one)");
+        many[k - 1] = ',';
+        many[k] = '0';
+        many[k + 1] = ']';
+        ledger_error_clear(&err);
+        ok(ledger_json_parse(many, k + 2, &doc, &err) == LEDGER_ERR && doc == NULL
+           && err.status == 413 && strcmp(err.code, "payload_too_large") == 0,
+           "one value more is a 413 (%d %s)", err.status, err.message);
+        free(many);
+    }
+
     /* Parses only the given length: no NUL terminator is needed. */
     good("{\"a\":1}garbage", 7, "a length-bounded buffer");
 
