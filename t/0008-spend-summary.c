@@ -40,6 +40,15 @@ static int64_t cell(ledger_db *db, const char *month, const char *category)
     return v;
 }
 
+/* The JSON text of a money item (NULL: none) is want. */
+static void money_text_is(const cJSON *item, const char *want, const char *name)
+{
+    char *text = item ? cJSON_PrintUnformatted(item) : NULL;
+
+    is_str(text ? text : "", want, "%s", name);
+    free(text);
+}
+
 int main(void)
 {
     ledger_db *db = NULL;
@@ -245,17 +254,13 @@ int main(void)
             struct ledger_param pv[] = { { from, month }, { to, month } };
             struct ledger_params p = { pv, 2 };
             cJSON *doc = NULL, *m;
-            char *total = NULL;
 
             ledger_error_clear(&err);
             ok(ledger_analytics_monthly(db, me, &p, &doc, &err) == LEDGER_OK,
                "the monthly report of the month (%s)", err.message);
             m = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "items"), 0);
-            if (m)
-                total = cJSON_PrintUnformatted(cJSON_GetObjectItem(m, "total"));
-            is_str(total ? total : "", "184460000000000000.00",
-                   "its total is dining's and travel's 9,223 * 10^15 cents each, past 2^63");
-            free(total);
+            money_text_is(cJSON_GetObjectItem(m, "total"), "184460000000000000.00",
+                          "its total is dining's and travel's 9,223 * 10^15 cents each, past 2^63");
             cJSON_Delete(doc);
         }
         /* The same rows split 99.99% with user 2: what 2 owes passes 2^63
@@ -267,16 +272,12 @@ int main(void)
                      "  WHERE owner_id = 1 AND date IN ('2027-03-01', '2027-03-02')");
         {
             cJSON *doc = NULL;
-            char *net = NULL;
 
             ledger_error_clear(&err);
             ok(ledger_balance_get(db, me, 2, &doc, &err) == LEDGER_OK, "the balance with user 2 (%s)",
                err.message);
-            if (doc)
-                net = cJSON_PrintUnformatted(cJSON_GetObjectItem(doc, "net"));
-            is_str(net ? net : "", "184441554000000000.00",
-                   "18,446 rows of 10^15 cents at 99.99%%: user 2 owes their exact sum, past 2^63");
-            free(net);
+            money_text_is(cJSON_GetObjectItem(doc, "net"), "184441554000000000.00",
+                          "18,446 rows of 10^15 cents at 99.99%: user 2 owes their exact sum, past 2^63");
             cJSON_Delete(doc);
         }
     }
