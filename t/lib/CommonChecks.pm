@@ -150,6 +150,13 @@ sub run {
     error_is($res, 413, 'payload_too_large', 'a body over max_body_bytes sent in chunks');
     is($rig->get('/api/tags', user => 'alice')->{json}{total}, $before, 'and nothing was written');
 
+    # ---- a slash inside a path segment, %2F-encoded -------------------------
+    $res = $rig->put('/api/budgets/a%2Fb', { amount => 1 }, user => 'alice');
+    is_deeply([ $res->{status}, ($res->{json} // {})->{category} ], [ 200, 'a_b' ],
+              'PUT /api/budgets/a%2Fb reaches the service: the budget of a/b, folded a_b')
+        or diag($res->{content});
+    is($rig->del('/api/budgets/a%2Fb', user => 'alice')->{status}, 204, 'and DELETE removes it');
+
     # ---- bad query strings -------------------------------------------------
     error_is($rig->get('/api/tags?x=%00', user => 'alice'), 400, 'invalid_field', 'a NUL in the query');
     error_is($rig->get('/api/tags?x=%ff', user => 'alice'), 400, 'invalid_field', 'invalid UTF-8 in the query');

@@ -305,6 +305,7 @@ ThreadsPerChild 8
 MaxRequestWorkers 8
 LimitRequestBody 67108864
 <VirtualHost 127.0.0.1:$self->{port}>
+    AllowEncodedSlashes NoDecode
     <Location "/api/">
         AuthType Basic
         AuthName "ledger"
@@ -315,6 +316,7 @@ LimitRequestBody 67108864
     </Location>
 </VirtualHost>
 <VirtualHost 127.0.0.1:$self->{open_port}>
+    AllowEncodedSlashes NoDecode
     <Location "/api/">
         Require all granted
         SetHandler "proxy:unix:$self->{sock}|fcgi://localhost/"
