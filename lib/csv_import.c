@@ -50,18 +50,22 @@ static const char SQL_PENDING[] =
     "INSERT INTO temp.csv_rows (date, description, merchant, category, type, amount, currency,"
     " payment_method) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 /* The columns a manual row from a CSV file has (statement_row_insert's,
- * less those a CSV row never sets), in the rows' order. */
-/* Ids after ?3, the base schema 0023 gives (the staged rows' seq counts
- * from 1: the table is emptied before each file); read first, as a
- * subquery on transactions here would make SQLite copy the whole SELECT
- * aside before writing. */
+ * less those a CSV row never sets), in the rows' order, with the ids after
+ * ?3, the base schema 0023 gives (SQL_ID_BASE: read first, as a subquery
+ * on transactions here would make SQLite copy the whole SELECT aside
+ * before writing).  The staged rows' seq counts from 1 (the table is
+ * emptied before each file), so their ids are ?3 + 1 on, in order, known
+ * without RETURNING (which kept 100,000 ids aside to hand back); with no
+ * base SQLite gives the ids, and RETURNING says which. */
 static const char SQL_ID_BASE[] = "SELECT " ROW_ID_BASE("transactions");
-static const char SQL_WRITE[] =
-    "INSERT INTO transactions (id, statement_id, owner_id, date, description, merchant, category,"
-    " transaction_type, amount, currency, payment_method, import_id, eff_category, eff_merchant)"
-    " SELECT ?3 + seq, NULL, ?1, date, description, merchant, category, type, amount, currency,"
-    "        payment_method, ?2, category, COALESCE(merchant, '')"
-    "   FROM temp.csv_rows ORDER BY seq RETURNING id";
+#define WRITE_ROWS                                                                             \
+    "INSERT INTO transactions (id, statement_id, owner_id, date, description, merchant, category," \
+    " transaction_type, amount, currency, payment_method, import_id, eff_category, eff_merchant)" \
+    " SELECT ?3 + seq, NULL, ?1, date, description, merchant, category, type, amount, currency,"  \
+    "        payment_method, ?2, category, COALESCE(merchant, '')"                               \
+    "   FROM temp.csv_rows ORDER BY seq"
+static const char SQL_WRITE[] = WRITE_ROWS;
+static const char SQL_WRITE_RETURNING[] = WRITE_ROWS " RETURNING id";
 /* See schema/0011_bulk_insert.sql.  The new rows are those of the batch
  * between the lowest and the highest new id (?1, ?2): a range of the
  * primary key, read in order.  When the range holds no more ids than the
@@ -539,8 +543,18 @@ static int csv_tag(ledger_db *db, int64_t me, int64_t *id, ledger_error *err)
     return LEDGER_OK;
 }
 
+/* Binds text that stays put until the statement is reset (NULL as NULL). */
+static void bind_kept(sqlite3_stmt *st, int idx, const char *text)
+{
+    if (text)
+        sqlite3_bind_text(st, idx, text, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, idx);
+}
+
 /* Stages the n rows of v that are not duplicates (dups[i] 0) in
- * temp.csv_rows (made by ledger_open), in their order. */
+ * temp.csv_rows (made by ledger_open), in their order.  The texts are the
+ * request's and v's, alive past each row's step: bound, not copied. */
 static int stage_rows(ledger_db *db, const struct statement_row *v, const int64_t *dups, size_t n,
                       ledger_error *err)
 {
@@ -555,14 +569,14 @@ static int stage_rows(ledger_db *db, const struct statement_row *v, const int64_
 
         if (dups[i])
             continue;
-        db_bind_text(st, 1, r->date);
-        db_bind_text(st, 2, r->description);
-        db_bind_text(st, 3, r->merchant);
-        db_bind_text(st, 4, r->category);
-        db_bind_text(st, 5, r->type);
+        bind_kept(st, 1, r->date);
+        bind_kept(st, 2, r->description);
+        bind_kept(st, 3, r->merchant);
+        bind_kept(st, 4, r->category);
+        bind_kept(st, 5, r->type);
         sqlite3_bind_int64(st, 6, r->amount);
-        db_bind_text(st, 7, r->currency ? r->currency : ledger_home_currency(db));
-        db_bind_text(st, 8, r->payment_method);
+        bind_kept(st, 7, r->currency ? r->currency : ledger_home_currency(db));
+        bind_kept(st, 8, r->payment_method);
         rc = sqlite3_step(st);
         sqlite3_reset(st);
     }
@@ -589,14 +603,14 @@ static int exec_new(ledger_db *db, const char *sql, int64_t lo, int64_t hi, int6
 }
 
 
-/* Writes the staged rows as the caller's batch; their ids, in the order of
- * the rows (ids grow as rows are inserted, and RETURNING promises no
- * order), in *ids. */
-static int write_rows(ledger_db *db, int64_t me, int64_t batch, int64_t *ids, size_t cap,
-                      size_t *n, ledger_error *err)
+/* Writes the `staged` rows as the caller's batch; their ids, in the order
+ * of the rows, in *ids. */
+static int write_rows(ledger_db *db, int64_t me, int64_t batch, size_t staged, int64_t *ids,
+                      size_t cap, size_t *n, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_ID_BASE, err);
-    int rc;
+    int64_t base = 0;
+    int rc, known;
 
     *n = 0;
     if (st == NULL)
@@ -604,29 +618,39 @@ static int write_rows(ledger_db *db, int64_t me, int64_t batch, int64_t *ids, si
     rc = sqlite3_step(st);
     /* Past the largest id there is room for, or with no mark, ?3 stays
      * NULL and SQLite gives the ids (at random at the top). */
-    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER
-        && sqlite3_column_int64(st, 0) <= INT64_MAX - (int64_t)cap) {
-        int64_t base = sqlite3_column_int64(st, 0);
-
-        db_stmt_done(st);
-        if ((st = db_stmt(db, SQL_WRITE, err)) == NULL)
-            return LEDGER_ERR;
-        sqlite3_bind_int64(st, 3, base);
-    } else {
-        db_stmt_done(st);
-        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-            return db_error(db, err, "csv import");
-        if ((st = db_stmt(db, SQL_WRITE, err)) == NULL)
-            return LEDGER_ERR;
-    }
+    known = rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER
+            && sqlite3_column_int64(st, 0) <= INT64_MAX - (int64_t)cap;
+    if (known)
+        base = sqlite3_column_int64(st, 0);
+    db_stmt_done(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return db_error(db, err, "csv import");
+    if ((st = db_stmt(db, known ? SQL_WRITE : SQL_WRITE_RETURNING, err)) == NULL)
+        return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);
     sqlite3_bind_int64(st, 2, batch);
+    if (known)
+        sqlite3_bind_int64(st, 3, base);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < cap)
         ids[(*n)++] = sqlite3_column_int64(st, 0);
     db_stmt_done(st);
     if (rc != SQLITE_DONE)
         return db_error(db, err, "csv import");
-    qsort(ids, *n, sizeof *ids, cmp_int64);
+    if (known) {
+        /* The last id is the base plus the last seq: with as many rows as
+         * were staged, seq was 1 to that count.  (No rows: nothing to
+         * check, and the last id is another statement's.) */
+        if (staged > 0
+            && ((size_t)sqlite3_changes(db->sql) != staged
+                || sqlite3_last_insert_rowid(db->sql) != base + (int64_t)staged))
+            return ledger_error_set(err, 500, "internal", NULL,
+                                    "csv import: the rows did not take the ids expected");
+        for (*n = 0; *n < staged && *n < cap; (*n)++)
+            ids[*n] = base + (int64_t)*n + 1;
+    } else {
+        /* RETURNING promises no order; ids grow as rows are inserted. */
+        qsort(ids, *n, sizeof *ids, cmp_int64);
+    }
     return LEDGER_OK;
 }
 
@@ -788,7 +812,8 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
     if (exec2(db, SQL_BULK_BEGIN, 0, 0, err))
         goto out;
     bulk = 1;
-    if (write_rows(db, me, batch, new_ids, n, &imported, err) || exec2(db, SQL_BULK_END, 0, 0, err))
+    if (write_rows(db, me, batch, n - (size_t)skipped, new_ids, n, &imported, err)
+        || exec2(db, SQL_BULK_END, 0, 0, err))
         goto out;
     bulk = 0;
     ids = cJSON_CreateArray();
