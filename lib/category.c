@@ -242,3 +242,22 @@ int category_resolve(ledger_db *db, int64_t owner, const char *merchant, const c
         return db_error(db, err, "category");
     return LEDGER_OK;
 }
+
+static const char SQL_ROW_CATEGORY[] = "UPDATE transactions SET category = ?2 WHERE id = ?1";
+
+int category_resolve_refund_row(ledger_db *db, int64_t owner, int64_t id, const char *merchant,
+                                ledger_error *err)
+{
+    char category[LEDGER_CATEGORY_MAX];
+    sqlite3_stmt *st;
+    int rc;
+
+    if (category_resolve(db, owner, merchant, "refund", category, err)
+        || (st = db_stmt(db, SQL_ROW_CATEGORY, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, id);
+    db_bind_text(st, 2, category);
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "refund category");
+}

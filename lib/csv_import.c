@@ -38,7 +38,6 @@ static const char SQL_DUPLICATE[] =
     "   AND transaction_type IN (SELECT value FROM json_each(?5))"
     " ORDER BY id LIMIT 1";
 static const char SQL_IMPORT_BATCH[] = "INSERT INTO csv_imports (owner_id) VALUES (?)";
-static const char SQL_ROW_CATEGORY[] = "UPDATE transactions SET category = ?2 WHERE id = ?1";
 static const char SQL_IMPORT_COUNT[] = "UPDATE csv_imports SET row_count = ? WHERE id = ?";
 static const char SQL_CSV_TAG[] =
     "SELECT id FROM tags WHERE owner_id = ? AND name = '" LEDGER_TAG_CSV_IMPORT "' COLLATE NOCASE";
@@ -665,27 +664,14 @@ static int resolve_refunds(ledger_db *db, int64_t me, const struct statement_row
                            const char *refund, const int64_t *dups, const int64_t *ids, size_t n,
                            ledger_error *err)
 {
-    char category[LEDGER_CATEGORY_MAX];
     size_t i, k = 0;
 
     for (i = 0; i < n; i++) {
-        sqlite3_stmt *st;
-        int rc;
-
         if (dups[i])
             continue;
         k++;
-        if (!refund[i])
-            continue;
-        if (category_resolve(db, me, v[i].merchant, "refund", category, err)
-            || (st = db_stmt(db, SQL_ROW_CATEGORY, err)) == NULL)
+        if (refund[i] && category_resolve_refund_row(db, me, ids[k - 1], v[i].merchant, err))
             return LEDGER_ERR;
-        sqlite3_bind_int64(st, 1, ids[k - 1]);
-        db_bind_text(st, 2, category);
-        rc = sqlite3_step(st);
-        db_stmt_done(st);
-        if (rc != SQLITE_DONE)
-            return db_error(db, err, "csv import");
     }
     return LEDGER_OK;
 }

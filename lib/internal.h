@@ -188,6 +188,12 @@ cJSON *txn_row_json(sqlite3_stmt *st, int64_t me);
  * the category owner most often gives merchant, else "other". */
 int category_resolve(ledger_db *db, int64_t owner, const char *merchant, const char *in,
                      char *out, ledger_error *err);
+/* Gives row id, written with "refund" for its category and so without
+ * one, the category "refund" means for owner and merchant, once the rest
+ * of its batch is written (a statement's rows, a CSV file's), so that
+ * they count. */
+int category_resolve_refund_row(ledger_db *db, int64_t owner, int64_t id, const char *merchant,
+                                ledger_error *err);
 extern const char *const txn_types[];
 extern const char *const txn_payment_methods[];
 /* Reads one row (no access check: the caller has done it). */

@@ -108,7 +108,6 @@ static const char SQL_STMT_INSERT[] =
     " interest_rate, scheduled_repayment, repayment_frequency, redraw_available,"
     " loan_term_months, account_id)"
     " VALUES (" NEXT_ROW_ID("statements") ", ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-static const char SQL_ROW_CATEGORY[] = "UPDATE transactions SET category = ?2 WHERE id = ?1";
 static const char SQL_ROW_INSERT[] =
     "INSERT INTO transactions (id, statement_id, owner_id, date, description, merchant, category,"
     " transaction_type, amount, currency, amount_aud, exchange_rate_to_aud, principal_amount,"
@@ -483,31 +482,6 @@ struct refund_row {
     const char *merchant;  /* in the request body */
 };
 
-/* Gives each refund row the category its merchant has most often among
- * the owner's rows, this statement's included (rule C). */
-static int resolve_refunds(ledger_db *db, int64_t me, const struct refund_row *v, size_t n,
-                           ledger_error *err)
-{
-    char category[LEDGER_CATEGORY_MAX];
-    size_t i;
-
-    for (i = 0; i < n; i++) {
-        sqlite3_stmt *st;
-        int rc;
-
-        if (category_resolve(db, me, v[i].merchant, "refund", category, err)
-            || (st = db_stmt(db, SQL_ROW_CATEGORY, err)) == NULL)
-            return LEDGER_ERR;
-        sqlite3_bind_int64(st, 1, v[i].id);
-        db_bind_text(st, 2, category);
-        rc = sqlite3_step(st);
-        db_stmt_done(st);
-        if (rc != SQLITE_DONE)
-            return db_error(db, err, "statement row");
-    }
-    return LEDGER_OK;
-}
-
 int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
                             ledger_error *err)
 {
@@ -552,8 +526,11 @@ int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON 
         }
         i++;
     }
-    if (resolve_refunds(db, me, refunds, n_refunds, err) == LEDGER_OK)
-        rc = statement_get(db, me, id, out, err);
+    /* Now that every row of the statement is there to count. */
+    for (i = 0; i < n_refunds; i++)
+        if (category_resolve_refund_row(db, me, refunds[i].id, refunds[i].merchant, err))
+            goto out;
+    rc = statement_get(db, me, id, out, err);
 out:
     free(refunds);
     return rc;
