@@ -13,7 +13,6 @@
  * end, so a deep page by cursor costs what the first page costs.
  */
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,13 +223,10 @@ static int hexval(int c)
  * amount that is no number) gave a silently empty or wrong page. */
 static int cursor_key_ok(const struct sort_key *sort, const char *key)
 {
-    char *end;
+    int64_t v;
 
-    if (sort->integer) {
-        errno = 0;
-        (void)strtoll(key, &end, 10);
-        return *key && *end == '\0' && errno == 0;
-    }
+    if (sort->integer)
+        return parse_whole(key, 0, INT64_MAX, &v) == 0;
     if (strcmp(sort->name, "date") == 0)
         return valid_date(key);
     return 1;
