@@ -26,10 +26,10 @@ static const char SQL_MONTHLY[] =
 static const char SQL_BUDGETS[] =
     "SELECT category, amount FROM budgets WHERE owner_id = ? ORDER BY category";
 static const char SQL_MERCHANTS_TOP[] =
-    "SELECT t.eff_merchant, SUM(" SPEND_SQL("t") "), COUNT(*)" OWN_SPEND_ROWS
+    "SELECT t.eff_merchant, ledger_sum(" SPEND_SQL("t") "), COUNT(*)" OWN_SPEND_ROWS
     "   AND t.eff_merchant <> '' GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ?4";
 static const char SQL_MERCHANT_MONTHS[] =
-    "SELECT substr(t.date, 1, 7), SUM(" SPEND_SQL("t") "), COUNT(*)" OWN_SPEND_ROWS
+    "SELECT substr(t.date, 1, 7), ledger_sum(" SPEND_SQL("t") "), COUNT(*)" OWN_SPEND_ROWS
     "   AND t.eff_merchant = ?4 GROUP BY 1 ORDER BY 1";
 static const char SQL_DRILL_ROWS[] =
     "SELECT t.id" OWN_SPEND_ROWS " AND COALESCE(t.eff_category, 'uncategorised') = ?4";
@@ -39,8 +39,8 @@ static const char SQL_ROW_BY_ID[] =
  * itemised loan repayments. */
 static const char SQL_FEES_MONTHS[] =
     "SELECT substr(t.date, 1, 7),"
-    "       SUM(CASE WHEN t.transaction_type = 'fee' THEN COALESCE(t.amount_aud, t.amount) ELSE 0 END),"
-    "       SUM(CASE WHEN t.transaction_type = 'interest' THEN COALESCE(t.amount_aud, t.amount)"
+    "       ledger_sum(CASE WHEN t.transaction_type = 'fee' THEN COALESCE(t.amount_aud, t.amount) ELSE 0 END),"
+    "       ledger_sum(CASE WHEN t.transaction_type = 'interest' THEN COALESCE(t.amount_aud, t.amount)"
     "                WHEN " SPEND_ITEMISED_SQL("t") " THEN t.interest_amount ELSE 0 END)"
     "  FROM transactions t WHERE t.owner_id = ?1 AND t.reconciled_with_id IS NULL"
     "   AND t.date >= ?2 AND t.date < ?3"
@@ -48,8 +48,8 @@ static const char SQL_FEES_MONTHS[] =
     " GROUP BY 1 ORDER BY 1";
 static const char SQL_FEES_STATEMENTS[] =
     "SELECT s.id, s.bank_name, s.account_name, s.period_end,"
-    "       SUM(CASE WHEN t.transaction_type = 'fee' THEN COALESCE(t.amount_aud, t.amount) ELSE 0 END),"
-    "       SUM(CASE WHEN t.transaction_type = 'interest' THEN COALESCE(t.amount_aud, t.amount)"
+    "       ledger_sum(CASE WHEN t.transaction_type = 'fee' THEN COALESCE(t.amount_aud, t.amount) ELSE 0 END),"
+    "       ledger_sum(CASE WHEN t.transaction_type = 'interest' THEN COALESCE(t.amount_aud, t.amount)"
     "                WHEN " SPEND_ITEMISED_SQL("t") " THEN t.interest_amount ELSE 0 END)"
     "  FROM transactions t JOIN statements s ON s.id = t.statement_id"
     " WHERE t.owner_id = ?1 AND t.date >= ?2 AND t.date < ?3"
@@ -481,7 +481,7 @@ int ledger_analytics_merchants(ledger_db *db, int64_t me, const struct ledger_pa
         cJSON *o = cJSON_CreateObject();
 
         cJSON_AddStringToObject(o, "merchant", (const char *)sqlite3_column_text(st, 0));
-        cJSON_AddItemToObject(o, "total", ledger_money_to_json(sqlite3_column_int64(st, 1)));
+        cJSON_AddItemToObject(o, "total", money_sum_to_json(money_sum_column(st, 1)));
         cJSON_AddNumberToObject(o, "count", (double)sqlite3_column_int64(st, 2));
         cJSON_AddItemToArray(items, o);
     }
@@ -500,7 +500,7 @@ int ledger_analytics_merchant(ledger_db *db, int64_t me, const char *merchant,
 {
     char from[8], to[8], first[11], end[11];
     int months, rc, i;
-    int64_t total = 0;
+    money_sum total = 0;
     sqlite3_stmt *st;
     cJSON *doc, *items, **slot;
 
@@ -530,9 +530,11 @@ int ledger_analytics_merchant(ledger_db *db, int64_t me, const char *merchant,
         int k = (atoi(m) - atoi(from)) * 12 + atoi(m + 5) - atoi(from + 5);
 
         if (k >= 0 && k < months) {
-            cJSON_AddItemToObject(slot[k], "total", ledger_money_to_json(sqlite3_column_int64(st, 1)));
+            money_sum cents = money_sum_column(st, 1);
+
+            cJSON_AddItemToObject(slot[k], "total", money_sum_to_json(cents));
             cJSON_AddNumberToObject(slot[k], "count", (double)sqlite3_column_int64(st, 2));
-            total += sqlite3_column_int64(st, 1);
+            total += cents;
         }
     }
     db_stmt_done(st);
@@ -546,7 +548,7 @@ int ledger_analytics_merchant(ledger_db *db, int64_t me, const char *merchant,
         cJSON_Delete(doc);
         return db_error(db, err, "merchant history");
     }
-    cJSON_AddItemToObject(doc, "total", ledger_money_to_json(total));
+    cJSON_AddItemToObject(doc, "total", money_sum_to_json(total));
     *out = doc;
     return LEDGER_OK;
 }
@@ -558,7 +560,7 @@ int ledger_analytics_fees(ledger_db *db, int64_t me, const struct ledger_params 
 {
     char from[8], to[8], first[11], end[11];
     int months, rc;
-    int64_t fees = 0, interest = 0;
+    money_sum fees = 0, interest = 0;
     sqlite3_stmt *st;
     cJSON *doc, *by_month, *by_statement;
 
@@ -578,10 +580,12 @@ int ledger_analytics_fees(ledger_db *db, int64_t me, const struct ledger_params 
         cJSON *o = cJSON_CreateObject();
 
         cJSON_AddStringToObject(o, "month", (const char *)sqlite3_column_text(st, 0));
-        cJSON_AddItemToObject(o, "fees", ledger_money_to_json(sqlite3_column_int64(st, 1)));
-        cJSON_AddItemToObject(o, "interest", ledger_money_to_json(sqlite3_column_int64(st, 2)));
-        fees += sqlite3_column_int64(st, 1);
-        interest += sqlite3_column_int64(st, 2);
+        money_sum month_fees = money_sum_column(st, 1), month_interest = money_sum_column(st, 2);
+
+        cJSON_AddItemToObject(o, "fees", money_sum_to_json(month_fees));
+        cJSON_AddItemToObject(o, "interest", money_sum_to_json(month_interest));
+        fees += month_fees;
+        interest += month_interest;
         cJSON_AddItemToArray(by_month, o);
     }
     db_stmt_done(st);
@@ -601,8 +605,8 @@ int ledger_analytics_fees(ledger_db *db, int64_t me, const struct ledger_params 
         json_text_col(o, "bank_name", st, 1);
         json_text_col(o, "account_name", st, 2);
         json_text_col(o, "period_end", st, 3);
-        cJSON_AddItemToObject(o, "fees", ledger_money_to_json(sqlite3_column_int64(st, 4)));
-        cJSON_AddItemToObject(o, "interest", ledger_money_to_json(sqlite3_column_int64(st, 5)));
+        cJSON_AddItemToObject(o, "fees", money_sum_to_json(money_sum_column(st, 4)));
+        cJSON_AddItemToObject(o, "interest", money_sum_to_json(money_sum_column(st, 5)));
         cJSON_AddItemToArray(by_statement, o);
     }
     db_stmt_done(st);
@@ -610,8 +614,8 @@ int ledger_analytics_fees(ledger_db *db, int64_t me, const struct ledger_params 
         db_error(db, err, "fees");
         goto fail;
     }
-    cJSON_AddItemToObject(doc, "total_fees", ledger_money_to_json(fees));
-    cJSON_AddItemToObject(doc, "total_interest", ledger_money_to_json(interest));
+    cJSON_AddItemToObject(doc, "total_fees", money_sum_to_json(fees));
+    cJSON_AddItemToObject(doc, "total_interest", money_sum_to_json(interest));
     *out = doc;
     return LEDGER_OK;
 fail:

@@ -36,8 +36,8 @@ static const char SQL_PAIR_ROWS[] =
     "  FROM splits s JOIN transactions t ON t.id = s.transaction_id"
     " WHERE s.participant_id = ?1 AND t.owner_id = ?2 AND t.reconciled_with_id IS NULL";
 static const char SQL_PAIR_PAYMENTS[] =
-    "SELECT COALESCE(SUM(CASE WHEN from_user_id = ?2 THEN amount END), 0),"
-    "       COALESCE(SUM(CASE WHEN from_user_id = ?1 THEN amount END), 0)"
+    "SELECT COALESCE(ledger_sum(CASE WHEN from_user_id = ?2 THEN amount END), 0),"
+    "       COALESCE(ledger_sum(CASE WHEN from_user_id = ?1 THEN amount END), 0)"
     "  FROM split_payments"
     " WHERE (from_user_id = ?1 AND to_user_id = ?2) OR (from_user_id = ?2 AND to_user_id = ?1)";
 static const char SQL_USER_NAME[] = "SELECT email, name FROM users WHERE id = ?";
@@ -115,8 +115,8 @@ static int balance_pair(ledger_db *db, int64_t me, int64_t other, struct balance
     sqlite3_bind_int64(st, 2, other);
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
-        b->payments_to_me = sqlite3_column_int64(st, 0);
-        b->payments_from_me = sqlite3_column_int64(st, 1);
+        b->payments_to_me = money_sum_column(st, 0);
+        b->payments_from_me = money_sum_column(st, 1);
     }
     db_stmt_done(st);
     return rc == SQLITE_ROW ? LEDGER_OK : db_error(db, err, "balance");

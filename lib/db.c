@@ -17,9 +17,10 @@ int db_error(ledger_db *db, ledger_error *err, const char *what)
 {
     int rc = sqlite3_extended_errcode(db->sql);
 
-    /* A sum past 2^63 cents: SUM()'s own error, or a summary cell that
-     * would stop being exact (schema 0018).  Rows of the largest amounts
-     * the API takes (10^15 cents each), some thousands of them. */
+    /* A sum past 2^63 cents: a summary cell that would stop being exact
+     * (schema 0018), or SQL's SUM() where reports do not use ledger_sum.
+     * Rows of the largest amounts the API takes (10^15 cents each), some
+     * thousands of them. */
     if (((rc & 0xff) == SQLITE_ERROR || rc == SQLITE_CONSTRAINT_TRIGGER)
         && strstr(sqlite3_errmsg(db->sql), "integer overflow"))
         return ledger_error_set(err, 400, "invalid_field", NULL,
@@ -290,6 +291,42 @@ static void sql_contains(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_result_int(ctx, found);
 }
 
+/* ledger_sum(x): SUM() of whole cents in 128 bits (see money_sum_pack).
+ * Every input is within int64, so no count of rows a database can hold
+ * (fewer than 2^64) takes the sum past 2^127. */
+struct sum_state {
+    money_sum cents;
+    int rows;
+};
+
+static void sql_sum_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    struct sum_state *s = sqlite3_aggregate_context(ctx, (int)sizeof *s);
+
+    (void)argc;
+    if (s == NULL) {
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+        return;
+    s->cents += sqlite3_value_int64(argv[0]);
+    s->rows = 1;
+}
+
+static void sql_sum_final(sqlite3_context *ctx)
+{
+    struct sum_state *s = sqlite3_aggregate_context(ctx, 0);
+    unsigned char b[MONEY_SUM_BYTES];
+
+    if (s == NULL || !s->rows) {
+        sqlite3_result_null(ctx);
+        return;
+    }
+    money_sum_pack(s->cents, b);
+    sqlite3_result_blob(ctx, b, MONEY_SUM_BYTES, SQLITE_TRANSIENT);
+}
+
 int ledger_open(const char *path, ledger_db **out, ledger_error *err)
 {
     ledger_db *db;
@@ -339,7 +376,10 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
                                    sql_contains, NULL, NULL) != SQLITE_OK
         || sqlite3_create_function(db->sql, "ledger_category", 1,
                                    SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
-                                   sql_category, NULL, NULL) != SQLITE_OK) {
+                                   sql_category, NULL, NULL) != SQLITE_OK
+        || sqlite3_create_function(db->sql, "ledger_sum", 1,
+                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
+                                   NULL, sql_sum_step, sql_sum_final) != SQLITE_OK) {
         db_error(db, err, "SQL functions");
         goto fail;
     }

@@ -333,6 +333,14 @@ int statement_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_err
 typedef __int128 money_sum;
 /* The sum as a JSON number of two decimals (money.c). */
 cJSON *money_sum_to_json(money_sum cents);
+/* SQL's SUM() stops with "integer overflow" past 2^63; ledger_sum(x) (db.c)
+ * adds whole cents in 128 bits and gives the sum as 16 bytes, a BLOB whose
+ * byte order is the sums' order (so ORDER BY and MAX work on it), or NULL
+ * for no rows, as SUM() does.  money_sum_column reads it back, and also
+ * takes a plain integer (COALESCE(ledger_sum(...), 0) gives 0). */
+#define MONEY_SUM_BYTES 16
+void money_sum_pack(money_sum cents, unsigned char out[MONEY_SUM_BYTES]);
+money_sum money_sum_column(sqlite3_stmt *st, int col);
 
 /* ---- result rows to JSON (rows.c) ----------------------------------------------- */
 /* Adds item to o under k, a string constant: the key is not copied (a page

@@ -16,7 +16,7 @@
  * owner most often gives the merchant. */
 static const char SQL_MERCHANTS[] =
     "SELECT t.eff_merchant, COUNT(*),"
-    "       SUM(CASE WHEN t.transaction_type IN ('debit', 'fee', 'interest')"
+    "       ledger_sum(CASE WHEN t.transaction_type IN ('debit', 'fee', 'interest')"
     "                THEN COALESCE(t.amount_aud, t.amount) ELSE -COALESCE(t.amount_aud, t.amount) END),"
     "       MAX(t.date),"
     "       (SELECT c.eff_category FROM transactions c"
@@ -83,7 +83,7 @@ int ledger_merchant_list(ledger_db *db, int64_t me, const struct ledger_params *
 
         cJSON_AddStringToObject(row, "merchant", (const char *)sqlite3_column_text(st, 0));
         cJSON_AddNumberToObject(row, "transaction_count", (double)sqlite3_column_int64(st, 1));
-        cJSON_AddItemToObject(row, "total", ledger_money_to_json(sqlite3_column_int64(st, 2)));
+        cJSON_AddItemToObject(row, "total", money_sum_to_json(money_sum_column(st, 2)));
         cJSON_AddStringToObject(row, "last_date", (const char *)sqlite3_column_text(st, 3));
         if (cat)
             cJSON_AddStringToObject(row, "category", cat);

@@ -191,3 +191,32 @@ cJSON *money_sum_to_json(money_sum cents)
                                                   : (unsigned __int128)cents,
                                         cents < 0, buf, sizeof buf));
 }
+
+/* Two's complement with the sign bit flipped, most significant byte first:
+ * memcmp orders the bytes as the numbers are ordered. */
+void money_sum_pack(money_sum cents, unsigned char out[MONEY_SUM_BYTES])
+{
+    unsigned __int128 u = (unsigned __int128)cents ^ ((unsigned __int128)1 << 127);
+    int i;
+
+    for (i = MONEY_SUM_BYTES - 1; i >= 0; i--) {
+        out[i] = (unsigned char)(u & 0xff);
+        u >>= 8;
+    }
+}
+
+money_sum money_sum_column(sqlite3_stmt *st, int col)
+{
+    const unsigned char *b;
+    unsigned __int128 u = 0;
+    int i;
+
+    if (sqlite3_column_type(st, col) != SQLITE_BLOB)
+        return sqlite3_column_int64(st, col);
+    b = sqlite3_column_blob(st, col);
+    if (b == NULL || sqlite3_column_bytes(st, col) != MONEY_SUM_BYTES)
+        return 0;
+    for (i = 0; i < MONEY_SUM_BYTES; i++)
+        u = u << 8 | b[i];
+    return (money_sum)(u ^ ((unsigned __int128)1 << 127));
+}

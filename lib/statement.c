@@ -126,7 +126,7 @@ static const char SQL_ROW_INSERT[] =
     "       s.closing_balance, s.interest_rate, s.scheduled_repayment, s.repayment_frequency," \
     "       s.redraw_available, s.loan_term_months, s.created_at, s.owner_id," \
     "       (SELECT COUNT(*) FROM transactions t WHERE t.statement_id = s.id)," \
-    "       (SELECT COALESCE(SUM(CASE WHEN t.transaction_type IN ('debit', 'fee', 'interest')" \
+    "       (SELECT COALESCE(ledger_sum(CASE WHEN t.transaction_type IN ('debit', 'fee', 'interest')" \
     "                                 THEN COALESCE(t.amount_aud, t.amount)" \
     "                                 ELSE -COALESCE(t.amount_aud, t.amount) END), 0)" \
     "          FROM transactions t WHERE t.statement_id = s.id)" \
@@ -140,7 +140,7 @@ static cJSON *statement_json(sqlite3_stmt *st)
 {
     cJSON *o = cJSON_CreateObject();
     const char *type = (const char *)sqlite3_column_text(st, 3);
-    int64_t movement = sqlite3_column_int64(st, 19);
+    money_sum movement = money_sum_column(st, 19);
     int asserted = strcmp(type, "investment") != 0 && strcmp(type, "other") != 0
                    && sqlite3_column_type(st, 9) != SQLITE_NULL
                    && sqlite3_column_type(st, 10) != SQLITE_NULL;
@@ -158,22 +158,15 @@ static cJSON *statement_json(sqlite3_stmt *st)
     json_money_col(o, "opening_balance", st, 9);
     json_money_col(o, "closing_balance", st, 10);
     if (asserted) {
-        int64_t opening = sqlite3_column_int64(st, 9), closing = sqlite3_column_int64(st, 10);
+        money_sum opening = sqlite3_column_int64(st, 9), closing = sqlite3_column_int64(st, 10);
         int owed = strcmp(type, "credit_card") == 0 || strcmp(type, "loan") == 0;
-        /* opening + movement - closing, with the movement's sign by type;
-         * figures too large for that (rows summing near 2^63 cents) leave
-         * the assertion open rather than wrap around. */
-        int64_t diff;
+        /* opening + movement - closing, with the movement's sign by type,
+         * in 128 bits: rows may sum past 2^63 cents. */
+        money_sum diff = (owed ? opening + movement : opening - movement) - closing;
 
-        asserted = !(owed ? __builtin_add_overflow(opening, movement, &diff)
-                          : __builtin_sub_overflow(opening, movement, &diff))
-                   && !__builtin_sub_overflow(diff, closing, &diff);
-        if (asserted) {
-            cJSON_AddBoolToObject(o, "balance_ok", diff == 0);
-            cJSON_AddItemToObject(o, "balance_difference", ledger_money_to_json(diff));
-        }
-    }
-    if (!asserted) {
+        cJSON_AddBoolToObject(o, "balance_ok", diff == 0);
+        cJSON_AddItemToObject(o, "balance_difference", money_sum_to_json(diff));
+    } else {
         cJSON_AddNullToObject(o, "balance_ok");
         cJSON_AddNullToObject(o, "balance_difference");
     }

@@ -20,15 +20,15 @@
     "   AND " SPEND_COUNTS_SQL("t")
 
 static const char SQL_BY_CATEGORY[] =
-    "SELECT COALESCE(t.eff_category, 'uncategorised'), SUM(" SPEND_SQL("t") ")" TRIP_ROWS
+    "SELECT COALESCE(t.eff_category, 'uncategorised'), ledger_sum(" SPEND_SQL("t") ")" TRIP_ROWS
     " GROUP BY 1 ORDER BY 2 DESC, 1";
 static const char SQL_BY_DAY[] =
-    "SELECT t.date, SUM(" SPEND_SQL("t") ")" TRIP_ROWS " GROUP BY 1 ORDER BY 1";
+    "SELECT t.date, ledger_sum(" SPEND_SQL("t") ")" TRIP_ROWS " GROUP BY 1 ORDER BY 1";
 static const char SQL_BY_MERCHANT[] =
-    "SELECT t.eff_merchant, SUM(" SPEND_SQL("t") ")" TRIP_ROWS " GROUP BY 1 ORDER BY 2 DESC, 1";
+    "SELECT t.eff_merchant, ledger_sum(" SPEND_SQL("t") ")" TRIP_ROWS " GROUP BY 1 ORDER BY 2 DESC, 1";
 /* Tags are private: only the viewer's own tags (?2) are reported. */
 static const char SQL_BY_TAG[] =
-    "SELECT g.id, g.name, SUM(" SPEND_SQL("t") ")"
+    "SELECT g.id, g.name, ledger_sum(" SPEND_SQL("t") ")"
     "  FROM transactions t JOIN transaction_tags tt ON tt.transaction_id = t.id"
     "  JOIN tags g ON g.id = tt.tag_id AND g.owner_id = ?2"
     " WHERE t.override_trip_id = ?1 AND t.reconciled_with_id IS NULL AND " SPEND_COUNTS_SQL("t")
@@ -46,7 +46,7 @@ static const char SQL_OWED_ROWS[] =
     "   AND (t.owner_id = ?2 OR EXISTS (SELECT 1 FROM splits s"
     "        WHERE s.transaction_id = t.id AND s.participant_id = ?2))";
 static const char SQL_OWED_PAYMENTS[] =
-    "SELECT from_user_id, to_user_id, SUM(amount) FROM split_payments"
+    "SELECT from_user_id, to_user_id, ledger_sum(amount) FROM split_payments"
     " WHERE trip_id = ?1 AND (from_user_id = ?2 OR to_user_id = ?2) GROUP BY 1, 2";
 
 /* A small map from user id to a sum of amounts, in first-seen order. */
@@ -178,7 +178,7 @@ static int grouped(ledger_db *db, const char *sql, int64_t trip, int64_t me, cJS
         if (with_id)
             cJSON_AddNumberToObject(o, "tag_id", (double)sqlite3_column_int64(st, c++));
         cJSON_AddStringToObject(o, key, (const char *)sqlite3_column_text(st, c++));
-        cJSON_AddItemToObject(o, "total", ledger_money_to_json(sqlite3_column_int64(st, c)));
+        cJSON_AddItemToObject(o, "total", money_sum_to_json(money_sum_column(st, c)));
         cJSON_AddItemToArray(arr, o);
     }
     db_stmt_done(st);
@@ -324,7 +324,7 @@ int ledger_trip_owed(ledger_db *db, int64_t me, int64_t trip, cJSON **out, ledge
         money_sum *slot = to == me ? id_tally_at(&to_me, from) : id_tally_at(&by_me, to);
 
         if (slot)
-            *slot -= sqlite3_column_int64(st, 2);
+            *slot -= money_sum_column(st, 2);
     }
     db_stmt_done(st);
     if (rc != SQLITE_DONE) {

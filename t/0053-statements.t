@@ -222,9 +222,10 @@ error_is($rig->request('POST', '/api/statements', open => 1, json => {}), 401, '
 
 # ---- figures past 64 bits ------------------------------------------------------------------
 # Each row at the largest amount taken (10^13, in cents 10^15): some
-# thousands of them add up past 2^63 cents.  That is a 400 with nothing
-# written, not a 500; and a balance assertion that would overflow is left
-# open, not wrapped to a wrong sign.
+# thousands of them add up past 2^63 cents.  Rows that would take one
+# month's summary cell past it are a 400 with nothing written, not a 500;
+# a balance assertion past it is worked out exactly, not wrapped to a
+# wrong sign.
 {
     my $big = 10000000000000;
     my $before = statement_count('erin');
@@ -234,8 +235,10 @@ error_is($rig->request('POST', '/api/statements', open => 1, json => {}), 401, '
     $res = statement('erin', account_type => 'Visa Credit Card', opening_balance => $big, closing_balance => -$big,
                      transactions => [ map { row('debit', $big, description => "big $_") } 1 .. 9223 ]);
     is($res->{status}, 201, 'rows just under it: made') or diag(substr($res->{content}, 0, 300));
-    is_deeply([ @{ $res->{json} // {} }{qw(balance_ok balance_difference)} ], [ undef, undef ],
-              'an assertion that would pass 2^63 cents is left open');
+    # opening 10^13 + 9,223 * 10^13 of purchases - closing (-10^13)
+    is($res->{json}{balance_ok}, JSON::PP::false, 'an assertion past 2^63 cents is made');
+    like($res->{content}, qr/"balance_difference":92250000000000000\.00[,}]/,
+         'and off by exactly 9,225 * 10^13');
     $rig->del("/api/statements/$res->{json}{id}", user => 'erin') if $res->{json}{id};
 }
 
