@@ -119,7 +119,8 @@ static const char *const col_field[C_N] = {
 struct colspec {
     const char *s;            /* trimmed, s[0..n); NULL when absent */
     size_t n;
-    int is_index;
+    int is_index;             /* digits only: an index, unless a name (see resolve) */
+    int number;               /* given as a number: an index, never a name */
     long index;
     int col;                  /* resolved column, -1 when absent */
 };
@@ -1095,6 +1096,8 @@ static int check_mapping(const struct csv_mapping *m, struct colspec spec[C_N],
     spec_of(m->amount, &spec[C_AMOUNT]);
     spec_of(m->debit, &spec[C_DEBIT]);
     spec_of(m->credit, &spec[C_CREDIT]);
+    for (i = 0; i < C_N; i++)
+        spec[i].number = spec[i].s && (m->numbers >> i & 1u);
     if (spec[C_DATE].s == NULL)
         return ledger_error_set(err, 400, "invalid_field", "mapping.date",
                                 "mapping.date is required: the date column's name or "
@@ -1175,7 +1178,8 @@ static int header_guess(const struct parser *ps, const struct colspec *spec,
 }
 
 /* Finds each mapped column among the columns. */
-static int resolve(struct parser *ps, struct colspec *spec, char **columns, size_t ncolumns)
+static int resolve(struct parser *ps, struct colspec *spec, char **columns, size_t ncolumns,
+                   int has_header)
 {
     char sb[48], list[160];
     size_t j, o;
@@ -1185,6 +1189,16 @@ static int resolve(struct parser *ps, struct colspec *spec, char **columns, size
         struct colspec *c = &spec[i];
 
         if (c->s == NULL)
+            continue;
+        /* Digits given as text name the header's column of that name
+         * when it has one (a bank's header "Date,1,2"; a client sending
+         * the header's names), else they are an index, as query
+         * parameters, all text, give indexes. */
+        if (c->is_index && !c->number && has_header)
+            for (j = 0; j < ncolumns && c->col < 0; j++)
+                if (strlen(columns[j]) == c->n && memcmp(columns[j], c->s, c->n) == 0)
+                    c->col = (int)j;
+        if (c->col >= 0)
             continue;
         if (c->is_index) {
             if (c->index >= (long)ncolumns)
@@ -1508,7 +1522,7 @@ int csv_parse(const char *buf, size_t len, const struct csv_mapping *m,
             goto done;
         }
     }
-    if (resolve(&ps, spec, res.columns, res.ncolumns))
+    if (resolve(&ps, spec, res.columns, res.ncolumns, res.has_header))
         goto done;
 
     from = res.has_header ? 1 : 0;

@@ -34,6 +34,9 @@ struct csv_mapping {
     char delimiter;           /* 0 guess among , ; TAB |; else one of those */
     int negate;               /* flip the sign of the amount */
     char decimal;             /* decimal mark of the amounts: 0 guess, '.' or ',' */
+    unsigned numbers;         /* bit i (date, description, amount, debit, credit): that
+                               * column was given as a number, an index whatever the
+                               * header holds; digits given as text may name a column */
 };
 
 struct csv_row {

@@ -270,8 +270,6 @@ out:
 
 /* ---- the mapping ------------------------------------------------------------------------- */
 
-/* A column given as a name (string) or a 0-based index (number); the
- * index's text goes into buf. */
 static int bad_mapping(ledger_error *err, const char *key, const char *what)
 {
     char field[48];
@@ -280,8 +278,10 @@ static int bad_mapping(ledger_error *err, const char *key, const char *what)
     return ledger_error_set(err, 400, "invalid_field", field, "%s must be %s", field, what);
 }
 
+/* A column given as a name (string) or a 0-based index (number, and then
+ * *number is set); the index's text goes into buf. */
 static int mapping_column(const cJSON *m, const char *key, char *buf, size_t len,
-                          const char **out, ledger_error *err)
+                          const char **out, int *number, ledger_error *err)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, key);
     int64_t idx;
@@ -296,6 +296,7 @@ static int mapping_column(const cJSON *m, const char *key, char *buf, size_t len
     if (cJSON_IsNumber(v) && (v->valuestring && strcmp(v->valuestring, "0") == 0 ? 1 : json_id(v, &idx) == 0)) {
         snprintf(buf, len, "%s", v->valuestring ? v->valuestring : "0");
         *out = buf;
+        *number = 1;
         return LEDGER_OK;
     }
     return bad_mapping(err, key, "a column name or a 0-based index");
@@ -321,9 +322,13 @@ static int mapping_from_json(const cJSON *m, struct csv_mapping *out, struct map
         return ledger_error_set(err, 400, "invalid_field", "mapping",
                                 "mapping must be an object: {date, description, amount} or "
                                 "{date, description, debit, credit}");
-    for (i = 0; i < 5; i++)
-        if (mapping_column(m, cols[i], t->idx[i], sizeof t->idx[i], slots[i], err))
+    for (i = 0; i < 5; i++) {
+        int number = 0;
+
+        if (mapping_column(m, cols[i], t->idx[i], sizeof t->idx[i], slots[i], &number, err))
             return LEDGER_ERR;
+        out->numbers |= (unsigned)number << i;
+    }
     if ((v = cJSON_GetObjectItemCaseSensitive(m, "date_format")) && !cJSON_IsNull(v)) {
         if (!cJSON_IsString(v))
             return bad_mapping(err, "date_format", "a string such as \"DD/MM/YYYY\"");

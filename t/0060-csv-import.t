@@ -161,6 +161,28 @@ is_deeply(brief($res->{json}{rows}), [[1, '2025-01-03', 'EFTPOS CAFE', '-4.50'],
 $res = preview('dave', "Date,Amount,Description\n03/01/2025,-1.00,a\n", { date => 0, amount => 1, description => 2 });
 is($res->{json}{detected}{has_header}, JSON::PP::true, 'with indexes, a header line is guessed as one');
 is_deeply(brief($res->{json}{rows}), [[2, '2025-01-03', 'a', '-1.00']], 'and is not a row');
+# Digits as text name a header column of that name when there is one (a
+# client sends the names it shows); a JSON number is always an index; and
+# a name given twice in the header is the first, an index the one picked.
+{
+    my $digits = "when,2,1\n2025-01-02,x,-3.50\n";
+    $res = preview('dave', $digits, { date => 'when', description => '2', amount => '1', has_header => JSON::PP::true });
+    is_deeply(brief($res->{json}{rows} // []), [[2, '2025-01-02', 'x', '-3.50']],
+              'digits as text name the header columns "2" and "1"') or diag($res->{content});
+    $res = preview_raw('dave', 'date=when&description=2&amount=1&has_header=true', $digits);
+    is_deeply(brief($res->{json}{rows} // []), [[2, '2025-01-02', 'x', '-3.50']], 'and so in the query');
+    $res = preview('dave', $digits, { date => 0, description => 1, amount => 2, has_header => JSON::PP::true });
+    is_deeply(brief($res->{json}{rows} // []), [[2, '2025-01-02', 'x', '-3.50']],
+              'JSON numbers are indexes even so') or diag($res->{content});
+    $res = preview('dave', "Date,Amount,Description\n03/01/2025,-1.00,a\n",
+                   { date => '0', description => '2', amount => '1', has_header => JSON::PP::true });
+    is_deeply(brief($res->{json}{rows} // []), [[2, '2025-01-03', 'a', '-1.00']],
+              'digits as text that name no column are indexes') or diag($res->{content});
+    my $twice = "Date,Amount,Description,Amount\n2025-01-02,1.00,coffee,-99.99\n";
+    $res = preview('dave', $twice, { date => 'Date', description => 'Description', amount => 3 });
+    is_deeply(brief($res->{json}{rows} // []), [[2, '2025-01-02', 'coffee', '-99.99']],
+              'of two columns named Amount, index 3 is the second') or diag($res->{content});
+}
 
 # A blank line and a lone CR (old Mac exports) keep line numbers right; a short row is an error.
 $res = preview('dave', "Date,Description,Amount\r03/01/2025,a,4.50 DR\r\r04/01/2025,b,4.50 CR\r05/01/2025,short\r", $NAMED);
