@@ -745,7 +745,7 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
             || field_text(o, "merchant", 0, 1, 200, &r->merchant, NULL, err)
             || field_text(o, "category", 0, 1, LEDGER_CATEGORY_TEXT_MAX, &cat, NULL, err)
             || field_enum(o, "payment_method", txn_payment_methods, 1, &r->payment_method, NULL, err)
-            || field_currency(o, &r->currency, err)) {
+            || field_currency(o, r->currency_code, &r->currency, err)) {
             row_error(err, i);
             goto out;
         }

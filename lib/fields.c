@@ -333,13 +333,51 @@ bad:
                             "exchange_rate_to_aud must be a positive decimal number");
 }
 
-int field_currency(const cJSON *obj, const char **out, ledger_error *err)
+/* A currency code: three ASCII letters, stored in upper case ("usd" is
+ * USD, as the contract's pattern [A-Za-z]{3} allows). */
+int field_currency(const cJSON *obj, char buf[4], const char **out, ledger_error *err)
 {
-    if (field_text(obj, "currency", 0, 1, 3, out, NULL, err)
-        || (*out && (strlen(*out) != 3 || !isupper((unsigned char)(*out)[0])
-                     || !isupper((unsigned char)(*out)[1]) || !isupper((unsigned char)(*out)[2]))))
-        return ledger_error_set(err, 400, "invalid_field", "currency",
-                                "currency must be three upper-case letters (ISO 4217)");
+    const char *s;
+    int i;
+
+    if (field_text(obj, "currency", 0, 1, 3, &s, NULL, err))
+        goto bad;
+    *out = NULL;
+    if (s == NULL)
+        return LEDGER_OK;
+    for (i = 0; i < 3; i++) {
+        if (!isalpha((unsigned char)s[i]) || (unsigned char)s[i] >= 0x80)
+            goto bad;
+        buf[i] = (char)toupper((unsigned char)s[i]);
+    }
+    if (s[3] != '\0')
+        goto bad;
+    buf[3] = '\0';
+    *out = buf;
+    return LEDGER_OK;
+bad:
+    return ledger_error_set(err, 400, "invalid_field", "currency",
+                            "currency must be three letters (ISO 4217)");
+}
+
+int home_amount_of_new_row(ledger_db *db, const char *currency, int64_t amount, const char *rate,
+                           int64_t *aud, int *has_aud, ledger_error *err)
+{
+    const char *home = ledger_home_currency(db);
+
+    if (currency == NULL || strcmp(currency, home) == 0) {
+        if (*has_aud && *aud != amount)
+            return ledger_error_set(err, 400, "invalid_field", "amount_aud",
+                                    "a row in the home currency (%s) is its own home amount:"
+                                    " leave amount_aud out or make it the amount", home);
+        return LEDGER_OK;
+    }
+    if (*has_aud || rate == NULL)
+        return LEDGER_OK;
+    if (money_times_rate(amount, rate, aud))
+        return ledger_error_set(err, 400, "invalid_field", "exchange_rate_to_aud",
+                                "amount at exchange_rate_to_aud is more than the ledger can hold");
+    *has_aud = 1;
     return LEDGER_OK;
 }
 

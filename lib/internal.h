@@ -139,10 +139,11 @@ struct split_set {
     size_t n;
 };
 /* Validates an array of {participant_id, share_percent} for a row owned by
- * owner and completes it to 100% with an owner row (rule A).  The caller
- * frees *out with split_set_free. */
+ * owner and completes it to 100% with an owner row (rule A); caller is who
+ * asks (the owner, or a participant of the row), for the messages.  The
+ * caller frees *out with split_set_free. */
 int split_parse(ledger_db *db, const cJSON *arr, const char *field, int64_t owner,
-                struct split_set *out, ledger_error *err);
+                int64_t caller, struct split_set *out, ledger_error *err);
 void split_set_free(struct split_set *s);
 int split_write(ledger_db *db, int64_t txn_id, const struct split_set *s, ledger_error *err);
 /* Apportions amount cents over the shares by largest remainder into cents[]
@@ -265,8 +266,9 @@ int tag_find_or_create(ledger_db *db, int64_t user_id, const char *name, int64_t
 /* Whether other is me or someone I share with (a contact either way, a split
  * counterpart either way, a payment counterpart). */
 int participant_known(ledger_db *db, int64_t me, int64_t other, int *known, ledger_error *err);
-/* The same as a check on a body field: 400 naming field when not. */
-int participant_check(ledger_db *db, int64_t me, int64_t other, const char *field,
+/* The same as a check on a body field: 400 naming field when not; the
+ * message speaks to me (yours) or to someone acting on my row. */
+int participant_check(ledger_db *db, int64_t me, int64_t other, const char *field, int yours,
                       ledger_error *err);
 /* The ids of everyone the caller shares with (not the caller); the caller
  * frees *ids. */
@@ -278,7 +280,13 @@ int field_rate(const cJSON *obj, const char **out, ledger_error *err);
  * rate is not one or the result is too large. */
 int money_times_rate(int64_t amount, const char *rate, int64_t *out);
 /* A currency: three upper-case letters (or absent/null). */
-int field_currency(const cJSON *obj, const char **out, ledger_error *err);
+int field_currency(const cJSON *obj, char buf[4], const char **out, ledger_error *err);
+/* The home-currency amount of a new row in currency (NULL: the home one):
+ * in the home currency it is the amount (an amount_aud that differs is a
+ * 400); in another, the amount_aud given, else amount x rate when there is
+ * a rate (as PATCH and OFX import derive it), else none. */
+int home_amount_of_new_row(ledger_db *db, const char *currency, int64_t amount, const char *rate,
+                           int64_t *aud, int *has_aud, ledger_error *err);
 
 /* ---- statements (statement.c) ------------------------------------------------- */
 extern const char *const statement_types[];
@@ -303,6 +311,7 @@ struct statement_row {
     const char *payment_method;
     int64_t amount, amount_aud, principal, interest, import_id;
     int has_amount_aud, has_principal, has_interest;
+    char currency_code[4];    /* currency points here when read from JSON */
 };
 int statement_fields_read(const cJSON *body, struct statement_fields *f, ledger_error *err);
 int statement_insert(ledger_db *db, int64_t me, const struct statement_fields *f, int64_t *id,

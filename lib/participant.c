@@ -66,7 +66,7 @@ int participant_known(ledger_db *db, int64_t me, int64_t other, int *known, ledg
     return rc == SQLITE_ROW ? LEDGER_OK : db_error(db, err, "participant");
 }
 
-int participant_check(ledger_db *db, int64_t me, int64_t other, const char *field,
+int participant_check(ledger_db *db, int64_t me, int64_t other, const char *field, int yours,
                       ledger_error *err)
 {
     sqlite3_stmt *st;
@@ -84,6 +84,10 @@ int participant_check(ledger_db *db, int64_t me, int64_t other, const char *fiel
     if (rc == SQLITE_DONE)
         return ledger_error_set(err, 400, "invalid_field", field,
                                 "participant %lld does not exist", (long long)other);
+    if (!yours)
+        return ledger_error_set(err, 400, "invalid_field", field,
+                                "user %lld is not one of the participants of the row's owner"
+                                " (only the owner can add them)", (long long)other);
     return ledger_error_set(err, 400, "invalid_field", field,
                             "user %lld is not one of your participants: add them by email "
                             "with POST /api/participants first", (long long)other);

@@ -101,7 +101,7 @@ int ledger_payment_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **
         return ledger_error_set(err, 403, "forbidden", NULL,
                                 "you can only record payments you made or received");
     if (participant_check(db, me, from == me ? to : from,
-                          from == me ? "to_participant_id" : "from_participant_id", err))
+                          from == me ? "to_participant_id" : "from_participant_id", 1, err))
         return LEDGER_ERR;
     arr = cJSON_GetObjectItemCaseSensitive(body, "scopes");
     if (arr && !cJSON_IsNull(arr)) {

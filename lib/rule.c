@@ -219,7 +219,7 @@ static int actions_check(ledger_db *db, int64_t me, const cJSON *actions, ledger
         } else {
             struct split_set ss;
 
-            if (split_parse(db, cJSON_GetObjectItemCaseSensitive(a, "shares"), "shares", me, &ss, err))
+            if (split_parse(db, cJSON_GetObjectItemCaseSensitive(a, "shares"), "shares", me, me, &ss, err))
                 return action_error(err, i);
             split_set_free(&ss);
         }
@@ -455,7 +455,7 @@ static int prepare(ledger_db *db, int64_t me, cJSON *rule, struct prepared *p, l
 
         if (strcmp(json_get(a, "type")->valuestring, "apply_split") != 0)
             continue;
-        if (split_parse(db, json_get(a, "shares"), "shares", me, &ss, err))
+        if (split_parse(db, json_get(a, "shares"), "shares", me, me, &ss, err))
             goto fail;
         arr = cJSON_CreateArray();
         for (i = 0; i < ss.n; i++) {

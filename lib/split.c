@@ -26,7 +26,7 @@ void split_set_free(struct split_set *s)
 }
 
 int split_parse(ledger_db *db, const cJSON *arr, const char *field, int64_t owner,
-                struct split_set *out, ledger_error *err)
+                int64_t caller, struct split_set *out, ledger_error *err)
 {
     const cJSON *item;
     int64_t total = 0;
@@ -73,7 +73,7 @@ int split_parse(ledger_db *db, const cJSON *arr, const char *field, int64_t owne
             }
         /* Only people the owner shares with (participant.c): an id alone
          * names nobody. */
-        if (participant_check(db, owner, s->participant_id, "participant_id", err))
+        if (participant_check(db, owner, s->participant_id, "participant_id", caller == owner, err))
             goto fail;
         owner_named |= s->participant_id == owner;
         total += s->share;
@@ -230,7 +230,7 @@ int ledger_split_set(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *bod
         return ledger_error_set(err, 400, "invalid_json", NULL,
                                 "the body must be a JSON array of {participant_id, share_percent}");
     /* Completed for the transaction's owner, whoever is asking. */
-    if (split_parse(db, body, "splits", a.owner_id, &ss, err))
+    if (split_parse(db, body, "splits", a.owner_id, me, &ss, err))
         return LEDGER_ERR;
     rc = split_write(db, txn_id, &ss, err);
     split_set_free(&ss);

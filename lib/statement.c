@@ -370,7 +370,7 @@ static int read_row(ledger_db *db, int64_t me, const cJSON *o, struct statement_
         || field_enum(o, "transaction_type", txn_types, 0, &r->type, NULL, err)
         || field_text(o, "category", 0, 1, LEDGER_CATEGORY_TEXT_MAX, &cat, NULL, err)
         || field_text(o, "merchant", 0, 1, TEXT_MAX, &r->merchant, NULL, err)
-        || field_currency(o, &r->currency, err)
+        || field_currency(o, r->currency_code, &r->currency, err)
         || field_money(o, "amount_aud", 0, 1, &r->amount_aud, &r->has_amount_aud, NULL, err)
         || field_rate(o, &r->rate, err)
         || field_money(o, "principal_amount", 0, 1, &r->principal, &r->has_principal, NULL, err)
@@ -383,6 +383,9 @@ static int read_row(ledger_db *db, int64_t me, const cJSON *o, struct statement_
     if (r->amount < 0 || (r->has_amount_aud && r->amount_aud < 0))
         return ledger_error_set(err, 400, "invalid_field", r->amount < 0 ? "amount" : "amount_aud",
                                 "amounts are magnitudes (0 or more); the direction is transaction_type");
+    if (home_amount_of_new_row(db, r->currency, r->amount, r->rate, &r->amount_aud,
+                               &r->has_amount_aud, err))
+        return LEDGER_ERR;
     *refund = 0;
     if (cat && ledger_category_fold(cat, category) == LEDGER_CATEGORY_REFUND) {
         *refund = 1;

@@ -104,7 +104,7 @@ int ledger_txn_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
                       ledger_error *err)
 {
     const char *date, *description, *merchant, *type, *category, *currency, *rate, *method;
-    char folded[LEDGER_CATEGORY_MAX];
+    char folded[LEDGER_CATEGORY_MAX], currency_code[4];
     int64_t amount, amount_aud, trip_id, id;
     int amount_set, has_aud, rc;
     cJSON *tag_ids = NULL;
@@ -119,7 +119,7 @@ int ledger_txn_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
         || field_text(body, "merchant", 0, 1, MERCHANT_MAX, &merchant, NULL, err)
         || field_enum(body, "transaction_type", txn_types, 0, &type, NULL, err)
         || field_text(body, "category", 0, 1, LEDGER_CATEGORY_TEXT_MAX, &category, NULL, err)
-        || field_currency(body, &currency, err)
+        || field_currency(body, currency_code, &currency, err)
         || field_money(body, "amount_aud", 0, 1, &amount_aud, &has_aud, NULL, err)
         || field_rate(body, &rate, err)
         || field_enum(body, "payment_method", txn_payment_methods, 1, &method, NULL, err)
@@ -131,6 +131,8 @@ int ledger_txn_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
     if (has_aud && amount_aud < 0)
         return ledger_error_set(err, 400, "invalid_field", "amount_aud",
                                 "amount_aud is a magnitude (0 or more)");
+    if (home_amount_of_new_row(db, currency, amount, rate, &amount_aud, &has_aud, err))
+        return LEDGER_ERR;
     if (trip_id && trip_check_member(db, me, trip_id, err))
         return LEDGER_ERR;
     /* tag_ids: absent, null or [] all mean no tags. */
@@ -139,7 +141,7 @@ int ledger_txn_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
         && field_id_array(body, "tag_ids", 100, &tag_ids, err))
         return LEDGER_ERR;
     splits = cJSON_GetObjectItemCaseSensitive(body, "splits");
-    if (splits && !cJSON_IsNull(splits) && split_parse(db, splits, "splits", me, &ss, err))
+    if (splits && !cJSON_IsNull(splits) && split_parse(db, splits, "splits", me, me, &ss, err))
         goto fail;
     if (category && category_resolve(db, me, merchant ? merchant : "", category, folded, err))
         goto fail;

@@ -194,6 +194,30 @@ is_deeply([@$row{qw(currency exchange_rate_to_aud)}], ['USD', 1.5], 'currency an
 is_deeply([map { m2($_) } @$row{qw(amount amount_aud my_share_pct my_amount)}],
           ['100.00', '150.00', '100.00', '150.00'],
           'my_amount of an unsplit row uses amount_aud when present');
+# Currency codes are taken in any case and kept in upper case (the
+# contract's pattern is [A-Za-z]{3}).
+is(create('alice', description => 'Lower', amount => 1, currency => 'usd', amount_aud => 1.5)->{currency},
+   'USD', 'currency usd is kept as USD');
+is(create('alice', description => 'Mixed', amount => 1, currency => 'Eur', amount_aud => 1.6)->{currency},
+   'EUR', 'and Eur as EUR');
+is(m2(create('alice', description => 'Same', amount => 12, currency => 'AUD', amount_aud => 12)->{amount_aud}),
+   '12.00', 'an AUD row may state its amount_aud when it is the amount');
+# A rate without amount_aud: the home amount is amount x rate (as a PATCH
+# of the amount and an OFX import derive it), not the foreign amount
+# counted as home money.
+$res = $rig->post('/api/transactions', { date => '2026-01-10', description => 'Rate only', amount => 100,
+                                         currency => 'USD', exchange_rate_to_aud => 1.5 }, user => 'alice');
+is_deeply([ $res->{status}, map { m2($_) } @{ $res->{json} // {} }{qw(amount amount_aud my_amount)} ],
+          [ 201, '100.00', '150.00', '150.00' ], 'USD 100.00 at 1.5 and no amount_aud: amount_aud 150.00');
+$res = $rig->post('/api/transactions', { date => '2026-01-10', description => 'Rate, half cent', amount => 0.03,
+                                         currency => 'USD', exchange_rate_to_aud => 1.5 }, user => 'alice');
+is(m2($res->{json}{amount_aud}), '0.05', 'USD 0.03 at 1.5 = 0.045: half up, 0.05');
+$res = $rig->post('/api/transactions', { date => '2026-01-10', description => 'Stated', amount => 100,
+                                         currency => 'USD', exchange_rate_to_aud => 1.5, amount_aud => 151.2 },
+                  user => 'alice');
+is(m2($res->{json}{amount_aud}), '151.20', 'a stated amount_aud stays as stated beside a rate');
+post_rejected({ date => '2026-01-10', description => 'Too much', amount => 10000000000000, currency => 'USD',
+                exchange_rate_to_aud => 1000 }, 'exchange_rate_to_aud', 'an amount at a rate past the limit');
 # A new amount takes a new home-currency amount: at the row's rate, or
 # without one at the rate its two amounts implied; with neither, a 400.
 $res = $rig->patch("/api/transactions/$row->{id}", { amount => 200 }, user => 'alice');
@@ -250,7 +274,14 @@ my %nodesc = %base; delete $nodesc{description};
 post_rejected(\%nodesc, 'description', 'a missing description');
 post_rejected({ %base, description => 42 }, 'description', 'a description that is a number');
 post_rejected({ %base, transaction_type => 'gift' }, 'transaction_type', 'transaction_type gift');
-post_rejected({ %base, currency => 'aud' }, 'currency', 'currency in lower case');
+post_rejected({ %base, currency => 'US' }, 'currency', 'a currency of two letters');
+post_rejected({ %base, currency => 'U$D' }, 'currency', 'a currency with a sign in it');
+post_rejected({ %base, currency => 'USDX' }, 'currency', 'a currency of four letters');
+post_rejected({ %base, currency => 840 }, 'currency', 'a currency given as a number');
+# A row in the home currency is its own home amount.
+post_rejected({ %base, amount_aud => 13 }, 'amount_aud', 'a home-currency row with another amount_aud');
+post_rejected({ %base, currency => 'AUD', amount_aud => 12.01 }, 'amount_aud',
+              'an AUD row with an amount_aud a cent off');
 post_rejected({ %base, exchange_rate_to_aud => '1.5' }, 'exchange_rate_to_aud',
               'exchange_rate_to_aud as a string');
 post_rejected({ %base, tag_ids => [$bob_tag->{id}] }, 'tag_ids', "tag_ids naming bob's tag");

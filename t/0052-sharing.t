@@ -352,9 +352,14 @@ split_refused('alice', $r1->{id}, [{ participant_id => $uid{carol}, share_percen
 split_refused('alice', $r1->{id}, [{ participant_id => $uid{bob}, share_percent => 10 },
                                    { participant_id => $uid{carol}, share_percent => 25 }],
               400, 'invalid_field', 'bob then carol: the valid entry is not written either', 'participant_id');
-split_refused('bob', $r1->{id}, [{ participant_id => $uid{yann}, share_percent => 10 }],
-              400, 'invalid_field', "bob names yann, his participant but not the owner alice's",
-              'participant_id');
+$res = split_refused('bob', $r1->{id}, [{ participant_id => $uid{yann}, share_percent => 10 }],
+                     400, 'invalid_field', "bob names yann, his participant but not the owner alice's",
+                     'participant_id');
+like($res->{json}{error}{message} // '', qr/participants of the row's owner/,
+     "and hears that yann is not the owner's participant (he is bob's own)");
+like(split_refused('alice', $r1->{id}, [{ participant_id => $uid{yann}, share_percent => 10 }],
+                   400, 'invalid_field', 'alice names yann', 'participant_id')->{json}{error}{message} // '',
+     qr/not one of your participants: add them/, 'the owner hears to add yann herself');
 split_refused('alice', $r1->{id}, [], 400, 'invalid_field', 'an empty array (DELETE is the way to un-share)');
 split_refused('alice', $r1->{id}, [{ participant_id => $uid{bob}, share_percent => 33.333 }],
               400, 'invalid_field', 'a share with 3 decimals');

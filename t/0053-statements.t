@@ -155,6 +155,19 @@ is(statement('carol', statement_type => 'credit_card', opening_balance => 0, clo
              transactions => [ row('debit', 100, currency => 'USD', amount_aud => 150,
                                    exchange_rate_to_aud => 1.5) ])->{json}{balance_ok},
    JSON::PP::true, 'a USD 100.00 purchase at 1.5 moves the card by 150.00');
+# With a rate and no amount_aud the home amount is worked out; a row in
+# the home currency is its own home amount; a currency in lower case is
+# kept in upper.
+$res = statement('carol', statement_type => 'credit_card', opening_balance => 0, closing_balance => 150,
+                 transactions => [ row('debit', 100, currency => 'usd', exchange_rate_to_aud => 1.5) ]);
+is($res->{json}{balance_ok}, JSON::PP::true, 'a USD 100.00 purchase at 1.5 without amount_aud moves the card by 150.00');
+{
+    my ($r) = @{ $rig->get("/api/transactions?statement_id=" . ($res->{json}{id} // 0), user => 'carol')->{json}{items} // [] };
+    is_deeply([ $r->{currency}, sprintf('%.2f', $r->{amount_aud} // -1) ], [ 'USD', '150.00' ],
+              'the row: USD, amount_aud 150.00');
+}
+error_is(statement('carol', transactions => [ row('debit', 5), row('debit', 100, amount_aud => 150) ]),
+         400, 'invalid_field', 'a home-currency row with another amount_aud', 'transactions[1].amount_aud');
 # Cents, not floats: 0.1 + 0.2 is exactly 0.3.
 is(statement('carol', statement_type => 'credit_card', opening_balance => 0, closing_balance => 0.3,
              transactions => [ row('debit', 0.1), row('debit', 0.2) ])->{json}{balance_ok},
