@@ -169,6 +169,9 @@ int ledger_user_get(ledger_db *db, int64_t user_id, cJSON **out, ledger_error *e
                 cJSON_AddStringToObject(doc, "name", name);
             else
                 cJSON_AddNullToObject(doc, "name");
+            /* The currency amounts without their own are in: a client
+             * labels home amounts with it (the service's setting). */
+            cJSON_AddStringToObject(doc, "home_currency", ledger_home_currency(db));
         }
     }
     db_stmt_done(st);

@@ -92,6 +92,17 @@ like($out, qr/bad\.conf:2: .*HTTP header/, 'naming the file and line');
 ($rc, $out) = run_cmd($bin, '--config', "$dir/good.conf", '--check');
 is($rc, 0, 'a valid config file') or diag $out;
 ok(-e "$dir/c.db", 'its db setting is used');
+{
+    my $port = Rig::free_port();
+    my $pid = spawn(cmd => [$bin, '--config', "$dir/good.conf", '--listen', "127.0.0.1:$port"]);
+    ok(wait_for(sub { IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $port) }),
+       'served with that config');
+    my $r = FCGIClient->new(port => $port)->request(FCGIClient::params('GET', '/api/me', LEDGER_USER => 'alice'));
+    my $me = eval { JSON::PP->new->decode($r->{body} // '') } // {};
+    is($me->{home_currency}, 'NZD', '/api/me names its home_currency') or diag explain $r;
+    kill 'TERM', $pid;
+    wait_exit($pid, 5);
+}
 
 # ---- --listen: loopback only unless told otherwise ------------------------------
 ($rc, $out) = run_cmd($bin, '--db', "$dir/d.db", '--listen', '0.0.0.0:' . Rig::free_port());
