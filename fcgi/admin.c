@@ -66,9 +66,17 @@ int admin_common_option(struct admin_db *o, const struct admin_usage *u, int c, 
     char msg[600];
 
     switch (c) {
-    case ADMIN_OPT_DB:
+    case ADMIN_OPT_DB: {
+        struct config check;
+
+        /* The service's rule for a database name (an empty one, or
+         * :memory:, is a database that vanishes). */
+        config_defaults(&check);
+        if (config_set(&check, "db", arg, msg, sizeof msg))
+            return admin_usage_error(u, "%s", msg);
         o->db_flag = arg;
         return ADMIN_OK;
+    }
     case ADMIN_OPT_CONFIG:
         /* The service's own file and parser: one place says where the
          * database is. */

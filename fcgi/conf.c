@@ -58,8 +58,18 @@ static int param_name(char *dst, size_t len, const char *key, const char *value,
 int config_set(struct config *cfg, const char *key, const char *value,
                char *msg, size_t msglen)
 {
-    if (strcmp(key, "db") == 0)
+    if (strcmp(key, "db") == 0) {
+        /* To SQLite an empty name, or ":memory:", is a private database
+         * that vanishes when the process exits: every process would keep
+         * its own, and every write acknowledged would be lost (an unset
+         * variable in --db $LEDGER_DB did that, silently). */
+        if (*value == '\0' || strcmp(value, ":memory:") == 0) {
+            snprintf(msg, msglen, "db must name a database file (%s would be a private database"
+                     " that is gone when the process exits)", *value ? value : "an empty name");
+            return -1;
+        }
         return copy(cfg->db, sizeof cfg->db, key, value, msg, msglen);
+    }
     if (strcmp(key, "identity_param") == 0)
         return param_name(cfg->identity_param, sizeof cfg->identity_param, key, value, msg, msglen);
     if (strcmp(key, "email_param") == 0)

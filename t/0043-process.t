@@ -20,7 +20,8 @@ END { local $?; kill 'KILL', @kids if @kids; waitpid($_, 0) for @kids }
 
 sub run_cmd {
     my (@cmd) = @_;
-    my $out = `@{[ join ' ', map { quotemeta } @cmd ]} 2>&1`;
+    # Each word in single quotes: quotemeta('') is nothing, not an empty word.
+    my $out = `@{[ join ' ', map { (my $w = $_) =~ s/'/'\\''/g; "'$w'" } @cmd ]} 2>&1`;
     return ($? >> 8, $out);
 }
 
@@ -70,6 +71,23 @@ like($out, qr/schema version $v\b/, 'at the same version');
 ($rc, $out) = run_cmd($bin, '--db', "$dir/a.db", '--check');
 isnt($rc, 0, 'a database from a newer release is refused');
 like($out, qr/newer/, 'with a clear message');
+
+# An empty database name (an unset variable in --db $LEDGER_DB, a
+# half-edited file) or :memory: would be a private database per process,
+# gone at exit with every write acknowledged into it: refused.
+for my $args (['--db', ''], ['--db', ':memory:']) {
+    ($rc, $out) = run_cmd($bin, @$args, '--check');
+    isnt($rc, 0, "--db '$args->[1]' is refused");
+    like($out, qr/db must name a database file/, 'saying why');
+}
+{
+    open my $fh, '>', "$dir/empty-db.conf" or die;
+    print $fh "db =\n";
+    close $fh;
+    ($rc, $out) = run_cmd($bin, '--config', "$dir/empty-db.conf", '--check');
+    isnt($rc, 0, 'so is an empty db = in the config file');
+    like($out, qr/empty-db\.conf:1: .*db must name a database file/, 'naming the file and line');
+}
 
 ($rc, $out) = run_cmd($bin, '--bogus');
 is($rc, 2, 'an unknown flag is a usage error');
