@@ -134,6 +134,8 @@ int main(int argc, char **argv)
     char name[64];
     size_t i;
 
+    /* A database made here is the service account's alone (see main.c). */
+    umask(umask(0) | 077);
     if (argc < 2) {
         usage(stderr);
         return ADMIN_USAGE;

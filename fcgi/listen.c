@@ -13,7 +13,23 @@
 
 #include "listen.h"
 
-#define BACKLOG 128
+/* Connections the kernel queues while every process is busy: a burst
+ * waits for a process rather than failing (with 128, nginx answered 502 to
+ * all past it; supervisord's own sockets use SOMAXCONN too).  The kernel
+ * caps it at net.core.somaxconn. */
+#define BACKLOG SOMAXCONN
+
+/* Whether a process is accepting connections on the unix socket at path. */
+static int socket_in_use(const struct sockaddr_un *sa)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), live;
+
+    if (fd < 0)
+        return 0;
+    live = connect(fd, (const struct sockaddr *)sa, sizeof *sa) == 0;
+    close(fd);
+    return live;
+}
 
 int listen_unix(const char *path, const char *group, char *msg, size_t msglen)
 {
@@ -36,10 +52,16 @@ int listen_unix(const char *path, const char *group, char *msg, size_t msglen)
         return -1;
     }
     memcpy(sa.sun_path, path, strlen(path) + 1);
-    /* A stale socket from a previous run is replaced; any other file is not. */
+    /* A stale socket from a previous run is replaced; one a running process
+     * listens on is not (taking it over left that process unreachable, and
+     * the socket gone once this one stopped); nor is any other file. */
     if (lstat(path, &stb) == 0) {
         if (!S_ISSOCK(stb.st_mode)) {
             snprintf(msg, msglen, "%s exists and is not a socket", path);
+            return -1;
+        }
+        if (socket_in_use(&sa)) {
+            snprintf(msg, msglen, "%s is in use: another process is listening on it", path);
             return -1;
         }
         unlink(path);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <fcgiapp.h>
@@ -172,11 +173,17 @@ int main(int argc, char **argv)
     FCGX_Request req;
     char msg[512];
     uint64_t seed = 0, seq = 0;
+    struct stat own_socket, now;
     int check = 0, fd, rc = 1;
 
     config_defaults(&cfg);
     if (parse_args(argc, argv, &cfg, &check))
         return 2;
+    /* What this process creates (the database, its WAL and shared memory,
+     * the log) is for the service's account alone: it holds everyone's
+     * money, and the umask a supervisor starts us with (022) let every
+     * local account of a shared host read it. */
+    umask(umask(0) | 077);
     log_init(cfg.log_level, cfg.log_file);
     if (log_reopen()) {
         fprintf(stderr, "ledger-fcgi: cannot open log %s: %s\n", cfg.log_file, strerror(errno));
@@ -206,6 +213,8 @@ int main(int argc, char **argv)
         log_msg(LOG_ERROR, "%s", msg);
         goto out;
     }
+    if (cfg.socket_path[0] && lstat(cfg.socket_path, &own_socket) != 0)
+        memset(&own_socket, 0, sizeof own_socket);
     if (FCGX_Init() != 0 || FCGX_InitRequest(&req, fd, 0) != 0) {
         log_msg(LOG_ERROR, "FastCGI initialisation failed");
         goto out;
@@ -231,7 +240,9 @@ int main(int argc, char **argv)
     }
     FCGX_Free(&req, 1);
     log_msg(LOG_INFO, "ledger-fcgi stopping (pid %d)", (int)getpid());
-    if (cfg.socket_path[0])
+    /* The socket made at start, unless something else is at its path now. */
+    if (cfg.socket_path[0] && lstat(cfg.socket_path, &now) == 0 && now.st_ino == own_socket.st_ino
+        && now.st_dev == own_socket.st_dev)
         unlink(cfg.socket_path);
     rc = 0;
 out:

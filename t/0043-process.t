@@ -246,6 +246,39 @@ sleep 0.2;
 kill 'INT', $pid;
 is(wait_exit($pid, 5), 0, 'SIGINT too');
 
+# A socket a running process listens on is not taken over: the second
+# start fails, and the first goes on serving; a stale one (its process
+# killed) is replaced.  The backlog lets a burst wait (ss shows it).
+{
+    my $a = spawn(cmd => [$bin, '--db', "$dir/e.db", '--socket', $sock]);
+    wait_for(sub { -S $sock });
+    my ($brc, $bout) = run_cmd($bin, '--db', "$dir/e.db", '--socket', $sock);
+    isnt($brc, 0, 'a second ledger-fcgi on a socket in use fails to start');
+    like($bout, qr/in use/, 'saying it is in use');
+    my $r2 = eval { FCGIClient->new(path => $sock)->request(me_params('bob')) };
+    is($r2 && $r2->{status}, 200, 'and the first still serves on it');
+    SKIP: {
+        my $ss = Rig::find_program('ss');
+        skip 'no ss (iproute2)', 1 unless $ss;
+        my ($line) = grep { /\Q$sock\E/ } `$ss -lxn 2>/dev/null`;
+        my ($backlog) = ($line // '') =~ /^\S+\s+LISTEN\s+\d+\s+(\d+)/;
+        cmp_ok($backlog // 0, '>', 128, 'a listen backlog past 128') or diag($line);
+    }
+    kill 'KILL', $a;
+    waitpid $a, 0;
+    ok(-S $sock, 'killed, its socket stays behind');
+    my $b = spawn(cmd => [$bin, '--db', "$dir/e.db", '--socket', $sock]);
+    ok(wait_for(sub { my $r3 = eval { FCGIClient->new(path => $sock)->request(me_params('bob')) };
+                      $r3 && $r3->{status} == 200 }), 'a new process replaces the stale socket');
+    kill 'TERM', $b;
+    is(wait_exit($b, 5), 0, 'and stops');
+}
+# The database holds everyone's money: only the service's user reads it,
+# whatever umask it was started with.
+is(sprintf('%04o', (stat "$dir/e.db")[2] & 07777), '0600', 'the database file is made 0600');
+is(sprintf('%04o', (stat "$dir/e.db-wal")[2] & 07777), '0600', 'and its WAL')
+    if -e "$dir/e.db-wal";
+
 # ---- the socket inherited on fd 0 (spawn-fcgi, supervisord, mod_fcgid) ------------
 {
     my $path = "$dir/inherited.sock";

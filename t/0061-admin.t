@@ -90,6 +90,7 @@ ok(!-e "$dir/typo.db", 'and no database was made');
 is($rc, 0, 'migrate a new database');
 like($out, qr/schema version 0 -> (\d+)/, 'from 0 to the latest');
 my ($latest) = $out =~ /-> (\d+)/;
+is(sprintf('%04o', (stat "$dir/m.db")[2] & 07777), '0600', 'the new database is 0600, the service account\'s alone');
 ($rc, $out) = admin('migrate', '--db', "$dir/m.db");
 is($rc, 0, 'migrate again');
 like($out, qr/schema version $latest, up to date/, 'nothing to do');
