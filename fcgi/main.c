@@ -174,7 +174,7 @@ int main(int argc, char **argv)
     char msg[512];
     uint64_t seed = 0, seq = 0;
     struct stat own_socket, now;
-    int check = 0, fd, rc = 1;
+    int check = 0, stale = 0, fd, rc = 1;
 
     config_defaults(&cfg);
     if (parse_args(argc, argv, &cfg, &check))
@@ -226,7 +226,7 @@ int main(int argc, char **argv)
     log_msg(LOG_INFO, "ledger-fcgi %s serving %s (schema %d, pid %d)", PACKAGE_VERSION,
             cfg.socket_path[0] ? cfg.socket_path : cfg.listen_addr[0] ? cfg.listen_addr : "fd 0",
             ledger_schema_version(db), (int)getpid());
-    while (!stop_requested) {
+    while (!stop_requested && !stale) {
         block_stop_signals(0);
         if (FCGX_Accept_r(&req) < 0)
             break;
@@ -235,16 +235,22 @@ int main(int argc, char **argv)
             reopen_requested = 0;
             log_reopen();
         }
-        dispatch(&req, &cfg, db, rt, mix64(seed + ++seq));
+        stale = dispatch(&req, &cfg, db, rt, mix64(seed + ++seq));
         FCGX_Finish_r(&req);
     }
     FCGX_Free(&req, 1);
-    log_msg(LOG_INFO, "ledger-fcgi stopping (pid %d)", (int)getpid());
+    /* A database changed under us: exit 1, to be started again on the file
+     * now at the path (supervisord's autorestart). */
+    if (stale)
+        log_msg(LOG_ERROR, "ledger-fcgi stopping: the database changed under it (pid %d)",
+                (int)getpid());
+    else
+        log_msg(LOG_INFO, "ledger-fcgi stopping (pid %d)", (int)getpid());
     /* The socket made at start, unless something else is at its path now. */
     if (cfg.socket_path[0] && lstat(cfg.socket_path, &now) == 0 && now.st_ino == own_socket.st_ino
         && now.st_dev == own_socket.st_dev)
         unlink(cfg.socket_path);
-    rc = 0;
+    rc = stale;
 out:
     ledger_close(db);
     router_free(rt);

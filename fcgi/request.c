@@ -317,6 +317,7 @@ static const char *reason(int status)
     case 413: return "Payload Too Large";
     case 415: return "Unsupported Media Type";
     case 503: return "Service Unavailable";
+    case 507: return "Insufficient Storage";
     default: return status >= 500 ? "Internal Server Error" : "Error";
     }
 }
@@ -324,7 +325,9 @@ static const char *reason(int status)
 static cJSON *error_body(const struct request *r)
 {
     cJSON *doc = cJSON_CreateObject(), *e = cJSON_AddObjectToObject(doc, "error");
-    int internal = r->err.status >= 500 && r->err.status != 503;
+    /* 503 and 507 say what the client can do (try again); other 5xx are
+     * bugs, whose detail is for the log. */
+    int internal = r->err.status >= 500 && r->err.status != 503 && r->err.status != 507;
 
     cJSON_AddNumberToObject(e, "status", r->err.status);
     cJSON_AddStringToObject(e, "code", internal ? "internal" : r->err.code);
@@ -369,9 +372,12 @@ void response_send(struct request *r)
                  "X-Content-Type-Options: nosniff\r\n"
                  "%s%s%s"
                  "%s"
+                 "%s"
                  "\r\n",
                  status, reason(status), r->id,
                  r->allow ? "Allow: " : "", r->allow ? r->allow : "", r->allow ? "\r\n" : "",
+                 /* busy, or restarting: soon */
+                 status == 503 ? "Retry-After: 1\r\n" : "",
                  text ? "Content-Type: application/json; charset=utf-8\r\n" : "");
     FCGX_PutStr(head, n, r->fcgx->out);
     if (text && strcmp(r->method, "HEAD") != 0) {

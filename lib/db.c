@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "internal.h"
@@ -33,6 +34,12 @@ int db_error(ledger_db *db, ledger_error *err, const char *what)
     if ((rc & 0xff) == SQLITE_BUSY)
         return ledger_error_set(err, 503, "busy", NULL,
                                 "the database is busy; try again");
+    /* A known condition, not a bug: the client hears that nothing was
+     * written and that the same request works once there is room. */
+    if ((rc & 0xff) == SQLITE_FULL)
+        return ledger_error_set(err, 507, "insufficient_storage", NULL,
+                                "the server is out of disk space; nothing was written,"
+                                " try again later");
     return ledger_error_set(err, 500, "internal", NULL, "%s: %s", what,
                             sqlite3_errmsg(db->sql));
 }
@@ -390,6 +397,17 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
     if (exec(db, "CREATE TEMP TABLE IF NOT EXISTS rule_matches (id INTEGER PRIMARY KEY)", err)
         || exec(db, "CREATE TEMP TABLE IF NOT EXISTS rule_ids (id INTEGER PRIMARY KEY)", err))
         goto fail;
+    /* The file it is, to notice another put in its place. */
+    {
+        const char *file = sqlite3_db_filename(db->sql, "main");
+        struct stat stb;
+
+        if (file && *file && stat(file, &stb) == 0) {
+            db->has_file = 1;
+            db->file_dev = stb.st_dev;
+            db->file_ino = stb.st_ino;
+        }
+    }
     /* The rows of a CSV commit on their way in (csv_import.c). */
     if (exec(db, "CREATE TEMP TABLE IF NOT EXISTS csv_rows (seq INTEGER PRIMARY KEY, date TEXT,"
                  " description TEXT, merchant TEXT, category TEXT, type TEXT, amount INTEGER,"
@@ -400,6 +418,31 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
 fail:
     ledger_close(db);
     return LEDGER_ERR;
+}
+
+int ledger_db_current(ledger_db *db, ledger_error *err)
+{
+    const char *file = sqlite3_db_filename(db->sql, "main");
+    sqlite3_stmt *st;
+    struct stat stb;
+    int version = -1;
+
+    if (db->has_file && (stat(file, &stb) != 0 || stb.st_dev != db->file_dev
+                         || stb.st_ino != db->file_ino))
+        return ledger_error_set(err, 503, "unavailable", NULL,
+                                "the database file was replaced or removed under this process;"
+                                " it restarts on the file there now");
+    if ((st = db_stmt(db, "PRAGMA user_version", err)) == NULL)
+        return LEDGER_ERR;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        version = sqlite3_column_int(st, 0);
+    db_stmt_done(st);
+    if (version > ledger_schema_latest())
+        return ledger_error_set(err, 503, "unavailable", NULL,
+                                "the database is at schema version %d, newer than this program"
+                                " knows (%d): a newer release migrated it", version,
+                                ledger_schema_latest());
+    return LEDGER_OK;
 }
 
 void ledger_close(ledger_db *db)

@@ -2,6 +2,7 @@
 #ifndef LEDGER_INTERNAL_H
 #define LEDGER_INTERNAL_H
 
+#include <sys/types.h>
 #include <sqlite3.h>
 #include "ledger.h"
 
@@ -12,6 +13,9 @@ struct ledger_db {
     struct stmt_cache *cache;
     char home_currency[4];
     long busy_waited_us;  /* slept so far waiting for the current lock (db.c) */
+    int has_file;         /* the file opened, as stat saw it (ledger_db_current) */
+    dev_t file_dev;
+    ino_t file_ino;
 };
 
 /* A migration compiled in from schema/NNNN_name.sql (see schema_sql.c). */

@@ -52,6 +52,14 @@ typedef struct ledger_db ledger_db;
 int ledger_open(const char *path, ledger_db **out, ledger_error *err);
 void ledger_close(ledger_db *db);
 
+/* Whether this handle is still the database at its path, at a schema this
+ * library knows: a 503 (code "unavailable") when the file was replaced or
+ * removed since it was opened (a backup put back under a running service:
+ * its writes went into the old file, lost at the next start) or migrated
+ * by a newer release.  A server answers so and exits, to be started again
+ * on the file now there, by the program that knows it. */
+int ledger_db_current(ledger_db *db, ledger_error *err);
+
 /* The schema version the database is at, and the newest this library knows. */
 int ledger_schema_version(ledger_db *db);
 int ledger_schema_latest(void);

@@ -3,7 +3,7 @@
 #include <unistd.h>
 #include <sqlite3.h>
 
-#include "ledger.h"
+#include "internal.h"
 #include "tap.h"
 
 static int user_version(const char *path)
@@ -499,7 +499,42 @@ int main(void)
     ok(ledger_set_home_currency(db, "EUR", &err) == 0
        && strcmp(ledger_home_currency(db), "EUR") == 0, "home currency is settable");
     ok(ledger_set_home_currency(db, "eur", &err) == LEDGER_ERR, "lower-case currency refused");
+    ok(ledger_db_current(db, &err) == LEDGER_OK, "an in-memory database is always current");
     ledger_close(db);
+
+    /* A full disk is a 507 the client can act on, not a 500: SQLite says
+     * SQLITE_FULL, here when the file may not grow past its pages now. */
+    {
+        char full[512];
+        int64_t me = 0;
+        cJSON *in = NULL, *out = NULL;
+        int i, refused = 0;
+
+        snprintf(full, sizeof full, "%s/full.db", dir);
+        ok(ledger_open(full, &db, &err) == LEDGER_OK, "open a database to fill");
+        ledger_user_resolve(db, "alice", NULL, NULL, &me, &err);
+        ok(sqlite3_exec(db->sql, "PRAGMA max_page_count = 1; PRAGMA wal_checkpoint(TRUNCATE)",
+                        NULL, NULL, NULL) == SQLITE_OK,
+           "it may grow no more");
+        in = cJSON_Parse("{\"date\": \"2026-01-05\", \"amount\": 1, \"description\": \"long enough"
+                         " to need a new page, again and again and again and again\"}");
+        for (i = 0; i < 200 && !refused; i++) {
+            ledger_error_clear(&err);
+            if (ledger_begin(db, 1, &err) || ledger_txn_create(db, me, in, &out, &err)
+                || ledger_commit(db, &err)) {
+                ledger_rollback(db);
+                refused = 1;
+            }
+            cJSON_Delete(out);
+            out = NULL;
+        }
+        ok(refused && err.status == 507 && strcmp(err.code, "insufficient_storage") == 0,
+           "writing into a full database is a 507 insufficient_storage (%d %s)", err.status, err.code);
+        ok(ledger_db_current(db, &err) == LEDGER_OK, "and the database is still there for reads");
+        cJSON_Delete(in);
+        ledger_close(db);
+        remove_db(full);
+    }
 
     remove_db(path);
     rmdir(dir);

@@ -273,6 +273,27 @@ is(wait_exit($pid, 5), 0, 'SIGINT too');
     kill 'TERM', $b;
     is(wait_exit($b, 5), 0, 'and stops');
 }
+# The database file replaced (a backup put back), removed, or migrated by a
+# newer release under a running process: the next request is a 503 and the
+# process exits 1, to be started again on the file now at the path, instead
+# of acknowledging writes into a file that is no longer there.
+for my $case (['replaced', sub { system('cp', "$dir/moved.db", "$dir/moved.db.new") == 0 or die;
+                                 rename "$dir/moved.db.new", "$dir/moved.db" or die }],
+              ['removed', sub { unlink "$dir/moved.db", "$dir/moved.db-wal", "$dir/moved.db-shm" }],
+              ['migrated by a newer release',
+               sub { system('sqlite3', "$dir/moved.db", 'PRAGMA user_version = 9999') == 0 or die }]) {
+    unlink "$dir/moved.db", "$dir/moved.db-wal", "$dir/moved.db-shm";
+    my $p = spawn(cmd => [$bin, '--db', "$dir/moved.db", '--socket', $sock]);
+    wait_for(sub { -S $sock });
+    my $r2 = eval { FCGIClient->new(path => $sock)->request(me_params('carol')) };
+    is($r2 && $r2->{status}, 200, "$case->[0]: serving first");
+    $case->[1]->();
+    $r2 = eval { FCGIClient->new(path => $sock)->request(me_params('carol')) };
+    is($r2 && $r2->{status}, 503, "$case->[0]: the next request is a 503");
+    like($r2 && $r2->{body}, qr/"code":"unavailable"/, 'code unavailable');
+    is(wait_exit($p, 5), 1 << 8, 'and the process exits 1, to be started again');
+}
+
 # The database holds everyone's money: only the service's user reads it,
 # whatever umask it was started with.
 is(sprintf('%04o', (stat "$dir/e.db")[2] & 07777), '0600', 'the database file is made 0600');

@@ -56,6 +56,7 @@ sub count {
     my $res = $rig->post('/api/transactions', { %$row, description => 'Refused' }, user => 'alice');
     my $took = time - $t0;
     error_is($res, 503, 'busy', 'a write that cannot have the lock within the timeout');
+    is($res->{headers}{'retry-after'}, '1', 'with Retry-After: 1');
     cmp_ok($took, '>=', 4.5, sprintf('after waiting the busy timeout (%.2f s)', $took));
     cmp_ok($took, '<', 7.5, 'and not for the whole lock');
     close $fh;
