@@ -10,6 +10,29 @@ use Rig;
 my $etc = Rig::srcdir() . '/etc';
 my $dir = tempdir('ledger-etc-XXXXXX', TMPDIR => 1, CLEANUP => 1);
 
+# ---- the directories supervisord and the service need ---------------------------
+# /run is emptied at boot and supervisord makes neither a socket's directory
+# nor a log's: etc/tmpfiles-ledger.conf must make every one the supervisord
+# section names, the database's private to the service's account.
+{
+    my $sv = Rig::slurp("$etc/supervisord-ledger.conf");
+    my %made = map { (split ' ')[1] => [ (split ' ')[2 .. 4] ] }
+               grep { /^d\s/ } split /\n/, Rig::slurp("$etc/tmpfiles-ledger.conf");
+    my ($sock) = $sv =~ m{^socket=unix://(\S+)/[^/\s]+$}m;
+    my ($home) = $sv =~ m{^directory=(\S+)$}m;
+    my ($log) = $sv =~ m{^stdout_logfile=(\S+)/[^/\s]+$}m;
+    my ($user) = $sv =~ m{^user=(\S+)$}m;
+    my ($group) = $sv =~ m{^socket_owner=\S+:(\S+)$}m;
+    for ([$sock, 'the socket'], [$home, 'the database'], [$log, 'the log']) {
+        ok(defined $_->[0] && $made{ $_->[0] }, "tmpfiles makes the directory of $_->[1] ("
+           . ($_->[0] // 'not found') . ')');
+    }
+    is_deeply($made{ $sock // '' }, [ '0750', $user, $group ],
+              "the socket's directory: the service's account, the web server's group may enter");
+    is_deeply($made{ $home // '' }, [ '0700', $user, $user ], "the database's: the service's account alone");
+    is(($made{ $log // '' } // [])->[1], $user, "the log's: the service's account");
+}
+
 # ---- nginx ------------------------------------------------------------------------
 my $params = Rig::slurp("$etc/nginx-fastcgi-params.conf");
 unlike($params, qr/^\s*fastcgi_param\s+REMOTE_USER/m,
