@@ -6,17 +6,20 @@
 #define MAX_SUBJECT 512
 #define MAX_PROFILE 320
 
-/* The claims are stale when they differ from what is stored, except an
- * email another account holds, which this one never takes (checking it
- * again on every request took the write lock every time). */
+/* The claims are stale when they differ from what is stored (the email in
+ * case too: the column compares without it, the profile shows the claim's
+ * spelling), except an email another account holds, which this one never
+ * takes (checking it again on every request took the write lock every
+ * time). */
 static const char SQL_USER_BY_SUBJECT[] =
-    "SELECT id, email IS ?2 OR ?2 IS NULL"
+    "SELECT id, email IS ?2 COLLATE BINARY OR ?2 IS NULL"
     "           OR EXISTS (SELECT 1 FROM users o WHERE o.email = ?2 AND o.id <> users.id),"
     "       name IS ?3 OR ?3 IS NULL"
     "  FROM users WHERE subject = ?1";
-/* A placeholder made for this email by someone who shares with the user. */
+/* A placeholder made for this email by someone who shares with the user
+ * (typed in any case); the profile takes the claim's spelling. */
 static const char SQL_USER_BIND_PLACEHOLDER[] =
-    "UPDATE users SET subject = ?1, name = COALESCE(?3, name)"
+    "UPDATE users SET subject = ?1, email = ?2, name = COALESCE(?3, name)"
     " WHERE email = ?2 AND subject IS NULL RETURNING id";
 /* An email another account already holds is not taken from it. */
 static const char SQL_USER_INSERT[] =

@@ -135,12 +135,14 @@ my $res;
 
 # erin has never made a request: alice adds her by email first, which makes a
 # placeholder user; erin's first sign-in with that email claim binds it.
-$res = $rig->post('/api/participants', { email => 'erin@example.org' }, user => 'alice');
+# Alice types the email in other case: it is the same address, and erin's
+# profile takes the spelling of her own claim.
+$res = $rig->post('/api/participants', { email => 'Erin@Example.ORG' }, user => 'alice');
 is($res->{status}, 201, 'adding an unknown email is a 201');
 my $erin_ph = $res->{json} // {};
 ok($erin_ph->{id} && !grep({ $_ == $erin_ph->{id} } values %uid), 'a new user id');
 is_deeply([@$erin_ph{qw(email name)}, $erin_ph->{placeholder} ? 1 : 0, JSON::PP::is_bool($erin_ph->{placeholder})],
-          ['erin@example.org', undef, 1, 1], 'the placeholder: the email, no name, placeholder true');
+          ['Erin@Example.ORG', undef, 1, 1], 'the placeholder: the email, no name, placeholder true');
 
 # A placeholder made shareable at once: alice splits a row with erin before
 # erin has signed in (this row stays, and counts in the balances below).
@@ -150,7 +152,7 @@ my $erin_row = create('alice', description => 'Dinner with erin', amount => 30,
 $res = $rig->get('/api/me', user => 'erin');
 is($res->{status}, 200, "erin's first request");
 is($res->{json}{id}, $erin_ph->{id}, "erin's first sign-in binds the placeholder alice made: the same id");
-is($res->{json}{email}, 'erin@example.org', 'with the email');
+is($res->{json}{email}, 'erin@example.org', "with the email as erin's claim spells it");
 $uid{erin} = $erin_ph->{id};
 $name_of{ $uid{erin} } = 'erin';
 is($rig->get('/api/me', user => 'erin')->{json}{id}, $uid{erin}, 'and stays bound');
