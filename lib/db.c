@@ -300,15 +300,18 @@ static void sql_contains(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 /* ledger_sum(x): SUM() of whole cents in 128 bits (see money_sum_pack).
  * Every input is within int64, so no count of rows a database can hold
- * (fewer than 2^64) takes the sum past 2^127. */
+ * (fewer than 2^64) takes the sum past 2^127.  The sum is kept as bytes:
+ * SQLite's aggregate context is 8-byte aligned, an __int128 wants 16
+ * (UBSan stopped the merchant list on it). */
 struct sum_state {
-    money_sum cents;
+    unsigned char cents[sizeof(money_sum)];
     int rows;
 };
 
 static void sql_sum_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     struct sum_state *s = sqlite3_aggregate_context(ctx, (int)sizeof *s);
+    money_sum cents;
 
     (void)argc;
     if (s == NULL) {
@@ -317,7 +320,9 @@ static void sql_sum_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     }
     if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
         return;
-    s->cents += sqlite3_value_int64(argv[0]);
+    memcpy(&cents, s->cents, sizeof cents);
+    cents += sqlite3_value_int64(argv[0]);
+    memcpy(s->cents, &cents, sizeof cents);
     s->rows = 1;
 }
 
@@ -325,12 +330,14 @@ static void sql_sum_final(sqlite3_context *ctx)
 {
     struct sum_state *s = sqlite3_aggregate_context(ctx, 0);
     unsigned char b[MONEY_SUM_BYTES];
+    money_sum cents;
 
     if (s == NULL || !s->rows) {
         sqlite3_result_null(ctx);
         return;
     }
-    money_sum_pack(s->cents, b);
+    memcpy(&cents, s->cents, sizeof cents);
+    money_sum_pack(cents, b);
     sqlite3_result_blob(ctx, b, MONEY_SUM_BYTES, SQLITE_TRANSIENT);
 }
 
