@@ -39,7 +39,8 @@ static const char SQL_TRIP_ACCESS[] =
     "               WHERE t.override_trip_id = tr.id AND t.reconciled_with_id IS NULL"
     "                 AND s.participant_id = ?2) THEN 1"
     "  WHEN EXISTS (SELECT 1 FROM split_payments p WHERE p.trip_id = tr.id"
-    "               AND (p.from_user_id = ?2 OR p.to_user_id = ?2)) THEN 1"
+    "               AND ((p.from_user_id = ?2 AND p.to_user_id = tr.owner_id)"
+    "                    OR (p.to_user_id = ?2 AND p.from_user_id = tr.owner_id))) THEN 1"
     "  ELSE 0 END"
     "  FROM trips tr WHERE tr.id = ?1";
 

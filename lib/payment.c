@@ -32,6 +32,9 @@ static const char SQL_PAY_LIST[] =
 static const char SQL_PAY_PARTIES[] =
     "SELECT from_user_id, to_user_id, linked_transaction_id FROM split_payments WHERE id = ?";
 static const char SQL_PAY_DELETE[] = "DELETE FROM split_payments WHERE linked_transaction_id = ?";
+/* Whether either party of a payment is the trip's owner. */
+static const char SQL_TRIP_OWNER_PARTY[] =
+    "SELECT owner_id IN (?2, ?3) FROM trips WHERE id = ?1";
 
 static cJSON *payment_row(sqlite3_stmt *st)
 {
@@ -60,8 +63,42 @@ struct scope {
     int64_t amount;
 };
 
-static int read_scope(ledger_db *db, int64_t me, const cJSON *obj, struct scope *s,
-                      ledger_error *err)
+/* A payment may settle a trip only for someone who is part of it, and
+ * brings nobody new into it but by its owner: a party who does not take
+ * part yet is let in only when the other party is the trip's owner (a
+ * payment to or from the owner makes its other party a participant, see
+ * trip.c).  Else a participant could add a contact of their own, by a
+ * payment of 0.01 between the two of them, to someone else's trip and all
+ * its rows, and the owner could not take them out (an audit). */
+static int check_trip_scope(ledger_db *db, int64_t me, int64_t other, int64_t trip,
+                            ledger_error *err)
+{
+    sqlite3_stmt *st;
+    int participant, owner_party = 0, rc;
+
+    if (trip_check_member(db, me, trip, err) || access_trip(db, other, trip, &participant, err))
+        return LEDGER_ERR;
+    if (participant)
+        return LEDGER_OK;
+    if ((st = db_stmt(db, SQL_TRIP_OWNER_PARTY, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, trip);
+    sqlite3_bind_int64(st, 2, me);
+    sqlite3_bind_int64(st, 3, other);
+    rc = sqlite3_step(st);
+    owner_party = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
+    db_stmt_done(st);
+    if (rc != SQLITE_ROW)
+        return db_error(db, err, "payment");
+    if (!owner_party)
+        return ledger_error_set(err, 400, "invalid_field", "trip_id",
+                                "user %lld does not take part in trip %lld, and only its owner"
+                                " brings people in", (long long)other, (long long)trip);
+    return LEDGER_OK;
+}
+
+static int read_scope(ledger_db *db, int64_t me, int64_t other, const cJSON *obj,
+                      struct scope *s, ledger_error *err)
 {
     int set;
 
@@ -70,8 +107,7 @@ static int read_scope(ledger_db *db, int64_t me, const cJSON *obj, struct scope 
         return LEDGER_ERR;
     if (s->amount <= 0)
         return ledger_error_set(err, 400, "invalid_field", "amount", "amount must be more than 0");
-    /* A payment may settle a trip only for someone who is part of it. */
-    return s->trip_id ? trip_check_member(db, me, s->trip_id, err) : LEDGER_OK;
+    return s->trip_id ? check_trip_scope(db, me, other, s->trip_id, err) : LEDGER_OK;
 }
 
 int ledger_payment_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
@@ -118,7 +154,7 @@ int ledger_payment_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **
             if (!cJSON_IsObject(item))
                 return ledger_error_set(err, 400, "invalid_field", "scopes",
                                         "each scope must be an object {trip_id, amount}");
-            if (read_scope(db, me, item, &scopes[n], err))
+            if (read_scope(db, me, from == me ? to : from, item, &scopes[n], err))
                 return LEDGER_ERR;
             for (k = 0; k < n; k++)
                 if (scopes[k].trip_id == scopes[n].trip_id)
@@ -127,7 +163,7 @@ int ledger_payment_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **
             n++;
         }
     } else {
-        if (read_scope(db, me, body, &scopes[0], err))
+        if (read_scope(db, me, from == me ? to : from, body, &scopes[0], err))
             return LEDGER_ERR;
         n = 1;
     }

@@ -1,7 +1,9 @@
 /*
  * Trips.  Participants are derived, never stored: the trip's owner, the
  * owners of its rows (who paid), the people with a split on one of its
- * rows, and the parties to a payment scoped to it.  Every trip operation is
+ * rows, and whoever paid the owner, or was paid by the owner, in a payment
+ * scoped to it (a payment between two others brings nobody in: only the
+ * owner decides who sees the trip, see payment.c).  Every trip operation is
  * open to its participants; deleting it is for its owner only, and the
  * foreign keys (ON DELETE SET NULL) untag its rows and clear the trip
  * scope of its payments in the same statement.
@@ -22,7 +24,9 @@
     " UNION SELECT s.participant_id FROM transactions t JOIN splits s ON s.transaction_id = t.id" \
     "        WHERE t.override_trip_id = " trip " AND t.reconciled_with_id IS NULL" \
     " UNION SELECT from_user_id FROM split_payments WHERE trip_id = " trip \
-    " UNION SELECT to_user_id FROM split_payments WHERE trip_id = " trip
+    "        AND to_user_id = (SELECT owner_id FROM trips WHERE id = " trip ")" \
+    " UNION SELECT to_user_id FROM split_payments WHERE trip_id = " trip \
+    "        AND from_user_id = (SELECT owner_id FROM trips WHERE id = " trip ")"
 
 static const char SQL_TRIP_INSERT[] =
     "INSERT INTO trips (id, owner_id, name, start_date, end_date, notes)"
@@ -44,8 +48,9 @@ static const char SQL_TRIP_LIST[] =
     "   UNION SELECT t.override_trip_id FROM splits s JOIN transactions t ON t.id = s.transaction_id"
     "          WHERE s.participant_id = ?1 AND t.override_trip_id IS NOT NULL"
     "            AND t.reconciled_with_id IS NULL"
-    "   UNION SELECT trip_id FROM split_payments"
-    "          WHERE (from_user_id = ?1 OR to_user_id = ?1) AND trip_id IS NOT NULL)"
+    "   UNION SELECT p.trip_id FROM split_payments p JOIN trips o ON o.id = p.trip_id"
+    "          WHERE (p.from_user_id = ?1 AND p.to_user_id = o.owner_id)"
+    "             OR (p.to_user_id = ?1 AND p.from_user_id = o.owner_id))"
     " ORDER BY COALESCE(start_date, created_at) DESC, id DESC";
 static const char SQL_TRIP_UPDATE[] =
     "UPDATE trips SET name = COALESCE(?2, name),"

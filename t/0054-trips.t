@@ -303,6 +303,21 @@ is($doc->{total}, 0, 'dave: total 0');
 ($ids, $doc) = list_ids('dave', "trip_id=$T");
 is_deeply([$ids, $doc->{total}], [[], 0], 'dave, trip_id alone: no rows');
 
+# ==== only the owner brings people in ============================================
+# bob takes part through his split; a payment between him and a contact of
+# his own who does not take part (dave) cannot bring dave into alice's trip
+# and all its rows, and one between him and carol (who takes part through
+# her payment to alice) does not keep carol in it once that payment goes.
+participant_ok($rig, @$_) for [bob => 'dave'], [bob => 'carol'];
+$res = $rig->post('/api/payments', { from_participant_id => $uid{bob}, to_participant_id => $uid{dave},
+                                     amount => 0.01, date => '2026-05-04', trip_id => $T }, user => 'bob');
+error_is($res, 400, 'invalid_field', "bob's payment to dave scoped to alice's trip", 'trip_id');
+error_is($rig->get("/api/trips/$T", user => 'dave'), 403, 'forbidden', 'dave still does not take part');
+$res = $rig->post('/api/payments', { from_participant_id => $uid{bob}, to_participant_id => $uid{carol},
+                                     amount => 5, date => '2026-05-04', trip_id => $T }, user => 'bob');
+is($res->{status}, 201, 'bob pays carol, both taking part, scoped to the trip') or diag($res->{content});
+my $bob_carol_pay = $res->{json}{id};
+
 # ==== the scoped payment goes: carol no longer takes part ========================
 is($rig->del("/api/payments/$carol_pay", user => 'alice')->{status}, 204, 'alice deletes the scoped payment');
 ($p) = participants('alice', $T);
@@ -313,6 +328,8 @@ error_is($rig->get("/api/trips/$T/participants", user => 'carol'), 403, 'forbidd
 ($ids, $doc) = list_ids('carol', "trip_id=$T&trip_all_rows=1");
 is_deeply([$ids, $doc->{total}], [[], 0], 'carol, trip_all_rows=1: no rows any more');
 is_deeply(trip_ids('carol'), [], "carol's list: empty");
+is($rig->get('/api/payments', user => 'carol')->{status}, 200, "(bob's payment to carol is still hers to see)");
+is($rig->del("/api/payments/$bob_carol_pay", user => 'bob')->{status}, 204, 'and bob deletes it');
 
 # ==== assignment (rule 11) ==========================================================
 
