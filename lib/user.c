@@ -17,9 +17,12 @@ static const char SQL_USER_BY_SUBJECT[] =
     "       name IS ?3 OR ?3 IS NULL"
     "  FROM users WHERE subject = ?1";
 /* A placeholder made for this email by someone who shares with the user
- * (typed in any case); the profile takes the claim's spelling. */
+ * (typed in any case).  The profile is the person's own from now on: the
+ * email as their claim spells it, and their name claim or none, never the
+ * name whoever added them typed (that became their own name, shown to
+ * everyone: an audit). */
 static const char SQL_USER_BIND_PLACEHOLDER[] =
-    "UPDATE users SET subject = ?1, email = ?2, name = COALESCE(?3, name)"
+    "UPDATE users SET subject = ?1, email = ?2, name = ?3"
     " WHERE email = ?2 AND subject IS NULL RETURNING id";
 /* An email another account already holds is not taken from it. */
 static const char SQL_USER_INSERT[] =

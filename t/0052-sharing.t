@@ -137,12 +137,13 @@ my $res;
 # placeholder user; erin's first sign-in with that email claim binds it.
 # Alice types the email in other case: it is the same address, and erin's
 # profile takes the spelling of her own claim.
-$res = $rig->post('/api/participants', { email => 'Erin@Example.ORG' }, user => 'alice');
+$res = $rig->post('/api/participants', { email => 'Erin@Example.ORG', name => 'Erin from book club' },
+                  user => 'alice');
 is($res->{status}, 201, 'adding an unknown email is a 201');
 my $erin_ph = $res->{json} // {};
 ok($erin_ph->{id} && !grep({ $_ == $erin_ph->{id} } values %uid), 'a new user id');
 is_deeply([@$erin_ph{qw(email name)}, $erin_ph->{placeholder} ? 1 : 0, JSON::PP::is_bool($erin_ph->{placeholder})],
-          ['Erin@Example.ORG', undef, 1, 1], 'the placeholder: the email, no name, placeholder true');
+          ['Erin@Example.ORG', 'Erin from book club', 1, 1], 'the placeholder: the email, the name given, placeholder true');
 
 # A placeholder made shareable at once: alice splits a row with erin before
 # erin has signed in (this row stays, and counts in the balances below).
@@ -153,6 +154,7 @@ $res = $rig->get('/api/me', user => 'erin');
 is($res->{status}, 200, "erin's first request");
 is($res->{json}{id}, $erin_ph->{id}, "erin's first sign-in binds the placeholder alice made: the same id");
 is($res->{json}{email}, 'erin@example.org', "with the email as erin's claim spells it");
+is($res->{json}{name}, undef, "and her own name claim (none here), not the name alice typed for her");
 $uid{erin} = $erin_ph->{id};
 $name_of{ $uid{erin} } = 'erin';
 is($rig->get('/api/me', user => 'erin')->{json}{id}, $uid{erin}, 'and stays bound');
