@@ -49,16 +49,24 @@ static const char SQL_RUN_RESTORE_TRIP[] =
                 "(SELECT id FROM trips WHERE id = json_extract(rr.snapshot, '$.override_trip_id'))");
 static const char SQL_RUN_RESTORE_METHOD[] =
     RUN_RESTORE("payment_method", "json_extract(rr.snapshot, '$.payment_method')");
+/* Tags are private: a run (of the row owner's rule) puts back the owner's
+ * tags only; a split participant's own tags on the row are theirs, which
+ * the run could neither see nor change (its revert undid the participant's
+ * later tagging: an audit). */
+#define ROW_OWNERS_TAG(tag, row) \
+    tag " IN (SELECT g.id FROM tags g JOIN transactions o ON o.id = " row \
+    "          WHERE g.owner_id = o.owner_id)"
 static const char SQL_RUN_RESTORE_TAGS_DROP[] =
     "DELETE FROM transaction_tags"
     " WHERE transaction_id IN (SELECT transaction_id FROM rule_run_rows WHERE run_id = ?1 AND changed)"
+    "   AND " ROW_OWNERS_TAG("tag_id", "transaction_tags.transaction_id")
     "   AND NOT EXISTS (SELECT 1 FROM rule_run_rows rr, json_each(rr.snapshot, '$.tags') j"
     "                    WHERE rr.run_id = ?1 AND rr.transaction_id = transaction_tags.transaction_id"
     "                      AND j.value = transaction_tags.tag_id)";
 static const char SQL_RUN_RESTORE_TAGS_ADD[] =
     "INSERT OR IGNORE INTO transaction_tags (transaction_id, tag_id)"
     " SELECT rr.transaction_id, j.value FROM rule_run_rows rr, json_each(rr.snapshot, '$.tags') j"
-    "  WHERE rr.run_id = ?1 AND rr.changed AND j.value IN (SELECT id FROM tags)";
+    "  WHERE rr.run_id = ?1 AND rr.changed AND " ROW_OWNERS_TAG("j.value", "rr.transaction_id");
 static const char SQL_RUN_RESTORE_SPLITS_DROP[] =
     "DELETE FROM splits"
     " WHERE transaction_id IN (SELECT transaction_id FROM rule_run_rows WHERE run_id = ?1 AND changed)";

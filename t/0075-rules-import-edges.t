@@ -57,6 +57,30 @@ sub manual {
               'set_merchant run again: matches 1, transactions 0 (the row already has the merchant)');
 }
 
+# ---- a revert puts back the run owner's tags, not a participant's --------------------
+# Tags are private: carol's rule run on her row shared with alice could
+# neither see nor change alice's tags on it, so its revert must not put
+# alice's tags back as they were at the run.
+{
+    $rig->post('/api/participants', { email => 'alice@example.org' }, user => 'carol');
+    my $row = manual(carol => date => '2026-04-03', description => 'Shared dinner', amount => 80,
+                     transaction_type => 'debit', splits => [ { participant_id => $uid{alice}, share_percent => 50 } ]);
+    my $mine = ok_json($rig->post('/api/tags', { name => 'alice-early' }, user => 'alice'), 'tag')->{id};
+    my $later = ok_json($rig->post('/api/tags', { name => 'alice-later' }, user => 'alice'), 'tag')->{id};
+    my $ctag = ok_json($rig->post('/api/tags', { name => 'carol-dinners' }, user => 'carol'), 'tag')->{id};
+    ok_json($rig->post("/api/transactions/$row/tags", { tag_id => $mine }, user => 'alice'), 'alice tags it');
+    my $rule = ok_json($rig->post('/api/rules', { name => 'Dinners', conditions => [
+        { field => 'description', operator => 'contains', value => 'dinner' } ],
+        actions => [ { type => 'add_tag', tag_id => $ctag } ] }, user => 'carol'), 'carol\'s rule')->{id};
+    my $run = ok_json($rig->post("/api/rules/apply/$rule", undef, user => 'carol'), 'carol applies it');
+    $rig->del("/api/transactions/$row/tags/$mine", user => 'alice');
+    ok_json($rig->post("/api/transactions/$row/tags", { tag_id => $later }, user => 'alice'), 'alice retags');
+    is($rig->del("/api/rules/apply/$run->{run_id}", user => 'carol')->{status}, 200, 'carol reverts her run');
+    my $tags = sub { join ',', sort map { $_->{name} } @{ $rig->get("/api/transactions/$row", user => $_[0])->{json}{tags} // [] } };
+    is($tags->('carol'), '', "carol's tag from the run is gone");
+    is($tags->('alice'), 'alice-later', "alice's own tags are as she left them, not as they were at the run");
+}
+
 # ---- CSV import: duplicates ------------------------------------------------------------
 sub commit {
     my ($rows, %o) = @_;
