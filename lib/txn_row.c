@@ -103,7 +103,9 @@ cJSON *txn_row_json(sqlite3_stmt *st, int64_t me)
     json_add(o, "overrides", ov = cJSON_CreateObject());
     json_text_col(ov, "category", st, C_O_CATEGORY);
     json_text_col(ov, "merchant_normalized", st, C_O_MERCHANT);
-    if (sqlite3_column_type(st, C_O_SHARE) == SQLITE_NULL)
+    /* The owner's own share of their row: theirs to see (a participant's
+     * part is their split row). */
+    if (sqlite3_column_type(st, C_O_SHARE) == SQLITE_NULL || owner != me)
         json_add(ov, "my_share_percent", cJSON_CreateNull());
     else
         add_percent(ov, "my_share_percent", sqlite3_column_int64(st, C_O_SHARE));

@@ -265,7 +265,8 @@ is_deeply([m2($ha->{my_share_pct}), m2($ha->{my_amount})], ['100.00', '100.01'],
           'alice (the owner) reads her override: 100%, 100.01');
 is_deeply([m2($hb->{my_share_pct}), m2($hb->{my_amount})], ['50.00', '50.00'],
           'bob reads his split row, not alice\'s override: 50%, 50.00');
-is(m2($hb->{overrides}{my_share_percent}), '100.00', 'the override itself is shown to both');
+is(m2($ha->{overrides}{my_share_percent}), '100.00', 'alice sees her override');
+is($hb->{overrides}{my_share_percent}, undef, 'bob does not: it is how alice counts her row, not his');
 is_deeply(split_amounts($hb), { $uid{alice} => '50.01', $uid{bob} => '50.00' }, 'the splits are unchanged');
 my ($hl) = grep { $_->{id} == $hotel->{id} }
     @{ $rig->get('/api/transactions?date_from=2024-10-01&date_to=2024-10-31', user => 'bob')->{json}{items} // [] };
