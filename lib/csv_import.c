@@ -32,11 +32,13 @@
 /* A reconciled manual row is hidden, but it is still there: importing the
  * same line again would count the spend twice.  It names the statement row
  * it was reconciled with, the one the caller sees. */
+/* The ?6-th (from 0) of the rows a line duplicates, as the rows they stand
+ * for: a manual row reconciled with a statement row is that row. */
 static const char SQL_DUPLICATE[] =
-    "SELECT COALESCE(reconciled_with_id, id) FROM transactions"
+    "SELECT DISTINCT COALESCE(reconciled_with_id, id) AS target FROM transactions"
     " WHERE owner_id = ?1 AND date = ?2 AND amount = ?3 AND description = ?4"
     "   AND transaction_type IN (SELECT value FROM json_each(?5))"
-    " ORDER BY id LIMIT 1";
+    " ORDER BY target LIMIT 1 OFFSET ?6";
 static const char SQL_IMPORT_BATCH[] = "INSERT INTO csv_imports (owner_id) VALUES (?)";
 static const char SQL_IMPORT_COUNT[] = "UPDATE csv_imports SET row_count = ? WHERE id = ?";
 static const char SQL_CSV_TAG[] =
@@ -107,11 +109,13 @@ static const char SQL_LINK[] =
 
 static int exec2(ledger_db *db, const char *sql, int64_t a, int64_t b, ledger_error *err);
 
-/* The id of an existing row that this one would duplicate, or 0.  Money
- * out and money in are told apart (a purchase and its refund of the same
- * amount on one day are two rows). */
+/* The id of an existing row that this one would duplicate, or 0: the
+ * nth (from 0) of them, for the nth line of the file that is the same.
+ * Money out and money in are told apart (a purchase and its refund of the
+ * same amount on one day are two rows). */
 static int find_duplicate(ledger_db *db, int64_t me, const char *date, int64_t amount,
-                          const char *description, int out, int64_t *id, ledger_error *err)
+                          const char *description, int out, int64_t nth, int64_t *id,
+                          ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_DUPLICATE, err);
     int rc;
@@ -125,6 +129,7 @@ static int find_duplicate(ledger_db *db, int64_t me, const char *date, int64_t a
     db_bind_text(st, 4, description);
     sqlite3_bind_text(st, 5, out ? "[\"debit\",\"fee\",\"interest\"]"
                                  : "[\"credit\",\"refund\",\"payment\"]", -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 6, nth);
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
         *id = sqlite3_column_int64(st, 0);
@@ -171,9 +176,28 @@ static int key_cmp(const struct dup_key *a, const struct dup_key *b)
     return c != 0 ? c : strcmp(a->description, b->description);
 }
 
+/* By key, then in the file's order: the same lines stay in their order. */
 static int key_ptr_cmp(const void *a, const void *b)
 {
-    return key_cmp(*(const struct dup_key *const *)a, *(const struct dup_key *const *)b);
+    const struct dup_key *x = *(const struct dup_key *const *)a, *y = *(const struct dup_key *const *)b;
+    int c = key_cmp(x, y);
+
+    return c != 0 ? c : (x > y) - (x < y);
+}
+
+/* A stored row that the lines from sorted[group] on are the same as. */
+struct dup_match {
+    size_t group;
+    int64_t target;
+};
+
+static int match_cmp(const void *a, const void *b)
+{
+    const struct dup_match *x = a, *y = b;
+
+    if (x->group != y->group)
+        return (x->group > y->group) - (x->group < y->group);
+    return (x->target > y->target) - (x->target < y->target);
 }
 
 /* The first of the n sorted lines whose key is not below key's. */
@@ -193,27 +217,39 @@ static size_t key_lower_bound(const struct dup_key *const *sorted, size_t n,
     return lo;
 }
 
-/* dup[i]: the row line k[i] duplicates (as find_duplicate), or 0. */
+/* dup[i]: the row line k[i] duplicates (as find_duplicate), or 0.  One
+ * stored row stands for one line: the nth of several same lines is the
+ * duplicate of the nth stored row like them, lowest id first, and the
+ * lines past the rows stored are new.  Three identical purchases in an
+ * export, two of them imported before, import the third (each line named
+ * the one row, and the third purchase was skipped: an audit). */
 static int find_duplicates(ledger_db *db, int64_t me, const struct dup_key *k, size_t n,
                            int64_t *dup, ledger_error *err)
 {
     const struct dup_key **sorted = NULL;
     const char *lo = NULL, *hi = NULL;
-    int64_t *first = NULL;
+    struct dup_match *match = NULL;
     sqlite3_stmt *st = NULL;
-    size_t i, m = 0;
+    size_t i, m = 0, nmatch = 0, cap = 0;
     int rc = LEDGER_ERR, step;
 
     memset(dup, 0, n * sizeof *dup);
     if (n < DUP_PASS_MIN) {
-        for (i = 0; i < n; i++)
-            if (k[i].date && find_duplicate(db, me, k[i].date, k[i].amount, k[i].description,
-                                            k[i].out, &dup[i], err))
+        for (i = 0; i < n; i++) {
+            int64_t nth = 0;
+            size_t j;
+
+            if (k[i].date == NULL)
+                continue;
+            for (j = 0; j < i; j++)
+                nth += k[j].date && key_cmp(&k[j], &k[i]) == 0;
+            if (find_duplicate(db, me, k[i].date, k[i].amount, k[i].description, k[i].out, nth,
+                               &dup[i], err))
                 return LEDGER_ERR;
+        }
         return LEDGER_OK;
     }
-    /* The lowest id of the rows each line matches: the one a lookup names. */
-    if ((first = calloc(n, sizeof *first)) == NULL || (sorted = calloc(n, sizeof *sorted)) == NULL) {
+    if ((sorted = calloc(n, sizeof *sorted)) == NULL) {
         ledger_error_set(err, 500, "internal", NULL, "out of memory");
         goto out;
     }
@@ -248,22 +284,41 @@ static int find_duplicates(ledger_db *db, int64_t me, const struct dup_key *k, s
         if (row.date == NULL || row.description == NULL
             || (!row.out && !sqlite3_column_int(st, 6)))
             continue;
-        for (j = key_lower_bound(sorted, m, &row); j < m && key_cmp(sorted[j], &row) == 0; j++) {
-            size_t seq = (size_t)(sorted[j] - k);
-            int64_t id = sqlite3_column_int64(st, 0);
+        j = key_lower_bound(sorted, m, &row);
+        if (j == m || key_cmp(sorted[j], &row) != 0)
+            continue;
+        if (nmatch == cap) {
+            struct dup_match *nm = realloc(match, (cap = cap ? 2 * cap : 256) * sizeof *nm);
 
-            if (first[seq] == 0 || id < first[seq]) {
-                first[seq] = id;
-                dup[seq] = sqlite3_column_int64(st, 1);
+            if (nm == NULL) {
+                rc = ledger_error_set(err, 500, "internal", NULL, "out of memory");
+                goto out;
             }
+            match = nm;
+        }
+        match[nmatch].group = j;
+        match[nmatch++].target = sqlite3_column_int64(st, 1);
+    }
+    if (step != SQLITE_DONE) {
+        rc = db_error(db, err, "duplicate");
+        goto out;
+    }
+    /* Each group's distinct rows, lowest first, to its lines in order. */
+    qsort(match, nmatch, sizeof *match, match_cmp);
+    for (i = 0; i < nmatch;) {
+        size_t group = match[i].group, line = group;
+
+        for (; i < nmatch && match[i].group == group; i++) {
+            if (i > 0 && match[i - 1].group == group && match[i - 1].target == match[i].target)
+                continue;
+            if (line < m && key_cmp(sorted[line], sorted[group]) == 0)
+                dup[sorted[line++] - k] = match[i].target;
         }
     }
-    if (step != SQLITE_DONE)
-        rc = db_error(db, err, "duplicate");
 out:
     if (st)
         db_stmt_done(st);
-    free(first);
+    free(match);
     free(sorted);
     return rc;
 }

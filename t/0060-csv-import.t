@@ -395,6 +395,23 @@ is_deeply([map { $_->{duplicate_of} } @{ $res->{json}{rows} }], [undef, undef], 
 $res = commit('alice', $res->{json}{rows});
 is_deeply([@{ $res->{json} }{qw(imported skipped_duplicates)}], [2, 0],
           'and the commit imports both, as the preview said');
+my @two = sort { $a <=> $b } @{ $res->{json}{transaction_ids} // [] };
+# A later export of the day has a third: one stored row stands for one
+# line, so the first two lines are the two rows (each its own) and the
+# third is new; line by line and in the one pass of a long file alike.
+{
+    my $three = "Date,Description,Amount\n" . "20/01/2025,Coffee,-4.00\n" x 3;
+    $res = preview('alice', $three, $NAMED);
+    is_deeply([map { $_->{duplicate_of} } @{ $res->{json}{rows} }], [@two, undef],
+              'three same lines, two stored: each of the two named once, the third new');
+    my $long = $three . join('', map { sprintf("%02d/03/2025,Long file line %d,-1.00\n", 1 + $_ % 28, $_) } 1 .. 220);
+    $long =~ s/^Date,Description,Amount\n//;
+    $res = preview('alice', "Date,Description,Amount\n$long", $NAMED);
+    is_deeply([map { $_->{duplicate_of} } @{ $res->{json}{rows} }[0 .. 2]], [@two, undef],
+              'so in a file of 223 lines (the one pass)');
+    $res = commit('alice', [ map { { date => '2025-01-20', description => 'Coffee', amount => 4 } } 1 .. 3 ]);
+    is_deeply([@{ $res->{json} }{qw(imported skipped_duplicates)}], [1, 2], 'the commit imports the third alone');
+}
 
 # ---- commit: edited rows, categories, defaults ---------------------------------------------
 $res = preview('alice', "Date,Description,Amount\n01/02/2025,Dinner at Mamak,-56.00\n02/02/2025,Card repayment,500.00\n"
