@@ -49,7 +49,7 @@ static const char SQL_CSV_TAG_NEW[] =
 static const char SQL_PENDING_CLEAR[] = "DELETE FROM temp.csv_rows";
 static const char SQL_PENDING[] =
     "INSERT INTO temp.csv_rows (date, description, merchant, category, type, amount, currency,"
-    " payment_method) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+    " payment_method, amount_aud, rate) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
 /* The columns a manual row from a CSV file has (statement_row_insert's,
  * less those a CSV row never sets), in the rows' order, with the ids after
  * ?3, the base schema 0023 gives (SQL_ID_BASE: read first, as a subquery
@@ -61,9 +61,10 @@ static const char SQL_PENDING[] =
 static const char SQL_ID_BASE[] = "SELECT " ROW_ID_BASE("transactions");
 #define WRITE_ROWS                                                                             \
     "INSERT INTO transactions (id, statement_id, owner_id, date, description, merchant, category," \
-    " transaction_type, amount, currency, payment_method, import_id, eff_category, eff_merchant)" \
+    " transaction_type, amount, currency, payment_method, import_id, eff_category, eff_merchant," \
+    " amount_aud, exchange_rate_to_aud)"                                                        \
     " SELECT ?3 + seq, NULL, ?1, date, description, merchant, category, type, amount, currency,"  \
-    "        payment_method, ?2, category, COALESCE(merchant, '')"                               \
+    "        payment_method, ?2, category, COALESCE(merchant, ''), amount_aud, rate"              \
     "   FROM temp.csv_rows ORDER BY seq"
 static const char SQL_WRITE[] = WRITE_ROWS;
 static const char SQL_WRITE_RETURNING[] = WRITE_ROWS " RETURNING id";
@@ -636,6 +637,11 @@ static int stage_rows(ledger_db *db, const struct statement_row *v, const int64_
         sqlite3_bind_int64(st, 6, r->amount);
         bind_kept(st, 7, r->currency ? r->currency : ledger_home_currency(db));
         bind_kept(st, 8, r->payment_method);
+        if (r->has_amount_aud)
+            sqlite3_bind_int64(st, 9, r->amount_aud);
+        else
+            sqlite3_bind_null(st, 9);
+        bind_kept(st, 10, r->rate);
         rc = sqlite3_step(st);
         sqlite3_reset(st);
     }
@@ -800,13 +806,23 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
             || field_text(o, "merchant", 0, 1, 200, &r->merchant, NULL, err)
             || field_text(o, "category", 0, 1, LEDGER_CATEGORY_TEXT_MAX, &cat, NULL, err)
             || field_enum(o, "payment_method", txn_payment_methods, 1, &r->payment_method, NULL, err)
-            || field_currency(o, r->currency_code, &r->currency, err)) {
+            || field_currency(o, r->currency_code, &r->currency, err)
+            || field_money(o, "amount_aud", 0, 1, &r->amount_aud, &r->has_amount_aud, NULL, err)
+            || field_rate(o, &r->rate, err)) {
             row_error(err, i);
             goto out;
         }
-        if (r->amount < 0) {
-            ledger_error_set(err, 400, "invalid_field", "amount",
-                             "amount is a magnitude (0 or more); the direction is transaction_type");
+        if (r->amount < 0 || (r->has_amount_aud && r->amount_aud < 0)) {
+            ledger_error_set(err, 400, "invalid_field", r->amount < 0 ? "amount" : "amount_aud",
+                             "amounts are magnitudes (0 or more); the direction is transaction_type");
+            row_error(err, i);
+            goto out;
+        }
+        /* A row in another currency is counted at its home amount (given,
+         * or amount x rate), as a manual row is; the rate was dropped and
+         * 10 EUR counted as 10 AUD (an audit). */
+        if (home_amount_of_new_row(db, r->currency, r->amount, r->rate, &r->amount_aud,
+                                   &r->has_amount_aud, err)) {
             row_error(err, i);
             goto out;
         }

@@ -483,6 +483,28 @@ error_is(commit('alice', [$ok_row, { %$ok_row, amount => -1 }]), 400, 'invalid_f
          'a bad second row', 'rows[1].amount');
 is(total('alice'), $alice_total, "alice's list total unchanged");
 is(usage('alice'), $alice_usage, "alice's csv-import usage unchanged");
+error_is(commit('alice', [$ok_row, { %$ok_row, description => 'AUD row', amount_aud => 99 }]), 400, 'invalid_field',
+         'a home-currency row with another amount_aud', 'rows[1].amount_aud');
+is(total('alice'), $alice_total, 'nothing written');
+
+# A row in another currency counts at its home amount, as a manual row
+# does: given, or amount x exchange_rate_to_aud (the rate was dropped and
+# 10 EUR counted as 10 AUD).
+{
+    my $res = commit('carol', [ { date => '2025-06-10', description => 'Museum in Paris', amount => 10,
+                                 currency => 'eur', exchange_rate_to_aud => 1.65 },
+                               { date => '2025-06-11', description => 'Bistro in Paris', amount => 20,
+                                 currency => 'EUR', amount_aud => 33.4 } ]);
+    is($res->{status}, 201, 'a commit of two EUR rows') or diag($res->{content});
+    my %row = map { $_->{description} => $_ }
+              @{ $rig->get('/api/transactions?date_from=2025-06-01&date_to=2025-06-30', user => 'carol')->{json}{items} // [] };
+    is_deeply([ map { [ $_->{currency}, sprintf('%.2f', $_->{amount_aud} // -1), sprintf('%.2f', $_->{my_amount}) ] }
+                @row{'Museum in Paris', 'Bistro in Paris'} ],
+              [ [ 'EUR', '16.50', '16.50' ], [ 'EUR', '33.40', '33.40' ] ],
+              'EUR 10 at 1.65 is 16.50 at home; EUR 20 stated as 33.40');
+    my $m = $rig->get('/api/analytics/monthly?from=2025-06&to=2025-06', user => 'carol')->{json};
+    is(sprintf('%.2f', $m->{items}[0]{total} // -1), '49.90', "June's spend counts the home amounts, 49.90");
+}
 
 # A row the preview passes is one the commit takes: an empty description
 # (or a file without a description column) either carries an error in the
