@@ -44,8 +44,12 @@ struct account_key {
 #define SAME_ACCOUNT(s, id, legacy, bank) \
     "(" s ".account_id = " id " OR (" s ".account_id = " legacy " AND " s ".bank_name = " bank "))"
 
+/* The rows of the account with this FITID, and whether one of them is of
+ * the amount (?6) and direction (?7: money out) given. */
 static const char SQL_SEEN[] =
-    "SELECT 1 FROM transactions t JOIN statements s ON s.id = t.statement_id"
+    "SELECT COUNT(*), COALESCE(MAX(t.amount = ?6"
+    "                              AND (t.transaction_type IN ('debit', 'fee', 'interest')) = ?7), 0)"
+    "  FROM transactions t JOIN statements s ON s.id = t.statement_id"
     " WHERE t.owner_id = ?1 AND t.fitid = ?3 AND " SAME_ACCOUNT("s", "?2", "?4", "?5");
 /* A row without a FITID (OFX requires one; some banks leave it out)
  * imported before KEY_PLAIN keys were stored: known by what it says instead, an
@@ -106,8 +110,10 @@ static int seen_plain(ledger_db *db, int64_t me, const struct account_key *accou
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "import");
 }
 
+/* Whether the account has a row under this key (*yes), and one of t's
+ * amount and direction (*same). */
 static int seen(ledger_db *db, int64_t me, const struct account_key *account, const char *fitid,
-                int *yes, ledger_error *err)
+                const struct ofx_txn *t, int *yes, int *same, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_SEEN, err);
     int rc;
@@ -117,10 +123,13 @@ static int seen(ledger_db *db, int64_t me, const struct account_key *account, co
     sqlite3_bind_int64(st, 1, me);
     bind_account(st, account, 2, 4, 5);
     db_bind_text(st, 3, fitid);
+    sqlite3_bind_int64(st, 6, t->amount < 0 ? -t->amount : t->amount);
+    sqlite3_bind_int(st, 7, t->amount < 0);
     rc = sqlite3_step(st);
+    *yes = rc == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0;
+    *same = rc == SQLITE_ROW && sqlite3_column_int(st, 1);
     db_stmt_done(st);
-    *yes = rc == SQLITE_ROW;
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "import");
+    return rc == SQLITE_ROW ? LEDGER_OK : db_error(db, err, "import");
 }
 
 /* The row's type from the OFX TRNTYPE and the sign of its amount. */
@@ -326,12 +335,35 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
     if ((keys = malloc((a->ntxns ? a->ntxns : 1) * sizeof *keys)) == NULL || row_keys(a, keys))
         goto oom;
     for (i = 0; i < a->ntxns; i++) {
+        const struct ofx_txn *t = &a->txns[i];
+        int same = 0;
+
         dup = keys[i].kind == KEY_REPEAT;
-        if (!dup && (seen(db, me, &account, key_text(a, keys, i, key), &dup, err)
-                     || (!dup && keys[i].kind == KEY_PLAIN
-                         && seen_plain(db, me, &account, &a->txns[i], a->credit_card, &dup,
-                                       err))))
-            goto out;
+        if (dup) {
+            /* listed twice in the file: one row */
+        } else if (keys[i].kind == KEY_PLAIN) {
+            if (seen(db, me, &account, key_text(a, keys, i, key), t, &dup, &same, err)
+                || (!dup && seen_plain(db, me, &account, t, a->credit_card, &dup, err)))
+                goto out;
+        } else {
+            /* The bank's FITID, imported before on a row of this amount and
+             * direction: that row (another date or text is the bank's
+             * correction of it).  On a row of another amount or direction
+             * it is not that row: some banks reuse FITIDs across files (a
+             * card's reward credit under its purchase's, ids numbered per
+             * day), and the new row was skipped as seen (an audit).  Such a
+             * row is keyed as a FITID reused within a file is, by what it
+             * says, so that the file imported again finds it. */
+            if (seen(db, me, &account, t->fitid, t, &dup, &same, err))
+                goto out;
+            if (dup && !same) {
+                keys[i].kind = KEY_REUSED;
+                dup = 0;
+            }
+            if (!dup && keys[i].kind == KEY_REUSED
+                && seen(db, me, &account, key_text(a, keys, i, key), t, &dup, &same, err))
+                goto out;
+        }
         fresh[i] = !dup;
         n_new += !dup;
         *skipped += dup;

@@ -213,6 +213,36 @@ is($pay->{category}, 'transfers', 'a card payment is a transfer');
               'imported again: nothing twice, the desk known by its own key');
 }
 
+# ---- a FITID of an earlier file on another row -------------------------------------------
+# Some banks reuse a FITID across files (a card's reward credit under its
+# purchase's; ids numbered per day).  A later file's row under a FITID seen
+# before, of another amount or direction, is a new row (it was skipped as
+# seen), known by its own key when the file comes again; one of the same
+# amount and direction is the same row, whatever its date and text (the
+# bank correcting it).
+{
+    my $trn = sub { "<STMTTRN><TRNTYPE>$_[0]<DTPOSTED>$_[1]<TRNAMT>$_[2]<FITID>$_[4]<NAME>$_[3]</STMTTRN>" };
+    my $file = sub { sgml_file(org => 'Reward Bank', bank => '3', acct => '777000', type => 'CHECKING', rows => $_[0]) };
+    my $import = sub { $rig->request('POST', '/api/statements/import', user => 'erin', body => $_[0],
+                                     type => 'application/x-ofx') };
+    my $jan = $file->($trn->('DEBIT', '20260112', '-250.00', 'AIRLINE', 'R1') . $trn->('DEBIT', '20260110', '-55.00', 'COLES', '1'));
+    my $feb = $file->($trn->('CREDIT', '20260203', '250.00', 'REDEMPTION CREDIT', 'R1')
+                      . $trn->('DEBIT', '20260210', '-60.00', 'SHELL', '1')
+                      . $trn->('DEBIT', '20260211', '-55.00', 'COLES CORRECTED', '1'));
+    $res = $import->($jan);
+    is_deeply([ @{ $res->{json} // {} }{qw(imported skipped_duplicates)} ], [ 2, 0 ], 'January: two rows');
+    $res = $import->($feb);
+    is_deeply([ @{ $res->{json} // {} }{qw(imported skipped_duplicates)} ], [ 2, 1 ],
+              'February: the credit under the purchase\'s FITID and the new 60.00 are rows; 55.00 again is the row seen')
+        or diag($res->{content});
+    my $sid = $res->{json}{statements}[0]{id} // 0;
+    is_deeply([ sort map { "$_->{transaction_type} $_->{description} " . m2($_->{amount}) }
+                @{ $rig->get("/api/transactions?statement_id=$sid&exclude_categories=", user => 'erin')->{json}{items} // [] } ],
+              [ 'credit REDEMPTION CREDIT 250.00', 'debit SHELL 60.00' ], 'the new rows');
+    $res = $import->($feb);
+    is_deeply([ @{ $res->{json} // {} }{qw(imported skipped_duplicates)} ], [ 0, 3 ], 'February again: nothing twice');
+}
+
 # ---- QFX and two accounts -----------------------------------------------------------------
 $res = import_file('alice', 'bank.qfx', type => 'application/vnd.intu.qfx');
 is($res->{status}, 201, 'a QFX file (Intuit elements ignored) imports');
