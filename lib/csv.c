@@ -44,6 +44,10 @@
  * - The header, when not given: a mapping by name implies one.  With
  *   indexes, the first record is a header when its date and amount columns
  *   both do not parse but the second record's do (or there is no second).
+ *   With names, the header is the first of the file's first records that
+ *   holds every name: some banks (DKB, ING-DiBa, Bank of America) write
+ *   account details or a summary above it, and the lines before it are
+ *   not rows.
  * - Dates are guessed from the whole date column: the first format, in the
  *   order of formats[] below, that reads every non-empty value wins; when
  *   none does, the one that reads the most.  DD/MM/YYYY comes before
@@ -1397,15 +1401,46 @@ static int cmp_unsigned(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* How many fields a row of the file has: the header's, or without one
- * the count most data rows have (the smallest such count on a tie). */
-static unsigned file_width(const struct parser *ps, size_t from, int has_header)
+/* The records the header may be found among (see the top). */
+#define HEADER_SEARCH 30
+
+/* The header record: the first, or for a mapping that names columns the
+ * first of the early records holding every name (none: the first, whose
+ * missing name resolve reports). */
+static size_t header_record(const struct parser *ps, const struct colspec *spec)
+{
+    size_t r;
+    int i, named = 0;
+
+    for (i = 0; i < C_N; i++)
+        named |= spec[i].s && !spec[i].is_index;
+    for (r = 0; named && r < ps->nrecs && r < HEADER_SEARCH; r++) {
+        int all = 1;
+
+        for (i = 0; i < C_N && all; i++) {
+            unsigned j;
+
+            if (spec[i].s == NULL || spec[i].is_index)
+                continue;
+            for (all = 0, j = 0; j < ps->recs[r].nfields && !all; j++)
+                all = same_word(spec[i].s, spec[i].n, cell(ps, &ps->recs[r], (int)j));
+        }
+        if (all)
+            return r;
+    }
+    return 0;
+}
+
+/* How many fields a row of the file has: the header's (record head), or
+ * without one the count most data rows have (the smallest such count on a
+ * tie). */
+static unsigned file_width(const struct parser *ps, size_t from, int has_header, size_t head)
 {
     unsigned *v, best = 0;
     size_t n = ps->nrecs - from, i, run, best_run = 0;
 
     if (has_header)
-        return ps->recs[0].nfields;
+        return ps->recs[head].nfields;
     if (n == 0 || (v = malloc(n * sizeof *v)) == NULL)
         return UINT_MAX;  /* no rows to judge, or no memory to judge them: none is long */
     for (i = 0; i < n; i++)
@@ -1473,7 +1508,7 @@ int csv_parse(const char *buf, size_t len, const struct csv_mapping *m,
     struct colspec spec[C_N];
     struct csv_result res;
     const struct date_format *fmt;
-    size_t i, from;
+    size_t i, from, head;
     unsigned width;
     int rc = LEDGER_ERR;
 
@@ -1497,9 +1532,11 @@ int csv_parse(const char *buf, size_t len, const struct csv_mapping *m,
     if (tokenize(&ps))
         goto done;
 
-    /* The header, and the columns: as many as the longest record has. */
+    /* The header, and the columns: as many as the longest record from the
+     * header on has. */
     res.has_header = m->has_header >= 0 ? m->has_header : header_guess(&ps, spec, fmt);
-    for (i = 0; i < ps.nrecs; i++)
+    head = res.has_header ? header_record(&ps, spec) : 0;
+    for (i = head; i < ps.nrecs; i++)
         if (ps.recs[i].nfields > res.ncolumns)
             res.ncolumns = ps.recs[i].nfields;
     res.columns = calloc(res.ncolumns, sizeof *res.columns);
@@ -1508,11 +1545,11 @@ int csv_parse(const char *buf, size_t len, const struct csv_mapping *m,
         goto done;
     }
     for (i = 0; i < res.ncolumns; i++) {
-        const char *h = res.has_header ? cell(&ps, &ps.recs[0], (int)i) : NULL;
+        const char *h = res.has_header ? cell(&ps, &ps.recs[head], (int)i) : NULL;
         char name[32];
 
         if (h && *h) {
-            res.columns[i] = clean_copy(h, cell_len(&ps, &ps.recs[0], (int)i));
+            res.columns[i] = clean_copy(h, cell_len(&ps, &ps.recs[head], (int)i));
         } else {
             snprintf(name, sizeof name, "column %zu", i + 1);
             res.columns[i] = clean_copy(name, strlen(name));
@@ -1525,7 +1562,7 @@ int csv_parse(const char *buf, size_t len, const struct csv_mapping *m,
     if (resolve(&ps, spec, res.columns, res.ncolumns, res.has_header))
         goto done;
 
-    from = res.has_header ? 1 : 0;
+    from = res.has_header ? head + 1 : 0;
     if (ps.nrecs - from > CSV_MAX_ROWS) {
         fail(&ps, ps.recs[from + CSV_MAX_ROWS].line, "more than %d rows", CSV_MAX_ROWS);
         goto done;
@@ -1542,7 +1579,7 @@ int csv_parse(const char *buf, size_t len, const struct csv_mapping *m,
             goto done;
         }
     }
-    width = file_width(&ps, from, res.has_header);
+    width = file_width(&ps, from, res.has_header, head);
     for (i = 0; i < res.nrows; i++)
         if (build_row(&ps, &ps.recs[from + i], spec, res.columns, width, fmt, res.decimal,
                       m->negate != 0, &res.rows[i]))

@@ -184,6 +184,34 @@ is_deeply(brief($res->{json}{rows}), [[2, '2025-01-03', 'a', '-1.00']], 'and is 
               'of two columns named Amount, index 3 is the second') or diag($res->{content});
 }
 
+# Account details or a summary above the header (DKB, ING-DiBa, Bank of
+# America): with a mapping by name the header is the first line holding
+# every name, the lines above are not rows, and the rows are measured by
+# the header's width (they were each flagged "not quoted?").
+{
+    my $dkb = qq{"Kontonummer:";"DE12 1203 0000 1234 5678 90 / Girokonto";\n"Von:";"01.01.2025";\n}
+        . qq{"Bis:";"31.01.2025";\n"Kontostand vom 31.01.2025:";"1.234,56 EUR";\n\n}
+        . qq{"Buchungstag";"Wertstellung";"Buchungstext";"Auftraggeber / Beguenstigter";"Verwendungszweck";}
+        . qq{"Kontonummer";"BLZ";"Betrag (EUR)";"Glaeubiger-ID";"Mandatsreferenz";"Kundenreferenz";\n}
+        . qq{"15.01.2025";"15.01.2025";"Lastschrift";"REWE Markt GmbH";"Einkauf";"DE00";"";"-45,67";"";"";"";\n}
+        . qq{"14.01.2025";"14.01.2025";"Gutschrift";"Arbeitgeber GmbH";"Gehalt";"DE00";"";"2.500,00";"";"";"";\n};
+    $res = preview('dave', $dkb, { date => 'Buchungstag', description => 'Auftraggeber / Beguenstigter',
+                                   amount => 'Betrag (EUR)', date_format => 'DD.MM.YYYY' });
+    is($res->{status}, 200, 'a DKB export with account details above the header') or diag($res->{content});
+    is_deeply(brief($res->{json}{rows} // []), [[7, '2025-01-15', 'REWE Markt GmbH', '-45.67'],
+                                                [8, '2025-01-14', 'Arbeitgeber GmbH', '2500.00']],
+              'its two rows, from the line after the header');
+    is_deeply(errors_of($res->{json}{rows} // []), [0, 0], 'neither flagged');
+    is(($res->{json}{columns} // [])->[0], 'Buchungstag', 'the columns are the header line\'s');
+    my $bofa = qq{Description,,Summary Amt.\nBeginning balance as of 01/01/2025,,"1,000.00"\n}
+        . qq{Total credits,,"2,500.00"\nTotal debits,,"-45.67"\nEnding balance as of 01/31/2025,,"3,454.33"\n\n}
+        . qq{Date,Description,Amount,Running Bal.\n01/15/2025,REWE,-45.67,954.33\n01/14/2025,Payroll,"2,500.00","3,454.33"\n};
+    $res = preview('dave', $bofa, $NAMED);
+    is_deeply(brief($res->{json}{rows} // []), [[8, '2025-01-15', 'REWE', '-45.67'], [9, '2025-01-14', 'Payroll', '2500.00']],
+              'Bank of America: the summary above (a "Description" in it too) is not the header')
+        or diag($res->{content});
+}
+
 # A blank line and a lone CR (old Mac exports) keep line numbers right; a short row is an error.
 $res = preview('dave', "Date,Description,Amount\r03/01/2025,a,4.50 DR\r\r04/01/2025,b,4.50 CR\r05/01/2025,short\r", $NAMED);
 is_deeply(brief($res->{json}{rows}), [[2, '2025-01-03', 'a', '-4.50'], [4, '2025-01-04', 'b', '4.50'], [5, '2025-01-05', 'short', undef]],
