@@ -91,3 +91,5 @@ export function cached(path) {
 export function invalidate(path) {
   if (path) cache.delete(path); else cache.clear();
 }
+// The caller: {id, email, name, home_currency}.
+export const me = () => cached('/me');

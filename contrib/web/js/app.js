@@ -1,7 +1,8 @@
 // The router: #/page?params picks one page module, which renders into
 // <main>.  Focus moves to the page heading so keyboard and screen reader
 // users land on the new content.
-import { get } from './api.js';
+import { me } from './api.js';
+import { setHomeCurrency, homeCurrency } from './money.js';
 import { h, clear } from './ui.js';
 
 const pages = {
@@ -49,10 +50,14 @@ async function route() {
 }
 let routed = false;
 
-window.addEventListener('hashchange', route);
-route();
-get('/me').then((me) => {
-  document.getElementById('who').textContent = `Signed in as ${me.name || me.email || `user ${me.id}`}`;
+// Who is signed in, and the home currency every amount without its own
+// currency is in, before the first page draws any amount.
+me().then((u) => {
+  setHomeCurrency(u.home_currency);
+  document.getElementById('who').textContent = `Signed in as ${u.name || u.email || `user ${u.id}`} · amounts in ${homeCurrency()}`;
 }).catch(() => {
   document.getElementById('who').textContent = 'Not signed in';
+}).finally(() => {
+  window.addEventListener('hashchange', route);
+  route();
 });

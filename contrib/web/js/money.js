@@ -52,12 +52,33 @@ function group(intText) {
   return intText.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
-// "$1,234.50", "−$4.50"; currency code shown when not the home one.
+// The service's home currency (GET /api/me: home_currency): the currency of
+// amount_aud, my_amount and every report.  AUD is only the service's
+// default until app.js has asked.
+let home = 'AUD';
+let homeSign = '$';
+export function setHomeCurrency(code) {
+  if (!/^[A-Z]{3}$/.test(code || '')) return;
+  home = code;
+  homeSign = code;
+  try {
+    const part = new Intl.NumberFormat('en', { style: 'currency', currency: code, currencyDisplay: 'narrowSymbol' })
+      .formatToParts(0).find((x) => x.type === 'currency');
+    if (part && part.value) homeSign = part.value;
+  } catch { /* an unknown code is shown as the code */ }
+}
+export const homeCurrency = () => home;
+
+// "$1,234.50", "−$4.50" in the home currency (its symbol); any other
+// currency always with its code: "USD 20.00", so two currencies never look
+// alike.
 export function formatCents(c, currency) {
   if (c === null || c === undefined) return '—';
   const d = centsToDecimal(Math.abs(c));
   const [i, f] = d.split('.');
-  const code = currency && currency !== 'AUD' ? `${currency} ` : '$';
+  const cur = currency ? String(currency).toUpperCase() : home;
+  const sign = cur === home ? homeSign : cur;
+  const code = /[A-Za-z]$/.test(sign) ? `${sign} ` : sign;
   return `${c < 0 ? '−' : ''}${code}${group(i)}.${f}`;
 }
 
@@ -67,9 +88,14 @@ export function formatMoney(v, currency) {
 
 // Percentages are the same two-decimal numbers: hundredths as integers.
 export const toHundredths = toCents;
-export const parsePercentInput = (t) => {
+// A share as hundredths of a percent: more than 0 and at most 100 (a split
+// share), or from 0 when zero is allowed (the my_share_percent override:
+// "none of this is mine").
+export const parsePercentInput = (t, { zero = false } = {}) => {
   const h = parseMoneyInput(String(t).replace(/%/g, ''));
-  if (h <= 0 || h > 10000) throw new Error('A share is more than 0 and at most 100');
+  if (h < 0 || (h === 0 && !zero) || h > 10000) {
+    throw new Error(zero ? 'A share is at least 0 and at most 100' : 'A share is more than 0 and at most 100');
+  }
   return h;
 };
 export function formatPercent(v) {
