@@ -65,7 +65,7 @@ export function messages() {
   return h('div', { class: 'messages', 'aria-live': 'polite' });
 }
 export function say(box, text, kind = 'ok') {
-  const m = h('p', { class: `msg ${kind}`, role: kind === 'error' ? 'alert' : 'status' }, text);
+  const m = h('p', { class: `msg ${kind}`, role: kind === 'error' ? 'alert' : 'status', tabindex: '-1' }, text);
   box.replaceChildren(m);
   return m;
 }
@@ -80,16 +80,41 @@ export function showError(box, err, form) {
     if (f) { f.setAttribute('aria-invalid', 'true'); f.focus(); }
   }
 }
-// Runs an async action with the button busy and errors shown in box.
-export async function act(box, fn, form) {
+// Errors shown earlier are stale once the person acts again.
+export function clearErrors(box) {
+  if (box) box.querySelectorAll('.msg.error').forEach((m) => m.remove());
+}
+// Runs an async action with errors shown in box.  target (the form
+// submitted or the button clicked) is busy meanwhile: its buttons say so,
+// and a second submit or click before the answer (a double click, Enter
+// pressed twice) is ignored, so one action never runs twice.
+const inFlight = new WeakSet();
+export async function act(box, fn, target) {
+  const form = target instanceof HTMLFormElement ? target : null;
+  if (target) {
+    if (inFlight.has(target)) return undefined;
+    inFlight.add(target);
+  }
+  const buttons = form ? [...form.querySelectorAll('button[type=submit]')] : target instanceof HTMLButtonElement ? [target] : [];
+  for (const b of buttons) b.setAttribute('aria-disabled', 'true');
+  if (target) target.setAttribute('aria-busy', 'true');
+  clearErrors(box);
   if (form) form.querySelectorAll('[aria-invalid]').forEach((x) => x.removeAttribute('aria-invalid'));
   try {
     return await fn();
   } catch (e) {
     showError(box, e, form);
     return undefined;
+  } finally {
+    if (target) {
+      inFlight.delete(target);
+      target.removeAttribute('aria-busy');
+    }
+    for (const b of buttons) b.removeAttribute('aria-disabled');
   }
 }
+// An onclick handler running fn through act with the clicked button busy.
+export const onAct = (box, fn) => (ev) => act(box, () => fn(ev), ev.currentTarget);
 
 export const TYPES = ['debit', 'credit', 'fee', 'interest', 'payment', 'refund'];
 export const PAYMENT_METHODS = [['', 'unknown'], 'card', 'cash', 'bank_transfer', 'other', 'credits'];
