@@ -1,21 +1,36 @@
 // Transactions: the query bar (>N, <N, N-M and text), filters, sorting,
 // paging, a new manual row, inline edit of one row (overrides, type,
 // payment method, tags, splits with participants) and bulk actions on a
-// selection.
+// selection (the fixed ones and the user's quick-action rules).
 import * as api from '../api.js';
-import { h, clear, field, select, messages, say, act, title, label, TYPES, PAYMENT_METHODS, hashParams, todayISO } from '../ui.js';
-import { formatMoney, parseMoneyInput, moneyJSON, parsePercentInput, formatPercent } from '../money.js';
+import { h, clear, field, select, messages, say, act, onAct, showError, clearErrors, title, label, TYPES, PAYMENT_METHODS, hashParams, todayISO } from '../ui.js';
+import { formatMoney, parseMoneyInput, moneyJSON, parsePercentInput, formatPercent, toCents, centsToDecimal } from '../money.js';
 
-const state = { offset: 0, limit: 50, selected: new Set(), rows: [], total: 0 };
+// seq numbers the list's loads: only the latest one draws.
+const state = { offset: 0, limit: 50, selected: new Set(), rows: [], total: 0, seq: 0 };
+
+// Amounts are magnitudes; the type says which way the money went.
+function magnitude(text, fieldName) {
+  let cents;
+  try { cents = parseMoneyInput(text); } catch (err) { throw Object.assign(err, { field: fieldName }); }
+  if (cents < 0) {
+    throw Object.assign(new Error('Enter the amount without a sign, and choose the type: debit for money out, credit or refund for money in'), { field: fieldName });
+  }
+  return cents;
+}
 
 export async function render(main) {
-  const [cats, tags, trips, participants, statements] = await Promise.all([
+  const [cats, tags, trips, participants, statements, rules, me] = await Promise.all([
     api.get('/categories'), api.get('/tags'), api.get('/trips'), api.get('/participants'), api.get('/statements'),
+    api.get('/rules'), api.me(),
   ]);
   const ctx = {
+    me,
     categories: cats.items.map((c) => c.category),
     tags: tags.items, trips: trips.items, participants: participants.items,
     banks: [...new Set(statements.items.map((x) => x.bank_name))].concat('Manual'),
+    // manual_only rules run on a selection (POST /rules/{id}/run).
+    quick: rules.items.filter((r) => r.manual_only && r.enabled),
   };
   state.offset = 0;
   state.selected.clear();
@@ -33,7 +48,7 @@ export async function render(main) {
     bank: select([['', 'any']].concat(ctx.banks), '', { name: 'bank' }),
     tag: select([['', 'any']].concat(ctx.tags.map((t) => [t.id, t.name])), '', { name: 'tag' }),
     has_split: select([['all', 'all'], ['split', 'split only'], ['unsplit', 'unsplit only']], 'all', { name: 'has_split' }),
-    trip: select([['', 'any']].concat(ctx.trips.map((t) => [t.id, t.name])), '', { name: 'trip' }),
+    trip: select([['', 'any']].concat(ctx.trips.map((t) => [t.id, t.name])), hp.get('trip_id') || '', { name: 'trip' }),
     transfers: h('input', { type: 'checkbox', name: 'transfers' }),
     sort: select([['date', 'date'], ['amount', 'amount'], ['created_at', 'imported'], ['merchant', 'merchant']], 'date', { name: 'sort' }),
     order: select([['desc', 'descending'], ['asc', 'ascending']], 'desc', { name: 'order' }),
@@ -50,8 +65,27 @@ export async function render(main) {
         field('Trip', f.trip), field('Show transfers', f.transfers), field('Sort by', f.sort),
         field('Order', f.order), field('Rows per page', f.limit))),
     statementId ? h('p', { class: 'scope' }, `Showing statement ${statementId} only. `, h('a', { href: '#/transactions' }, 'Show all')) : null);
+  // A trip's "Rows" link (#/transactions?trip_id=ID) opens with the trip
+  // chosen, also one not in the list.
+  const tripParam = hp.get('trip_id');
+  if (tripParam && f.trip.value !== tripParam) {
+    f.trip.append(h('option', { value: tripParam }, `trip ${tripParam}`));
+    f.trip.value = tripParam;
+  }
   filters.addEventListener('submit', (e) => { e.preventDefault(); state.offset = 0; load(); });
   for (const el of Object.values(f)) el.addEventListener('change', () => { state.offset = 0; load(); });
+
+  // The tag list again after a tag was made (editor, bulk): the Tag filter,
+  // the bulk lookup and the datalists use it.
+  async function refreshTags() {
+    const t = await api.get('/tags');
+    ctx.tags.splice(0, ctx.tags.length, ...t.items);
+    const v = f.tag.value;
+    clear(f.tag, [['', 'any']].concat(ctx.tags.map((x) => [String(x.id), x.name])).map(([id, n]) => h('option', { value: id }, n)));
+    f.tag.value = ctx.tags.some((x) => String(x.id) === v) ? v : '';
+    fillBulkList();
+  }
+  ctx.refreshTags = refreshTags;
 
   function params() {
     const p = {
@@ -60,7 +94,8 @@ export async function render(main) {
       'transaction_types[]': f.type.value ? [f.type.value] : [],
       'bank_names[]': f.bank.value ? [f.bank.value] : [],
       'tag_ids[]': f.tag.value ? [f.tag.value] : [],
-      has_split: f.has_split.value, trip_id: f.trip.value, statement_id: statementId,
+      // A trip's rows are every participant's rows of it, not only mine.
+      has_split: f.has_split.value, trip_id: f.trip.value, trip_all_rows: f.trip.value ? 1 : undefined, statement_id: statementId,
       sort: f.sort.value, order: f.order.value, limit: f.limit.value, offset: state.offset,
     };
     return p;
@@ -84,17 +119,16 @@ export async function render(main) {
   newForm.addEventListener('submit', (e) => {
     e.preventDefault();
     act(box, async () => {
-      let cents;
-      try { cents = parseMoneyInput(nt.amount.value); } catch (err) { throw Object.assign(err, { field: 'amount' }); }
+      const cents = magnitude(nt.amount.value, 'amount');
       const body = {
-        date: nt.date.value, amount: moneyJSON(Math.abs(cents)), description: nt.description.value,
+        date: nt.date.value, amount: moneyJSON(cents), description: nt.description.value,
         transaction_type: nt.transaction_type.value,
       };
       if (nt.merchant.value) body.merchant = nt.merchant.value;
       if (nt.category.value) body.category = nt.category.value;
       if (nt.payment_method.value) body.payment_method = nt.payment_method.value;
       const row = await api.post('/transactions', body);
-      say(box, `Added “${row.description}” (${formatMoney(row.amount)}).`);
+      say(box, `Added “${row.description}” (${formatMoney(row.amount, row.currency)}).`);
       nt.amount.value = ''; nt.description.value = ''; nt.merchant.value = '';
       await load();
     }, newForm);
@@ -102,12 +136,14 @@ export async function render(main) {
 
   // ---- bulk actions ----
   const bulkAction = select([['tag', 'Add tag'], ['untag', 'Remove tag'], ['categorize', 'Set category'],
-    ['normalize', 'Set merchant'], ['assign_trip', 'Assign to trip']], 'tag', { name: 'action' });
+    ['normalize', 'Set merchant'], ['assign_trip', 'Assign to trip']]
+    .concat(ctx.quick.map((r) => [`rule:${r.id}`, `Rule: ${r.name}`])), 'tag', { name: 'action' });
   const bulkValue = h('input', { type: 'text', name: 'value', list: 'bulk-values' });
+  const bulkValueField = field('Tag, category, merchant or trip', bulkValue);
   const bulkList = h('datalist', { id: 'bulk-values' });
   const bulkCount = h('span', { class: 'count', 'aria-live': 'polite' });
   const bulkForm = h('form', { class: 'bulk', 'aria-label': 'Bulk actions on the selected rows', hidden: true },
-    bulkCount, field('Action', bulkAction), field('Tag, category, merchant or trip', bulkValue), bulkList,
+    bulkCount, field('Action', bulkAction), bulkValueField, bulkList,
     h('button', { type: 'submit', class: 'primary' }, 'Apply to selected'),
     h('button', { type: 'button', onclick: () => { state.selected.clear(); drawRows(); } }, 'Clear selection'));
   const fillBulkList = () => {
@@ -115,6 +151,7 @@ export async function render(main) {
     const opts = a === 'tag' || a === 'untag' ? ctx.tags.map((t) => t.name)
       : a === 'categorize' ? ctx.categories : a === 'assign_trip' ? ctx.trips.map((t) => t.name) : [];
     clear(bulkList, opts.map((o) => h('option', { value: o })));
+    bulkValueField.hidden = a.startsWith('rule:'); // a rule brings its own actions
   };
   bulkAction.addEventListener('change', fillBulkList);
   fillBulkList();
@@ -123,13 +160,23 @@ export async function render(main) {
     act(box, async () => {
       const action = bulkAction.value;
       const v = bulkValue.value.trim();
+      if (action.startsWith('rule:')) {
+        const rule = ctx.quick.find((r) => `rule:${r.id}` === action);
+        const run = await api.post(`/rules/${rule.id}/run`, { transaction_ids: [...state.selected] });
+        say(box, `Rule “${rule.name}” ran on ${run.matches} row${run.matches === 1 ? '' : 's'}: ${run.transactions} changed.`);
+        state.selected.clear();
+        await load();
+        return;
+      }
       const body = { action, ids: [...state.selected] };
       if (action === 'tag' || action === 'untag') {
-        let tag = ctx.tags.find((t) => t.name.toLowerCase() === v.toLowerCase());
+        const find = () => ctx.tags.find((t) => t.name.toLowerCase() === v.toLowerCase());
+        let tag = find();
+        if (!tag) { await refreshTags(); tag = find(); } // made elsewhere meanwhile
         if (!tag && action === 'tag') {
           if (!v) throw Object.assign(new Error('Name a tag'), { field: 'value' });
           tag = await api.post('/tags', { name: v });
-          ctx.tags.push(tag);
+          await refreshTags();
         }
         if (!tag) throw Object.assign(new Error(`No tag named “${v}”`), { field: 'value' });
         body.tag_id = tag.id;
@@ -154,12 +201,14 @@ export async function render(main) {
     drawRows();
   });
   const tbody = h('tbody');
-  const table = h('table', { class: 'txns' },
+  const table = h('table', { class: 'txns', tabindex: '-1' },
     h('caption', { class: 'sr-only' }, 'Transactions'),
     h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, selectAll), ['Date', 'Description', 'Category', 'Type', 'Amount', 'My share', 'Tags', ''].map((t) => h('th', { scope: 'col' }, t)))),
     tbody);
   const summary = h('p', { class: 'summary', 'aria-live': 'polite' });
   const prev = h('button', { type: 'button', onclick: () => { state.offset = Math.max(0, state.offset - state.limit); load(); } }, '← Previous');
+  // Paging buttons stay disabled while a page loads, so a double click
+  // moves one page.
   const next = h('button', { type: 'button', onclick: () => { state.offset += state.limit; load(); } }, 'Next →');
 
   function drawRows() {
@@ -187,7 +236,7 @@ export async function render(main) {
         tbody.querySelectorAll('button[aria-expanded="true"]').forEach((b) => b.setAttribute('aria-expanded', 'false'));
         if (!open) {
           editBtn.setAttribute('aria-expanded', 'true');
-          const ed = editor(r, ctx, box, async () => { await load(); }, () => { ed.remove(); editBtn.setAttribute('aria-expanded', 'false'); editBtn.focus(); });
+          const ed = editor(r, ctx, box, async () => { await load(); focusRow(r.id); }, () => { ed.remove(); editBtn.setAttribute('aria-expanded', 'false'); editBtn.focus(); });
           tr.after(ed);
           ed.querySelector('input, select')?.focus();
         }
@@ -204,22 +253,55 @@ export async function render(main) {
     selectAll.checked = state.rows.length > 0 && state.rows.every((r) => state.selected.has(r.id));
   }
 
+  // After the editor's change the list is drawn again: focus goes back to
+  // the row's Edit button, or to the message when the row left the list.
+  function focusRow(id) {
+    const b = tbody.querySelector(`tr[data-id="${id}"] .row-actions button`);
+    if (b) b.focus(); else (box.querySelector('.msg') || table).focus();
+  }
+
   async function load() {
+    const seq = ++state.seq;
     const p = params();
+    const offset = state.offset;
     state.limit = Number(f.limit.value);
-    await act(box, async () => {
-      // An explicit empty exclude_categories shows transfers too.
-      const qs = api.query(p);
-      const url = `/transactions${qs}${f.transfers.checked ? `${qs ? '&' : '?'}exclude_categories=` : ''}`;
-      const res = await api.request('GET', url);
-      state.rows = res.items;
-      state.total = res.total;
-      const from = res.total ? state.offset + 1 : 0;
-      summary.textContent = `${from}–${state.offset + res.items.length} of ${res.total}`;
-      prev.disabled = state.offset === 0;
-      next.disabled = state.offset + res.items.length >= res.total;
-      drawRows();
-    });
+    prev.disabled = true;
+    next.disabled = true;
+    table.setAttribute('aria-busy', 'true');
+    clearErrors(box);
+    // An explicit empty exclude_categories shows transfers too.
+    const qs = api.query(p);
+    const url = `/transactions${qs}${f.transfers.checked ? `${qs ? '&' : '?'}exclude_categories=` : ''}`;
+    let res;
+    try {
+      res = await api.request('GET', url);
+    } catch (e) {
+      if (seq !== state.seq) return;
+      table.removeAttribute('aria-busy');
+      // The old rows do not belong to the filters on screen.
+      state.rows = [];
+      summary.textContent = '';
+      clear(tbody, h('tr', {}, h('td', { colspan: 9, class: 'empty' }, 'The rows could not be loaded.')));
+      prev.disabled = offset === 0;
+      showError(box, e);
+      return;
+    }
+    if (seq !== state.seq) return; // a later load owns the screen
+    // A page past the end (a bulk action moved rows out of the filter):
+    // the last page instead.
+    if (!res.items.length && res.total > 0 && offset > 0) {
+      state.offset = Math.floor((res.total - 1) / state.limit) * state.limit;
+      await load();
+      return;
+    }
+    table.removeAttribute('aria-busy');
+    state.rows = res.items;
+    state.total = res.total;
+    const from = res.total ? offset + 1 : 0;
+    summary.textContent = `${from}–${offset + res.items.length} of ${res.total}`;
+    prev.disabled = offset === 0;
+    next.disabled = offset + res.items.length >= res.total;
+    drawRows();
   }
 
   main.append(title('Transactions'), box, catList, filters,
@@ -229,11 +311,19 @@ export async function render(main) {
   await load();
 }
 
-// The inline editor of one row, as a table row under it.
+// The inline editor of one row, as a table row under it.  The owner of a
+// manual row may also correct its date, amount and description, or
+// delete it.
 function editor(r, ctx, box, reload, close) {
   const local = h('div', { class: 'messages', 'aria-live': 'polite' });
   const ov = r.overrides || {};
+  const mine = r.owner_id === ctx.me.id;
+  const manual = mine && r.statement_id === null;
+  const amountText = r.amount === null || r.amount === undefined ? '' : centsToDecimal(toCents(r.amount));
   const e = {
+    date: manual ? h('input', { type: 'date', name: 'date', required: true, value: r.date }) : null,
+    amount: manual ? h('input', { type: 'text', name: 'amount', inputmode: 'decimal', required: true, autocomplete: 'off', value: amountText }) : null,
+    description: manual ? h('input', { type: 'text', name: 'description', required: true, value: r.description }) : null,
     category: h('input', { type: 'text', name: 'category', list: 'category-list', value: r.category || '' }),
     merchant_normalized: h('input', { type: 'text', name: 'merchant_normalized', value: r.merchant_normalized || '' }),
     my_share_percent: h('input', { type: 'text', name: 'my_share_percent', inputmode: 'decimal', value: ov.my_share_percent ?? '' , placeholder: String(r.my_share_pct) }),
@@ -241,24 +331,52 @@ function editor(r, ctx, box, reload, close) {
     transaction_type: select(TYPES.includes(r.transaction_type) ? TYPES : TYPES.concat(r.transaction_type), r.transaction_type, { name: 'transaction_type' }),
     payment_method: select(PAYMENT_METHODS, r.payment_method ?? '', { name: 'payment_method' }),
   };
+  const del = manual ? h('button', { type: 'button', class: 'danger', onclick: onAct(local, async () => {
+    if (!window.confirm(`Delete “${r.description}” of ${r.date}?`)) return;
+    await api.del(`/transactions/${r.id}`);
+    say(box, `Deleted “${r.description}”.`);
+    await reload();
+  }) }, 'Delete') : null;
   const form = h('form', { class: 'grid', 'aria-label': `Edit ${r.description}` },
+    manual ? [field('Date', e.date), field('Amount', e.amount, 'Without a sign: the type says the direction'), field('Description', e.description)] : null,
     field('Category', e.category), field('Merchant', e.merchant_normalized),
-    field('My share %', e.my_share_percent, 'Empty: from the splits'), field('Trip', e.trip_id),
+    field('My share %', e.my_share_percent, 'Empty: from the splits; 0: none of it is mine'), field('Trip', e.trip_id),
     field('Type', e.transaction_type), field('Payment method', e.payment_method),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Save'),
-      h('button', { type: 'button', onclick: close }, 'Close')));
+      h('button', { type: 'button', onclick: close }, 'Close'), del));
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     act(local, async () => {
       const body = {};
+      if (manual) {
+        if (e.date.value !== r.date) {
+          if (!e.date.value) throw Object.assign(new Error('Enter a date'), { field: 'date' });
+          body.date = e.date.value;
+        }
+        if (e.amount.value.trim() !== amountText) {
+          const cents = magnitude(e.amount.value, 'amount');
+          if (cents !== toCents(r.amount)) body.amount = moneyJSON(cents);
+        }
+        const d = e.description.value.trim();
+        if (d !== r.description) {
+          if (!d) throw Object.assign(new Error('Enter a description'), { field: 'description' });
+          body.description = d;
+        }
+      }
       const cat = e.category.value.trim();
-      if (cat !== (r.category || '')) body.category = cat || null;
+      if (cat !== (r.category || '')) {
+        // null only removes an override: the row's own category stays.
+        if (!cat && !ov.category) {
+          throw Object.assign(new Error(`“${label(r.category)}” is this row’s own category: it can be changed (type another, e.g. other) but not cleared`), { field: 'category' });
+        }
+        body.category = cat || null;
+      }
       const m = e.merchant_normalized.value.trim();
       if (m !== (r.merchant_normalized || '')) body.merchant_normalized = m || null;
       const share = e.my_share_percent.value.trim();
       if (share !== String(ov.my_share_percent ?? '')) {
         let hundredths = null;
-        if (share) { try { hundredths = parsePercentInput(share); } catch (err) { throw Object.assign(err, { field: 'my_share_percent' }); } }
+        if (share) { try { hundredths = parsePercentInput(share, { zero: true }); } catch (err) { throw Object.assign(err, { field: 'my_share_percent' }); } }
         body.my_share_percent = hundredths === null ? null : moneyJSON(hundredths);
       }
       const trip = e.trip_id.value ? Number(e.trip_id.value) : null;
@@ -267,8 +385,10 @@ function editor(r, ctx, box, reload, close) {
       const pm = e.payment_method.value || null;
       if (pm !== (r.payment_method ?? null)) body.payment_method = pm;
       if (!Object.keys(body).length) { say(local, 'Nothing changed.'); return; }
-      await api.patch(`/transactions/${r.id}`, body);
-      say(box, `Saved “${r.description}”.`);
+      const row = await api.patch(`/transactions/${r.id}`, body);
+      say(box, body.category === null && row.category
+        ? `Saved “${row.description}”: the category override is removed, so its own category “${label(row.category)}” shows again.`
+        : `Saved “${row.description}”.`);
       await reload();
     }, form);
   });
@@ -278,7 +398,7 @@ function editor(r, ctx, box, reload, close) {
   const tagForm = h('form', { class: 'inline', 'aria-label': 'Tags' },
     h('h4', {}, 'Tags'),
     h('ul', { class: 'taglist' }, r.tags.map((t) => h('li', {}, h('span', { class: 'tag' }, t.name),
-      h('button', { type: 'button', class: 'small', 'aria-label': `Remove tag ${t.name}`, onclick: () => act(local, async () => {
+      h('button', { type: 'button', class: 'small', 'aria-label': `Remove tag ${t.name}`, onclick: onAct(local, async () => {
         await api.del(`/transactions/${r.id}/tags/${t.id}`); await reload();
       }) }, '×')))),
     h('datalist', { id: 'tag-names' }, ctx.tags.map((t) => h('option', { value: t.name }))),
@@ -290,6 +410,7 @@ function editor(r, ctx, box, reload, close) {
       if (!name) return;
       await api.post(`/transactions/${r.id}/tags`, { name });
       api.invalidate();
+      await ctx.refreshTags(); // the name may be a new tag
       await reload();
     }, tagForm);
   });
@@ -317,11 +438,11 @@ function editor(r, ctx, box, reload, close) {
     h('div', { class: 'actions' },
       h('button', { type: 'button', onclick: () => { rows.push({ pid: null, share: '' }); drawSplitRows(); splitRows.querySelector('.split-row:last-child select')?.focus(); } }, 'Add participant'),
       h('button', { type: 'submit', class: 'primary' }, 'Save split'),
-      r.splits.length ? h('button', { type: 'button', onclick: () => act(local, async () => {
+      r.splits.length ? h('button', { type: 'button', onclick: onAct(local, async () => {
         await api.del(`/transactions/${r.id}/splits`); say(box, 'Split removed.'); await reload();
       }) }, 'Remove split') : null),
     h('div', { class: 'new-participant' }, field('New participant’s email', email),
-      h('button', { type: 'button', onclick: () => act(local, async () => {
+      h('button', { type: 'button', onclick: onAct(local, async () => {
         if (!email.value.trim()) return;
         const p = await api.post('/participants', { email: email.value.trim() });
         if (!ctx.participants.some((x) => x.id === p.id)) ctx.participants.push(p);
@@ -345,5 +466,7 @@ function editor(r, ctx, box, reload, close) {
   });
 
   return h('tr', { class: 'editor' }, h('td', { colspan: 9 },
-    h('div', { class: 'editor-box' }, h('h3', {}, `Edit: ${r.description}`), local, form, tagForm, splitForm)));
+    h('div', { class: 'editor-box' }, h('h3', {}, `Edit: ${r.description}`),
+      mine ? null : h('p', { class: 'hint' }, 'Shared with you: a change of category, merchant, trip or payment method changes the row for its owner too; the type and the owner’s share are the owner’s to change.'),
+      local, form, tagForm, splitForm)));
 }
