@@ -2,8 +2,8 @@
 // quick actions for manual_only rules from the transactions' selection,
 // runs with revert.
 import * as api from '../api.js';
-import { h, clear, field, select, messages, say, act, title, label } from '../ui.js';
-import { parseMoneyInput, moneyJSON, parsePercentInput } from '../money.js';
+import { h, clear, field, select, messages, say, act, onAct, title, label } from '../ui.js';
+import { parseMoneyInput, moneyJSON, parsePercentInput, formatMoney } from '../money.js';
 
 const FIELDS = ['description', 'merchant', 'merchant_normalized', 'category', 'amount', 'transaction_type',
   'payment_method', 'bank_name', 'statement_type', 'date', 'tag'];
@@ -17,12 +17,20 @@ function conditionValue(fieldName, op, text) {
     if (fieldName !== 'amount') return t.trim();
     return moneyJSON(parseMoneyInput(t));
   };
-  if (op === 'in' || op === 'between') return text.split(',').map(one);
+  // Values apart by commas, or by semicolons when one has a comma of its
+  // own ("1,000.00; 2,000.00", "Smith, J; Jones").
+  if (op === 'in' || op === 'between') return text.split(text.includes(';') ? ';' : ',').map(one);
   return one(text);
 }
 
+function showValue(fieldName, v) {
+  if (Array.isArray(v)) return v.map((x) => showValue(fieldName, x)).join(', ');
+  if (fieldName === 'amount') { try { return formatMoney(v); } catch { return String(v); } }
+  return fieldName === 'date' ? String(v) : `“${v}”`;
+}
+
 function describe(rule) {
-  const c = rule.conditions.map((x) => `${label(x.field)} ${label(x.operator)} ${x.value === true ? '' : JSON.stringify(x.value)}`).join(rule.match === 'any' ? ' or ' : ' and ');
+  const c = rule.conditions.map((x) => `${label(x.field)} ${label(x.operator)}${x.value === true ? '' : ` ${x.operator === 'between' && Array.isArray(x.value) ? x.value.map((y) => showValue(x.field, y)).join(' and ') : showValue(x.field, x.value)}`}`).join(rule.match === 'any' ? ' or ' : ' and ');
   const a = rule.actions.map((x) => x.type === 'add_tag' ? `tag #${x.tag_id}` : x.type === 'set_category' ? `category ${x.category}`
     : x.type === 'set_merchant' ? `merchant ${x.merchant_normalized}` : x.type === 'set_trip' ? `trip #${x.trip_id}` : 'split').join(', ');
   return `${c || 'selected rows'} → ${a}`;
@@ -55,7 +63,7 @@ export async function render(main) {
       o.addEventListener('change', () => { c.op = o.value; });
       v.addEventListener('input', () => { c.value = v.value; });
       condBox.append(h('div', { class: 'split-row' }, field(`Condition ${i + 1} field`, f), field(`Condition ${i + 1} test`, o),
-        field(`Condition ${i + 1} value`, v, 'For in and between: values separated by commas'),
+        field(`Condition ${i + 1} value`, v, 'For in and between: values separated by commas (or by semicolons when a value has a comma)'),
         h('button', { type: 'button', class: 'small', 'aria-label': `Remove condition ${i + 1}`, onclick: () => { conds.splice(i, 1); drawConds(); } }, '×')));
     });
   }
@@ -100,24 +108,40 @@ export async function render(main) {
         try { return { field: c.field, operator: c.op, value: conditionValue(c.field, c.op, c.value) }; } catch (err) { throw Object.assign(err, { field: `cond_value_${i}` }); }
       });
       const actions = [];
-      for (const [i, a] of acts.entries()) {
-        const v = String(a.value || '').trim();
-        if (!v) throw Object.assign(new Error(`Action ${i + 1} needs a value`), { field: `act_value_${i}` });
-        if (a.type === 'add_tag') {
-          let tag = ctx.tags.find((t) => t.name.toLowerCase() === v.toLowerCase());
-          if (!tag) { tag = await api.post('/tags', { name: v }); ctx.tags.push(tag); }
-          actions.push({ type: 'add_tag', tag_id: tag.id });
-        } else if (a.type === 'set_category') actions.push({ type: 'set_category', category: v });
-        else if (a.type === 'set_merchant') actions.push({ type: 'set_merchant', merchant_normalized: v });
-        else if (a.type === 'set_trip') actions.push({ type: 'set_trip', trip_id: Number(v) });
-        else {
-          let share;
-          try { share = parsePercentInput(a.share || '50'); } catch (err) { throw Object.assign(err, { field: `act_share_${i}` }); }
-          actions.push({ type: 'apply_split', shares: [{ participant_id: Number(v), share_percent: moneyJSON(share) }] });
+      // Tags the rule names are made first (it refers to them by id); if
+      // the rule is refused they are removed again, so a refusal writes
+      // nothing.
+      const made = [];
+      try {
+        for (const [i, a] of acts.entries()) {
+          const v = String(a.value || '').trim();
+          if (!v) throw Object.assign(new Error(`Action ${i + 1} needs a value`), { field: `act_value_${i}` });
+          if (a.type === 'add_tag') {
+            let tag = ctx.tags.find((t) => t.name.toLowerCase() === v.toLowerCase());
+            if (!tag) { tag = await api.post('/tags', { name: v }); made.push(tag); ctx.tags.push(tag); }
+            actions.push({ type: 'add_tag', tag_id: tag.id });
+          } else if (a.type === 'set_category') actions.push({ type: 'set_category', category: v });
+          else if (a.type === 'set_merchant') actions.push({ type: 'set_merchant', merchant_normalized: v });
+          else if (a.type === 'set_trip') actions.push({ type: 'set_trip', trip_id: Number(v) });
+          else {
+            let share;
+            try { share = parsePercentInput(a.share || '50'); } catch (err) { throw Object.assign(err, { field: `act_share_${i}` }); }
+            actions.push({ type: 'apply_split', shares: [{ participant_id: Number(v), share_percent: moneyJSON(share) }] });
+          }
         }
+        const rule = await api.post('/rules', { name: name.value.trim(), match: match.value, manual_only: manualOnly.checked, conditions: manualOnly.checked ? conditions.filter((c) => c.value !== '') : conditions, actions });
+        say(box, `Rule “${rule.name}” created.${rule.manual_only ? ' Run it from Transactions: select rows, then choose it under Action.' : ''}`);
+      } catch (err) {
+        for (const t of made) {
+          await api.del(`/tags/${t.id}`).catch(() => {});
+          ctx.tags.splice(ctx.tags.indexOf(t), 1);
+        }
+        // The API names conditions[0] or actions[1].category: mark the
+        // control that holds it.
+        const m = /^(conditions|actions)\[(\d+)\]/.exec(err.field || '');
+        if (m) err.field = `${m[1] === 'conditions' ? 'cond' : 'act'}_value_${m[2]}`;
+        throw err;
       }
-      const rule = await api.post('/rules', { name: name.value.trim(), match: match.value, manual_only: manualOnly.checked, conditions: manualOnly.checked ? conditions.filter((c) => c.value !== '') : conditions, actions });
-      say(box, `Rule “${rule.name}” created.`);
       name.value = '';
       await load();
     }, form);
@@ -126,7 +150,7 @@ export async function render(main) {
   main.append(title('Rules'), box,
     h('details', { class: 'new-rule', open: true }, h('summary', {}, 'New rule'), form),
     h('h3', {}, 'Your rules'),
-    h('div', { class: 'actions' }, h('button', { type: 'button', class: 'primary', onclick: () => act(box, async () => {
+    h('div', { class: 'actions' }, h('button', { type: 'button', class: 'primary', onclick: onAct(box, async () => {
       const r = await api.post('/rules/apply');
       const skipped = (r.skipped || []).map((x) => `“${x.name}” (${x.reason})`).join('; ');
       say(box, `Applied all rules: ${r.matches} matched, ${r.transactions} changed.`
@@ -140,22 +164,23 @@ export async function render(main) {
     clear(rulesBox, rules.items.length ? h('ul', { class: 'cards' }, rules.items.map((r) => h('li', { class: 'card rule', dataset: { id: r.id } },
       h('h4', {}, r.name, r.enabled ? '' : ' (disabled)', r.manual_only ? ' (quick action)' : ''),
       h('p', {}, describe(r)),
+      r.manual_only ? h('p', { class: 'hint' }, 'A quick action: select rows in Transactions and choose it under Action.') : null,
       h('div', { class: 'actions' },
-        r.manual_only ? null : h('button', { type: 'button', class: 'small', 'aria-label': `Preview rule ${r.name}`, onclick: () => act(box, async () => {
+        r.manual_only ? null : h('button', { type: 'button', class: 'small', 'aria-label': `Preview rule ${r.name}`, onclick: onAct(box, async () => {
           const p = await api.post(`/rules/${r.id}/preview`);
           const items = p.items || [];
           clear(previewBox, h('h3', {}, `Preview of “${r.name}”: ${items.length} row${items.length === 1 ? '' : 's'}`),
             h('ul', {}, items.slice(0, 50).map((it) => h('li', {}, `#${it.transaction_id}: ${JSON.stringify(it.before)} → ${JSON.stringify(it.after)}`))));
         }) }, 'Preview'),
-        r.manual_only ? null : h('button', { type: 'button', class: 'small', 'aria-label': `Apply rule ${r.name}`, onclick: () => act(box, async () => {
+        r.manual_only ? null : h('button', { type: 'button', class: 'small', 'aria-label': `Apply rule ${r.name}`, onclick: onAct(box, async () => {
           const run = await api.post(`/rules/apply/${r.id}`);
           say(box, `Rule “${r.name}”: ${run.matches} matched, ${run.transactions} changed.`);
           await load();
         }) }, 'Apply'),
-        h('button', { type: 'button', class: 'small', 'aria-label': `${r.enabled ? 'Disable' : 'Enable'} rule ${r.name}`, onclick: () => act(box, async () => {
+        h('button', { type: 'button', class: 'small', 'aria-label': `${r.enabled ? 'Disable' : 'Enable'} rule ${r.name}`, onclick: onAct(box, async () => {
           await api.patch(`/rules/${r.id}`, { enabled: !r.enabled }); await load();
         }) }, r.enabled ? 'Disable' : 'Enable'),
-        h('button', { type: 'button', class: 'small danger', 'aria-label': `Delete rule ${r.name}`, onclick: () => act(box, async () => {
+        h('button', { type: 'button', class: 'small danger', 'aria-label': `Delete rule ${r.name}`, onclick: onAct(box, async () => {
           if (!window.confirm(`Delete the rule “${r.name}”? Its runs stay and can still be reverted.`)) return;
           await api.del(`/rules/${r.id}`); say(box, `Rule “${r.name}” deleted.`); await load();
         }) }, 'Delete'))))) : h('p', {}, 'No rules yet.'));
@@ -165,7 +190,7 @@ export async function render(main) {
         h('td', {}, run.created_at.replace('T', ' ').replace('Z', ' UTC')),
         h('td', {}, run.rule_unknown ? 'unknown rule' : run.rule_name),
         h('td', {}, run.source), h('td', { class: 'num' }, String(run.matches)), h('td', { class: 'num' }, String(run.transactions)),
-        h('td', {}, run.reverted_at ? `reverted ${run.reverted_at.slice(0, 10)}` : h('button', { type: 'button', class: 'small', 'aria-label': `Revert run ${run.id} of ${run.rule_name || 'unknown rule'}`, onclick: () => act(box, async () => {
+        h('td', {}, run.reverted_at ? `reverted ${run.reverted_at.slice(0, 10)}` : h('button', { type: 'button', class: 'small', 'aria-label': `Revert run ${run.id} of ${run.rule_name || 'unknown rule'}`, onclick: onAct(box, async () => {
           await api.del(`/rules/apply/${run.id}`);
           say(box, `Run ${run.id} reverted.`);
           await load();
