@@ -25,16 +25,30 @@ async function builtinPresets() {
   return out;
 }
 
+export const DELIMITERS = [[',', 'comma ,'], [';', 'semicolon ;'], ['\t', 'tab'], ['|', 'bar |']];
+
+// The delimiter of the first line: the one found most often outside
+// quotes ("Payee, name" is one field of a semicolon file); a tie is a comma.
+export function guessDelimiter(text) {
+  const t = text.replace(/^\uFEFF/, '');
+  const counts = { ',': 0, ';': 0, '\t': 0, '|': 0 };
+  let q = false;
+  for (let i = 0; i < t.length; i++) {
+    const c = t[i];
+    if (c === '"') q = !q; // a doubled quote toggles twice
+    else if (!q && (c === '\n' || c === '\r')) break;
+    else if (!q && c in counts) counts[c]++;
+  }
+  return Object.entries(counts).sort((a, b) => b[1] - a[1])[0][0];
+}
+
 // The header line (or first line) split into fields: enough to name the
 // columns before the service parses the file.
-export function firstRow(text) {
+export function firstRow(text, delimiter) {
   const t = text.replace(/^\uFEFF/, '');
+  const delim = delimiter || guessDelimiter(t);
   const line = [];
   let cur = '', q = false;
-  const counts = { ',': 0, ';': 0, '\t': 0, '|': 0 };
-  const end = t.search(/\r?\n/);
-  for (const c of end >= 0 ? t.slice(0, end) : t) if (c in counts) counts[c]++;
-  const delim = Object.entries(counts).sort((a, b) => b[1] - a[1])[0][0];
   for (let i = 0; i < t.length; i++) {
     const c = t[i];
     if (q) {
@@ -94,7 +108,11 @@ export async function render(main) {
     const mode = select([['signed', 'one signed amount column'], ['split', 'separate debit and credit columns']], 'signed', { name: 'amount_mode' });
     const cols = {};
     const colFields = h('div', { class: 'grid' });
-    const first = firstRow(csvText);
+    let first = firstRow(csvText);
+    // The columns shown are the ones the service is told to split by.
+    const delim = select(DELIMITERS, first.delimiter, { name: 'delimiter' });
+    const firstLine = h('code', {}, first.fields.join(' | '));
+    const resplit = (d) => { first = firstRow(csvText, d); firstLine.textContent = first.fields.join(' | '); };
     const colOptions = () => [['', '—']].concat(first.fields.map((f, i) => [String(i), hdr.checked ? `${f || `column ${i + 1}`}` : `column ${i + 1} (${f})`]));
     function drawCols(values = {}) {
       clear(colFields);
@@ -110,8 +128,17 @@ export async function render(main) {
       const i = first.fields.findIndex((f) => re.test(f));
       return i >= 0 ? String(i) : '';
     }
-    // A preset's column, by name or index, as an index of this file.
-    const toIndex = (v) => (typeof v === 'number' ? String(v) : String(Math.max(-1, first.fields.indexOf(v))).replace('-1', ''));
+    // A preset's column, by name or index, as an index of this file: a
+    // number is an index; a name is the header's column of that name, and
+    // digits with no such column an index (as the service reads them).
+    const toIndex = (v) => {
+      const n = first.fields.length;
+      if (typeof v === 'number') return v >= 0 && v < n ? String(v) : '';
+      let i = first.fields.indexOf(v);
+      if (i < 0) i = first.fields.findIndex((f) => f.trim().toLowerCase() === String(v).trim().toLowerCase());
+      if (i < 0 && /^\d+$/.test(String(v).trim()) && Number(v) < n) i = Number(v);
+      return i >= 0 ? String(i) : '';
+    };
     presetSel.addEventListener('change', () => {
       const p = all[presetSel.value];
       if (!p) return;
@@ -120,27 +147,36 @@ export async function render(main) {
       negate.checked = !!m.negate;
       fmt.value = m.date_format || '';
       mode.value = m.debit !== undefined ? 'split' : 'signed';
+      if (m.delimiter && DELIMITERS.some(([d]) => d === m.delimiter)) delim.value = m.delimiter;
+      resplit(delim.value);
       drawCols(Object.fromEntries(['date', 'description', 'amount', 'debit', 'credit'].filter((k) => m[k] !== undefined).map((k) => [k, toIndex(m[k])])));
       say(box, `Preset “${p.name}” applied.`);
     });
     mode.addEventListener('change', () => drawCols());
+    delim.addEventListener('change', () => { resplit(delim.value); drawCols(); });
     hdr.addEventListener('change', () => drawCols(Object.fromEntries(Object.entries(cols).map(([k, v]) => [k, v.value]))));
     drawCols();
     const presetName = h('input', { type: 'text', name: 'preset_name' });
-    const collect = () => {
+    // The mapping sent is the columns picked, by index.  A saved preset
+    // names a column by its header instead, so it fits a reordered export,
+    // but only a name that is there once and is not digits (the service
+    // reads digits as an index when no column has that name).
+    const collect = (forPreset = false) => {
       const m = { has_header: hdr.checked, delimiter: first.delimiter };
       for (const [k, sel] of Object.entries(cols)) {
         if (sel.value === '') throw Object.assign(new Error(`Choose the ${k} column`), { field: k });
-        // Names when there is a header, so a preset fits a reordered export.
-        m[k] = hdr.checked && first.fields[Number(sel.value)] ? first.fields[Number(sel.value)] : Number(sel.value);
+        const i = Number(sel.value);
+        const n = first.fields[i];
+        const unique = n && n.trim() && !/^\s*\d+\s*$/.test(n) && first.fields.filter((x) => x === n).length === 1;
+        m[k] = forPreset && hdr.checked && unique ? n : i;
       }
       if (fmt.value) m.date_format = fmt.value;
       if (negate.checked) m.negate = true;
       return m;
     };
     const form = h('form', {}, h('h3', {}, `2. Map the columns of ${fileName}`),
-      h('p', {}, 'First line: ', h('code', {}, first.fields.join(' | '))),
-      h('div', { class: 'grid' }, field('Preset', presetSel), field('First line is a header', hdr), field('Amounts', mode),
+      h('p', {}, 'First line: ', firstLine),
+      h('div', { class: 'grid' }, field('Preset', presetSel), field('Delimiter', delim), field('First line is a header', hdr), field('Amounts', mode),
         field('Date format', fmt), field('Flip the sign', negate, 'For exports where spending is positive')),
       colFields,
       h('fieldset', {}, h('legend', {}, 'Keep this mapping in this browser'),
@@ -149,7 +185,7 @@ export async function render(main) {
             const n = presetName.value.trim();
             if (!n) throw Object.assign(new Error('Name the preset'), { field: 'preset_name' });
             const mine = userPresets();
-            mine[n] = { name: n, mapping: collect() };
+            mine[n] = { name: n, mapping: collect(true) };
             saveUserPresets(mine);
             say(box, `Preset “${n}” saved in this browser.`);
           }, form) }, 'Save preset'))),
@@ -209,8 +245,11 @@ export async function render(main) {
           let cents;
           try { cents = r.amountText !== undefined ? parseMoneyInput(r.amountText) : toCents(r.amount); } catch (err) { throw Object.assign(err, { field: `amount_${i}` }); }
           if (cents === null) throw Object.assign(new Error(`Line ${r.line} has no amount`), { field: `amount_${i}` });
+          // The preview's amounts are magnitudes with a type; a sign typed
+          // here would be lost, so it is refused.
+          if (cents < 0) throw Object.assign(new Error(`Line ${r.line}: enter the amount without a sign, and choose the type (debit for money out, credit for money in)`), { field: `amount_${i}` });
           if (!r.date) throw Object.assign(new Error(`Line ${r.line} has no date`), { field: `date_${i}` });
-          chosen.push({ line: r.line, date: r.date, description: r.description, amount: moneyJSON(Math.abs(cents)), transaction_type: r.transaction_type });
+          chosen.push({ line: r.line, date: r.date, description: r.description, amount: moneyJSON(cents), transaction_type: r.transaction_type });
         });
         if (!chosen.length) throw new Error('No row is ticked for import.');
         const out = await api.post('/import/csv/commit', { rows: chosen, allow_duplicates: allowDup.checked });
