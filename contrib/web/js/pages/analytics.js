@@ -33,12 +33,25 @@ export async function render(main) {
               .map((c) => `${label(c.category)} ${formatMoney(c.total)}${c.budget !== null && c.budget !== undefined ? ` of ${formatMoney(c.budget)}` : ''}`).join(', '))))))));
       const names = top.items.map((x) => x.merchant);
       const msel = select(names.length ? names : [['', 'no merchants in range']], names[0] || '', { name: 'merchant' });
-      const hist = h('div');
+      const hist = h('div', { 'aria-live': 'polite' });
+      let histSeq = 0;
+      // The history shown is always the chosen merchant's: cleared at once,
+      // drawn from the latest answer only.
       const showMerchant = async () => {
-        if (!msel.value) { clear(hist); return; }
+        const seq = ++histSeq;
+        const name = msel.value;
+        clear(hist);
+        if (!name) return;
+        // A URL path cannot carry the segment "." or ".." (the browser
+        // resolves it away, %2E too), so the service cannot be asked.
+        if (name === '.' || name === '..') {
+          hist.append(h('p', {}, `The history of a merchant named “${name}” cannot be asked for: the name is not a usable path segment.`));
+          return;
+        }
         await act(box, async () => {
-          const r = await api.get(`/analytics/merchants/${encodeURIComponent(msel.value)}`, { from: from.value, to: to.value });
-          clear(hist, line(`Monthly spend at ${msel.value}`, r.items.map((x) => ({ label: x.month.slice(2), cents: toCents(x.total) }))),
+          const r = await api.get(`/analytics/merchants/${encodeURIComponent(name)}`, { from: from.value, to: to.value });
+          if (seq !== histSeq) return;
+          clear(hist, line(`Monthly spend at ${name}`, r.items.map((x) => ({ label: x.month.slice(2), cents: toCents(x.total) }))),
             h('p', {}, `Total ${formatMoney(r.total)}.`));
         });
       };

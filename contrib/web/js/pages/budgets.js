@@ -1,6 +1,6 @@
 // Budgets: a standing monthly amount per category, with this month's spend.
 import * as api from '../api.js';
-import { h, clear, field, select, messages, say, act, title, label, monthISO } from '../ui.js';
+import { h, clear, field, select, messages, say, act, onAct, title, label, monthISO } from '../ui.js';
 import { formatMoney, formatCents, toCents, parseMoneyInput, moneyJSON } from '../money.js';
 
 export async function render(main) {
@@ -23,7 +23,8 @@ export async function render(main) {
       await load();
     }, form);
   });
-  month.addEventListener('change', load);
+  // An emptied month field means this month again, shown in the field.
+  month.addEventListener('change', () => { if (!month.value) month.value = monthISO(); load(); });
   main.append(title('Budgets'), box, form, h('div', { class: 'inline' }, field('Month', month)),
     h('div', { class: 'table-wrap' }, h('table', { class: 'budgets' }, h('caption', { class: 'sr-only' }, 'Budgets and spend'),
       h('thead', {}, h('tr', {}, ['Category', 'Budget', 'Spent', 'Remaining', 'Used', ''].map((t) => h('th', { scope: 'col' }, t)))), tbody)));
@@ -35,14 +36,15 @@ export async function render(main) {
       if (!res.items.length) tbody.append(h('tr', {}, h('td', { colspan: 6, class: 'empty' }, 'No budgets yet.')));
       for (const b of res.items) {
         const a = toCents(b.amount), sp = toCents(b.spent);
-        const pct = a > 0 ? Math.min(100, Math.round((sp * 100) / a)) : 100;
+        // Refunds larger than the spend leave 0% used, not less.
+        const pct = a > 0 ? Math.max(0, Math.min(100, Math.round((sp * 100) / a))) : (sp > 0 ? 100 : 0);
         tbody.append(h('tr', { dataset: { category: b.category } },
           h('th', { scope: 'row' }, label(b.category)),
           h('td', { class: 'num' }, formatMoney(b.amount)), h('td', { class: 'num' }, formatMoney(b.spent)),
           h('td', { class: `num ${toCents(b.remaining) < 0 ? 'out' : ''}` }, formatMoney(b.remaining)),
           h('td', {}, h('div', { class: 'bar-track', role: 'meter', 'aria-valuemin': 0, 'aria-valuemax': 100, 'aria-valuenow': pct, 'aria-label': `${label(b.category)} used` },
             h('div', { class: `bar-fill ${sp > a ? 'over' : ''}`, style: `width:${pct}%` }))),
-          h('td', {}, h('button', { type: 'button', class: 'small danger', 'aria-label': `Remove the ${label(b.category)} budget`, onclick: () => act(box, async () => {
+          h('td', {}, h('button', { type: 'button', class: 'small danger', 'aria-label': `Remove the ${label(b.category)} budget`, onclick: onAct(box, async () => {
             await api.del(`/budgets/${encodeURIComponent(b.category)}`);
             say(box, `Budget for ${label(b.category)} removed.`);
             await load();

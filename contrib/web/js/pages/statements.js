@@ -1,6 +1,6 @@
 // Statements as cards with the balance flag; OFX/QFX upload; delete.
 import * as api from '../api.js';
-import { h, clear, field, messages, say, act, title, label } from '../ui.js';
+import { h, clear, field, messages, say, act, onAct, title, label } from '../ui.js';
 import { formatMoney } from '../money.js';
 
 function flag(st) {
@@ -52,7 +52,7 @@ export async function render(main) {
         h('dl', {}, rows.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])),
         h('div', { class: 'actions' },
           h('a', { href: `#/transactions?statement_id=${st.id}` }, 'Transactions'),
-          h('button', { type: 'button', class: 'small danger', 'aria-label': `Delete statement ${st.bank_name} ${st.period_start}`, onclick: () => act(box, async () => {
+          h('button', { type: 'button', class: 'small danger', 'aria-label': `Delete statement ${st.bank_name} ${st.period_start}`, onclick: onAct(box, async () => {
             if (!window.confirm(`Delete the ${st.bank_name} statement of ${st.period_start} and its ${st.transaction_count} rows?`)) return;
             await api.del(`/statements/${st.id}`);
             say(box, 'Statement deleted.');

@@ -41,7 +41,7 @@ export async function render(main) {
   async function load() {
     const trips = (await api.get('/trips')).items;
     clear(listBox, trips.length ? h('ul', { class: 'cards' }, trips.map((t) => h('li', { class: 'card trip' },
-      h('h3', {}, t.name), h('p', {}, `${t.start_date || '…'} – ${t.end_date || '…'} · ${t.transaction_count} rows`),
+      h('h3', {}, t.name), h('p', {}, `${t.start_date || '…'} – ${t.end_date || '…'} · ${t.transaction_count} row${t.transaction_count === 1 ? '' : 's'}`),
       h('div', { class: 'actions' }, h('button', { type: 'button', class: 'small', 'aria-label': `Show trip ${t.name}`, onclick: () => show(t) }, 'Show'),
         h('a', { href: `#/transactions?trip_id=${t.id}` }, 'Rows'))))) : h('p', {}, 'No trips yet.'));
     const want = hashParams().get('id');
