@@ -159,9 +159,12 @@ int dispatch(FCGX_Request *fcgx, const struct config *cfg, ledger_db *db,
     clock_gettime(CLOCK_MONOTONIC, &t0);
     request_begin(&r, fcgx, cfg, db, request_id);
     /* A stat and a read of the schema version: a few microseconds against
-     * serving a restored backup's writes into the file it replaced. */
-    if ((stale = ledger_db_current(db, &r.err) != 0))
+     * serving a restored backup's writes into the file it replaced.  Any
+     * other failure of the check is this request's alone. */
+    if (ledger_db_current(db, &r.err) != LEDGER_OK) {
+        stale = strcmp(r.err.code, "unavailable") == 0;
         goto answer;
+    }
     if (request_parse_uri(&r))
         goto answer;
     /* Identity comes from the FastCGI parameter the web server sets after
