@@ -128,9 +128,10 @@ export async function render(main) {
       if (nt.category.value) body.category = nt.category.value;
       if (nt.payment_method.value) body.payment_method = nt.payment_method.value;
       const row = await api.post('/transactions', body);
-      say(box, `Added “${row.description}” (${formatMoney(row.amount, row.currency)}).`);
       nt.amount.value = ''; nt.description.value = ''; nt.merchant.value = '';
+      // The news once the list shows it.
       await load();
+      say(box, `Added “${row.description}” (${formatMoney(row.amount, row.currency)}).`);
     }, newForm);
   });
 
@@ -163,9 +164,9 @@ export async function render(main) {
       if (action.startsWith('rule:')) {
         const rule = ctx.quick.find((r) => `rule:${r.id}` === action);
         const run = await api.post(`/rules/${rule.id}/run`, { transaction_ids: [...state.selected] });
-        say(box, `Rule “${rule.name}” ran on ${run.matches} row${run.matches === 1 ? '' : 's'}: ${run.transactions} changed.`);
         state.selected.clear();
         await load();
+        say(box, `Rule “${rule.name}” ran on ${run.matches} row${run.matches === 1 ? '' : 's'}: ${run.transactions} changed.`);
         return;
       }
       const body = { action, ids: [...state.selected] };
@@ -188,9 +189,9 @@ export async function render(main) {
         body.trip_id = trip ? trip.id : null;
       }
       const r = await api.post('/transactions/bulk', body);
-      say(box, `Updated ${r.updated} transaction${r.updated === 1 ? '' : 's'}.`);
       state.selected.clear();
       await load();
+      say(box, `Updated ${r.updated} transaction${r.updated === 1 ? '' : 's'}.`);
     }, bulkForm);
   });
 
@@ -236,7 +237,9 @@ export async function render(main) {
         tbody.querySelectorAll('button[aria-expanded="true"]').forEach((b) => b.setAttribute('aria-expanded', 'false'));
         if (!open) {
           editBtn.setAttribute('aria-expanded', 'true');
-          const ed = editor(r, ctx, box, async () => { await load(); focusRow(r.id); }, () => { ed.remove(); editBtn.setAttribute('aria-expanded', 'false'); editBtn.focus(); });
+          // After a change: the list again, then the news, then focus.
+          const reload = async (news) => { await load(); if (news) say(box, news); focusRow(r.id); };
+          const ed = editor(r, ctx, box, reload, () => { ed.remove(); editBtn.setAttribute('aria-expanded', 'false'); editBtn.focus(); });
           tr.after(ed);
           ed.querySelector('input, select')?.focus();
         }
@@ -313,7 +316,7 @@ export async function render(main) {
 
 // The inline editor of one row, as a table row under it.  The owner of a
 // manual row may also correct its date, amount and description, or
-// delete it.
+// delete it.  reload(news) draws the list again, then says news.
 function editor(r, ctx, box, reload, close) {
   const local = h('div', { class: 'messages', 'aria-live': 'polite' });
   const ov = r.overrides || {};
@@ -334,8 +337,7 @@ function editor(r, ctx, box, reload, close) {
   const del = manual ? h('button', { type: 'button', class: 'danger', onclick: onAct(local, async () => {
     if (!window.confirm(`Delete “${r.description}” of ${r.date}?`)) return;
     await api.del(`/transactions/${r.id}`);
-    say(box, `Deleted “${r.description}”.`);
-    await reload();
+    await reload(`Deleted “${r.description}”.`);
   }) }, 'Delete') : null;
   const form = h('form', { class: 'grid', 'aria-label': `Edit ${r.description}` },
     manual ? [field('Date', e.date), field('Amount', e.amount, 'Without a sign: the type says the direction'), field('Description', e.description)] : null,
@@ -386,10 +388,9 @@ function editor(r, ctx, box, reload, close) {
       if (pm !== (r.payment_method ?? null)) body.payment_method = pm;
       if (!Object.keys(body).length) { say(local, 'Nothing changed.'); return; }
       const row = await api.patch(`/transactions/${r.id}`, body);
-      say(box, body.category === null && row.category
+      await reload(body.category === null && row.category
         ? `Saved “${row.description}”: the category override is removed, so its own category “${label(row.category)}” shows again.`
         : `Saved “${row.description}”.`);
-      await reload();
     }, form);
   });
 
@@ -439,7 +440,7 @@ function editor(r, ctx, box, reload, close) {
       h('button', { type: 'button', onclick: () => { rows.push({ pid: null, share: '' }); drawSplitRows(); splitRows.querySelector('.split-row:last-child select')?.focus(); } }, 'Add participant'),
       h('button', { type: 'submit', class: 'primary' }, 'Save split'),
       r.splits.length ? h('button', { type: 'button', onclick: onAct(local, async () => {
-        await api.del(`/transactions/${r.id}/splits`); say(box, 'Split removed.'); await reload();
+        await api.del(`/transactions/${r.id}/splits`); await reload('Split removed.');
       }) }, 'Remove split') : null),
     h('div', { class: 'new-participant' }, field('New participant’s email', email),
       h('button', { type: 'button', onclick: onAct(local, async () => {
@@ -460,8 +461,7 @@ function editor(r, ctx, box, reload, close) {
       });
       if (!body.length) throw new Error('Add a participant first (Remove split un-shares).');
       await api.post(`/transactions/${r.id}/splits`, body);
-      say(box, `Split “${r.description}” saved.`);
-      await reload();
+      await reload(`Split “${r.description}” saved.`);
     }, splitForm);
   });
 
