@@ -75,13 +75,44 @@ page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(m.text());
 page.on('dialog', (d) => d.accept());
 page.setDefaultTimeout(10000);
 
-async function go(name) {
+async function go(name, p = page) {
   const url = `${BASE}/#/${name}`;
   // The same hash again is no navigation: load the page afresh instead.
-  if (page.url() === url) await page.reload(); else await page.goto(url);
-  await page.waitForSelector('main h2');
-  await page.waitForFunction(() => !document.querySelector('main').hasAttribute('aria-busy'));
+  if (p.url() === url) await p.reload(); else await p.goto(url);
+  await p.waitForSelector('main h2');
+  await p.waitForFunction(() => !document.querySelector('main').hasAttribute('aria-busy'));
 }
+// Another user's browser (own context, own credentials); script errors
+// count as the main page's do.
+async function userPage(user) {
+  const ctx = await browser.newContext({ httpCredentials: { username: user, password: `${user}-pw` }, viewport: { width: 1280, height: 900 } });
+  const p = await ctx.newPage();
+  p.on('pageerror', (e) => pageErrors.push(`${user}: ${e.message}`));
+  p.on('console', (m) => { if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) pageErrors.push(`${user}: ${m.text()}`); });
+  p.on('dialog', (d) => d.accept());
+  p.setDefaultTimeout(10000);
+  return p;
+}
+// Requests matching pred answered only after ms (a slow network), to make
+// the order of answers visible.
+// The function returned stops that, once every such request is answered.
+async function slow(p, pred, ms) {
+  const held = [];
+  const handler = (route) => {
+    if (!pred(route.request())) return route.continue();
+    held.push(route.request());
+    return new Promise((r) => setTimeout(r, ms)).then(() => route.continue());
+  };
+  await p.route('**/api/**', handler);
+  return async () => {
+    await Promise.all(held.map((r) => r.response()));
+    await p.unroute('**/api/**', handler);
+  };
+}
+const settle = (p) => p.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50))));
+const txnRows = (p) => p.locator('table.txns tbody tr[data-id]');
+const summaryOf = (p) => p.locator('.pager .summary').textContent();
+const today = (() => { const d = new Date(); return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`; })();
 async function shot(name) {
   await page.screenshot({ path: `${ART}/${name}-desktop.png`, fullPage: true });
 }
@@ -148,7 +179,8 @@ await step('transactions', async () => {
   await page.getByLabel('Rows per page').selectOption('25');
   await page.getByLabel('Sort by').selectOption('date');
   await page.getByLabel('Order').selectOption('desc');
-  await page.waitForFunction(() => document.querySelectorAll('table.txns tbody tr[data-id]').length === 7);
+  // The list of the last change, not an earlier answer drawn meanwhile.
+  await page.waitForFunction(() => !document.querySelector('table.txns').hasAttribute('aria-busy') && document.querySelectorAll('table.txns tbody tr[data-id]').length === 7);
   ok((await page.locator('.pager .summary').textContent()) === '1–7 of 7', 'transactions: the pager counts 1–7 of 7');
 
   // Inline edit: overrides, type and payment method.
@@ -350,6 +382,31 @@ await step('trips', async () => {
   await shot('trips');
 });
 
+// ================================================================ a trip's rows (D2)
+await step('trip rows', async () => {
+  const trip = (await api('alice', 'GET', '/trips')).items.find((t) => t.name === 'Melbourne');
+  const day = await api('alice', 'POST', '/trips', { name: 'Day trip' });
+  const cafe = (await all('alice')).find((t) => t.description === 'Cafe Nero lunch');
+  await api('alice', 'POST', `/trips/${day.id}/transactions`, { transaction_ids: [cafe.id] });
+  await go('trips');
+  ok(/· 1 row$/.test(await page.locator('li.card.trip', { hasText: 'Day trip' }).locator('p').textContent()), 'trips: a trip of one row says “1 row”');
+  await page.locator('li.card.trip', { hasText: 'Melbourne' }).getByRole('link', { name: 'Rows' }).click();
+  await page.waitForFunction(() => !document.querySelector('main').hasAttribute('aria-busy') && document.querySelector('.pager .summary')?.textContent);
+  await page.waitForFunction(() => document.querySelectorAll('table.txns tbody tr[data-id]').length === 3).catch(() => {});
+  ok((await page.getByLabel('Trip', { exact: true }).inputValue()) === String(trip.id) && (await summaryOf(page)) === '1–3 of 3',
+    'trips: “Rows” opens Transactions filtered to the trip (Trip chosen, its 3 rows)', { trip: await page.getByLabel('Trip', { exact: true }).inputValue(), summary: await summaryOf(page) });
+  // Bob takes part through his split: he sees every row of the trip, not
+  // only the one shared with him.
+  const bobPage = await userPage('bob');
+  await go('trips', bobPage);
+  await bobPage.locator('li.card.trip', { hasText: 'Melbourne' }).getByRole('link', { name: 'Rows' }).click();
+  await bobPage.waitForFunction(() => document.querySelectorAll('table.txns tbody tr[data-id]').length === 3).catch(() => {});
+  ok((await txnRows(bobPage).count()) === 3, 'trips: a participant’s “Rows” shows all the trip’s rows (trip_all_rows)', await summaryOf(bobPage));
+  await bobPage.locator('tr[data-id]', { hasText: 'WOOLWORTHS 1234' }).getByRole('button', { name: /^Edit/ }).click();
+  ok((await bobPage.locator('tr.editor').getByText('Shared with you').count()) === 1, 'transactions: the editor of a row shared with me says whose changes they are');
+  await bobPage.context().close();
+});
+
 // ================================================================ budgets (keyboard only)
 await step('budgets', async () => {
   await go('transactions');
@@ -395,6 +452,363 @@ await step('analytics', async () => {
   await labelsChecked('analytics');
   await shot('analytics');
 });
+
+// Checks below each use their own browser (a user other than alice) and
+// seed their data through the API; each step stands alone, so a failure
+// in one leaves the others meaningful.
+async function asUser(user, fn) {
+  const p = await userPage(user);
+  try { await fn(p); } finally { await p.context().close(); }
+}
+const until = (p, fn, arg) => p.waitForFunction(fn, arg, { timeout: 5000 }).then(() => true, () => false);
+
+// ================================================================ new rows: no sign lost, one per submit (D5, D3)
+await step('negative amount', () => asUser('carol', async (p) => {
+  await go('transactions', p);
+  await p.getByText('New transaction', { exact: true }).click();
+  const form = p.getByRole('form', { name: 'New transaction' });
+  // "-5.10" as a debit was saved as a 5.10 debit, the sign dropped.
+  await form.getByLabel('Amount', { exact: true }).fill('-5.10');
+  await form.getByLabel('Description', { exact: true }).fill('money minus');
+  await form.getByRole('button', { name: 'Add transaction' }).click();
+  await p.getByRole('alert').or(p.getByRole('status')).first().waitFor();
+  ok(/without a sign/.test(await p.locator('.messages').first().textContent())
+    && (await form.getByLabel('Amount', { exact: true }).getAttribute('aria-invalid')) === 'true'
+    && (await api('carol', 'GET', '/transactions?search=money%20minus')).total === 0,
+    'transactions: a negative amount is refused with the field marked, nothing saved', await p.locator('.messages').first().textContent());
+}));
+
+await step('double submit', () => asUser('carol', async (p) => {
+  await go('transactions', p);
+  await p.getByText('New transaction', { exact: true }).click();
+  const form = p.getByRole('form', { name: 'New transaction' });
+  await form.getByLabel('Amount', { exact: true }).fill('abc');
+  await form.getByLabel('Description', { exact: true }).fill('not yet');
+  await form.getByRole('button', { name: 'Add transaction' }).click();
+  await p.getByRole('alert').waitFor();
+  // A double click while the answer is on its way makes one row.
+  const unslow = await slow(p, (r) => r.method() === 'POST' && /\/api\/transactions$/.test(r.url()), 200);
+  await form.getByLabel('Amount', { exact: true }).fill('42.00');
+  await form.getByLabel('Description', { exact: true }).fill('double click test');
+  await form.getByRole('button', { name: 'Add transaction' }).dblclick();
+  await p.getByRole('status').filter({ hasText: 'Added “double click test”' }).first().waitFor();
+  await unslow();
+  ok((await api('carol', 'GET', '/transactions?search=double%20click')).total === 1, 'transactions: double-clicking “Add transaction” adds one row, not two');
+}));
+
+await step('failed reload', () => asUser('carol', async (p) => {
+  await go('transactions', p);
+  await p.route('**/api/transactions?**', (r) => r.abort());
+  await p.getByText('Filters and sorting').click();
+  await p.getByLabel('Type', { exact: true }).first().selectOption('credit');
+  await p.getByRole('alert').waitFor();
+  ok((await txnRows(p).count()) === 0 && (await summaryOf(p)) === '', 'transactions: a failed reload clears the rows of the previous filters');
+}));
+
+// ================================================================ the list: order of answers, paging (D10, D18)
+{
+  const seed = [];
+  for (let i = 0; i < 60; i++) {
+    seed.push({ date: `2025-06-${String(1 + (i % 28)).padStart(2, '0')}`, amount: 10 + i, description: `seed row ${i}`,
+      category: i < 10 ? 'groceries' : i < 40 ? 'gifts' : 'fuel' });
+  }
+  for (const b of seed) await api('dave', 'POST', '/transactions', b);
+}
+const twentyFive = async (p) => {
+  await go('transactions', p);
+  await p.getByText('Filters and sorting').click();
+  await p.getByLabel('Rows per page').selectOption('25');
+  await p.waitForFunction(() => document.querySelector('.pager .summary')?.textContent === '1–25 of 60');
+};
+await step('late answers', () => asUser('dave', async (p) => {
+  await twentyFive(p);
+  // A slow answer for the old filter must not replace the newer one's.
+  const unslow = await slow(p, (r) => r.url().includes('categories'), 600);
+  const late = p.waitForResponse((r) => r.url().includes('categories'));
+  await p.getByLabel('Category', { exact: true }).first().selectOption('groceries');
+  await p.getByLabel('Category', { exact: true }).first().selectOption('');
+  await late;
+  await settle(p);
+  await unslow();
+  ok((await summaryOf(p)) === '1–25 of 60' && (await txnRows(p).count()) === 25,
+    'transactions: a late answer to an older filter does not overwrite the list', await summaryOf(p));
+}));
+await step('next twice', () => asUser('dave', async (p) => {
+  await twentyFive(p);
+  await p.getByRole('button', { name: 'Next →' }).dblclick();
+  await until(p, () => /^(26|51)–/.test(document.querySelector('.pager .summary')?.textContent));
+  await p.waitForTimeout(200);
+  ok((await summaryOf(p)) === '26–50 of 60', 'transactions: a double click on Next moves one page', await summaryOf(p));
+}));
+await step('emptied page', () => asUser('dave', async (p) => {
+  await twentyFive(p);
+  // A bulk action that empties the last page shows the new last page.
+  await p.getByLabel('Category', { exact: true }).first().selectOption('gifts');
+  await p.waitForFunction(() => document.querySelector('.pager .summary')?.textContent === '1–25 of 30');
+  await p.getByRole('button', { name: 'Next →' }).click();
+  await p.waitForFunction(() => document.querySelector('.pager .summary')?.textContent === '26–30 of 30');
+  await p.getByLabel('Select every row on this page').check();
+  await p.getByLabel('Action', { exact: true }).selectOption('categorize');
+  await p.getByLabel('Tag, category, merchant or trip').fill('fuel');
+  await p.getByRole('button', { name: 'Apply to selected' }).click();
+  await p.getByRole('status').filter({ hasText: 'Updated 5 transactions' }).waitFor();
+  await until(p, () => / of 25$/.test(document.querySelector('.pager .summary')?.textContent) && !document.querySelector('table.txns').hasAttribute('aria-busy'));
+  ok((await summaryOf(p)) === '1–25 of 25' && (await txnRows(p).count()) === 25,
+    'transactions: after a bulk action empties the page, the last page is shown', await summaryOf(p));
+}));
+
+// ================================================================ the row editor (D14, D11, D13, D15, D4)
+const editRow = async (p, id) => {
+  await p.locator(`tr[data-id="${id}"]`).getByRole('button', { name: /^Edit/ }).click();
+  return p.locator('tr.editor');
+};
+await step('editor: category', () => asUser('dave', async (p) => {
+  const row = await api('dave', 'POST', '/transactions', { date: '2025-07-01', amount: 40, description: 'catclear', category: 'groceries' });
+  await go('transactions', p);
+  // Clearing the row's own category: said plainly, nothing claimed.
+  const ed = await editRow(p, row.id);
+  await ed.getByLabel('Category', { exact: true }).fill('');
+  await ed.getByRole('button', { name: 'Save', exact: true }).click();
+  await p.locator('.msg').first().waitFor();
+  const said = await p.locator('.msg').allTextContents();
+  ok(said.some((m) => /own category/.test(m)) && !said.some((m) => /^Saved/.test(m))
+    && (await ed.getByLabel('Category', { exact: true }).getAttribute('aria-invalid')) === 'true'
+    && (await api('dave', 'GET', `/transactions/${row.id}`)).category === 'groceries',
+    'editor: clearing a row’s own category is refused with a reason, not “Saved”', said);
+}));
+await step('editor: manual row', () => asUser('dave', async (p) => {
+  const row = await api('dave', 'POST', '/transactions', { date: '2025-07-01', amount: 40, description: 'typo row' });
+  await go('transactions', p);
+  const ed = await editRow(p, row.id);
+  await ed.getByLabel('Amount', { exact: true }).fill('43.10');
+  await ed.getByLabel('Description', { exact: true }).fill('typo row fixed');
+  await ed.getByRole('button', { name: 'Save', exact: true }).click();
+  await p.getByRole('status').filter({ hasText: 'Saved “typo row fixed”' }).waitFor();
+  const fixed = await api('dave', 'GET', `/transactions/${row.id}`);
+  ok(fixed.amount === 43.1 && fixed.description === 'typo row fixed', 'editor: a manual row’s amount and description are corrected', fixed);
+}));
+await step('editor: focus and share 0', () => asUser('dave', async (p) => {
+  const row = await api('dave', 'POST', '/transactions', { date: '2025-07-01', amount: 40, description: 'paid for a friend' });
+  await go('transactions', p);
+  let ed = await editRow(p, row.id);
+  await ed.getByLabel('Merchant', { exact: true }).fill('Friend');
+  await ed.getByRole('button', { name: 'Save', exact: true }).click();
+  await p.getByRole('status').filter({ hasText: 'Saved “paid for a friend”' }).waitFor();
+  await settle(p);
+  ok(await p.evaluate((id) => document.activeElement === document.querySelector(`tr[data-id="${id}"] .row-actions button`), row.id),
+    'editor: after Save the focus is back on the row’s Edit button', await p.evaluate(() => document.activeElement.outerHTML.slice(0, 80)));
+  // 0: none of it is mine (paid on someone's behalf).
+  ed = await editRow(p, row.id);
+  await ed.getByLabel('My share %').fill('0');
+  await ed.getByRole('button', { name: 'Save', exact: true }).click();
+  await p.locator('.msg').first().waitFor();
+  ok((await api('dave', 'GET', `/transactions/${row.id}`)).my_share_pct === 0, 'editor: my share 0 is accepted', await p.locator('.msg').first().textContent());
+}));
+await step('editor: new tag', () => asUser('dave', async (p) => {
+  const row = await api('dave', 'POST', '/transactions', { date: '2025-07-01', amount: 40, description: 'tag me' });
+  await go('transactions', p);
+  // A tag added in the editor is known to the filter and bulk actions.
+  const ed = await editRow(p, row.id);
+  await ed.getByLabel('Add tag').fill('holiday');
+  await ed.getByRole('button', { name: 'Add tag' }).click();
+  await p.locator(`tr[data-id="${row.id}"] .tag`, { hasText: 'holiday' }).waitFor();
+  ok((await p.getByLabel('Tag', { exact: true }).locator('option', { hasText: 'holiday' }).count()) === 1, 'editor: a new tag appears in the Tag filter at once');
+  await p.getByRole('checkbox', { name: /^Select tag me/ }).check();
+  await p.getByLabel('Action', { exact: true }).selectOption('untag');
+  await p.getByLabel('Tag, category, merchant or trip').fill('holiday');
+  await p.getByRole('button', { name: 'Apply to selected' }).click();
+  await p.locator('.msg').first().waitFor();
+  ok((await api('dave', 'GET', `/transactions/${row.id}`)).tags.length === 0, 'editor: bulk “Remove tag” finds the tag made in the editor', await p.locator('.msg').first().textContent());
+}));
+await step('editor: delete', () => asUser('dave', async (p) => {
+  const row = await api('dave', 'POST', '/transactions', { date: '2025-07-02', amount: 5, description: 'entered twice' });
+  await go('transactions', p);
+  const ed = await editRow(p, row.id);
+  await ed.getByRole('button', { name: 'Delete' }).click({ timeout: 3000 });
+  await p.getByRole('status').filter({ hasText: 'Deleted “entered twice”' }).waitFor();
+  const gone = await fetch(`${BASE}/api/transactions/${row.id}`, { headers: { Authorization: auth('dave') } });
+  const off = await until(p, (id) => !document.querySelector(`tr[data-id="${id}"]`), row.id);
+  ok(gone.status === 404 && off, 'editor: a manual row can be deleted');
+}));
+
+// ================================================================ CSV mapping by index, delimiters in quotes (D6, D7, D5)
+const mapThenPreview = async (p, csv) => {
+  await go('import', p);
+  await p.getByLabel('…or paste the CSV text').fill(csv);
+  await p.getByRole('button', { name: 'Next: map columns' }).click();
+  await p.getByLabel('Preset', { exact: true }).waitFor();
+};
+await step('csv: same names', () => asUser('carol', async (p) => {
+  // Two columns named Amount: the one picked is the one read.
+  await mapThenPreview(p, 'Date,Amount,Description,Amount\n2025-01-02,1.00,coffee,-99.99\n');
+  await p.getByLabel('Amount column').selectOption('3');
+  await p.getByRole('button', { name: 'Next: preview' }).click();
+  await p.locator('form.preview').waitFor();
+  const got = [await p.getByLabel('Amount, line 2').inputValue(), await p.getByLabel('Type, line 2').inputValue()];
+  ok(got[0] === '99.99' && got[1] === 'debit', 'csv: the column picked is read, though another has the same name', got);
+}));
+await step('csv: quoted delimiters', () => asUser('carol', async (p) => {
+  await mapThenPreview(p, 'Date;"Payee, name";"Amount, AUD"\n02/01/2025;Shop;-1234.56\n');
+  const opts = await p.getByLabel('Description column').locator('option').allTextContents();
+  ok(opts.includes('Payee, name') && opts.includes('Amount, AUD'), 'csv: a semicolon file with commas in quotes is split into its three columns', opts);
+  await p.getByLabel('Date format').selectOption('DD/MM/YYYY');
+  await p.getByRole('button', { name: 'Next: preview' }).click();
+  await p.locator('form.preview').waitFor();
+  ok((await p.getByLabel('Amount, line 2').inputValue()) === '1234.56' && (await p.getByLabel('Description, line 2').inputValue()) === 'Shop',
+    'csv: its preview reads the amount and description');
+}));
+await step('csv: negative edit', () => asUser('carol', async (p) => {
+  await mapThenPreview(p, 'Date,Description,Amount\n2025-10-01,refund from shop,25.00\n');
+  await p.getByRole('button', { name: 'Next: preview' }).click();
+  await p.locator('form.preview').waitFor();
+  // A sign typed into the preview is refused, not dropped.
+  await p.getByLabel('Amount, line 2').fill('-25.00');
+  await p.getByRole('button', { name: 'Import', exact: true }).click();
+  await p.locator('.msg').first().waitFor();
+  ok(/without a sign/.test(await p.locator('.msg').first().textContent())
+    && (await p.getByLabel('Amount, line 2').getAttribute('aria-invalid')) === 'true'
+    && (await api('carol', 'GET', '/transactions?search=refund%20from%20shop')).total === 0, 'csv: a negative amount in the preview is refused, nothing imported');
+}));
+
+// ================================================================ rules: refusals, double submit, quick actions (D9, D3, D8)
+await step('rules: refused', () => asUser('erin', async (p) => {
+  await go('rules', p);
+  await p.getByLabel('Rule name').fill('bad regex rule');
+  await p.getByLabel('Condition 1 test').selectOption('matches');
+  await p.getByLabel('Condition 1 value').fill('(unclosed');
+  await p.getByLabel('Action 1 value').fill('brand-new-tag');
+  await p.getByRole('button', { name: 'Create rule' }).click();
+  await p.getByRole('alert').filter({ hasText: 'does not compile' }).waitFor();
+  ok((await p.getByLabel('Condition 1 value').getAttribute('aria-invalid')) === 'true', 'rules: the refused condition is marked');
+  ok(!(await api('erin', 'GET', '/tags')).items.some((t) => t.name === 'brand-new-tag'), 'rules: a refused rule leaves no new tag behind');
+  // Amounts with grouping commas, the values apart by a semicolon.
+  await p.getByLabel('Rule name').fill('big amounts');
+  await p.getByLabel('Condition 1 field').selectOption('amount');
+  await p.getByLabel('Condition 1 test').selectOption('between');
+  await p.getByLabel('Condition 1 value').fill('1,000.00; 2,000.00');
+  await p.getByRole('button', { name: 'Create rule' }).click();
+  await p.locator('.msg').first().waitFor();
+  const big = (await api('erin', 'GET', '/rules')).items.find((r) => r.name === 'big amounts');
+  ok(big && JSON.stringify(big.conditions[0].value) === '[1000,2000]', 'rules: “between 1,000.00; 2,000.00” is two grouped amounts', big || await p.locator('.msg').first().textContent());
+}));
+await step('rules: double submit', () => asUser('erin', async (p) => {
+  await go('rules', p);
+  await p.getByLabel('Rule name').fill('dbl rule');
+  await p.getByLabel('Condition 1 value').fill('fuel');
+  await p.getByLabel('Action 1', { exact: true }).selectOption('set_category');
+  await p.getByLabel('Action 1 value').fill('fuel');
+  const unslow = await slow(p, (r) => r.method() === 'POST' && /\/api\/rules$/.test(r.url()), 200);
+  await p.getByRole('button', { name: 'Create rule' }).dblclick();
+  await p.getByRole('status').filter({ hasText: 'Rule “dbl rule” created' }).first().waitFor();
+  await unslow();
+  ok((await api('erin', 'GET', '/rules')).items.filter((r) => r.name === 'dbl rule').length === 1, 'rules: double-clicking “Create rule” creates one rule');
+}));
+await step('rules: quick action', () => asUser('erin', async (p) => {
+  await api('erin', 'POST', '/rules', { name: 'to travel', manual_only: true, conditions: [], actions: [{ type: 'set_category', category: 'travel' }] });
+  await api('erin', 'POST', '/rules', { name: 'mid amounts', conditions: [{ field: 'amount', operator: 'between', value: [7.5, 12.34] }], actions: [{ type: 'set_category', category: 'fees' }] });
+  const t = await api('erin', 'POST', '/transactions', { date: '2025-09-01', amount: 12, description: 'taxi to airport' });
+  await go('rules', p);
+  ok(/amount between \$7\.50 and \$12\.34/.test(await p.locator('li.card.rule', { hasText: 'mid amounts' }).textContent()), 'rules: an amount range reads as money');
+  await go('transactions', p);
+  await p.getByRole('checkbox', { name: /^Select taxi to airport/ }).check();
+  const offered = await p.getByLabel('Action', { exact: true }).locator('option').allTextContents();
+  ok(offered.includes('Rule: to travel'), 'rules: a quick-action rule is offered for the selection', offered);
+  if (offered.includes('Rule: to travel')) {
+    await p.getByLabel('Action', { exact: true }).selectOption({ label: 'Rule: to travel' });
+    await p.getByRole('button', { name: 'Apply to selected' }).click();
+    await p.getByRole('status').filter({ hasText: 'Rule “to travel” ran on 1 row' }).waitFor();
+  }
+  ok((await api('erin', 'GET', `/transactions/${t.id}`)).category === 'travel', 'rules: a quick-action rule runs on the selected rows');
+  await api('erin', 'DELETE', `/transactions/${t.id}`);
+}));
+
+// ================================================================ reconcile: pages and one suggestion per statement row (D12, D1)
+await step('reconcile: suggestions', () => asUser('erin', async (p) => {
+  await api('erin', 'POST', '/statements', {
+    bank_name: 'ANZ', account_type: 'Visa Credit Card', period_start: '2025-08-01', period_end: '2025-08-31',
+    transactions: [{ date: '2025-08-10', description: 'HARDWARE STORE', amount: 50, transaction_type: 'debit' }],
+  });
+  await api('erin', 'POST', '/transactions', { date: '2025-08-10', amount: 50, description: 'hardware A', payment_method: 'card' });
+  await api('erin', 'POST', '/transactions', { date: '2025-08-11', amount: 50, description: 'hardware B', payment_method: 'card' });
+  await go('reconcile', p);
+  const checked = await p.locator('fieldset.card input[type=radio]:checked:not([value=""])').count();
+  ok(checked === 1, 'reconcile: a statement row is suggested for one manual row only', checked);
+  // Both on the same statement row: said before anything is sent.
+  await p.locator('fieldset.card', { hasText: 'hardware A' }).getByLabel(/HARDWARE STORE/).check();
+  await p.locator('fieldset.card', { hasText: 'hardware B' }).getByLabel(/HARDWARE STORE/).check();
+  await p.getByRole('button', { name: 'Apply selected matches' }).click();
+  await p.getByRole('alert').waitFor();
+  const said = await p.getByRole('alert').textContent();
+  ok(/hardware A/.test(said) && /hardware B/.test(said) && (await p.locator('[aria-invalid=true]').count()) === 1,
+    'reconcile: two rows on one statement row are named and marked', said);
+  await p.locator('fieldset.card', { hasText: 'hardware B' }).getByLabel('Leave unmatched').check();
+  await p.getByRole('button', { name: 'Apply selected matches' }).click();
+  await p.getByRole('status').filter({ hasText: 'Reconciled 1 transaction' }).waitFor();
+  ok(true, 'reconcile: with one row each, the matches apply');
+}));
+await step('reconcile: pages', () => asUser('erin', async (p) => {
+  for (let i = 0; i < 55; i++) await api('erin', 'POST', '/transactions', { date: `2024-01-${String(1 + (i % 28)).padStart(2, '0')}`, amount: 1 + i, description: `lonely ${i}` });
+  const total = (await api('erin', 'GET', '/reconcile')).total;
+  await go('reconcile', p);
+  const summary = () => p.locator('.pager .summary').textContent({ timeout: 3000 }).catch(() => null);
+  ok((await summary()) === `1–50 of ${total} waiting`, 'reconcile: the count is the API’s total', await summary());
+  await p.getByRole('button', { name: 'Next →' }).click({ timeout: 3000 });
+  await p.locator('.pager .summary', { hasText: /^51–/ }).waitFor();
+  ok((await summary()) === `51–${total} of ${total} waiting` && (await p.getByText(/lonely \d+/).count()) === total - 50,
+    'reconcile: Next shows the rows past the first page', await summary());
+  await p.getByRole('button', { name: '← Previous' }).click();
+  await p.locator('.pager .summary', { hasText: /^1–50/ }).waitFor();
+  ok(true, 'reconcile: Previous goes back to the first page');
+}));
+
+// ================================================================ analytics merchant history (D16)
+await step('merchant history', () => asUser('carol', async (p) => {
+  await api('carol', 'POST', '/transactions', { date: today, amount: 14, description: 'concert', merchant: 'AC/DC' });
+  await api('carol', 'POST', '/transactions', { date: today, amount: 11, description: 'dots', merchant: '..' });
+  await go('analytics', p);
+  const sel = p.getByLabel('Merchant', { exact: true });
+  const hist = p.locator('section[aria-labelledby=h-merchant]');
+  await sel.selectOption('AC/DC');
+  await hist.getByText('Total $14.00').waitFor();
+  await sel.selectOption('..');
+  await until(p, () => !document.querySelector('section[aria-labelledby=h-merchant]').textContent.includes('$14.00.'));
+  await p.waitForTimeout(200);
+  ok(!(await hist.textContent()).includes('Total $14.00') && (await p.getByRole('alert').count()) === 0,
+    'analytics: a merchant named “..” shows no other merchant’s history and no error', await hist.textContent());
+  await sel.selectOption('AC/DC');
+  await hist.getByText('Total $14.00').waitFor();
+  ok((await p.getByRole('alert').count()) === 0, 'analytics: no stale error beside a good history');
+}));
+
+// ================================================================ budgets meter and month (minor notes)
+await step('budget meter', () => asUser('carol', async (p) => {
+  await api('carol', 'PUT', '/budgets/pets', { amount: 100 });
+  await api('carol', 'POST', '/transactions', { date: today, amount: 30, description: 'vet refund', category: 'pets', transaction_type: 'refund' });
+  await go('budgets', p);
+  const now = await p.locator('tr[data-category=pets] [role=meter]').getAttribute('aria-valuenow');
+  ok(now === '0', 'budgets: refunds over the spend show 0% used, not less', now);
+  await p.getByLabel('Month', { exact: true }).fill('');
+  await p.getByLabel('Month', { exact: true }).dispatchEvent('change');
+  ok((await p.getByLabel('Month', { exact: true }).inputValue()) === today.slice(0, 7), 'budgets: an emptied month field shows this month again');
+}));
+
+// ================================================================ home currency (D17)
+await step('home currency', () => asUser('carol', async (p) => {
+  const carol = await api('carol', 'GET', '/me');
+  await api('carol', 'POST', '/transactions', { date: '2025-02-02', amount: 20, description: 'abroad', currency: 'USD', amount_aud: 31 });
+  await api('carol', 'POST', '/transactions', { date: '2025-02-01', amount: 10, description: 'at home' });
+  await go('transactions', p);
+  const abroad = p.locator('tr[data-id]', { hasText: 'abroad' });
+  ok(/−USD 20\.00/.test(await abroad.textContent()) && /\$31\.00/.test(await abroad.textContent()), 'currency: a foreign row shows its code, my share the home amount');
+  // The same data, were the service's home currency NZD: AUD is then a
+  // foreign currency and is labelled so.
+  await p.route('**/api/me', (r) => r.fulfill({ contentType: 'application/json', body: JSON.stringify({ ...carol, home_currency: 'NZD' }) }));
+  await p.reload();
+  const home = p.locator('tr[data-id]', { hasText: 'at home' });
+  await home.waitFor();
+  ok(/−AUD 10\.00/.test(await home.textContent()) && /amounts in NZD/.test(await p.locator('#who').textContent()),
+    'currency: with home currency NZD an AUD row is labelled AUD, not $', await home.textContent());
+}));
 
 // ================================================================ phone width
 await step('phone', async () => {
