@@ -657,6 +657,22 @@ await step('csv: quoted delimiters', () => asUser('carol', async (p) => {
   ok((await p.getByLabel('Amount, line 2').inputValue()) === '1234.56' && (await p.getByLabel('Description, line 2').inputValue()) === 'Shop',
     'csv: its preview reads the amount and description');
 }));
+await step('csv: a third identical line', () => asUser('carol', async (p) => {
+  // Two coffees imported before; a later export of the day has a third.
+  // The client sends the two lines the preview found along with the new
+  // one, so the service matches them one to one and imports the third.
+  await api('carol', 'POST', '/import/csv/commit', { rows: [1, 2].map(() => ({ date: '2025-11-04', description: 'Third coffee cart', amount: 4.2 })) });
+  await mapThenPreview(p, 'Date,Description,Amount\n' + '2025-11-04,Third coffee cart,-4.20\n'.repeat(3));
+  await p.getByRole('button', { name: 'Next: preview' }).click();
+  await p.locator('form.preview').waitFor();
+  const ticked = [2, 3, 4].map((l) => p.getByLabel(`Import line ${l}`).isChecked());
+  await p.getByRole('button', { name: 'Import', exact: true }).click();
+  await p.locator('.done').waitFor();
+  const n = (await api('carol', 'GET', '/transactions?search=third%20coffee%20cart')).total;
+  ok(JSON.stringify(await Promise.all(ticked)) === '[false,false,true]' && n === 3
+    && /Imported 1 transaction, skipped 2 duplicates/.test(await p.locator('.done').textContent()),
+    'csv: the third of three identical lines, two imported before, is imported', n);
+}));
 await step('csv: negative edit', () => asUser('carol', async (p) => {
   await mapThenPreview(p, 'Date,Description,Amount\n2025-10-01,refund from shop,25.00\n');
   await p.getByRole('button', { name: 'Next: preview' }).click();

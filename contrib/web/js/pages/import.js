@@ -241,6 +241,17 @@ export async function render(main) {
       act(box, async () => {
         const chosen = [];
         rows.forEach((r, i) => {
+          // A line the preview found in the ledger goes along, unticked, as
+          // the preview read it, unless duplicates are forced: the service
+          // matches a file's same lines to stored rows one to one, so the
+          // third of three identical purchases, two imported before, is new
+          // only beside the other two (sent alone it was skipped).
+          const o = res.rows[i];
+          if (!r.include && !allowDup.checked && o.duplicate_of && !(o.errors && o.errors.length)) {
+            chosen.push({ line: o.line, date: o.date, description: o.description, amount: moneyJSON(toCents(o.amount)),
+              transaction_type: o.transaction_type });
+            return;
+          }
           if (!r.include) return;
           let cents;
           try { cents = r.amountText !== undefined ? parseMoneyInput(r.amountText) : toCents(r.amount); } catch (err) { throw Object.assign(err, { field: `amount_${i}` }); }
@@ -251,7 +262,7 @@ export async function render(main) {
           if (!r.date) throw Object.assign(new Error(`Line ${r.line} has no date`), { field: `date_${i}` });
           chosen.push({ line: r.line, date: r.date, description: r.description, amount: moneyJSON(cents), transaction_type: r.transaction_type });
         });
-        if (!chosen.length) throw new Error('No row is ticked for import.');
+        if (!rows.some((r) => r.include)) throw new Error('No row is ticked for import.');
         const out = await api.post('/import/csv/commit', { rows: chosen, allow_duplicates: allowDup.checked });
         box.replaceChildren();
         done(out);
