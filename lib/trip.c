@@ -1,9 +1,11 @@
 /*
  * Trips.  Participants are derived, never stored: the trip's owner, the
- * owners of its rows (who paid), the people with a split on one of its
- * rows, and whoever paid the owner, or was paid by the owner, in a payment
- * scoped to it (a payment between two others brings nobody in: only the
- * owner decides who sees the trip, see payment.c).  Every trip operation is
+ * owners of its rows (who paid), the people with a split on one of the
+ * owner's rows in it, and whoever paid the owner, or was paid by the
+ * owner, in a payment scoped to it.  Only the owner decides who sees the
+ * trip: a participant's own row in it split with a contact of theirs, or
+ * a payment between two others, brings nobody in (each did, and the new
+ * person read every row of the trip: audits; see payment.c).  Every trip operation is
  * open to its participants; deleting it is for its owner only, and the
  * foreign keys (ON DELETE SET NULL) untag its rows and clear the trip
  * scope of its payments in the same statement.
@@ -23,6 +25,7 @@
     "        AND reconciled_with_id IS NULL" \
     " UNION SELECT s.participant_id FROM transactions t JOIN splits s ON s.transaction_id = t.id" \
     "        WHERE t.override_trip_id = " trip " AND t.reconciled_with_id IS NULL" \
+    "          AND t.owner_id = (SELECT owner_id FROM trips WHERE id = " trip ")" \
     " UNION SELECT from_user_id FROM split_payments WHERE trip_id = " trip \
     "        AND to_user_id = (SELECT owner_id FROM trips WHERE id = " trip ")" \
     " UNION SELECT to_user_id FROM split_payments WHERE trip_id = " trip \
@@ -46,8 +49,8 @@ static const char SQL_TRIP_LIST[] =
     "   UNION SELECT override_trip_id FROM transactions"
     "          WHERE owner_id = ?1 AND override_trip_id IS NOT NULL AND reconciled_with_id IS NULL"
     "   UNION SELECT t.override_trip_id FROM splits s JOIN transactions t ON t.id = s.transaction_id"
-    "          WHERE s.participant_id = ?1 AND t.override_trip_id IS NOT NULL"
-    "            AND t.reconciled_with_id IS NULL"
+    "          JOIN trips o ON o.id = t.override_trip_id AND o.owner_id = t.owner_id"
+    "          WHERE s.participant_id = ?1 AND t.reconciled_with_id IS NULL"
     "   UNION SELECT p.trip_id FROM split_payments p JOIN trips o ON o.id = p.trip_id"
     "          WHERE (p.from_user_id = ?1 AND p.to_user_id = o.owner_id)"
     "             OR (p.to_user_id = ?1 AND p.from_user_id = o.owner_id))"

@@ -313,6 +313,15 @@ $res = $rig->post('/api/payments', { from_participant_id => $uid{bob}, to_partic
                                      amount => 0.01, date => '2026-05-04', trip_id => $T }, user => 'bob');
 error_is($res, 400, 'invalid_field', "bob's payment to dave scoped to alice's trip", 'trip_id');
 error_is($rig->get("/api/trips/$T", user => 'dave'), 403, 'forbidden', 'dave still does not take part');
+# Nor a row of bob's own in the trip, split with dave.
+my $bob_dave = create('bob', description => 'Bob and Dave dinner', amount => 30, trip_id => $T,
+                      splits => [ { participant_id => $uid{dave}, share_percent => 50 } ]);
+is($bob_dave->{trip_id}, $T, "bob's own row, split with dave, is in alice's trip");
+error_is($rig->get("/api/trips/$T", user => 'dave'), 403, 'forbidden', 'dave does not take part through it');
+($ids, $doc) = list_ids('dave', "trip_id=$T&trip_all_rows=1");
+is_deeply([$ids, $doc->{total}], [[], 0], "dave, trip_all_rows=1: none of alice's rows");
+is_deeply(trip_ids('dave'), [], "dave's list: not alice's trip");
+is($rig->del("/api/transactions/$bob_dave->{id}", user => 'bob')->{status}, 204, 'bob deletes that row again');
 $res = $rig->post('/api/payments', { from_participant_id => $uid{bob}, to_participant_id => $uid{carol},
                                      amount => 5, date => '2026-05-04', trip_id => $T }, user => 'bob');
 is($res->{status}, 201, 'bob pays carol, both taking part, scoped to the trip') or diag($res->{content});
