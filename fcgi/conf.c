@@ -68,6 +68,14 @@ int config_set(struct config *cfg, const char *key, const char *value,
                      " that is gone when the process exits)", *value ? value : "an empty name");
             return -1;
         }
+        /* A "file:" name is a URI to SQLite, which can name a database in
+         * memory too ("file:", "file:x?mode=memory"); a file whose name
+         * starts so is ./file:... */
+        if (strncmp(value, "file:", 5) == 0) {
+            snprintf(msg, msglen, "db must be a file's path, not a URI (%s); for a file named so,"
+                     " write ./%s", value, value);
+            return -1;
+        }
         return copy(cfg->db, sizeof cfg->db, key, value, msg, msglen);
     }
     if (strcmp(key, "identity_param") == 0)

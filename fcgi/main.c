@@ -155,6 +155,30 @@ static int parse_args(int argc, char **argv, struct config *cfg, int *check)
     return 0;
 }
 
+/* A database an earlier release made readable by others (0644, under a
+ * supervisor's umask) is made the service's alone before it is opened,
+ * with its WAL and shared memory: SQLite gives those the database file's
+ * mode, so they were 0644 too (an audit). */
+static void make_private(const char *db)
+{
+    static const char *const suffix[] = { "", "-wal", "-shm" };
+    char path[4200];
+    struct stat st;
+    size_t i;
+
+    for (i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+        snprintf(path, sizeof path, "%s%s", db, suffix[i]);
+        if (stat(path, &st) != 0 || (st.st_mode & 077) == 0)
+            continue;
+        if (chmod(path, st.st_mode & 07700) == 0)
+            log_msg(LOG_WARN, "%s was readable by other accounts (mode %04o): now %04o", path,
+                    (unsigned)(st.st_mode & 07777), (unsigned)(st.st_mode & 07700));
+        else
+            log_msg(LOG_WARN, "%s is readable by other accounts (mode %04o) and cannot be"
+                    " made private: %s", path, (unsigned)(st.st_mode & 07777), strerror(errno));
+    }
+}
+
 static uint64_t mix64(uint64_t x)
 {
     x ^= x >> 30;
@@ -193,6 +217,7 @@ int main(int argc, char **argv)
         log_msg(LOG_ERROR, "route table: %s", msg);
         goto out;
     }
+    make_private(cfg.db);
     if (ledger_open(cfg.db, &db, &err) || ledger_set_home_currency(db, cfg.home_currency, &err)) {
         log_msg(LOG_ERROR, "database %s: %s", cfg.db, err.message);
         goto out;

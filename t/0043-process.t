@@ -75,10 +75,10 @@ like($out, qr/newer/, 'with a clear message');
 # An empty database name (an unset variable in --db $LEDGER_DB, a
 # half-edited file) or :memory: would be a private database per process,
 # gone at exit with every write acknowledged into it: refused.
-for my $args (['--db', ''], ['--db', ':memory:']) {
+for my $args (['--db', ''], ['--db', ':memory:'], ['--db', 'file:'], ['--db', 'file:x?mode=memory']) {
     ($rc, $out) = run_cmd($bin, @$args, '--check');
     isnt($rc, 0, "--db '$args->[1]' is refused");
-    like($out, qr/db must name a database file/, 'saying why');
+    like($out, qr/db must (?:name a database file|be a file's path)/, 'saying why');
 }
 {
     open my $fh, '>', "$dir/empty-db.conf" or die;
@@ -294,6 +294,16 @@ for my $case (['replaced', sub { system('cp', "$dir/moved.db", "$dir/moved.db.ne
     is(wait_exit($p, 5), 1 << 8, 'and the process exits 1, to be started again');
 }
 
+# A database an earlier release left 0644 (with its WAL) is made private
+# when the service starts on it.
+{
+    system('sqlite3', "$dir/old.db", 'PRAGMA journal_mode = WAL; CREATE TABLE x (a); INSERT INTO x VALUES (1);') == 0 or die;
+    chmod 0644, "$dir/old.db";
+    my ($orc, $oout) = run_cmd($bin, '--db', "$dir/old.db", '--check');
+    is($orc, 0, '--check on a database left 0644') or diag($oout);
+    like($oout, qr/readable by other accounts/, 'which it says');
+    is(sprintf('%04o', (stat "$dir/old.db")[2] & 07777), '0600', 'and makes 0600');
+}
 # The database holds everyone's money: only the service's user reads it,
 # whatever umask it was started with.
 is(sprintf('%04o', (stat "$dir/e.db")[2] & 07777), '0600', 'the database file is made 0600');
