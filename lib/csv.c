@@ -47,7 +47,21 @@
  *   With names, the header is the first of the file's first records that
  *   holds every name: some banks (DKB, ING-DiBa, Bank of America) write
  *   account details or a summary above it, and the lines before it are
- *   not rows.
+ *   not rows.  The header's line is reported (header_line), so a client
+ *   can show where it was found.
+ * - Lines above the table: the mapping's skip_lines (0 to 1000) first lines
+ *   of the file are not read at all, neither as header nor as rows, and the
+ *   delimiter is guessed from the lines after them.  They are counted as
+ *   the rows' line numbers count lines (LF, CRLF or a lone CR each end
+ *   one; a quoted field over two lines is two), but quotes in them are not
+ *   looked at, so they need not be CSV (a bank's note with a lone '"').
+ *   This is how a client that maps by index, and so cannot have the header
+ *   found by its names, says where the table starts; with names the header
+ *   is still looked for, from the line after the skipped ones.  Rows keep
+ *   their line numbers in the file.  Skipping every line that holds data
+ *   (more lines than the file has, or only blank ones after them) is a 400
+ *   naming mapping.skip_lines rather than an empty preview: the mapping,
+ *   not the file, is wrong.
  * - Dates are guessed from the whole date column: the first format, in the
  *   order of formats[] below, that reads every non-empty value wins; when
  *   none does, the one that reads the most.  DD/MM/YYYY comes before
@@ -102,6 +116,8 @@ struct record {
 struct parser {
     const unsigned char *t;   /* the text, UTF-8, without a BOM */
     size_t n;
+    size_t start;             /* where the table starts: after the lines skipped */
+    int start_line;           /* the line it starts on, 1-based */
     unsigned char *utf8;      /* owned: the text converted from Windows-1252 */
     int cp1252;
     unsigned char delim;
@@ -332,6 +348,40 @@ static int decode(struct parser *ps, const unsigned char *b, size_t len)
 
 /* ---- records ------------------------------------------------------------------- */
 
+/* Moves the start of the table past the first `want` lines (see the top):
+ * a line ends at LF, CRLF or a lone CR, as the tokenizer counts them, and
+ * quotes are not looked at. */
+static int skip_lines(struct parser *ps, int want)
+{
+    const unsigned char *t = ps->t;
+    size_t p = 0, n = ps->n;
+    int done = 0;
+
+    while (done < want && p < n) {
+        while (p < n && t[p] != '\n' && t[p] != '\r')
+            p++;
+        if (p < n && t[p] == '\r' && p + 1 < n && t[p + 1] == '\n')
+            p++;
+        if (p < n)
+            p++;
+        done++;
+    }
+    ps->start = p;
+    ps->start_line = done + 1;
+    if (done < want)
+        return ledger_error_set(ps->err, 400, "invalid_field", "mapping.skip_lines",
+                                "mapping.skip_lines is %d, but the file has only %d line%s",
+                                want, done, done == 1 ? "" : "s");
+    /* what a record of nothing but delimiters and white space is: blank */
+    while (p < n && (is_ws(t[p]) || t[p] == ',' || t[p] == ';' || t[p] == '|'))
+        p++;
+    if (want > 0 && p == n)
+        return ledger_error_set(ps->err, 400, "invalid_field", "mapping.skip_lines",
+                                "mapping.skip_lines is %d, but the file has nothing but blank "
+                                "lines after line %d", want, want);
+    return LEDGER_OK;
+}
+
 /* Scans the record at p as the tokenizer would with delimiter d: returns the
  * offset after it, with *count the delimiters outside quotes and *blank
  * whether the record holds nothing but white space and delimiters of any
@@ -383,7 +433,7 @@ static int guess_delimiter(struct parser *ps)
 
     memset(counts, 0, sizeof counts);
     for (c = 0; c < 4; c++) {
-        size_t p = 0;
+        size_t p = ps->start;
 
         k[c] = 0;
         while (p < ps->n && k[c] < GUESS_RECORDS) {
@@ -500,8 +550,8 @@ static void trim_field(char *a, size_t *off, size_t *len)
 static int tokenize(struct parser *ps)
 {
     const unsigned char *t = ps->t, d = ps->delim;
-    size_t n = ps->n, p = 0, o = 0;
-    int line = 1;
+    size_t n = ps->n, p = ps->start, o = 0;
+    int line = ps->start_line;
     char *a;
 
     ps->arena = a = malloc(n + 1);
@@ -1129,6 +1179,10 @@ static int check_mapping(const struct csv_mapping *m, struct colspec spec[C_N],
     if (m->decimal != 0 && m->decimal != '.' && m->decimal != ',')
         return ledger_error_set(err, 400, "invalid_field", "mapping.decimal",
                                 "mapping.decimal must be '.' or ',' (or absent to guess)");
+    if (m->skip_lines < 0 || m->skip_lines > CSV_MAX_SKIP)
+        return ledger_error_set(err, 400, "invalid_field", "mapping.skip_lines",
+                                "mapping.skip_lines must be a whole number of lines from 0 "
+                                "to %d", CSV_MAX_SKIP);
     *fmt = NULL;
     if (m->date_format) {
         struct colspec f;
@@ -1524,7 +1578,7 @@ int csv_parse(const char *buf, size_t len, const struct csv_mapping *m,
         fail(&ps, 0, "the file is larger than %d bytes", CSV_MAX_BYTES);
         goto done;
     }
-    if (decode(&ps, (const unsigned char *)buf, len))
+    if (decode(&ps, (const unsigned char *)buf, len) || skip_lines(&ps, m->skip_lines))
         goto done;
     ps.delim = (unsigned char)m->delimiter;
     if (ps.delim == 0 && guess_delimiter(&ps))
@@ -1536,6 +1590,7 @@ int csv_parse(const char *buf, size_t len, const struct csv_mapping *m,
      * header on has. */
     res.has_header = m->has_header >= 0 ? m->has_header : header_guess(&ps, spec, fmt);
     head = res.has_header ? header_record(&ps, spec) : 0;
+    res.header_line = res.has_header ? ps.recs[head].line : 0;
     for (i = head; i < ps.nrecs; i++)
         if (ps.recs[i].nfields > res.ncolumns)
             res.ncolumns = ps.recs[i].nfields;

@@ -18,6 +18,7 @@
 #define CSV_MAX_FIELDS 200      /* fields in one row */
 #define CSV_MAX_ROWS 100000     /* rows, not counting the header */
 #define CSV_MAX_BYTES 0x40000000  /* the whole file: 1 GiB */
+#define CSV_MAX_SKIP 1000       /* lines before the table a mapping may skip */
 
 /* Which columns hold what: a column NAME (matched case-insensitively and
  * trimmed against the header) or a 0-based INDEX given as decimal text;
@@ -37,6 +38,9 @@ struct csv_mapping {
     unsigned numbers;         /* bit i (date, description, amount, debit, credit): that
                                * column was given as a number, an index whatever the
                                * header holds; digits given as text may name a column */
+    int skip_lines;           /* 0..CSV_MAX_SKIP: the file's first lines (as the rows'
+                               * line numbers count them) are not read at all: account
+                               * details or a summary above the header */
 };
 
 struct csv_row {
@@ -55,6 +59,7 @@ struct csv_result {
                                                            * date_format "" when no value
                                                            * in the column is a date */
     char decimal;             /* '.' or ',': the decimal mark used for amounts */
+    int header_line;          /* 1-based line of the header, 0 when there is none */
     int windows1252;          /* the file was not UTF-8 and was read as Windows-1252 */
 };
 
@@ -65,7 +70,8 @@ struct csv_result {
  * invalid UTF-8 after a BOM, over 100,000 rows, a quoted field never closed —
  * message naming the line) or "mapping.date" / "mapping.amount" / ... (a
  * column that does not exist; neither amount nor debit+credit given; both
- * given; an unknown date_format), 500 internal when out of memory.  Never
+ * given; an unknown date_format; skip_lines out of range, or skipping every
+ * line with data in it), 500 internal when out of memory.  Never
  * reads past len, and leaves *out alone on failure.
  * The caller frees a successful result with csv_result_free. */
 int csv_parse(const char *buf, size_t len, const struct csv_mapping *m,

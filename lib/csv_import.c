@@ -363,7 +363,8 @@ struct mapping_text {
 };
 
 /* The mapping from a JSON object ({date, description, amount | debit +
- * credit, date_format, has_header, delimiter, negate}). */
+ * credit, date_format, has_header, delimiter, negate, decimal,
+ * skip_lines}). */
 static int mapping_from_json(const cJSON *m, struct csv_mapping *out, struct mapping_text *t,
                              ledger_error *err)
 {
@@ -415,6 +416,21 @@ static int mapping_from_json(const cJSON *m, struct csv_mapping *out, struct map
             return bad_mapping(err, "decimal", "\".\" or \",\"");
         out->decimal = v->valuestring[0];
     }
+    /* Lines above the header (csv.c): a JSON number, whole, as the
+     * service read it ("3", not "3.0" or "3e0"), or as the query's
+     * digits became one. */
+    if ((v = cJSON_GetObjectItemCaseSensitive(m, "skip_lines")) && !cJSON_IsNull(v)) {
+        int64_t k = -1;
+
+        if (cJSON_IsNumber(v) && v->valuestring)
+            parse_whole(v->valuestring, 0, CSV_MAX_SKIP, &k);
+        else if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= CSV_MAX_SKIP
+                 && v->valuedouble == (double)(int)v->valuedouble)
+            k = (int)v->valuedouble;
+        if (k < 0)
+            return bad_mapping(err, "skip_lines", "a whole number of lines from 0 to 1000");
+        out->skip_lines = (int)k;
+    }
     return LEDGER_OK;
 }
 
@@ -430,6 +446,18 @@ static int mapping_from_params(const struct ledger_params *p, cJSON **m, ledger_
     for (i = 0; keys[i]; i++)
         if ((v = param_get(p, keys[i])) && *v)
             cJSON_AddStringToObject(*m, keys[i], v);
+    /* Digits become the number the JSON body gives; anything else is
+     * refused as the body's would be. */
+    if ((v = param_get(p, "skip_lines")) && *v) {
+        int64_t k;
+
+        if (parse_whole(v, 0, CSV_MAX_SKIP, &k)) {
+            cJSON_Delete(*m);
+            *m = NULL;
+            return bad_mapping(err, "skip_lines", "a whole number of lines from 0 to 1000");
+        }
+        cJSON_AddNumberToObject(*m, "skip_lines", (double)k);
+    }
     for (i = 0; i < 2; i++) {
         const char *k = i ? "negate" : "has_header";
 
@@ -546,6 +574,10 @@ int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
         snprintf(delim, sizeof delim, "%c", res.delimiter);
     cJSON_AddStringToObject(detected, "delimiter", delim);
     cJSON_AddBoolToObject(detected, "has_header", res.has_header);
+    if (res.header_line > 0)
+        cJSON_AddNumberToObject(detected, "header_line", res.header_line);
+    else
+        cJSON_AddNullToObject(detected, "header_line");
     cJSON_AddStringToObject(detected, "date_format", res.date_format);
     snprintf(delim, sizeof delim, "%c", res.decimal);
     cJSON_AddStringToObject(detected, "decimal", delim);

@@ -139,7 +139,9 @@ static int result_sane(const struct csv_result *r)
         || r->nrows > CSV_MAX_ROWS || (r->nrows && r->rows == NULL)
         || (r->has_header != 0 && r->has_header != 1)
         || strchr(",;\t|", r->delimiter) == NULL || r->delimiter == 0
-        || (r->decimal != '.' && r->decimal != ','))
+        || (r->decimal != '.' && r->decimal != ',')
+        || (r->has_header ? r->header_line < 1 : r->header_line != 0)
+        || (r->has_header && r->nrows && r->rows[0].line <= r->header_line))
         return 0;
     for (i = 0; i < r->ncolumns; i++)
         if (r->columns[i] == NULL || r->columns[i][0] == '\0' || !valid_utf8(r->columns[i]))
@@ -569,6 +571,114 @@ static void headers(void)
         row_is(&r, 0, 2, "2025-01-03", "Coffee", -450, "", "a debit");
         csv_result_free(&r);
     }
+}
+
+/* ---- lines above the table ------------------------------------------------------------------ */
+
+static const char dkb[] =
+    "\"Kontonummer:\";\"DE12 1203 0000 1234 5678 90 / Girokonto\";\n"
+    "\"Von:\";\"01.01.2025\";\n\"Bis:\";\"31.01.2025\";\n"
+    "\"Kontostand vom 31.01.2025:\";\"1.234,56 EUR\";\n\n"
+    "\"Buchungstag\";\"Wertstellung\";\"Buchungstext\";\"Auftraggeber / Beguenstigter\";"
+    "\"Verwendungszweck\";\"Kontonummer\";\"BLZ\";\"Betrag (EUR)\";\"Glaeubiger-ID\";"
+    "\"Mandatsreferenz\";\"Kundenreferenz\";\n"
+    "\"15.01.2025\";\"15.01.2025\";\"Lastschrift\";\"REWE Markt GmbH\";\"Einkauf\";\"DE00\";"
+    "\"\";\"-45,67\";\"\";\"\";\"\";\n"
+    "\"14.01.2025\";\"14.01.2025\";\"Gutschrift\";\"Arbeitgeber GmbH\";\"Gehalt\";\"DE00\";"
+    "\"\";\"2.500,00\";\"\";\"\";\"\";\n";
+
+static void skipping(void)
+{
+    struct csv_mapping m = map3("0", "3", "7");
+    struct csv_result r;
+
+    /* by index with a header (as the web client maps), the first record
+     * is the header: the preamble's 3 fields */
+    m.has_header = 1;
+    if (parses(S(dkb), &m, &r, "DKB by index, nothing skipped")) {
+        is_int(r.header_line, 1, "the first line is taken as the header");
+        ok(r.nrows > 0 && strstr(r.rows[r.nrows - 1].error, "fields where the file has 3") != NULL,
+           "and the real rows are flagged long (%s)", r.nrows ? r.rows[r.nrows - 1].error : "");
+        csv_result_free(&r);
+    }
+    m.has_header = -1;
+    m.skip_lines = 5;
+    if (parses(S(dkb), &m, &r, "DKB by index, 5 lines skipped")) {
+        is_int(r.delimiter, ';', "the delimiter of the lines after them");
+        is_int(r.has_header, 1, "the header is guessed on the line after them");
+        is_int(r.header_line, 6, "on line 6");
+        is_int(r.ncolumns, 12, "its 12 columns (the trailing ';' makes one)");
+        is_str(r.columns[0], "Buchungstag", "named from it");
+        is_int(r.nrows, 2, "two rows");
+        row_is(&r, 0, 7, "2025-01-15", "REWE Markt GmbH", -4567, "", "the first, line 7");
+        row_is(&r, 1, 8, "2025-01-14", "Arbeitgeber GmbH", 250000, "", "the second, line 8");
+        csv_result_free(&r);
+    }
+    /* 4 skipped leaves the blank line 5, which is no record */
+    m.skip_lines = 4;
+    if (parses(S(dkb), &m, &r, "DKB by index, 4 lines skipped")) {
+        is_int(r.header_line, 6, "the blank line after them is not the header");
+        is_int(r.nrows, 2, "the same two rows");
+        csv_result_free(&r);
+    }
+    /* by name, the header is still looked for after the lines skipped */
+    m = map3("Buchungstag", "Auftraggeber / Beguenstigter", "Betrag (EUR)");
+    if (parses(S(dkb), &m, &r, "DKB by name")) {
+        is_int(r.header_line, 6, "by name, the header found is on line 6");
+        csv_result_free(&r);
+    }
+    m.skip_lines = 2;
+    if (parses(S(dkb), &m, &r, "DKB by name, 2 lines skipped")) {
+        is_int(r.header_line, 6, "and after 2 skipped lines too");
+        row_is(&r, 1, 8, "2025-01-14", "Arbeitgeber GmbH", 250000, "", "its rows");
+        csv_result_free(&r);
+    }
+    m.skip_lines = 7;
+    refuses(S(dkb), &m, "mapping.date", "no column 'Buchungstag'", "the header skipped");
+
+    /* Lines end at LF, CRLF and a lone CR; a quoted field over two lines
+     * is two, and a lone quote above the table does no harm. */
+    m = map3("0", "1", "2");
+    m.skip_lines = 4;
+    if (parses(S("Statement \"2025\r\n\"a\nb\"\r,,\rDate,Description,Amount\n"
+                 "03/01/2025,Coffee,-4.50\r\n"), &m, &r, "mixed line ends above the table")) {
+        is_int(r.header_line, 5, "four lines skipped, whatever ends them");
+        row_is(&r, 0, 6, "2025-01-03", "Coffee", -450, "", "the row keeps its line");
+        csv_result_free(&r);
+    }
+    m.skip_lines = 1;
+    m.has_header = 0;
+    if (parses(S("Account: 1234\n03/01/2025,Coffee,-4.50\n"), &m, &r, "no header after them")) {
+        is_int(r.header_line, 0, "no header: no header line");
+        row_is(&r, 0, 2, "2025-01-03", "Coffee", -450, "", "the rows start after them");
+        csv_result_free(&r);
+    }
+    m.has_header = -1;
+    m.skip_lines = 0;
+    if (parses(S("\xef\xbb\xbf\nDate,Description,Amount\n03/01/2025,Coffee,-4.50\n"), &m, &r,
+               "nothing skipped")) {
+        is_int(r.header_line, 2, "the header's line counts a blank line before it");
+        csv_result_free(&r);
+    }
+
+    /* Skipping everything is the mapping's mistake. */
+    m.skip_lines = 3;
+    refuses(S("a\nb\n"), &m, "mapping.skip_lines", "the file has only 2 lines",
+            "more lines than the file has");
+    refuses(S("a\nb"), &m, "mapping.skip_lines", "the file has only 2 lines",
+            "more lines than the file has, no line break at the end");
+    m.skip_lines = 2;
+    refuses(S("Date,Amount\n03/01/2025,1\n\n ; \r\n"), &m, "mapping.skip_lines",
+            "nothing but blank lines after line 2", "only blank lines after them");
+    m.skip_lines = 1;
+    refuses(S("Date,Amount\n"), &m, "mapping.skip_lines", "nothing but blank lines after line 1",
+            "the whole file");
+    m.skip_lines = -1;
+    refuses(S("Date,Amount\n03/01/2025,1\n"), &m, "mapping.skip_lines", "from 0 to 1000",
+            "a negative skip_lines");
+    m.skip_lines = CSV_MAX_SKIP + 1;
+    refuses(S("Date,Amount\n03/01/2025,1\n"), &m, "mapping.skip_lines", "from 0 to 1000",
+            "skip_lines over 1000");
 }
 
 /* ---- dates --------------------------------------------------------------------------------- */
@@ -1158,7 +1268,7 @@ static void mutations(int rounds)
         "2025-01-03|A|-1\r2025-01-04|B|2\r",
     };
     static const char interesting[] = "\",;\t|\r\n 0123456789.-+()$DRC/\xc3\xa9\xef\xbb\xbf";
-    struct csv_mapping maps[4];
+    struct csv_mapping maps[5];
     int r, accepted = 0, refused = 0, broken = 0;
 
     maps[0] = map_dc("Date", "Description", "Debit", "Credit");
@@ -1167,10 +1277,12 @@ static void mutations(int rounds)
     maps[2].date_format = "D MMM YYYY";
     maps[3] = map3("Date", "Description", "Amount");
     maps[3].negate = 1;
+    maps[4] = map3("0", "1", "2");
+    maps[4].skip_lines = 2;
     for (r = 0; r < rounds; r++) {
         size_t k = rnd() % 4, base = strlen(files[k]), len = base, nmut = 1 + rnd() % 6, mu;
         char *b = alloc(base + 64);
-        struct csv_mapping *m = &maps[rnd() % 4];
+        struct csv_mapping *m = &maps[rnd() % 5];
         struct csv_result res;
         ledger_error err;
         int rc;
@@ -1296,6 +1408,7 @@ int main(void)
     bad_files();
     mapping_errors();
     headers();
+    skipping();
     dates();
     amounts();
     debit_credit();

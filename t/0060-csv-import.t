@@ -80,7 +80,8 @@ is($res->{status}, 200, 'a bank export previews');
 my $p = $res->{json};
 is_deeply($p->{columns}, [qw(Date Description Amount)], 'columns from the header, BOM dropped');
 is_deeply($p->{detected}, { delimiter => ',', has_header => JSON::PP::true, date_format => 'DD/MM/YYYY',
-                            decimal => '.', encoding => 'utf-8' }, 'detected: comma, header, DD/MM/YYYY, ., utf-8');
+                            decimal => '.', encoding => 'utf-8', header_line => 1 },
+          'detected: comma, header, DD/MM/YYYY, ., utf-8, the header on line 1');
 is_deeply(brief($p->{rows}), [
     [2, '2025-01-03', 'Cafe Nero, Sydney', '-4.50'],
     [3, '2025-01-04', 'Salary ACME Pty Ltd', '1234.56'],
@@ -210,6 +211,64 @@ is_deeply(brief($res->{json}{rows}), [[2, '2025-01-03', 'a', '-1.00']], 'and is 
     is_deeply(brief($res->{json}{rows} // []), [[8, '2025-01-15', 'REWE', '-45.67'], [9, '2025-01-14', 'Payroll', '2500.00']],
               'Bank of America: the summary above (a "Description" in it too) is not the header')
         or diag($res->{content});
+    is($res->{json}{detected}{header_line}, 7, 'detected.header_line: the line the search found');
+
+    # mapping.skip_lines: the lines above the table, for a client that maps
+    # by index (the web client does, with a header) and so cannot have the
+    # header found by its names.  Without it the preamble's first line was
+    # the header and every real row "has 12 fields where the file has 3".
+    my $BY_INDEX = { date => 0, description => 3, amount => 7, has_header => JSON::PP::true,
+                     delimiter => ';', date_format => 'DD.MM.YYYY' };
+    $res = preview('dave', $dkb, $BY_INDEX);
+    like(($res->{json}{rows} // [])->[-1]{errors}[0] // '', qr/12 fields where the file has 3/,
+         'DKB by index: without skip_lines the first line is the header');
+    $res = preview('dave', $dkb, { %$BY_INDEX, skip_lines => 5 });
+    is($res->{status}, 200, 'DKB by index with skip_lines 5') or diag($res->{content});
+    is_deeply(brief($res->{json}{rows} // []), [[7, '2025-01-15', 'REWE Markt GmbH', '-45.67'],
+                                                [8, '2025-01-14', 'Arbeitgeber GmbH', '2500.00']],
+              'skip_lines: the two rows, with their lines in the file');
+    is_deeply(errors_of($res->{json}{rows} // []), [0, 0], 'skip_lines: neither flagged');
+    is(($res->{json}{columns} // [])->[0], 'Buchungstag', 'skip_lines: the columns are the header line\'s');
+    is($res->{json}{detected}{header_line}, 6, 'skip_lines: detected.header_line is 6');
+    $res = preview('dave', $dkb, { %$BY_INDEX, skip_lines => 5, has_header => undef, delimiter => undef });
+    is_deeply([$res->{json}{detected}{delimiter}, $res->{json}{detected}{has_header}, scalar @{ $res->{json}{rows} // [] }],
+              [';', JSON::PP::true, 2], 'skip_lines: the delimiter and the header guessed from the lines after them');
+    $res = preview('dave', $dkb, { date => 'Buchungstag', description => 'Auftraggeber / Beguenstigter',
+                                   amount => 'Betrag (EUR)', skip_lines => 3 });
+    is_deeply([map { $_->{line} } @{ $res->{json}{rows} // [] }], [7, 8], 'skip_lines with names: the header is found after them');
+    is($res->{json}{detected}{header_line}, 6, 'and reported');
+    $res = preview_raw('dave', 'date=0&description=3&amount=7&has_header=true&skip_lines=5', $dkb);
+    is_deeply(brief($res->{json}{rows} // []), [[7, '2025-01-15', 'REWE Markt GmbH', '-45.67'],
+                                                [8, '2025-01-14', 'Arbeitgeber GmbH', '2500.00']],
+              'skip_lines=5 in the query (a text/csv body)') or diag($res->{content});
+    is($res->{json}{detected}{header_line}, 6, 'the query form reports the header line');
+    $res = preview('dave', $dkb, { %$BY_INDEX, skip_lines => 0 });
+    is($res->{json}{detected}{header_line}, 1, 'skip_lines 0 is the default');
+    $res = preview('dave', "03/01/2025,Coffee,-4.50\n", { date => 0, description => 1, amount => 2 });
+    ok(exists $res->{json}{detected}{header_line} && !defined $res->{json}{detected}{header_line},
+       'detected.header_line is null without a header') or diag($res->{content});
+
+    # Validation, as the other mapping keys.
+    for my $bad ([-1, 'negative'], [1001, 'over 1000'], ['5', 'a string'], [2.5, 'not whole'],
+                 [JSON::PP::true, 'a boolean']) {
+        error_is(preview('dave', $dkb, { %$BY_INDEX, skip_lines => $bad->[0] }),
+                 400, 'invalid_field', "skip_lines $bad->[1]", 'mapping.skip_lines');
+    }
+    error_is($rig->request('POST', '/api/import/csv/preview', user => 'dave', type => 'application/json',
+                           body => '{"csv":"a,b\\n1,2\\n","mapping":{"date":0,"amount":1,"skip_lines":1e0}}'),
+             400, 'invalid_field', 'skip_lines 1e0', 'mapping.skip_lines');
+    for my $q ('-1', '1001', 'five', '5.0') {
+        error_is(preview_raw('dave', "date=0&amount=7&skip_lines=$q", $dkb),
+                 400, 'invalid_field', "skip_lines=$q in the query", 'mapping.skip_lines');
+    }
+    # Past the end of the file: a 400 naming the mapping, not an empty preview
+    # (the mapping is wrong, and an empty preview would look like an empty file).
+    error_is(preview('dave', $dkb, { %$BY_INDEX, skip_lines => 9 }), 400, 'invalid_field',
+             'skip_lines past the end of the file', 'mapping.skip_lines');
+    like(preview('dave', $dkb, { %$BY_INDEX, skip_lines => 20 })->{json}{error}{message} // '',
+         qr/the file has only 8 lines/, 'its message says how many lines the file has');
+    error_is(preview('dave', "Date,Amount\n03/01/2025,1\n\n\n", { date => 'Date', amount => 'Amount', skip_lines => 2 }), 400,
+             'invalid_field', 'skip_lines leaving only blank lines', 'mapping.skip_lines');
 }
 
 # A blank line and a lone CR (old Mac exports) keep line numbers right; a short row is an error.
