@@ -686,6 +686,63 @@ await step('csv: negative edit', () => asUser('carol', async (p) => {
     && (await api('carol', 'GET', '/transactions?search=refund%20from%20shop')).total === 0, 'csv: a negative amount in the preview is refused, nothing imported');
 }));
 
+// ================================================================ CSV: lines above the header
+// DKB writes account details above the header.  The client took its
+// columns from the first line ("Kontonummer:" ...) and the service that
+// line as the header, flagging every row "12 fields where the file has 3".
+const DKB = '"Kontonummer:";"DE12 1203 0000 1234 5678 90 / Girokonto";\n"Von:";"01.01.2025";\n'
+  + '"Bis:";"31.01.2025";\n"Kontostand vom 31.01.2025:";"1.234,56 EUR";\n\n'
+  + '"Buchungstag";"Wertstellung";"Buchungstext";"Auftraggeber / Beguenstigter";"Verwendungszweck";'
+  + '"Kontonummer";"BLZ";"Betrag (EUR)";"Glaeubiger-ID";"Mandatsreferenz";"Kundenreferenz";\n'
+  + '"15.01.2025";"15.01.2025";"Lastschrift";"REWE Markt GmbH";"Einkauf";"DE00";"";"-45,67";"";"";"";\n'
+  + '"14.01.2025";"14.01.2025";"Gutschrift";"Arbeitgeber GmbH";"Gehalt";"DE00";"";"2.500,00";"";"";"";\n';
+await step('csv: lines above the header', () => asUser('carol', async (p) => {
+  await mapThenPreview(p, DKB);
+  const skip = p.getByLabel('Lines before the header');
+  const opts = await p.getByLabel('Date column').locator('option').allTextContents();
+  ok(await skip.inputValue() === '5' && opts.includes('Buchungstag') && opts.includes('Betrag (EUR)') && !opts.includes('Kontonummer:'),
+    'csv: a DKB export skips its 5 lines of account details and offers the header\'s columns', { skip: await skip.inputValue(), opts });
+  // Another count re-reads the columns from the line after it.
+  await skip.fill('0');
+  const at0 = await p.getByLabel('Date column').locator('option').allTextContents();
+  await skip.fill('5');
+  const at5 = await p.getByLabel('Date column').locator('option').allTextContents();
+  ok(at0.includes('Kontonummer:') && at5.includes('Buchungstag'), 'csv: changing the lines skipped re-reads the columns', { at0, at5 });
+  await p.getByLabel('Date column').selectOption({ label: 'Buchungstag' });
+  await p.getByLabel('Description column').selectOption({ label: 'Auftraggeber / Beguenstigter' });
+  await p.getByLabel('Amount column').selectOption({ label: 'Betrag (EUR)' });
+  await p.getByRole('button', { name: 'Next: preview' }).click();
+  await p.locator('form.preview').waitFor();
+  const got = {
+    rows: await p.locator('form.preview tbody tr').count(),
+    errors: await p.locator('form.preview .errors').count(),
+    ticked: [await p.getByLabel('Import line 7').isChecked(), await p.getByLabel('Import line 8').isChecked()],
+    first: [await p.getByLabel('Date, line 7').inputValue(), await p.getByLabel('Description, line 7').inputValue(),
+      await p.getByLabel('Amount, line 7').inputValue(), await p.getByLabel('Type, line 7').inputValue()],
+    second: [await p.getByLabel('Amount, line 8').inputValue(), await p.getByLabel('Type, line 8').inputValue()],
+    detected: await p.locator('form.preview p').first().textContent(),
+  };
+  ok(got.rows === 2 && got.errors === 0 && got.ticked.every(Boolean)
+    && JSON.stringify(got.first) === JSON.stringify(['2025-01-15', 'REWE Markt GmbH', '45.67', 'debit'])
+    && JSON.stringify(got.second) === JSON.stringify(['2500.00', 'credit']) && /header on line 6/.test(got.detected),
+    'csv: its preview has the two rows, lines 7 and 8, without errors', got);
+}));
+await step('csv: a trailing comma is no preamble', () => asUser('carol', async (p) => {
+  // Chase's rows end with a comma, one field more than the header: the
+  // header is still the first line.
+  await mapThenPreview(p, 'Details,Posting Date,Description,Amount,Type,Balance,Check or Slip #\n'
+    + 'DEBIT,01/20/2025,"STARBUCKS STORE 12345",-4.50,DEBIT_CARD,1234.56,,\n'
+    + 'CREDIT,01/21/2025,"ACME CORP PAYROLL",2500.00,ACH_CREDIT,3734.56,,\n');
+  const skip = await p.getByLabel('Lines before the header').inputValue();
+  const opts = await p.getByLabel('Description column').locator('option').allTextContents();
+  await p.getByRole('button', { name: 'Next: preview' }).click();
+  await p.locator('form.preview').waitFor();
+  const got = { skip, opts, rows: await p.locator('form.preview tbody tr').count(), errors: await p.locator('form.preview .errors').count(),
+    date: await p.getByLabel('Date, line 2').inputValue() };
+  ok(skip === '0' && opts.includes('Posting Date') && got.rows === 2 && got.errors === 0 && got.date === '2025-01-20',
+    'csv: a header with one field less than its rows is not skipped', got);
+}));
+
 // ================================================================ rules: refusals, double submit, quick actions (D9, D3, D8)
 await step('rules: refused', () => asUser('erin', async (p) => {
   await go('rules', p);

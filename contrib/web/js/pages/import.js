@@ -27,8 +27,9 @@ async function builtinPresets() {
 
 export const DELIMITERS = [[',', 'comma ,'], [';', 'semicolon ;'], ['\t', 'tab'], ['|', 'bar |']];
 
-// The delimiter of the first line: the one found most often outside
-// quotes ("Payee, name" is one field of a semicolon file); a tie is a comma.
+// The delimiter of the first line that has one: the one found most often
+// outside quotes ("Payee, name" is one field of a semicolon file); a tie
+// is a comma.
 export function guessDelimiter(text) {
   const t = text.replace(/^\uFEFF/, '');
   const counts = { ',': 0, ';': 0, '\t': 0, '|': 0 };
@@ -36,29 +37,95 @@ export function guessDelimiter(text) {
   for (let i = 0; i < t.length; i++) {
     const c = t[i];
     if (c === '"') q = !q; // a doubled quote toggles twice
-    else if (!q && (c === '\n' || c === '\r')) break;
+    else if (!q && (c === '\n' || c === '\r')) { if (Object.values(counts).some((n) => n)) break; }
     else if (!q && c in counts) counts[c]++;
   }
   return Object.entries(counts).sort((a, b) => b[1] - a[1])[0][0];
 }
 
-// The header line (or first line) split into fields: enough to name the
-// columns before the service parses the file.
-export function firstRow(text, delimiter) {
+export const MAX_SKIP = 1000;
+
+// The text after its first n lines, as the service skips them (its
+// mapping.skip_lines): LF, CRLF or a lone CR ends a line, quotes are not
+// looked at; and the line the rest starts on.
+export function afterLines(text, n) {
   const t = text.replace(/^\uFEFF/, '');
-  const delim = delimiter || guessDelimiter(t);
-  const line = [];
-  let cur = '', q = false;
-  for (let i = 0; i < t.length; i++) {
-    const c = t[i];
-    if (q) {
-      if (c === '"' && t[i + 1] === '"') { cur += '"'; i++; } else if (c === '"') q = false; else cur += c;
-    } else if (c === '"') q = true;
-    else if (c === delim) { line.push(cur); cur = ''; } else if (c === '\n' || c === '\r') break;
-    else cur += c;
+  let i = 0, done = 0;
+  while (done < n && i < t.length) {
+    while (i < t.length && t[i] !== '\n' && t[i] !== '\r') i++;
+    if (t[i] === '\r' && t[i + 1] === '\n') i++;
+    if (i < t.length) i++;
+    done++;
   }
-  line.push(cur);
-  return { fields: line, delimiter: delim };
+  return { rest: t.slice(i), line: done + 1 };
+}
+
+// The records of text split as the service splits them (a '"' opens a
+// quoted value at the start of a field; "" in one is a quote), up to max
+// of them, each {line, fields}: line its first line, counted from `line`
+// on (a quoted value over two lines is two).  Records of nothing but empty
+// fields are left out, as the service leaves them out.
+export function records(text, delim, max = 50, line = 1) {
+  const t = text.replace(/^\uFEFF/, '');
+  const out = [];
+  let i = 0;
+  while (i < t.length && out.length < max) {
+    const rec = { line, fields: [] };
+    for (;;) {
+      let cur = '';
+      let j = i;
+      while (t[j] === ' ') j++;
+      if (t[j] === '"') {
+        for (i = j + 1; i < t.length; i++) {
+          if (t[i] === '"' && t[i + 1] === '"') { cur += '"'; i++; } else if (t[i] === '"') { i++; break; } else {
+            if (t[i] === '\n' || (t[i] === '\r' && t[i + 1] !== '\n')) line++;
+            cur += t[i];
+          }
+        }
+      }
+      while (i < t.length && t[i] !== delim && t[i] !== '\n' && t[i] !== '\r') cur += t[i++];
+      rec.fields.push(cur);
+      if (t[i] === delim) { i++; continue; }
+      if (t[i] === '\r' && t[i + 1] === '\n') i++;
+      if (i < t.length) { i++; line++; }
+      break;
+    }
+    if (rec.fields.some((f) => f.trim())) out.push(rec);
+  }
+  return out;
+}
+
+// How many lines above the header to skip, as a first guess the user can
+// correct.  Conservative, for the exports that write account details or a
+// summary above the table (DKB, ING-DiBa): among the first 50 records, the
+// table's width is the largest field count two of them share (a header
+// and a row); the first record that wide is the header, and the lines
+// before it are skipped only when every record before it has at most half
+// as many fields and most records from it on are that wide.  So a header
+// with one field less than its rows (Chase's rows end with a comma) is
+// never skipped, nor are a few rows with unquoted delimiters in them; a
+// summary nearly as wide as the table (Bank of America's 3 fields above
+// 4) is left to the user.
+export function guessSkip(text, delim) {
+  const recs = records(text, delim, 50);
+  const counts = recs.map((r) => r.fields.length);
+  const width = Math.max(0, ...counts.filter((c, i) => counts.indexOf(c) !== i));
+  const h = counts.indexOf(width);
+  if (h <= 0 || width < 2) return 0;
+  const from = counts.slice(h);
+  if (!counts.slice(0, h).every((c) => c * 2 <= width)) return 0;
+  if (from.filter((c) => c === width).length * 2 <= from.length) return 0;
+  return Math.min(recs[h].line - 1, MAX_SKIP);
+}
+
+// The header (or first) record after the first `skip` lines split into
+// fields: enough to name the columns before the service parses the file;
+// the delimiter, when not given, guessed from that line on.
+export function firstRow(text, delimiter, skip = 0) {
+  const { rest, line } = afterLines(text, skip);
+  const delim = delimiter || guessDelimiter(rest);
+  const [rec] = records(rest, delim, 1, line);
+  return { fields: rec ? rec.fields : [''], delimiter: delim, line: rec ? rec.line : line };
 }
 
 export async function render(main) {
@@ -108,11 +175,26 @@ export async function render(main) {
     const mode = select([['signed', 'one signed amount column'], ['split', 'separate debit and credit columns']], 'signed', { name: 'amount_mode' });
     const cols = {};
     const colFields = h('div', { class: 'grid' });
-    let first = firstRow(csvText);
+    // Lines above the header (account details, a summary): the service is
+    // told to skip them, and the columns are the line's after them.
+    const skip = h('input', { type: 'number', name: 'skip_lines', min: '0', max: String(MAX_SKIP), step: '1',
+      inputmode: 'numeric', value: String(guessSkip(csvText, guessDelimiter(csvText))) });
+    const skipped = () => {
+      const n = Number(skip.value);
+      return Number.isInteger(n) && n >= 0 && n <= MAX_SKIP ? n : null;
+    };
+    let first = firstRow(csvText, undefined, skipped() ?? 0);
     // The columns shown are the ones the service is told to split by.
     const delim = select(DELIMITERS, first.delimiter, { name: 'delimiter' });
+    let delimChosen = false; // by the user: then kept when the lines skipped change
     const firstLine = h('code', {}, first.fields.join(' | '));
-    const resplit = (d) => { first = firstRow(csvText, d); firstLine.textContent = first.fields.join(' | '); };
+    const lineNo = h('span', {}, String(first.line));
+    const resplit = (d) => {
+      first = firstRow(csvText, d, skipped() ?? 0);
+      firstLine.textContent = first.fields.join(' | ');
+      lineNo.textContent = String(first.line);
+      delim.value = first.delimiter;
+    };
     const colOptions = () => [['', '—']].concat(first.fields.map((f, i) => [String(i), hdr.checked ? `${f || `column ${i + 1}`}` : `column ${i + 1} (${f})`]));
     function drawCols(values = {}) {
       clear(colFields);
@@ -147,22 +229,37 @@ export async function render(main) {
       negate.checked = !!m.negate;
       fmt.value = m.date_format || '';
       mode.value = m.debit !== undefined ? 'split' : 'signed';
-      if (m.delimiter && DELIMITERS.some(([d]) => d === m.delimiter)) delim.value = m.delimiter;
+      if (m.delimiter && DELIMITERS.some(([d]) => d === m.delimiter)) { delim.value = m.delimiter; delimChosen = true; }
+      if (Number.isInteger(m.skip_lines) && m.skip_lines >= 0 && m.skip_lines <= MAX_SKIP) skip.value = String(m.skip_lines);
       resplit(delim.value);
       drawCols(Object.fromEntries(['date', 'description', 'amount', 'debit', 'credit'].filter((k) => m[k] !== undefined).map((k) => [k, toIndex(m[k])])));
       say(box, `Preset “${p.name}” applied.`);
     });
     mode.addEventListener('change', () => drawCols());
-    delim.addEventListener('change', () => { resplit(delim.value); drawCols(); });
+    delim.addEventListener('change', () => { delimChosen = true; resplit(delim.value); drawCols(); });
+    // Another count of lines skipped is another header line: its columns
+    // are offered afresh (and its delimiter, unless the user chose one).
+    skip.addEventListener('input', () => {
+      if (skipped() === null) return;
+      resplit(delimChosen ? delim.value : undefined);
+      drawCols();
+    });
     hdr.addEventListener('change', () => drawCols(Object.fromEntries(Object.entries(cols).map(([k, v]) => [k, v.value]))));
     drawCols();
     const presetName = h('input', { type: 'text', name: 'preset_name' });
-    // The mapping sent is the columns picked, by index.  A saved preset
-    // names a column by its header instead, so it fits a reordered export,
-    // but only a name that is there once and is not digits (the service
-    // reads digits as an index when no column has that name).
+    // The mapping sent is the columns picked, by index, and the lines
+    // skipped above the header.  A saved preset names a column by its
+    // header instead, so it fits a reordered export, but only a name that
+    // is there once and is not digits (the service reads digits as an
+    // index when no column has that name); it keeps no lines to skip, as
+    // the next export's account details may take more or fewer lines (the
+    // guess is made for each file).
     const collect = (forPreset = false) => {
       const m = { has_header: hdr.checked, delimiter: first.delimiter };
+      if (!forPreset) {
+        if (skipped() === null) throw Object.assign(new Error(`Lines before the header: a whole number from 0 to ${MAX_SKIP}`), { field: 'skip_lines' });
+        m.skip_lines = skipped();
+      }
       for (const [k, sel] of Object.entries(cols)) {
         if (sel.value === '') throw Object.assign(new Error(`Choose the ${k} column`), { field: k });
         const i = Number(sel.value);
@@ -175,8 +272,10 @@ export async function render(main) {
       return m;
     };
     const form = h('form', {}, h('h3', {}, `2. Map the columns of ${fileName}`),
-      h('p', {}, 'First line: ', firstLine),
-      h('div', { class: 'grid' }, field('Preset', presetSel), field('Delimiter', delim), field('First line is a header', hdr), field('Amounts', mode),
+      h('p', {}, 'Line ', lineNo, ': ', firstLine),
+      h('div', { class: 'grid' }, field('Preset', presetSel),
+        field('Lines before the header', skip, 'Account details or a summary above the column names: they are not read'),
+        field('Delimiter', delim), field('First line is a header', hdr), field('Amounts', mode),
         field('Date format', fmt), field('Flip the sign', negate, 'For exports where spending is positive')),
       colFields,
       h('fieldset', {}, h('legend', {}, 'Keep this mapping in this browser'),
@@ -230,7 +329,7 @@ export async function render(main) {
     });
     const allowDup = h('input', { type: 'checkbox', name: 'allow_duplicates' });
     const form = h('form', { class: 'preview' }, h('h3', {}, `3. Check and edit ${rows.length} rows`),
-      h('p', {}, `Detected: delimiter “${res.detected?.delimiter ?? '?'}”, dates ${res.detected?.date_format ?? '?'}${res.detected?.has_header ? ', a header line' : ''}. Rows with errors or duplicates start unticked.`),
+      h('p', {}, `Detected: delimiter “${res.detected?.delimiter ?? '?'}”, dates ${res.detected?.date_format ?? '?'}${res.detected?.has_header ? `, the header on line ${res.detected?.header_line ?? '?'}` : ''}. Rows with errors or duplicates start unticked.`),
       h('div', { class: 'table-wrap' }, h('table', {}, h('caption', { class: 'sr-only' }, 'Rows to import'),
         h('thead', {}, h('tr', {}, ['Import', 'Line', 'Date', 'Description', 'Amount', 'Type'].map((t) => h('th', { scope: 'col' }, t)))), tbody)),
       field('Import duplicates too', allowDup),
