@@ -304,8 +304,10 @@ static int find_duplicates(ledger_db *db, int64_t me, const struct dup_key *k, s
         rc = db_error(db, err, "duplicate");
         goto out;
     }
-    /* Each group's distinct rows, lowest first, to its lines in order. */
-    qsort(match, nmatch, sizeof *match, match_cmp);
+    /* Each group's distinct rows, lowest first, to its lines in order.
+     * (With no match there is no array: qsort wants one all the same.) */
+    if (nmatch > 1)
+        qsort(match, nmatch, sizeof *match, match_cmp);
     for (i = 0; i < nmatch;) {
         size_t group = match[i].group, line = group;
 
