@@ -70,6 +70,10 @@ static const char SQL_TRIP_ASSIGN[] =
 static const char SQL_TRIP_UNASSIGN[] =
     "UPDATE transactions SET override_trip_id = NULL"
     " WHERE override_trip_id = ?2 AND id IN (SELECT value FROM json_each(?1))";
+/* The ids of ?1 that are not rows of trip ?2, as a JSON array. */
+static const char SQL_NOT_IN_TRIP[] =
+    "SELECT json_group_array(value) FROM json_each(?1)"
+    " WHERE value NOT IN (SELECT id FROM transactions WHERE override_trip_id = ?2)";
 static const char SQL_TAG_ROWS[] =
     "SELECT json_group_array(tt.transaction_id) FROM transaction_tags tt"
     "  JOIN transactions t ON t.id = tt.transaction_id"
@@ -272,20 +276,50 @@ int ledger_trip_participants(ledger_db *db, int64_t me, int64_t id, cJSON **out,
 }
 
 /* Assigns (trip_id) or unassigns (0) rows; every id must be accessible. */
+/* The ids of rows the caller may take out of the trip without access to
+ * them: the trip's owner decides what is in the trip (and so who takes
+ * part), so any row in it, a participant's own included; the rest of ids
+ * must be the caller's to touch.  *rest is the rest, a new array. */
+static int ids_needing_access(ledger_db *db, int64_t trip_id, const char *text, int owner,
+                              cJSON **rest, ledger_error *err)
+{
+    sqlite3_stmt *st;
+    ledger_error e;
+    int rc;
+
+    *rest = NULL;
+    if (!owner)
+        return LEDGER_OK;
+    if ((st = db_stmt(db, SQL_NOT_IN_TRIP, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, trip_id);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        ledger_json_parse((const char *)sqlite3_column_text(st, 0),
+                          (size_t)sqlite3_column_bytes(st, 0), rest, &e);
+    db_stmt_done(st);
+    return rc == SQLITE_ROW && *rest ? LEDGER_OK : db_error(db, err, "trip rows");
+}
+
 static int set_rows(ledger_db *db, int64_t me, int64_t trip_id, const cJSON *ids, int assign,
-                    int64_t *changed, ledger_error *err)
+                    int owner, int64_t *changed, ledger_error *err)
 {
     sqlite3_stmt *st;
     char *text = cJSON_PrintUnformatted(ids);
+    cJSON *rest = NULL;
     int rc;
 
     if (text == NULL)
         return ledger_error_set(err, 500, "internal", NULL, "out of memory");
-    if (access_txn_set(db, me, ids, "transaction_ids", err)
+    if ((!assign && ids_needing_access(db, trip_id, text, owner, &rest, err))
+        || access_txn_set(db, me, rest ? rest : ids, "transaction_ids", err)
         || (st = db_stmt(db, assign ? SQL_TRIP_ASSIGN : SQL_TRIP_UNASSIGN, err)) == NULL) {
+        cJSON_Delete(rest);
         free(text);
         return LEDGER_ERR;
     }
+    cJSON_Delete(rest);
     sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 2, trip_id);
     rc = sqlite3_step(st);
@@ -302,11 +336,12 @@ int ledger_trip_rows(ledger_db *db, int64_t me, int64_t id, const cJSON *body, i
 {
     cJSON *ids = NULL;
     int64_t changed = 0;
+    int owner = 0;
 
-    if (trip_open(db, me, id, NULL, NULL, err) || field_require_object(body, err)
+    if (trip_open(db, me, id, NULL, &owner, err) || field_require_object(body, err)
         || field_id_array(body, "transaction_ids", 5000, &ids, err))
         return LEDGER_ERR;
-    if (set_rows(db, me, id, ids, assign, &changed, err)) {
+    if (set_rows(db, me, id, ids, assign, owner, &changed, err)) {
         cJSON_Delete(ids);
         return LEDGER_ERR;
     }
@@ -355,7 +390,7 @@ int ledger_trip_from_tag(ledger_db *db, int64_t me, const cJSON *body, cJSON **o
     db_stmt_done(st);
     if (rc != SQLITE_ROW || ids == NULL)
         return db_error(db, err, "trip from tag");
-    if (cJSON_GetArraySize(ids) && set_rows(db, me, trip_id, ids, 1, &changed, err)) {
+    if (cJSON_GetArraySize(ids) && set_rows(db, me, trip_id, ids, 1, 1, &changed, err)) {
         cJSON_Delete(ids);
         return LEDGER_ERR;
     }

@@ -322,6 +322,18 @@ error_is($rig->get("/api/trips/$T", user => 'dave'), 403, 'forbidden', 'dave doe
 is_deeply([$ids, $doc->{total}], [[], 0], "dave, trip_all_rows=1: none of alice's rows");
 is_deeply(trip_ids('dave'), [], "dave's list: not alice's trip");
 is($rig->del("/api/transactions/$bob_dave->{id}", user => 'bob')->{status}, 204, 'bob deletes that row again');
+# The owner decides what is in the trip: alice takes bob's own row out of
+# it (a row of bob's not in the trip stays out of her reach: below).
+my $bob_in = create('bob', description => 'Bob souvenir', amount => 12, trip_id => $T);
+$res = $rig->request('DELETE', "/api/trips/$T/transactions", user => 'alice',
+                     json => { transaction_ids => [ $bob_in->{id} ] });
+is_deeply([ $res->{status}, $res->{json}{updated} ], [ 200, 1 ], "alice takes bob's row out of her trip")
+    or diag($res->{content});
+is_deeply(trip_of('bob', $bob_in->{id}), [undef, undef], "bob's row is in no trip now");
+error_is($rig->request('DELETE', "/api/trips/$T/transactions", user => 'bob',
+                       json => { transaction_ids => [ $h2->{id} ] }),
+         403, 'forbidden', "bob (a participant, not the owner) cannot take alice's unshared row out", 'transaction_ids');
+is($rig->del("/api/transactions/$bob_in->{id}", user => 'bob')->{status}, 204, 'bob deletes it');
 $res = $rig->post('/api/payments', { from_participant_id => $uid{bob}, to_participant_id => $uid{carol},
                                      amount => 5, date => '2026-05-04', trip_id => $T }, user => 'bob');
 is($res->{status}, 201, 'bob pays carol, both taking part, scoped to the trip') or diag($res->{content});
