@@ -120,15 +120,27 @@ int ledger_schema_latest(void)
     return db_migrations[db_migration_count - 1].version;
 }
 
+/* PRAGMA user_version into *v (-1 when it cannot be read): prepared once,
+ * as ledger_db_current reads it on every request. */
+static int user_version(ledger_db *db, int *v, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, "PRAGMA user_version", err);
+
+    *v = -1;
+    if (st == NULL)
+        return LEDGER_ERR;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        *v = sqlite3_column_int(st, 0);
+    db_stmt_done(st);
+    return LEDGER_OK;
+}
+
 int ledger_schema_version(ledger_db *db)
 {
-    sqlite3_stmt *st = NULL;
-    int v = -1;
+    ledger_error err;
+    int v;
 
-    if (sqlite3_prepare_v2(db->sql, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK
-        && sqlite3_step(st) == SQLITE_ROW)
-        v = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
+    user_version(db, &v, &err);
     return v;
 }
 
@@ -430,20 +442,16 @@ fail:
 int ledger_db_current(ledger_db *db, ledger_error *err)
 {
     const char *file = sqlite3_db_filename(db->sql, "main");
-    sqlite3_stmt *st;
     struct stat stb;
-    int version = -1;
+    int version;
 
     if (db->has_file && (stat(file, &stb) != 0 || stb.st_dev != db->file_dev
                          || stb.st_ino != db->file_ino))
         return ledger_error_set(err, 503, "unavailable", NULL,
                                 "the database file was replaced or removed under this process;"
                                 " it restarts on the file there now");
-    if ((st = db_stmt(db, "PRAGMA user_version", err)) == NULL)
+    if (user_version(db, &version, err))
         return LEDGER_ERR;
-    if (sqlite3_step(st) == SQLITE_ROW)
-        version = sqlite3_column_int(st, 0);
-    db_stmt_done(st);
     if (version > ledger_schema_latest())
         return ledger_error_set(err, 503, "unavailable", NULL,
                                 "the database is at schema version %d, newer than this program"
