@@ -5,6 +5,7 @@ use strict;
 use warnings;
 use Test::More;
 use File::Temp qw(tempdir);
+use JSON::PP;
 use Rig;
 
 my $etc = Rig::srcdir() . '/etc';
@@ -90,7 +91,7 @@ SKIP: {
         unless -e "$mods/mod_auth_openidc.so";
     my $port = Rig::free_port();
     my $load = join '', map { "LoadModule ${_}_module $mods/mod_$_.so\n" }
-        qw(mpm_event authz_core authz_user authn_core rewrite auth_openidc proxy proxy_fcgi alias);
+        qw(mpm_event authz_core authz_user authn_core rewrite auth_openidc proxy proxy_fcgi alias mime);
     Rig::write_file("$dir/httpd.conf", <<"CONF");
 $load
 ServerName 127.0.0.1
@@ -98,6 +99,7 @@ Listen 127.0.0.1:$port
 PidFile $dir/httpd.pid
 ErrorLog $dir/apache-error.log
 DefaultRuntimeDir $dir
+TypesConfig /dev/null
 <VirtualHost 127.0.0.1:$port>
     Include $etc/apache-ledger.conf
 </VirtualHost>
@@ -105,6 +107,26 @@ CONF
     my $out = `$httpd -t -f $dir/httpd.conf 2>&1`;
     is($?, 0, 'apache2 -t accepts etc/apache-ledger.conf with mod_auth_openidc and mod_proxy_fcgi')
         or diag $out;
+}
+
+# ---- the errors the web server makes itself ------------------------------------------
+# Both configurations answer them from etc/errors in the API's error body,
+# as the rig does (t/0040 and t/0041 provoke them there).
+{
+    my %nginx = $site =~ m{^\s*error_page (\d{3}) /ledger-errors/(\w+)\.json;}mg;
+    my %apache = ($api // '') =~ m{^\s*ErrorDocument (\d{3}) /ledger-errors/(\w+)\.json$}mg;
+    my %rig = map { @$_ } @Rig::ERROR_PAGES;
+    is_deeply(\%nginx, \%rig, 'nginx: the same error pages as the rig');
+    is_deeply(\%apache, \%rig, 'Apache: the same error pages as the rig');
+    like($site, qr!location \^~ /ledger-errors/ \{[^}]*internal;[^}]*alias /usr/share/ledger/errors/;!s,
+         'nginx serves them from /usr/share/ledger/errors, only as error pages');
+    like($apache_site, qr{^Alias "/ledger-errors/" "/usr/share/ledger/errors/"$}m,
+         'Apache from /usr/share/ledger/errors');
+    for my $status (sort keys %rig) {
+        my $e = eval { JSON::PP->new->decode(Rig::slurp("$etc/errors/$rig{$status}.json"))->{error} } // {};
+        is_deeply([ $e->{status}, $e->{code} ], [ $status, $rig{$status} ],
+                  "etc/errors/$rig{$status}.json: the error body of a $status");
+    }
 }
 
 # ---- the sample ledger.conf -------------------------------------------------------------

@@ -147,13 +147,14 @@ my @fill = (
     qr{^OIDCOAuthClientSecret \S+$}m => 'OIDCOAuthClientSecret rs-secret',
     qr{^OIDCCryptoPassphrase \S+$}m => 'OIDCCryptoPassphrase ' . join('', map { ('a'..'z')[rand 26] } 1 .. 32),
     qr{/run/ledger/ledger\.sock} => $sock,
+    qr{/usr/share/ledger/errors/} => "$src/etc/errors/",
 );
 while (my ($re, $to) = splice @fill, 0, 2) {
     ok($site =~ s/$re/$to/g, "etc/apache-ledger.conf has $re");
 }
 Rig::write_file("$dir/ledger-site.conf", $site);
 my $load = join '', map { "LoadModule ${_}_module $mods/mod_$_.so\n" }
-    qw(mpm_event authz_core authz_user authn_core rewrite auth_openidc proxy proxy_fcgi alias);
+    qw(mpm_event authz_core authz_user authn_core rewrite auth_openidc proxy proxy_fcgi alias mime);
 my $user = $root ? "User www-data\nGroup www-data\n" : '';
 Rig::write_file("$dir/httpd.conf", <<"CONF");
 $load
@@ -164,6 +165,7 @@ ErrorLog $dir/apache-error.log
 LogLevel warn auth_openidc:info
 DefaultRuntimeDir $dir
 Mutex file:$dir default
+TypesConfig /dev/null
 ${user}StartServers 1
 ServerLimit 1
 ThreadsPerChild 8
@@ -352,6 +354,13 @@ SKIP: {
     }
     is(scalar @running, 2, 'two ledger-fcgi processes RUNNING under supervisord')
         or diag $status, logs('supervisord.log', 'ledger.log');
+
+    # Stopped, the service is Apache's 503 in the API's error body
+    # (etc/errors through the snippet's ErrorDocument), not an HTML page.
+    `$ctl -c $dir/supervisord.conf stop 'ledger:*' 2>&1`;
+    $r = curl('-H', "Authorization: Bearer $token", "$web/api/me");
+    is_deeply([ $r->{status}, ($r->{json} // {})->{error}{code} ], [ 503, 'unavailable' ],
+              'the service stopped: 503 unavailable, as JSON') or diag $r->{body};
 }
 unlike(Rig::slurp("$dir/apache-error.log"), qr/\[(?:\w+:)?(?:emerg|crit)\]/, 'Apache logged nothing critical');
 

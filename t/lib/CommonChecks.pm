@@ -7,6 +7,9 @@ package CommonChecks;
 use strict;
 use warnings;
 use Test::More;
+use IO::Socket::INET;
+use JSON::PP;
+use MIME::Base64 ();
 
 our @EXPORT_OK = qw(run error_is participant_ok);
 use Exporter 'import';
@@ -169,6 +172,61 @@ sub run {
         for qw(groceries dining transfers income fees loan_interest);
     is(scalar(grep { $_->{builtin} } @{ $res->{json}{items} }), 26, '26 built-in categories');
     is($res->{json}{total}, scalar @{ $res->{json}{items} }, 'total counts the items');
+
+    web_server_errors($rig);
+}
+
+# A request written by hand (HTTP::Tiny sends no Content-Length but the
+# body's own): the response as $rig->request gives it.
+sub raw_request {
+    my ($rig, $head) = @_;
+    my $s = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $rig->port, Timeout => 10)
+        or die "connect: $!";
+    print $s $head;
+    local $/;
+    my $reply = <$s> // '';
+    my ($top, $body) = split /\r\n\r\n/, $reply, 2;
+    my ($status) = ($top // '') =~ m{^HTTP/1\.\d (\d{3})};
+    my %h = map { lc($_->[0]) => $_->[1] } map { [ /^([^:]+):\s*(.*)$/ ] } grep { /:/ } split /\r\n/, $top // '';
+    if (($h{'transfer-encoding'} // '') =~ /chunked/i) {
+        my $whole = '';
+        while ($body =~ s/^([0-9a-fA-F]+)\r\n//) {
+            my $n = hex $1;
+            $whole .= substr($body, 0, $n, '');
+            $body =~ s/^\r\n//;
+            last if $n == 0;
+        }
+        $body = $whole;
+    }
+    my $json = ($h{'content-type'} // '') =~ m{^application/json} ? eval { JSON::PP->new->decode($body) } : undef;
+    return { status => $status // 0, headers => \%h, content => $body // '', json => $json };
+}
+
+# The errors the web server makes itself answer in the API's error body too
+# (etc/errors, mapped in both configurations), not in an HTML page.
+sub web_server_errors {
+    my ($rig) = @_;
+    my $auth = 'Basic ' . MIME::Base64::encode_base64('alice:alice-pw', '');
+    # A Content-Length over the web server's own limit (64 MiB in the rig):
+    # refused before a byte of the body is read, by nginx itself, by the
+    # service behind Apache (which passes the request on as it comes).
+    my $res = raw_request($rig, "POST /api/tags HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: $auth\r\n"
+                          . "Content-Type: application/json\r\nContent-Length: 100000000\r\n"
+                          . "Connection: close\r\n\r\n{");
+    error_is($res, 413, 'payload_too_large', "a body over the web server's limit");
+    like($res->{headers}{'content-type'} // '', qr{^application/json; charset=utf-8}, 'as JSON');
+
+    # The service stopped: nginx cannot connect (502), Apache's proxy 503.
+    $rig->stop_fcgi('TERM');
+    $res = $rig->get('/api/me', user => 'alice');
+    if ($res->{status} == 503) {
+        error_is($res, 503, 'unavailable', 'the service down');
+    } else {
+        error_is($res, 502, 'bad_gateway', 'the service down');
+    }
+    like($res->{headers}{'content-type'} // '', qr{^application/json; charset=utf-8}, 'as JSON');
+    $rig->start_fcgi;
+    is($rig->get('/api/me', user => 'alice')->{status}, 200, 'and answered again once it is back');
 }
 
 1;

@@ -222,11 +222,29 @@ sub start {
     return $self;
 }
 
+# The errors the web server makes itself and the file of etc/errors that
+# answers each, as the configurations in etc/ have them.
+our @ERROR_PAGES = ([413, 'payload_too_large'], [502, 'bad_gateway'],
+                    [503, 'unavailable'], [504, 'timeout']);
+
 sub start_nginx {
     my ($self) = @_;
     my $d = $self->{dir};
     my $nginx = find_program('nginx') or croak 'nginx not found (apt-get install nginx)';
     my $params = srcdir() . '/etc/nginx-fastcgi-params.conf';
+    my $errors = srcdir() . '/etc/errors';
+    # The errors nginx makes itself as JSON, as in etc/nginx-ledger.conf.
+    my $error_pages = join '', map { "            error_page $_->[0] /ledger-errors/$_->[1].json;\n" } @ERROR_PAGES;
+    my $error_files = <<"LOC";
+        location ^~ /ledger-errors/ {
+            internal;
+            alias $errors/;
+            types { }
+            default_type "application/json; charset=utf-8";
+            add_header X-Request-Id \$request_id always;
+            add_header Retry-After \$ledger_retry_after always;
+        }
+LOC
     my $user = $self->{root} ? "user www-data;\n" : '';
     mkdir "$d/nginx-tmp";
     # The web client: static files, public like any login page's assets;
@@ -253,6 +271,7 @@ http {
     scgi_temp_path $d/nginx-tmp/scgi;
     # Above the service's own limit, so its 413 is what a client sees.
     client_max_body_size 64m;
+    map \$status \$ledger_retry_after { 503 1; default ""; }
     server {
         listen 127.0.0.1:$self->{port};
 ${static}        location /api/ {
@@ -264,15 +283,15 @@ ${static}        location /api/ {
             fastcgi_param REMOTE_USER \$remote_user;
             fastcgi_param OIDC_CLAIM_email \$remote_user\@example.org;
             fastcgi_pass unix:$self->{sock};
-        }
-    }
+${error_pages}        }
+${error_files}    }
     server {
         listen 127.0.0.1:$self->{open_port};
         location /api/ {
             include $params;
             fastcgi_pass unix:$self->{sock};
-        }
-    }
+${error_pages}        }
+${error_files}    }
 }
 CONF
     $self->spawn('nginx', $nginx, '-p', $d, '-e', "$d/nginx-error.log", '-c', "$d/nginx.conf", '-g', 'daemon off;');
@@ -280,7 +299,7 @@ CONF
 
 sub apache_modules {
     my @mods = qw(mpm_event authz_core authz_user authn_core authn_file auth_basic
-                  proxy proxy_fcgi);
+                  proxy proxy_fcgi alias mime);
     return join '', map { "LoadModule ${_}_module /usr/lib/apache2/modules/mod_$_.so\n" } @mods;
 }
 
@@ -290,6 +309,19 @@ sub start_apache {
     my $httpd = find_program('apache2') // find_program('httpd')
         or croak 'apache2 not found (apt-get install apache2)';
     my $user = $self->{root} ? "User www-data\nGroup www-data\n" : '';
+    # The errors Apache makes itself as JSON, as in etc/apache-ledger.conf.
+    my $apache_errors = join '', map { "        ErrorDocument $_->[0] /ledger-errors/$_->[1].json\n" } @ERROR_PAGES;
+    my $errors = srcdir() . '/etc/errors';
+    my $apache_error_files = <<"LOC";
+    Alias "/ledger-errors/" "$errors/"
+    <Location "/ledger-errors/">
+        Require all granted
+        ForceType "application/json; charset=utf-8"
+    </Location>
+    <Directory "$errors/">
+        Require all granted
+    </Directory>
+LOC
     write_file("$d/httpd.conf", apache_modules() . <<"CONF");
 ServerName 127.0.0.1
 Listen 127.0.0.1:$self->{port}
@@ -304,6 +336,7 @@ ServerLimit 1
 ThreadsPerChild 8
 MaxRequestWorkers 8
 LimitRequestBody 67108864
+TypesConfig /dev/null
 <VirtualHost 127.0.0.1:$self->{port}>
     AllowEncodedSlashes NoDecode
     <Location "/api/">
@@ -313,15 +346,15 @@ LimitRequestBody 67108864
         AuthUserFile "$d/htpasswd"
         Require valid-user
         SetHandler "proxy:unix:$self->{sock}|fcgi://localhost/"
-    </Location>
-</VirtualHost>
+$apache_errors    </Location>
+$apache_error_files</VirtualHost>
 <VirtualHost 127.0.0.1:$self->{open_port}>
     AllowEncodedSlashes NoDecode
     <Location "/api/">
         Require all granted
         SetHandler "proxy:unix:$self->{sock}|fcgi://localhost/"
-    </Location>
-</VirtualHost>
+$apache_errors    </Location>
+$apache_error_files</VirtualHost>
 CONF
     $self->spawn('apache', $httpd, '-f', "$d/httpd.conf", '-DFOREGROUND');
 }
