@@ -207,22 +207,25 @@ sub raw_request {
 sub web_server_errors {
     my ($rig) = @_;
     my $auth = 'Basic ' . MIME::Base64::encode_base64('alice:alice-pw', '');
-    # A Content-Length over the web server's own limit (64 MiB in the rig):
-    # refused before a byte of the body is read, by nginx itself, by the
-    # service behind Apache (which passes the request on as it comes).
-    my $res = raw_request($rig, "POST /api/tags HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: $auth\r\n"
-                          . "Content-Type: application/json\r\nContent-Length: 100000000\r\n"
-                          . "Connection: close\r\n\r\n{");
-    error_is($res, 413, 'payload_too_large', "a body over the web server's limit");
-    like($res->{headers}{'content-type'} // '', qr{^application/json; charset=utf-8}, 'as JSON');
+    # A Content-Length over nginx's own limit (64 MiB in the rig): refused
+    # before a byte of the body is read.  (Apache waits for the body, then
+    # passes it on as it comes: the service's own 413 is tested above.)
+    my $res;
+    if ($rig->{server} eq 'nginx') {
+        $res = raw_request($rig, "POST /api/tags HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: $auth\r\n"
+                           . "Content-Type: application/json\r\nContent-Length: 100000000\r\n"
+                           . "Connection: close\r\n\r\n{");
+        error_is($res, 413, 'payload_too_large', "a body over the web server's limit");
+        like($res->{headers}{'content-type'} // '', qr{^application/json; charset=utf-8}, 'as JSON');
+    }
 
     # The service stopped: nginx cannot connect (502), Apache's proxy 503.
     $rig->stop_fcgi('TERM');
     $res = $rig->get('/api/me', user => 'alice');
-    if ($res->{status} == 503) {
-        error_is($res, 503, 'unavailable', 'the service down');
-    } else {
+    if ($rig->{server} eq 'nginx') {
         error_is($res, 502, 'bad_gateway', 'the service down');
+    } else {
+        error_is($res, 503, 'unavailable', 'the service down');
     }
     like($res->{headers}{'content-type'} // '', qr{^application/json; charset=utf-8}, 'as JSON');
     $rig->start_fcgi;
