@@ -76,12 +76,15 @@ static const char SQL_RUN_RESTORE_SPLITS_ADD[] =
     "        json_extract(j.value, '$[2]')"
     "   FROM rule_run_rows rr, json_each(rr.snapshot, '$.splits') j"
     "  WHERE rr.run_id = ?1 AND rr.changed AND json_extract(j.value, '$[0]') IN (SELECT id FROM users)";
+/* One row (undoing a reconciliation, the owner's act): its owner's tags
+ * only, as above. */
 static const char SQL_RESTORE_TAGS_DROP[] =
     "DELETE FROM transaction_tags WHERE transaction_id = ?1"
+    "   AND " ROW_OWNERS_TAG("tag_id", "?1")
     "   AND tag_id NOT IN (SELECT value FROM json_each(?2, '$.tags'))";
 static const char SQL_RESTORE_TAGS_ADD[] =
     "INSERT OR IGNORE INTO transaction_tags (transaction_id, tag_id)"
-    " SELECT ?1, value FROM json_each(?2, '$.tags') WHERE value IN (SELECT id FROM tags)";
+    " SELECT ?1, value FROM json_each(?2, '$.tags') WHERE " ROW_OWNERS_TAG("value", "?1");
 static const char SQL_RESTORE_SPLITS_DROP[] = "DELETE FROM splits WHERE transaction_id = ?1";
 static const char SQL_RESTORE_SPLITS_ADD[] =
     "INSERT INTO splits (transaction_id, participant_id, share_percent, settled)"

@@ -427,6 +427,12 @@ is_deeply($r2_after->{splits},
           [sort { $a->[0] <=> $b->[0] } [$uid{bob}, '25.00', '15.00', 0], [$uid{alice}, '75.00', '45.00', 0]],
           "m2's splits replace r2's");
 is(net_cents('alice', 'bob'), $net0 - 3000 - 1500 + 1500, 'net: r2 30.00 + m2 15.00 become r2 15.00');
+# Tags are private: bob's tag put on r2 while it is reconciled is his, and
+# alice's undo (which puts her tags back as they were) leaves it alone.
+my $bob_later = $rig->post('/api/tags', { name => 'bobs-later' }, user => 'bob')->{json}{id};
+$res = $rig->post("/api/transactions/$r2->{id}/tags", { tag_id => $bob_later }, user => 'bob');
+ok($res->{status} == 200 || $res->{status} == 201, 'bob tags the reconciled r2 with another tag of his')
+    or diag($res->{content});
 
 # ==== DELETE /api/reconcile/{manual_id}: undo ==================================================
 error_is($rig->del("/api/reconcile/$m2->{id}", user => 'bob'), 403, 'forbidden',
@@ -442,7 +448,8 @@ $net0 = net_cents('alice', 'bob');
 is($rig->del("/api/reconcile/$m2->{id}", user => 'alice')->{status}, 204, 'alice undoes m2');
 is_deeply(state_of(row_of('alice', $r2->{id})), state_of($r2_before),
           "r2's overrides, payment method, tags (stmt-old kept, receipt gone), splits and settled flags are back");
-is_deeply(state_of(row_of('bob', $r2->{id}))->{tags}, ['bobs'], "bob's own tag on r2 stays");
+is_deeply(state_of(row_of('bob', $r2->{id}))->{tags}, ['bobs', 'bobs-later'],
+          "bob's own tags on r2 stay, the one he added after the match too");
 is(row_of('alice', $r2->{id})->{reconciled}, JSON::PP::false, 'r2 is no longer reconciled');
 is(row_of('alice', $r2->{id})->{created_at}, $r2_before->{created_at}, 'and shows its own created_at again');
 is_deeply(state_of(row_of('alice', $m2->{id})), state_of($m2), 'm2 is visible again, as it was');
