@@ -104,6 +104,7 @@ static int budget_category(const char *in, char *out, ledger_error *err)
                                 "category must be at most %d bytes", LEDGER_CATEGORY_TEXT_MAX);
     switch (ledger_category_fold(in, out)) {
     case LEDGER_CATEGORY_OK:
+    case LEDGER_CATEGORY_NONE:  /* a budget for the spend with no category */
         return LEDGER_OK;
     case LEDGER_CATEGORY_REFUND:
         return ledger_error_set(err, 400, "invalid_field", "category",

@@ -137,6 +137,10 @@ enum ledger_category_fold ledger_category_fold(const char *in, char *out)
             strcpy(out, synonyms[i].to);
             break;
         }
+    if (strcmp(out, "uncategorised") == 0 || strcmp(out, "uncategorized") == 0) {
+        strcpy(out, "uncategorised");
+        return LEDGER_CATEGORY_NONE;
+    }
     return LEDGER_CATEGORY_OK;
 }
 
@@ -222,6 +226,10 @@ int category_resolve(ledger_db *db, int64_t owner, const char *merchant, const c
     case LEDGER_CATEGORY_EMPTY:
         return ledger_error_set(err, 400, "invalid_field", "category",
                                 "category must have at least one letter or digit");
+    case LEDGER_CATEGORY_NONE:
+        /* A row stored as "uncategorised" would be one with no category in
+         * the reports but not in the list's filters. */
+        return ledger_error_set(err, 400, "invalid_field", "category", "%s", CATEGORY_NONE_MESSAGE);
     case LEDGER_CATEGORY_REFUND:
         break;
     }

@@ -864,15 +864,21 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
             r->type = "debit";
         /* "refund" is resolved once the file's rows are written, so
          * that its merchant's rows in the file count (resolve_refunds). */
-        if (cat && ledger_category_fold(cat, cats[i]) == LEDGER_CATEGORY_REFUND) {
-            refund[i] = 1;
-            refunds++;
-        } else if (cat) {
-            if (category_resolve(db, me, r->merchant, cat, cats[i], err)) {
-                row_error(err, i);
-                goto out;
+        if (cat) {
+            switch (ledger_category_fold(cat, cats[i])) {
+            case LEDGER_CATEGORY_REFUND:
+                refund[i] = 1;
+                refunds++;
+                break;
+            case LEDGER_CATEGORY_NONE:  /* a bank's "Uncategorised": none */
+                break;
+            default:
+                if (category_resolve(db, me, r->merchant, cat, cats[i], err)) {
+                    row_error(err, i);
+                    goto out;
+                }
+                r->category = cats[i];
             }
-            r->category = cats[i];
         }
         i++;
     }

@@ -189,8 +189,12 @@ void split_apportion(int64_t amount, struct split_share *v, size_t n, int64_t ow
 cJSON *txn_row_json(sqlite3_stmt *st, int64_t me);
 
 /* ---- categories and transactions ------------------------------------------ */
+/* Why a row cannot be given the category "uncategorised". */
+#define CATEGORY_NONE_MESSAGE \
+    "uncategorised is what the reports call a row with no category: send null for none"
 /* Folds in into out (LEDGER_CATEGORY_MAX bytes) per rule C; "refund" becomes
- * the category owner most often gives merchant, else "other". */
+ * the category owner most often gives merchant, else "other"; "uncategorised"
+ * is a 400 (CATEGORY_NONE_MESSAGE). */
 int category_resolve(ledger_db *db, int64_t owner, const char *merchant, const char *in,
                      char *out, ledger_error *err);
 /* Gives row id, written with "refund" for its category and so without

@@ -130,7 +130,9 @@ cJSON *ledger_money_to_json(int64_t cents);
 enum ledger_category_fold {
     LEDGER_CATEGORY_EMPTY = 0,   /* nothing left after folding */
     LEDGER_CATEGORY_OK = 1,      /* out holds the canonical slug */
-    LEDGER_CATEGORY_REFUND = 2   /* "refund": the merchant's usual category */
+    LEDGER_CATEGORY_REFUND = 2,  /* "refund": the merchant's usual category */
+    LEDGER_CATEGORY_NONE = 3     /* "uncategorised" (or -ized): what the reports call a row
+                                  * with no category; out holds "uncategorised" */
 };
 /* A category name is at most LEDGER_CATEGORY_TEXT_MAX bytes as written
  * (every path that takes one refuses a longer one), and folding never

@@ -205,10 +205,16 @@ static int actions_check(ledger_db *db, int64_t me, const cJSON *actions, ledger
         } else if (strcmp(type, "set_category") == 0) {
             if (field_text(a, "category", 1, 0, LEDGER_CATEGORY_TEXT_MAX, &text, NULL, err))
                 return action_error(err, i);
-            if (ledger_category_fold(text, slug) == LEDGER_CATEGORY_EMPTY) {
+            switch (ledger_category_fold(text, slug)) {
+            case LEDGER_CATEGORY_EMPTY:
                 ledger_error_set(err, 400, "invalid_field", "category",
                                  "category must have at least one letter or digit");
                 return action_error(err, i);
+            case LEDGER_CATEGORY_NONE:
+                ledger_error_set(err, 400, "invalid_field", "category", "%s", CATEGORY_NONE_MESSAGE);
+                return action_error(err, i);
+            default:
+                break;
             }
         } else if (strcmp(type, "set_merchant") == 0) {
             if (field_text(a, "merchant_normalized", 1, 0, 200, &text, NULL, err))

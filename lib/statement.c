@@ -387,12 +387,18 @@ static int read_row(ledger_db *db, int64_t me, const cJSON *o, struct statement_
                                &r->has_amount_aud, err))
         return LEDGER_ERR;
     *refund = 0;
-    if (cat && ledger_category_fold(cat, category) == LEDGER_CATEGORY_REFUND) {
-        *refund = 1;
-    } else if (cat) {
-        if (category_resolve(db, me, r->merchant, cat, category, err))
-            return LEDGER_ERR;
-        r->category = category;
+    if (cat) {
+        switch (ledger_category_fold(cat, category)) {
+        case LEDGER_CATEGORY_REFUND:
+            *refund = 1;
+            break;
+        case LEDGER_CATEGORY_NONE:  /* a bank's "Uncategorised": none */
+            break;
+        default:
+            if (category_resolve(db, me, r->merchant, cat, category, err))
+                return LEDGER_ERR;
+            r->category = category;
+        }
     }
     return LEDGER_OK;
 }

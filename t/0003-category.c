@@ -29,6 +29,10 @@ int main(void)
     folds("Payment", LEDGER_CATEGORY_OK, "transfers");
     folds("Transfer", LEDGER_CATEGORY_OK, "transfers");
     folds("refund", LEDGER_CATEGORY_REFUND, "refund");
+    /* The reports' name for no category, either spelling. */
+    folds("Uncategorised", LEDGER_CATEGORY_NONE, "uncategorised");
+    folds(" UNCATEGORIZED ", LEDGER_CATEGORY_NONE, "uncategorised");
+    folds("uncategorised spend", LEDGER_CATEGORY_OK, "uncategorised_spend");
     folds("REFUND", LEDGER_CATEGORY_REFUND, "refund");
     folds("Kids' Stuff", LEDGER_CATEGORY_OK, "kids_stuff");
     folds("Café", LEDGER_CATEGORY_OK, "caf\xc3\xa9");

@@ -296,4 +296,46 @@ is($total->(), $before, 'no row was written by any of them');
 is($rig->get('/api/transactions?search=too%20big&exclude_categories=', user => 'alice')->{json}{total}, 0,
    'no "too big" row exists');
 
+# ==== "uncategorised": the reports' name for no category ============================
+# A row written as "uncategorised" would be one with no category in the
+# reports but a category of its own in the list's filters: refused on every
+# path a user names a category on, and a bank's "Uncategorised" is none.
+{
+    my $row = manual(erin => description => 'no category yet', date => '2024-10-03', amount => 12);
+    for my $c ('Uncategorised', 'uncategorized', ' UNCATEGORISED ') {
+        error_is($rig->post('/api/transactions', { date => '2024-10-03', amount => 1, description => 'x',
+                                                   category => $c }, user => 'erin'),
+                 400, 'invalid_field', "POST a row with category '$c'", 'category');
+    }
+    error_is($rig->patch("/api/transactions/$row->{id}", { category => 'Uncategorised' }, user => 'erin'),
+             400, 'invalid_field', 'PATCH category uncategorised', 'category');
+    error_is($rig->post('/api/transactions/bulk', { action => 'categorize', ids => [$row->{id}],
+                                                    category => 'uncategorised' }, user => 'erin'),
+             400, 'invalid_field', 'bulk categorize as uncategorised', 'category');
+    error_is($rig->post('/api/rules', { name => 'u', conditions => [ { field => 'amount', operator => 'gt', value => 0 } ],
+                                        actions => [ { type => 'set_category', category => 'Uncategorized' } ] },
+                        user => 'erin'),
+             400, 'invalid_field', 'a rule setting uncategorised', 'actions[0].category');
+    is(get_row(erin => $row->{id})->{category}, undef, 'the row still has no category');
+    is($rig->patch("/api/transactions/$row->{id}", { category => 'Uncategorised spend' }, user => 'erin')->{status},
+       200, 'a name that only starts so is a category like any other');
+    my (undef, $rows) = statement(erin => bank_name => 'Uncat Bank', transactions => [
+        { date => '2024-10-04', description => 'bank said uncategorised', amount => 5,
+          transaction_type => 'debit', category => 'UNCATEGORISED' } ]);
+    is($rows->{'bank said uncategorised'}{category}, undef, "a statement row the bank called Uncategorised has none");
+    my $res = $rig->post('/api/import/csv/commit', { rows => [ { date => '2024-10-05', description => 'csv uncategorised',
+                                                                  amount => 6, category => 'Uncategorized' } ] },
+                         user => 'erin');
+    is($res->{status}, 201, 'a CSV row with the category Uncategorized is imported') or diag($res->{content});
+    my $csv_row = $rig->get('/api/transactions?search=csv%20uncategorised&exclude_categories=', user => 'erin')->{json}{items}[0] // {};
+    is_deeply([ $csv_row->{description}, $csv_row->{category} ], [ 'csv uncategorised', undef ], 'with no category');
+    # A budget for the spend with no category is still one (the reports' name).
+    is($rig->put('/api/budgets/Uncategorised', { amount => 40 }, user => 'erin')->{status}, 200,
+       'a budget for uncategorised spend');
+    my $m = $rig->get('/api/analytics/monthly?from=2024-10&to=2024-10', user => 'erin')->{json}{items}[0] // {};
+    my ($line) = grep { $_->{category} eq 'uncategorised' } @{ $m->{categories} // [] };
+    is_deeply([ m2($line->{total}), m2($line->{budget}) ], [ '11.00', '40.00' ],
+              'October: 5 + 6 with no category (the 12 is uncategorised_spend now), against its budget of 40');
+}
+
 done_testing();
