@@ -189,6 +189,9 @@ void split_apportion(int64_t amount, struct split_share *v, size_t n, int64_t ow
 cJSON *txn_row_json(sqlite3_stmt *st, int64_t me);
 
 /* ---- categories and transactions ------------------------------------------ */
+/* The error ledger_regexp (db.c) fails a statement with when a rule's
+ * pattern needs more backtracking on a row than it allows. */
+#define REGEXP_TOO_COMPLEX "ledger_regexp: the pattern needs too much backtracking"
 /* Why a row cannot be given the category "uncategorised". */
 #define CATEGORY_NONE_MESSAGE \
     "uncategorised is what the reports call a row with no category: send null for none"

@@ -89,8 +89,8 @@ int rule_conditions_check(const cJSON *conds, ledger_error *err)
         const cJSON *op = cJSON_GetObjectItemCaseSensitive(c, "operator");
         int f = lookup(field_names, cJSON_IsString(fi) ? fi->valuestring : NULL);
         int o = lookup(op_names, cJSON_IsString(op) ? op->valuestring : NULL);
-        int64_t cents;
-        const char *date;
+        int64_t cents = 0;
+        const char *date = "";
 
         if (!cJSON_IsObject(c))
             return cond_error(err, i, "each condition must be an object {field, operator, value}");
@@ -109,14 +109,23 @@ int rule_conditions_check(const cJSON *conds, ledger_error *err)
             goto next;
         if (o == OP_IN || o == OP_BETWEEN) {
             const cJSON *item;
-            int n = cJSON_GetArraySize(v);
+            int n = cJSON_GetArraySize(v), k = 0;
+            int64_t low = 0;
+            const char *low_date = "";
 
             if (!cJSON_IsArray(v) || n < 1 || n > 200 || (o == OP_BETWEEN && n != 2))
                 return cond_error(err, i, o == OP_BETWEEN ? "value must be [low, high]"
                                                           : "value must be an array of 1 to 200 values");
-            cJSON_ArrayForEach(item, v)
+            cJSON_ArrayForEach(item, v) {
                 if (scalar(item, (enum rule_field)f, &cents, &date))
                     return cond_error(err, i, "a value of the wrong type for the field");
+                /* [100, 1] would match nothing, silently: a typo to say. */
+                if (o == OP_BETWEEN && k++ == 1
+                    && (f == FIELD_AMOUNT ? low > cents : strcmp(low_date, date) > 0))
+                    return cond_error(err, i, "between takes [low, high]: low is above high");
+                low = cents;
+                low_date = date;
+            }
             goto next;
         }
         if (scalar(v, (enum rule_field)f, &cents, &date))

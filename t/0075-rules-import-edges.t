@@ -145,4 +145,108 @@ sub commit {
               'subscriptions: four weekly charges are a weekly subscription');
 }
 
+# ---- rules an audit of the engine broke -------------------------------------------------
+# A pattern that backtracks without end on a row is bounded: the rule is a
+# 409 alone and passed over by apply-all (it held the service 0.14 s a row,
+# other users' writes failing busy); the other rules run.
+{
+    my $stmt = ok_json($rig->post('/api/statements', { bank_name => 'Regex Bank', account_type => 'Everyday Account',
+        period_start => '2026-06-01', period_end => '2026-06-30',
+        transactions => [ (map { { date => '2026-06-02', description => ('a' x 40) . '!', amount => 1,
+                                   transaction_type => 'debit' } } 1 .. 3),
+                          { date => '2026-06-03', description => 'Zumba membership', amount => 20,
+                            transaction_type => 'debit' } ] }, user => 'erin'), 'erin imports a statement');
+    my $re = ok_json($rig->post('/api/rules', { name => 'greedy', conditions => [
+        { field => 'description', operator => 'matches', value => '^(a|aa)+$' } ],
+        actions => [ { type => 'set_category', category => 'other' } ] }, user => 'erin'), 'a backtracking rule')->{id};
+    my $cat = ok_json($rig->post('/api/rules', { name => 'zumba', conditions => [
+        { field => 'description', operator => 'contains', value => 'zumba' } ],
+        actions => [ { type => 'set_category', category => 'fitness' } ] }, user => 'erin'), 'a rule for zumba')->{id};
+    my $tag = ok_json($rig->post('/api/tags', { name => 'classes' }, user => 'erin'), 'a tag')->{id};
+    ok_json($rig->post('/api/rules', { name => 'membership', conditions => [
+        { field => 'description', operator => 'contains', value => 'membership' } ],
+        actions => [ { type => 'add_tag', tag_id => $tag } ] }, user => 'erin'), 'a second rule for the same row');
+    for my $how (["/api/rules/$re/preview", 'its preview'], ["/api/rules/apply/$re", 'applying it alone']) {
+        my $res = $rig->post($how->[0], {}, user => 'erin');
+        is_deeply([ $res->{status}, ($res->{json} // {})->{error}{code} ], [ 409, 'conflict' ],
+                  "$how->[1]: 409, the pattern needs too much backtracking")
+            or diag($res->{content});
+    }
+    my $res = $rig->post('/api/rules/apply', {}, user => 'erin');
+    is($res->{status}, 200, 'apply-all answers') or diag($res->{content});
+    my $all = $res->{json} // {};
+    is_deeply([ map { $_->{rule_id} } @{ $all->{skipped} // [] } ], [ $re ], 'passing the backtracking rule over');
+    like($all->{skipped}[0]{reason} // '', qr/backtracking/, 'saying why');
+    is_deeply([ sort map { $_->{rule_name} } @{ $all->{runs} // [] } ], [ 'membership', 'zumba' ],
+              'the other two rules ran');
+    # Two rules changed one row: it is one row matched and changed.
+    is_deeply([ $all->{matches}, $all->{transactions} ], [ 1, 1 ],
+              'apply-all counts the row once, not once per rule');
+    my ($row) = grep { $_->{description} eq 'Zumba membership' }
+        @{ $rig->get("/api/transactions?statement_id=$stmt->{id}", user => 'erin')->{json}{items} // [] };
+    is_deeply([ $row->{category}, [ map { $_->{name} } @{ $row->{tags} // [] } ] ], [ 'fitness', ['classes'] ],
+              'and both changed it');
+}
+
+# A rule whose trip the caller no longer takes part in is passed over by
+# apply-all, as one whose trip was deleted is, not a 403 stopping them all.
+{
+    ok_json($rig->post('/api/participants', { email => 'erin@example.org' }, user => 'dave'), 'dave adds erin');
+    my $trip = ok_json($rig->post('/api/trips', { name => 'Daves trip' }, user => 'dave'), 'dave makes a trip')->{id};
+    my $shared = ok_json($rig->post('/api/transactions', { date => '2026-06-10', amount => 100, description => 'Cabin',
+        trip_id => $trip, splits => [ { participant_id => $uid{erin}, share_percent => 50 } ] }, user => 'dave'),
+        "dave's row in it, shared with erin")->{id};
+    my $rule = ok_json($rig->post('/api/rules', { name => 'to daves trip', conditions => [
+        { field => 'description', operator => 'contains', value => 'cabin' } ],
+        actions => [ { type => 'set_trip', trip_id => $trip } ] }, user => 'erin'), 'erin: a rule into his trip')->{id};
+    is($rig->del("/api/transactions/$shared/splits", user => 'dave')->{status}, 204,
+       'dave unshares the row: erin takes no part in the trip');
+    manual(erin => date => '2026-06-11', description => 'Zumba drop-in', amount => 12, transaction_type => 'debit');
+    my $res = $rig->post('/api/rules/apply', {}, user => 'erin');
+    is($res->{status}, 200, 'apply-all answers') or diag($res->{content});
+    my ($skip) = grep { $_->{rule_id} == $rule } @{ ($res->{json} // {})->{skipped} // [] };
+    like(($skip // {})->{reason} // '', qr/not one you take part in/, 'the trip rule is passed over, saying why');
+    ok(grep({ $_->{rule_name} eq 'zumba' } @{ ($res->{json} // {})->{runs} // [] }), 'and the zumba rule still ran');
+    is($rig->post("/api/rules/apply/$rule", {}, user => 'erin')->{status}, 409, 'applied alone it is 409');
+}
+
+# A set_category the row already has (from its bank) changes nothing: no
+# override pinned, no change counted, as the preview shows.
+{
+    my $stmt = ok_json($rig->post('/api/statements', { bank_name => 'CBA', account_type => 'Everyday Account',
+        period_start => '2026-05-01', period_end => '2026-05-31',
+        transactions => [ { date => '2026-05-01', description => 'ALDI 1', merchant => 'Aldi', amount => 30,
+                            transaction_type => 'debit', category => 'groceries' } ] }, user => 'carol'), 'carol: ALDI');
+    my $rule = ok_json($rig->post('/api/rules', { name => 'aldi', conditions => [
+        { field => 'merchant', operator => 'equals', value => 'aldi' } ],
+        actions => [ { type => 'set_category', category => 'Groceries' },
+                     { type => 'set_merchant', merchant_normalized => 'Aldi' } ] }, user => 'carol'), 'the rule')->{id};
+    my $res = $rig->post("/api/rules/apply/$rule", {}, user => 'carol');
+    is_deeply([ $res->{status}, ($res->{json} // {})->{matches}, ($res->{json} // {})->{transactions} ], [ 200, 1, 0 ],
+              'it matches the row and changes nothing') or diag($res->{content});
+    my ($row) = @{ $rig->get("/api/transactions?statement_id=$stmt->{id}", user => 'carol')->{json}{items} // [] };
+    is_deeply([ $row->{overrides}{category}, $row->{overrides}{merchant_normalized} ], [ undef, undef ],
+              'no override is pinned on it');
+
+    # A manual_only rule's preview by conditions would show rows it never touches.
+    my $quick = ok_json($rig->post('/api/rules', { name => 'quick', manual_only => JSON::PP::true, conditions => [],
+        actions => [ { type => 'set_category', category => 'gifts' } ] }, user => 'carol'), 'a manual_only rule')->{id};
+    is($rig->post("/api/rules/$quick/preview", {}, user => 'carol')->{status}, 409,
+       'its preview is 409, as applying it by conditions is');
+
+    # between [high, low] would match nothing, silently.
+    for my $v ([ [100, 1], 'amounts' ], [ ['2026-05-31', '2026-05-01'], 'dates' ]) {
+        my $field = $v->[0][0] =~ /-/ ? 'date' : 'amount';
+        my $res = $rig->post('/api/rules', { name => 'rev', conditions => [
+            { field => $field, operator => 'between', value => $v->[0] } ],
+            actions => [ { type => 'set_category', category => 'travel' } ] }, user => 'carol');
+        is_deeply([ $res->{status}, ($res->{json} // {})->{error}{field} ], [ 400, 'conditions[0]' ],
+                  "between with its $v->[1] the wrong way round: 400") or diag($res->{content});
+    }
+    is($rig->post('/api/rules', { name => 'one day', conditions => [
+        { field => 'date', operator => 'between', value => [ '2026-05-01', '2026-05-01' ] } ],
+        actions => [ { type => 'set_category', category => 'travel' } ] }, user => 'carol')->{status}, 201,
+       'between one value and itself is a range');
+}
+
 done_testing();
