@@ -337,6 +337,14 @@ int statement_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_err
  * its spend in home-currency cents (negative for a refund).  Debit, fee and
  * interest count; refunds count negative; transfers, investment and income
  * are left out; an itemised loan repayment counts at its interest. */
+/* An itemised repayment is neither a fee, nor interest, nor a refund: each
+ * of those counts its whole amount its own way in the reports, the
+ * itemised row its interest (the fees report counted a fee row of 2,000.00
+ * itemised 1,500 + 500 as 2,500.00, the monthly report as 500.00: an
+ * audit).  Statement rows and PATCH transaction_type hold to it. */
+#define ITEMISED_TYPE_MESSAGE \
+    "an itemised repayment (principal_amount and interest_amount) cannot be a fee, interest or refund"
+int itemised_type_ok(const char *type);
 #define SPEND_ITEMISED_SQL(t) "(" t ".principal_amount IS NOT NULL AND " t ".interest_amount IS NOT NULL)"
 #define SPEND_COUNTS_SQL(t) \
     "(COALESCE(" t ".eff_category, '') NOT IN ('transfers', 'investment', 'income')" \

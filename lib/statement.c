@@ -322,6 +322,12 @@ static int row_error(ledger_error *err, size_t i)
     return LEDGER_ERR;
 }
 
+int itemised_type_ok(const char *type)
+{
+    return type == NULL || (strcmp(type, "fee") != 0 && strcmp(type, "interest") != 0
+                            && strcmp(type, "refund") != 0);
+}
+
 /* A row's principal_amount and interest_amount itemise a lender's
  * repayment (SPEC section 2), and an itemised row counts as spend at its
  * interest (rule D): so both or neither, only on a loan's statement, and
@@ -347,6 +353,16 @@ static int check_itemised(const struct statement_row *r, const char *statement_t
         return ledger_error_set(err, 400, "invalid_field", "interest_amount",
                                 "principal_amount and interest_amount are parts of amount: each 0 "
                                 "or more, together no more than amount");
+    /* The parts are in the row's own currency, and the reports count the
+     * interest as home money: a JPY repayment worth 2,000.00 counted its
+     * 50,000 yen of interest as 50,000.00 (an audit). */
+    if (r->has_amount_aud && r->amount_aud != r->amount)
+        return ledger_error_set(err, 400, "invalid_field", "principal_amount",
+                                "only a repayment in the home currency is itemised into "
+                                "principal_amount and interest_amount");
+    if (!itemised_type_ok(r->type))
+        return ledger_error_set(err, 400, "invalid_field", "transaction_type", "%s",
+                                ITEMISED_TYPE_MESSAGE);
     return LEDGER_OK;
 }
 

@@ -219,6 +219,30 @@ error_is(statement('alice', %loan, transactions => [ row('payment', 500, princip
          400, 'invalid_field', 'principal past the amount', 'transactions[0].interest_amount');
 error_is(statement('alice', %loan, transactions => [ row('payment', 500, interest_amount => 50) ]),
          400, 'invalid_field', 'interest without principal', 'transactions[0].principal_amount');
+# A fee, interest or refund row counts its whole amount its own way: not
+# itemised (the fees report counted 2,000 + 500 where the monthly said 500).
+for my $type (qw(fee interest refund)) {
+    error_is(statement('alice', %loan, transactions => [ row($type, 2000, principal_amount => 1500, interest_amount => 500) ]),
+             400, 'invalid_field', "an itemised $type row", 'transactions[0].transaction_type');
+}
+# The parts are in the row's currency and counted as home money: only a
+# home-currency repayment is itemised (a JPY one counted yen as dollars).
+error_is(statement('alice', %loan, transactions => [ row('payment', 200000, currency => 'JPY', amount_aud => 2000,
+                                                         principal_amount => 150000, interest_amount => 50000) ]),
+         400, 'invalid_field', 'an itemised foreign-currency repayment', 'transactions[0].principal_amount');
+{
+    my $res = statement('alice', %loan, bank_name => 'Itemised Bank',
+                        transactions => [ row('payment', 2000, principal_amount => 1500, interest_amount => 500) ]);
+    is($res->{status}, 201, 'an itemised repayment') or diag($res->{content});
+    my ($r) = @{ $rig->get("/api/transactions?statement_id=$res->{json}{id}", user => 'alice')->{json}{items} // [] };
+    for my $type (qw(fee interest refund)) {
+        error_is($rig->patch("/api/transactions/$r->{id}", { transaction_type => $type }, user => 'alice'),
+                 400, 'invalid_field', "PATCH it to $type", 'transaction_type');
+    }
+    is($rig->patch("/api/transactions/$r->{id}", { transaction_type => 'credit' }, user => 'alice')->{status}, 200,
+       'to credit it may go');
+    is($rig->del("/api/statements/$res->{json}{id}", user => 'alice')->{status}, 204, '(and the statement goes)');
+}
 error_is(statement('alice', %loan, transactions => [ row('payment', 500, principal_amount => 450) ]),
          400, 'invalid_field', 'principal without interest', 'transactions[0].interest_amount');
 error_is(statement('alice', account_type => 'Visa Credit Card',
