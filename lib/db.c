@@ -199,14 +199,36 @@ fail:
  * limits, so sixty such rows held the service 8 s and other users' writes
  * failed busy (an audit).  The match context (the function's user data,
  * one per connection) bounds a row to REGEXP_MATCH_LIMIT steps, ~15 ms,
- * far more than a real pattern needs on a description; a row past it
- * fails the statement, and the rule with it (REGEXP_TOO_COMPLEX, a 409
- * in db_error), rather than being silently taken as no match. */
+ * far more than a real pattern needs on a description, and a statement
+ * (one rule's match over the caller's rows) to REGEXP_BUDGET_NS of
+ * matching in all: a pattern just under the row limit on every row held
+ * it 5 s over 500 rows (a second audit).  Past either the statement
+ * fails, and the rule with it (REGEXP_TOO_COMPLEX, a 409 in db_error),
+ * rather than a row being silently taken as no match. */
 #define REGEXP_MATCH_LIMIT 1000000
 #define REGEXP_DEPTH_LIMIT 100000
-static void free_code(void *p)
+#define REGEXP_BUDGET_NS 500000000LL
+
+/* What one statement keeps with its constant pattern argument. */
+struct regexp_aux {
+    pcre2_code *re;
+    long long spent_ns;  /* matching so far, over the statement's rows */
+};
+
+static void free_aux(void *p)
 {
-    pcre2_code_free(p);
+    struct regexp_aux *aux = p;
+
+    pcre2_code_free(aux->re);
+    free(aux);
+}
+
+static long long now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 static void free_match_context(void *p)
@@ -216,37 +238,46 @@ static void free_match_context(void *p)
 
 static void sql_regexp(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-    pcre2_code *re = sqlite3_get_auxdata(ctx, 0);
+    struct regexp_aux *aux = sqlite3_get_auxdata(ctx, 0);
     pcre2_match_data *md;
     const unsigned char *text = sqlite3_value_text(argv[1]);
+    long long t0;
     int rc, fresh = 0;
 
     (void)argc;
-    if (re == NULL) {
+    if (aux == NULL) {
         const unsigned char *pattern = sqlite3_value_text(argv[0]);
         int code;
         PCRE2_SIZE off;
 
-        if (pattern == NULL || (re = pcre2_compile(pattern, PCRE2_ZERO_TERMINATED,
-                                                   PCRE2_CASELESS | PCRE2_UTF, &code, &off,
-                                                   NULL)) == NULL) {
+        if ((aux = calloc(1, sizeof *aux)) == NULL) {
+            sqlite3_result_error_nomem(ctx);
+            return;
+        }
+        if (pattern == NULL || (aux->re = pcre2_compile(pattern, PCRE2_ZERO_TERMINATED,
+                                                        PCRE2_CASELESS | PCRE2_UTF, &code, &off,
+                                                        NULL)) == NULL) {
+            free(aux);
             sqlite3_result_int(ctx, 0);
             return;
         }
         fresh = 1;
     }
-    md = text ? pcre2_match_data_create_from_pattern(re, NULL) : NULL;
-    rc = md ? pcre2_match(re, text, (PCRE2_SIZE)sqlite3_value_bytes(argv[1]), 0, 0, md,
+    t0 = now_ns();
+    md = text ? pcre2_match_data_create_from_pattern(aux->re, NULL) : NULL;
+    rc = md ? pcre2_match(aux->re, text, (PCRE2_SIZE)sqlite3_value_bytes(argv[1]), 0, 0, md,
                           sqlite3_user_data(ctx))
             : -1;
     pcre2_match_data_free(md);
-    if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT)
+    aux->spent_ns += now_ns() - t0;
+    if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT
+        || aux->spent_ns > REGEXP_BUDGET_NS)
         sqlite3_result_error(ctx, REGEXP_TOO_COMPLEX, -1);
     else
         sqlite3_result_int(ctx, rc >= 0);
     /* Handed to SQLite last: it may free it at once if it cannot keep it. */
     if (fresh)
-        sqlite3_set_auxdata(ctx, 0, re, free_code);
+        sqlite3_set_auxdata(ctx, 0, aux, free_aux);
 }
 
 /* ledger_fold(text): text lowered as utf8_lower does, for comparing names
