@@ -116,16 +116,17 @@ CONF
     my %nginx = $site =~ m{^\s*error_page (\d{3}) /ledger-errors/(\w+)\.json;}mg;
     my %apache = ($api // '') =~ m{^\s*ErrorDocument (\d{3}) /ledger-errors/(\w+)\.json$}mg;
     my %rig = map { @$_ } @Rig::ERROR_PAGES;
-    is_deeply(\%nginx, \%rig, 'nginx: the same error pages as the rig');
-    is_deeply(\%apache, \%rig, 'Apache: the same error pages as the rig');
+    my %rig_nginx = (%rig, map { @$_ } @Rig::NGINX_API_ERROR_PAGES, @Rig::NGINX_SERVER_ERROR_PAGES);
+    is_deeply(\%nginx, \%rig_nginx, 'nginx: the same error pages as the rig');
+    is_deeply(\%apache, \%rig, 'Apache: the same error pages as the rig (its 401 is the service\'s own)');
     like($site, qr!location \^~ /ledger-errors/ \{[^}]*internal;[^}]*alias /usr/share/ledger/errors/;!s,
          'nginx serves them from /usr/share/ledger/errors, only as error pages');
     like($apache_site, qr{^Alias "/ledger-errors/" "/usr/share/ledger/errors/"$}m,
          'Apache from /usr/share/ledger/errors');
-    for my $status (sort keys %rig) {
-        my $e = eval { JSON::PP->new->decode(Rig::slurp("$etc/errors/$rig{$status}.json"))->{error} } // {};
-        is_deeply([ $e->{status}, $e->{code} ], [ $status, $rig{$status} ],
-                  "etc/errors/$rig{$status}.json: the error body of a $status");
+    for my $status (sort keys %rig_nginx) {
+        my $e = eval { JSON::PP->new->decode(Rig::slurp("$etc/errors/$rig_nginx{$status}.json"))->{error} } // {};
+        is_deeply([ $e->{status}, $e->{code} ], [ $status, $rig_nginx{$status} ],
+                  "etc/errors/$rig_nginx{$status}.json: the error body of a $status");
     }
 }
 

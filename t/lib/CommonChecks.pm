@@ -217,6 +217,16 @@ sub web_server_errors {
                            . "Connection: close\r\n\r\n{");
         error_is($res, 413, 'payload_too_large', "a body over the web server's limit");
         like($res->{headers}{'content-type'} // '', qr{^application/json; charset=utf-8}, 'as JSON');
+        # nginx's own authentication refusing, a request line past its
+        # buffers, a request it cannot read: JSON too.
+        $res = $rig->get('/api/me', headers => { Authorization => 'Basic '
+                                                 . MIME::Base64::encode_base64('alice:wrong', '') });
+        error_is($res, 401, 'unauthenticated', 'a wrong password, refused by nginx');
+        like($res->{headers}{'www-authenticate'} // '', qr/^Basic/, 'still asking for credentials');
+        error_is($rig->get('/api/transactions?search=' . ('x' x 20000), user => 'alice'),
+                 414, 'uri_too_long', "a request line over nginx's buffers");
+        error_is(raw_request($rig, "GET /api/me HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: twice\r\n\r\n"),
+                 400, 'invalid_request', 'a request nginx cannot read (two Host headers)');
     }
 
     # The service stopped: nginx cannot connect (502), Apache's proxy 503.

@@ -226,6 +226,10 @@ sub start {
 # answers each, as the configurations in etc/ have them.
 our @ERROR_PAGES = ([413, 'payload_too_large'], [502, 'bad_gateway'],
                     [503, 'unavailable'], [504, 'timeout']);
+# nginx's own besides: a 401 of its authentication under /api/, and those
+# it makes before a location is chosen (server level).
+our @NGINX_API_ERROR_PAGES = ([401, 'unauthenticated']);
+our @NGINX_SERVER_ERROR_PAGES = ([400, 'invalid_request'], [414, 'uri_too_long']);
 
 sub start_nginx {
     my ($self) = @_;
@@ -234,7 +238,10 @@ sub start_nginx {
     my $params = srcdir() . '/etc/nginx-fastcgi-params.conf';
     my $errors = srcdir() . '/etc/errors';
     # The errors nginx makes itself as JSON, as in etc/nginx-ledger.conf.
-    my $error_pages = join '', map { "            error_page $_->[0] /ledger-errors/$_->[1].json;\n" } @ERROR_PAGES;
+    my $error_pages = join '', map { "            error_page $_->[0] /ledger-errors/$_->[1].json;\n" }
+        @NGINX_API_ERROR_PAGES, @ERROR_PAGES;
+    my $server_error_pages = join '', map { "        error_page $_->[0] /ledger-errors/$_->[1].json;\n" }
+        @NGINX_SERVER_ERROR_PAGES;
     my $error_files = <<"LOC";
         location ^~ /ledger-errors/ {
             internal;
@@ -284,14 +291,14 @@ ${static}        location /api/ {
             fastcgi_param OIDC_CLAIM_email \$remote_user\@example.org;
             fastcgi_pass unix:$self->{sock};
 ${error_pages}        }
-${error_files}    }
+${server_error_pages}${error_files}    }
     server {
         listen 127.0.0.1:$self->{open_port};
         location /api/ {
             include $params;
             fastcgi_pass unix:$self->{sock};
 ${error_pages}        }
-${error_files}    }
+${server_error_pages}${error_files}    }
 }
 CONF
     $self->spawn('nginx', $nginx, '-p', $d, '-e', "$d/nginx-error.log", '-c', "$d/nginx.conf", '-g', 'daemon off;');
