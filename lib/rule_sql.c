@@ -201,7 +201,11 @@ static int cond_sql(struct sqlbuf *b, cJSON *binds, const cJSON *c)
             return -1;
         return put(b, ")");
     }
-    snprintf(x, sizeof x, "COALESCE(%s, '')", columns[f]);
+    /* A row with no category is "uncategorised" to a test of the name, as
+     * in the reports (equals uncategorised never matched); is_empty still
+     * sees it empty. */
+    snprintf(x, sizeof x, "COALESCE(%s, '%s')", columns[f],
+             f == FIELD_CATEGORY && o != OP_EMPTY ? "uncategorised" : "");
     if (negate && put(b, "NOT "))
         return -1;
     return put(b, "(") || text_sql(b, binds, (enum rule_field)f, (enum rule_op)o, x, v) || put(b, ")");

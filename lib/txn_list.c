@@ -117,16 +117,40 @@ static cJSON *param_list(const struct ledger_params *p, const char *key)
     return arr;
 }
 
-static cJSON *fold_list(cJSON *in)
+/* The categories of a filter, folded (rule C).  "uncategorised", the
+ * reports' name for no category, becomes '' (as the list's summary keeps
+ * none) when none is its own value to select (categories[]), and is
+ * dropped from exclude_categories, which never hides a row with none
+ * (behaviour rule 1). */
+static cJSON *fold_list(cJSON *in, int none_selects)
 {
     cJSON *out = cJSON_CreateArray(), *item;
     char slug[LEDGER_CATEGORY_MAX];
 
     cJSON_ArrayForEach(item, in)
-        if (ledger_category_fold(item->valuestring, slug) != LEDGER_CATEGORY_EMPTY)
+        switch (ledger_category_fold(item->valuestring, slug)) {
+        case LEDGER_CATEGORY_EMPTY:
+            break;
+        case LEDGER_CATEGORY_NONE:
+            if (none_selects)
+                cJSON_AddItemToArray(out, cJSON_CreateString(""));
+            break;
+        default:
             cJSON_AddItemToArray(out, cJSON_CreateString(slug));
+        }
     cJSON_Delete(in);
     return out;
+}
+
+/* Whether a folded categories[] list selects the rows with no category. */
+static int selects_none(const cJSON *list)
+{
+    const cJSON *item;
+
+    cJSON_ArrayForEach(item, list)
+        if (item->valuestring[0] == '\0')
+            return 1;
+    return 0;
 }
 
 /* A search term, lowered (utf8_lower) for ledger_contains (db.c). */
@@ -407,7 +431,7 @@ static int parse_query(const struct ledger_params *p, struct list_query *q, ledg
     /* A value that folds to nothing (" ", "--") names no category: it is
      * ignored like an empty one, not a filter nothing passes. */
     if ((q->categories = param_list(p, "categories"))
-        && cJSON_GetArraySize(q->categories = fold_list(q->categories)) == 0) {
+        && cJSON_GetArraySize(q->categories = fold_list(q->categories, 1)) == 0) {
         cJSON_Delete(q->categories);
         q->categories = NULL;
     }
@@ -422,7 +446,7 @@ static int parse_query(const struct ledger_params *p, struct list_query *q, ledg
     if (q->exclude) {
         cJSON *kept = cJSON_CreateArray(), *c;
 
-        q->exclude = fold_list(q->exclude);
+        q->exclude = fold_list(q->exclude, 0);
         /* A category the caller asked for is never hidden. */
         cJSON_ArrayForEach(item, q->exclude) {
             int asked = 0;
@@ -479,9 +503,13 @@ static void append_filters(char *sql, size_t len, const struct list_query *q, co
             ADD(cond);
         }
     }
-    if (q->categories)
+    if (q->categories && !selects_none(q->categories))
         ADD(is_one(q->categories) ? " AND t.eff_category = :categories_1"
                                   : " AND t.eff_category IN (SELECT value FROM json_each(:categories))");
+    else if (q->categories)
+        ADD(is_one(q->categories) ? " AND t.eff_category IS NULL"
+                                  : " AND (t.eff_category IN (SELECT value FROM json_each(:categories))"
+                                    " OR t.eff_category IS NULL)");
     /* An uncategorised row is never hidden: NULL counts as ''. */
     if (q->exclude)
         ADD(is_one(q->exclude) ? " AND COALESCE(t.eff_category, '') <> :exclude_1"

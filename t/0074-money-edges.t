@@ -336,6 +336,32 @@ is($rig->get('/api/transactions?search=too%20big&exclude_categories=', user => '
     my ($line) = grep { $_->{category} eq 'uncategorised' } @{ $m->{categories} // [] };
     is_deeply([ m2($line->{total}), m2($line->{budget}) ], [ '11.00', '40.00' ],
               'October: 5 + 6 with no category (the 12 is uncategorised_spend now), against its budget of 40');
+    # The name selects the rows with none wherever a category is named:
+    # the list's filter (its total from the summary too) and rule conditions.
+    my $all = $rig->get('/api/transactions?exclude_categories=&limit=500', user => 'erin')->{json}{items} // [];
+    my @none = sort { $a <=> $b } map { $_->{id} } grep { !defined $_->{category} } @$all;
+    ok(@none >= 2, 'erin has rows with no category');
+    for my $q ('categories=uncategorised', 'categories[]=Uncategorized',
+               'categories[]=uncategorised&categories[]=uncategorised_spend') {
+        my $doc = $rig->get("/api/transactions?$q&exclude_categories=&limit=500", user => 'erin')->{json} // {};
+        my @want = @none;
+        push @want, $row->{id} if $q =~ /spend/;
+        is_deeply([ sort { $a <=> $b } map { $_->{id} } @{ $doc->{items} // [] } ], [ sort { $a <=> $b } @want ],
+                  "$q lists the rows with no category") or diag(explain($doc));
+        is($doc->{total}, scalar @want, '  and counts them');
+    }
+    my $month = $rig->get('/api/transactions?categories=uncategorised&date_from=2024-10-01&date_to=2024-10-31',
+                          user => 'erin')->{json} // {};
+    is($month->{total}, 2, 'within one month too (counted from its rows): the statement and CSV rows');
+    is($rig->get('/api/transactions?exclude_categories=uncategorised&limit=1', user => 'erin')->{json}{total},
+       scalar @$all, 'exclude_categories never hides a row with no category (behaviour rule 1)');
+    my $rule = $rig->post('/api/rules', { name => 'none', conditions => [
+        { field => 'category', operator => 'equals', value => 'Uncategorised' } ],
+        actions => [ { type => 'set_merchant', merchant_normalized => 'Someone' } ] }, user => 'erin');
+    is($rule->{status}, 201, 'a rule on the rows with no category') or diag($rule->{content});
+    my $pv = $rig->post("/api/rules/$rule->{json}{id}/preview", {}, user => 'erin')->{json} // {};
+    is_deeply([ sort { $a <=> $b } map { $_->{transaction_id} } @{ $pv->{items} // [] } ], \@none,
+              'matches exactly them');
 }
 
 done_testing();
