@@ -442,6 +442,13 @@ int statement_fields_read(const cJSON *body, struct statement_fields *f, ledger_
                        NULL, err)
         || field_text(body, "repayment_frequency", 0, 1, 64, &freq, NULL, err))
         return LEDGER_ERR;
+    /* A repayment and an amount one may redraw are sums of money, never
+     * below nothing (balances may be: an overdrawn account). */
+    if ((f->has_repayment && f->scheduled_repayment < 0) || (f->has_redraw && f->redraw_available < 0))
+        return ledger_error_set(err, 400, "invalid_field",
+                                f->has_repayment && f->scheduled_repayment < 0 ? "scheduled_repayment"
+                                                                               : "redraw_available",
+                                "an amount of 0 or more");
     /* The list's bank_names[] filter names the manual rows "Manual". */
     if (strcmp(f->bank_name, LEDGER_BANK_MANUAL) == 0)
         return ledger_error_set(err, 400, "invalid_field", "bank_name",

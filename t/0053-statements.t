@@ -219,6 +219,9 @@ error_is(statement('alice', %loan, transactions => [ row('payment', 500, princip
          400, 'invalid_field', 'principal past the amount', 'transactions[0].interest_amount');
 error_is(statement('alice', %loan, transactions => [ row('payment', 500, interest_amount => 50) ]),
          400, 'invalid_field', 'interest without principal', 'transactions[0].principal_amount');
+for my $f (qw(scheduled_repayment redraw_available)) {
+    error_is(statement('alice', %loan, $f => -1), 400, 'invalid_field', "a negative $f", $f);
+}
 # A fee, interest or refund row counts its whole amount its own way: not
 # itemised (the fees report counted 2,000 + 500 where the monthly said 500).
 for my $type (qw(fee interest refund)) {
