@@ -190,7 +190,8 @@ cJSON *txn_row_json(sqlite3_stmt *st, int64_t me);
 
 /* ---- categories and transactions ------------------------------------------ */
 /* The error ledger_regexp (db.c) fails a statement with when a rule's
- * pattern needs more backtracking on a row than it allows. */
+ * pattern needs more backtracking than it allows, on one row or over the
+ * statement's rows. */
 #define REGEXP_TOO_COMPLEX "ledger_regexp: the pattern needs too much backtracking"
 /* Why a row cannot be given the category "uncategorised". */
 #define CATEGORY_NONE_MESSAGE \

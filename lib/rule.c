@@ -103,11 +103,11 @@ static const char SQL_RUN_UNCHANGED[] =
  * a run's `transactions` is how many distinct rows that is.  An override
  * writes the effective value beside it (it wins over the bank's value),
  * so the trigger that would otherwise update each row a second time has
- * nothing to do (schema 0010). */
-/* Only rows whose effective value differs: a row the bank already gave the
- * rule's category is not changed, and gets no override pinning it (the
- * preview shows no change there; counting it made the row the run's, its
- * revert restoring the row's whole snapshot: an audit). */
+ * nothing to do (schema 0010).  Only rows whose effective value differs:
+ * a row the bank already gave the rule's category is not changed, and
+ * gets no override pinning it (the preview shows no change there;
+ * counting it made the row the run's, its revert restoring the row's
+ * whole snapshot: an audit). */
 static const char SQL_ALL_CATEGORY[] =
     "UPDATE transactions SET override_category = ?1, eff_category = ?1"
     " WHERE id IN (SELECT id FROM temp.rule_ids) AND eff_category IS NOT ?1 RETURNING id";
@@ -876,7 +876,7 @@ int ledger_rule_apply_all(ledger_db *db, int64_t me, cJSON **out, ledger_error *
 {
     sqlite3_stmt *st = db_stmt(db, SQL_RULE_AUTO, err);
     cJSON *rules = NULL, *rule, *doc = NULL, *runs, *skipped;
-    cJSON *run_ids = cJSON_CreateArray();
+    cJSON *run_ids = NULL;
     char *run_ids_text = NULL;
     int rc = LEDGER_ERR;
 
@@ -885,6 +885,7 @@ int ledger_rule_apply_all(ledger_db *db, int64_t me, cJSON **out, ledger_error *
     sqlite3_bind_int64(st, 1, me);
     if (db_list(db, st, rule_json, &rules, err))
         return LEDGER_ERR;
+    run_ids = cJSON_CreateArray();
     doc = cJSON_CreateObject();
     runs = cJSON_AddArrayToObject(doc, "runs");
     skipped = cJSON_AddArrayToObject(doc, "skipped");
