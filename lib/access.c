@@ -12,7 +12,8 @@
 static const char SQL_ACCESS_TXN[] =
     "SELECT t.owner_id, t.statement_id,"
     "       t.owner_id = ?2 OR EXISTS (SELECT 1 FROM splits s"
-    "                                   WHERE s.transaction_id = t.id AND s.participant_id = ?2)"
+    "                                   WHERE s.transaction_id = t.id AND s.participant_id = ?2),"
+    "       t.principal_amount IS NOT NULL"
     "  FROM transactions t WHERE t.id = ?1 AND t.reconciled_with_id IS NULL";
 
 /* For a set of ids (a JSON array bound once): how many distinct ids were
@@ -60,6 +61,7 @@ int access_txn(ledger_db *db, int64_t me, int64_t txn_id, struct txn_access *out
         out->statement_id = sqlite3_column_int64(st, 1);
         out->is_owner = out->owner_id == me;
         allowed = sqlite3_column_int(st, 2);
+        out->itemised = sqlite3_column_int(st, 3);
     }
     db_stmt_done(st);
     if (rc == SQLITE_DONE)

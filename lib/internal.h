@@ -117,6 +117,7 @@ struct txn_access {
     int64_t owner_id;
     int64_t statement_id;  /* 0 for a manual row */
     int is_owner;
+    int itemised;          /* an itemised repayment (principal_amount set) */
 };
 /* canAccessTransactions for one row: 404 missing (or hidden), 403 stranger. */
 int access_txn(ledger_db *db, int64_t me, int64_t txn_id, struct txn_access *out,

@@ -250,25 +250,6 @@ static int new_home_amount(ledger_db *db, int64_t id, int64_t amount, int *set, 
     return LEDGER_OK;
 }
 
-static const char SQL_ROW_ITEMISED[] =
-    "SELECT principal_amount IS NOT NULL FROM transactions WHERE id = ?";
-
-/* Whether row id is an itemised repayment (principal_amount set). */
-static int row_itemised(ledger_db *db, int64_t id, int *itemised, ledger_error *err)
-{
-    sqlite3_stmt *st = db_stmt(db, SQL_ROW_ITEMISED, err);
-    int rc;
-
-    if (st == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, id);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
-        *itemised = sqlite3_column_int(st, 0);
-    db_stmt_done(st);
-    return rc == SQLITE_ROW ? LEDGER_OK : db_error(db, err, "transaction");
-}
-
 int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
                       cJSON **out, ledger_error *err)
 {
@@ -321,15 +302,9 @@ int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
     if (has_type && !a.is_owner)
         return ledger_error_set(err, 403, "forbidden", "transaction_type",
                                 "only the owner can change transaction_type");
-    if (has_type && !itemised_type_ok(type)) {
-        int itemised = 0;
-
-        if (row_itemised(db, id, &itemised, err))
-            return LEDGER_ERR;
-        if (itemised)
-            return ledger_error_set(err, 400, "invalid_field", "transaction_type", "%s",
-                                    ITEMISED_TYPE_MESSAGE);
-    }
+    if (has_type && a.itemised && !itemised_type_ok(type))
+        return ledger_error_set(err, 400, "invalid_field", "transaction_type", "%s",
+                                ITEMISED_TYPE_MESSAGE);
     /* One share override per row, and it is the owner's share of their
      * own row (txn_row.c): a participant setting it would set the owner's
      * share and the owner's mine basis. */
