@@ -335,7 +335,7 @@ int itemised_type_ok(const char *type)
  * 500.00 went into spend and the fees report, and a card purchase of
  * 1,000.00 itemised 999 + 1 counted as 1.00 (an audit). */
 static int check_itemised(const struct statement_row *r, const char *statement_type,
-                          ledger_error *err)
+                          const char *home, ledger_error *err)
 {
     if (!r->has_principal && !r->has_interest)
         return LEDGER_OK;
@@ -356,7 +356,8 @@ static int check_itemised(const struct statement_row *r, const char *statement_t
     /* The parts are in the row's own currency, and the reports count the
      * interest as home money: a JPY repayment worth 2,000.00 counted its
      * 50,000 yen of interest as 50,000.00 (an audit). */
-    if (r->has_amount_aud && r->amount_aud != r->amount)
+    if ((r->currency && strcmp(r->currency, home) != 0)
+        || (r->has_amount_aud && r->amount_aud != r->amount))
         return ledger_error_set(err, 400, "invalid_field", "principal_amount",
                                 "only a repayment in the home currency is itemised into "
                                 "principal_amount and interest_amount");
@@ -532,7 +533,7 @@ int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON 
         int refund = 0;
 
         if (read_row(db, me, o, &r, category, &refund, err)
-            || check_itemised(&r, f.statement_type, err)) {
+            || check_itemised(&r, f.statement_type, ledger_home_currency(db), err)) {
             row_error(err, i);
             goto out;
         }

@@ -233,6 +233,9 @@ for my $type (qw(fee interest refund)) {
 error_is(statement('alice', %loan, transactions => [ row('payment', 200000, currency => 'JPY', amount_aud => 2000,
                                                          principal_amount => 150000, interest_amount => 50000) ]),
          400, 'invalid_field', 'an itemised foreign-currency repayment', 'transactions[0].principal_amount');
+error_is(statement('alice', %loan, transactions => [ row('payment', 100, currency => 'JPY',
+                                                         principal_amount => 60, interest_amount => 40) ]),
+         400, 'invalid_field', 'one with no home amount given either', 'transactions[0].principal_amount');
 {
     my $res = statement('alice', %loan, bank_name => 'Itemised Bank',
                         transactions => [ row('payment', 2000, principal_amount => 1500, interest_amount => 500) ]);
