@@ -275,7 +275,6 @@ int ledger_trip_participants(ledger_db *db, int64_t me, int64_t id, cJSON **out,
     return db_list(db, st, trip_participant_json, out, err);
 }
 
-/* Assigns (trip_id) or unassigns (0) rows; every id must be accessible. */
 /* The ids of rows the caller may take out of the trip without access to
  * them: the trip's owner decides what is in the trip (and so who takes
  * part), so any row in it, a participant's own included; the rest of ids
@@ -302,6 +301,8 @@ static int ids_needing_access(ledger_db *db, int64_t trip_id, const char *text, 
     return rc == SQLITE_ROW && *rest ? LEDGER_OK : db_error(db, err, "trip rows");
 }
 
+/* Assigns (assign) or unassigns rows: every id must be accessible, except
+ * the rows in the trip its owner takes out (ids_needing_access). */
 static int set_rows(ledger_db *db, int64_t me, int64_t trip_id, const cJSON *ids, int assign,
                     int owner, int64_t *changed, ledger_error *err)
 {
