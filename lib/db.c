@@ -35,6 +35,10 @@ int db_error(ledger_db *db, ledger_error *err, const char *what)
         return ledger_error_set(err, 409, "conflict", NULL,
                                 "%s: a pattern needs too much backtracking on one of the rows;"
                                 " make it simpler", what);
+    if ((rc & 0xff) == SQLITE_ERROR && strstr(sqlite3_errmsg(db->sql), REGEXP_OVER_BUDGET))
+        return ledger_error_set(err, 409, "conflict", NULL,
+                                "%s: matching patterns took longer than one request may (half a"
+                                " second); make them simpler or apply fewer rules at once", what);
     if ((rc & 0xff) == SQLITE_BUSY)
         return ledger_error_set(err, 503, "busy", NULL,
                                 "the database is busy; try again");
@@ -199,15 +203,24 @@ fail:
  * limits, so sixty such rows held the service 8 s and other users' writes
  * failed busy (an audit).  The match context (the function's user data,
  * one per connection) bounds a row to REGEXP_MATCH_LIMIT steps, ~15 ms,
- * far more than a real pattern needs on a description, and a statement
- * (one rule's match over the caller's rows) to REGEXP_BUDGET_NS of
- * matching in all: a pattern just under the row limit on every row held
- * it 5 s over 500 rows (a second audit).  Past either the statement
- * fails, and the rule with it (REGEXP_TOO_COMPLEX, a 409 in db_error),
- * rather than a row being silently taken as no match. */
+ * far more than a real pattern needs on a description, and a transaction
+ * (one request) to REGEXP_BUDGET_NS of matching in all: a pattern just
+ * under the row limit on every row held it 5 s over 500 rows (a second
+ * audit), and nine rules each just under a per-rule bound held an
+ * apply-all 3.8 s (a third).  ledger_begin starts the transaction's
+ * budget; a statement outside one has its own.  Past any of them the
+ * statement fails, and the rule with it (REGEXP_TOO_COMPLEX or
+ * REGEXP_OVER_BUDGET, 409s in db_error), rather than a row being silently
+ * taken as no match. */
 #define REGEXP_MATCH_LIMIT 1000000
 #define REGEXP_DEPTH_LIMIT 100000
 #define REGEXP_BUDGET_NS 500000000LL
+
+/* The function's user data, one per connection. */
+struct regexp_ctx {
+    pcre2_match_context *limits;
+    long long spent_ns;  /* matching so far in the transaction ledger_begin began */
+};
 
 /* What one statement keeps with its constant pattern argument. */
 struct regexp_aux {
@@ -231,17 +244,21 @@ static long long now_ns(void)
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static void free_match_context(void *p)
+static void free_regexp_ctx(void *p)
 {
-    pcre2_match_context_free(p);
+    struct regexp_ctx *rx = p;
+
+    pcre2_match_context_free(rx->limits);
+    free(rx);
 }
 
 static void sql_regexp(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
+    struct regexp_ctx *rx = sqlite3_user_data(ctx);
     struct regexp_aux *aux = sqlite3_get_auxdata(ctx, 0);
     pcre2_match_data *md;
     const unsigned char *text = sqlite3_value_text(argv[1]);
-    long long t0;
+    long long t0, spent;
     int rc, fresh = 0;
 
     (void)argc;
@@ -266,13 +283,18 @@ static void sql_regexp(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     t0 = now_ns();
     md = text ? pcre2_match_data_create_from_pattern(aux->re, NULL) : NULL;
     rc = md ? pcre2_match(aux->re, text, (PCRE2_SIZE)sqlite3_value_bytes(argv[1]), 0, 0, md,
-                          sqlite3_user_data(ctx))
+                          rx->limits)
             : -1;
     pcre2_match_data_free(md);
-    aux->spent_ns += now_ns() - t0;
-    if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT
-        || aux->spent_ns > REGEXP_BUDGET_NS)
+    spent = now_ns() - t0;
+    aux->spent_ns += spent;
+    rx->spent_ns += spent;
+    if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT)
         sqlite3_result_error(ctx, REGEXP_TOO_COMPLEX, -1);
+    else if (aux->spent_ns > REGEXP_BUDGET_NS
+             || (!sqlite3_get_autocommit(sqlite3_context_db_handle(ctx))
+                 && rx->spent_ns > REGEXP_BUDGET_NS))
+        sqlite3_result_error(ctx, REGEXP_OVER_BUDGET, -1);
     else
         sqlite3_result_int(ctx, rc >= 0);
     /* Handed to SQLite last: it may free it at once if it cannot keep it. */
@@ -413,7 +435,7 @@ static void sql_sum_final(sqlite3_context *ctx)
 int ledger_open(const char *path, ledger_db **out, ledger_error *err)
 {
     ledger_db *db;
-    pcre2_match_context *mctx;
+    struct regexp_ctx *rx;
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
 
     db = calloc(1, sizeof *db);
@@ -449,16 +471,19 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
         goto fail;
     /* The functions before the migrations: a migration may use them (0015
      * folds stored categories again with ledger_fold). */
-    if ((mctx = pcre2_match_context_create(NULL)) == NULL) {
+    if ((rx = calloc(1, sizeof *rx)) == NULL
+        || (rx->limits = pcre2_match_context_create(NULL)) == NULL) {
+        free(rx);
         ledger_error_set(err, 500, "internal", NULL, "out of memory");
         goto fail;
     }
-    pcre2_set_match_limit(mctx, REGEXP_MATCH_LIMIT);
-    pcre2_set_depth_limit(mctx, REGEXP_DEPTH_LIMIT);
-    /* SQLite owns mctx from here, even when this fails. */
+    pcre2_set_match_limit(rx->limits, REGEXP_MATCH_LIMIT);
+    pcre2_set_depth_limit(rx->limits, REGEXP_DEPTH_LIMIT);
+    db->regexp = rx;
+    /* SQLite owns rx from here, even when this fails. */
     if (sqlite3_create_function_v2(db->sql, "ledger_regexp", 2,
-                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, mctx,
-                                   sql_regexp, NULL, NULL, free_match_context) != SQLITE_OK
+                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, rx,
+                                   sql_regexp, NULL, NULL, free_regexp_ctx) != SQLITE_OK
         || sqlite3_create_function(db->sql, "ledger_fold", 1,
                                    SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
                                    sql_fold, NULL, NULL) != SQLITE_OK
@@ -559,6 +584,7 @@ int ledger_begin(ledger_db *db, int write, ledger_error *err)
 {
     if (sqlite3_exec(db->sql, write ? "BEGIN IMMEDIATE" : "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
         return db_error(db, err, "begin");
+    db->regexp->spent_ns = 0;  /* the transaction's matching budget (ledger_regexp) */
     return LEDGER_OK;
 }
 

@@ -13,6 +13,7 @@ struct ledger_db {
     struct stmt_cache *cache;
     char home_currency[4];
     long busy_waited_us;  /* slept so far waiting for the current lock (db.c) */
+    struct regexp_ctx *regexp; /* ledger_regexp's limits and budget (db.c); SQLite owns it */
     int has_file;         /* the file opened, as stat saw it (ledger_db_current) */
     dev_t file_dev;
     ino_t file_ino;
@@ -190,10 +191,12 @@ void split_apportion(int64_t amount, struct split_share *v, size_t n, int64_t ow
 cJSON *txn_row_json(sqlite3_stmt *st, int64_t me);
 
 /* ---- categories and transactions ------------------------------------------ */
-/* The error ledger_regexp (db.c) fails a statement with when a rule's
- * pattern needs more backtracking than it allows, on one row or over the
- * statement's rows. */
+/* The errors ledger_regexp (db.c) fails a statement with when a rule's
+ * pattern needs more backtracking on one row than it allows, and when the
+ * transaction's (or a statement's) matching has taken longer than it
+ * allows in all. */
 #define REGEXP_TOO_COMPLEX "ledger_regexp: the pattern needs too much backtracking"
+#define REGEXP_OVER_BUDGET "ledger_regexp: matching took longer than allowed"
 /* Why a row cannot be given the category "uncategorised". */
 #define CATEGORY_NONE_MESSAGE \
     "uncategorised is what the reports call a row with no category: send null for none"

@@ -853,8 +853,9 @@ static int run_rule(ledger_db *db, int64_t me, const struct prepared *p, const i
     return run_get(db, me, run_id, out, NULL, err);
 }
 
-/* A rule that cannot run (a 409: what it names is gone, or its pattern
- * needs too much backtracking) is said in skipped and passed over, not
+/* A rule that cannot run (a 409: what it names is gone, its pattern
+ * needs too much backtracking, or the request's time for matching
+ * patterns is spent) is said in skipped and passed over, not
  * left to stop every other rule (one deleted tag blocked them all: an
  * audit).  Nonzero, with err kept, for any other error. */
 static int skip_rule(cJSON *skipped, const cJSON *rule, ledger_error *err)

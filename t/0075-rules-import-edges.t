@@ -21,6 +21,7 @@ use strict;
 use warnings;
 use Test::More;
 use Rig;
+use Time::HiRes ();
 
 my $rig = Rig->new;
 my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
@@ -204,6 +205,38 @@ sub commit {
               'its preview is 409: too much backtracking over the rows in all') or diag($res->{content});
     is($rig->patch("/api/rules/$slow", { enabled => JSON::PP::false }, user => 'dave')->{status}, 200,
        '(disabled, out of the way of the next test)');
+}
+
+# One request's matching is bounded in all, not per rule: nine rules each
+# just under the bound of one held an apply-all 3.8 s (a third audit).  Ten
+# rules of ~0.1 s each: past half a second the rest are passed over, saying
+# why; a rule without a pattern still runs.
+{
+    ok_json($rig->post('/api/statements', { bank_name => 'Regex Bank 3', account_type => 'Everyday Account',
+        period_start => '2026-07-01', period_end => '2026-07-31',
+        transactions => [ map { { date => '2026-07-03', description => 'k' . ('a' x 13) . "!$_", amount => 1,
+                                  transaction_type => 'debit' } } 1 .. 300 ] }, user => 'bob'),
+        'bob imports 300 rows a pattern backtracks on a little');
+    my @slow = map { ok_json($rig->post('/api/rules', { name => "slowish $_", conditions => [
+        { field => 'description', operator => 'matches', value => '^k(a+)+$' } ],
+        actions => [ { type => 'set_merchant', merchant_normalized => 'X' } ] }, user => 'bob'), "slowish rule $_")->{id}
+    } 1 .. 10;
+    my $plain = ok_json($rig->post('/api/rules', { name => 'plain', conditions => [
+        { field => 'description', operator => 'contains', value => '!300' } ],
+        actions => [ { type => 'set_merchant', merchant_normalized => 'Last' } ] }, user => 'bob'), 'a plain rule')->{id};
+    my $t0 = Time::HiRes::time();
+    my $res = $rig->post('/api/rules/apply', {}, user => 'bob');
+    diag(sprintf 'apply-all of ten slowish rules: %.2f s', Time::HiRes::time() - $t0);
+    is($res->{status}, 200, 'apply-all answers') or diag($res->{content});
+    my @skipped = map { $_->{rule_id} } @{ ($res->{json} // {})->{skipped} // [] };
+    ok(@skipped >= 1, 'the rules past the half second are passed over') or diag($res->{content});
+    is_deeply(\@skipped, [ @slow[ 10 - @skipped .. 9 ] ], 'the last ones, in id order: the budget is spent');
+    ok(!grep({ ($_->{reason} // '') !~ /longer than one request/ } @{ ($res->{json} // {})->{skipped} // [] }),
+       'saying why');
+    my ($ran) = grep { $_->{rule_id} == $plain } @{ ($res->{json} // {})->{runs} // [] };
+    is_deeply([ ($ran // {})->{matches}, ($ran // {})->{transactions} ], [ 1, 1 ],
+              'the plain rule still ran');
+    $rig->patch("/api/rules/$_", { enabled => JSON::PP::false }, user => 'bob') for @slow;
 }
 
 # A rule whose trip the caller no longer takes part in is passed over by
