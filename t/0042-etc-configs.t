@@ -113,21 +113,32 @@ CONF
 # Both configurations answer them from etc/errors in the API's error body,
 # as the rig does (t/0040 and t/0041 provoke them there).
 {
-    my %nginx = $site =~ m{^\s*error_page (\d{3}) /ledger-errors/(\w+)\.json;}mg;
+    my %nginx = map { ($_->[0] . ($_->[1] // ''), $_->[2]) }
+        grep { @$_ } map { [ /^(\d{3})( =\d{3})? \/ledger-errors\/(\w+)\.json;/ ] }
+        $site =~ m{^\s*error_page (.*)$}mg;
     my %apache = ($api // '') =~ m{^\s*ErrorDocument (\d{3}) /ledger-errors/(\w+)\.json$}mg;
     my %rig = map { @$_ } @Rig::ERROR_PAGES;
-    my %rig_nginx = (%rig, map { @$_ } @Rig::NGINX_API_ERROR_PAGES, @Rig::NGINX_SERVER_ERROR_PAGES);
+    my %rig_nginx = (%rig, map { ($_->[0] . ($_->[2] ? " =$_->[2]" : ''), $_->[1]) }
+                              @Rig::NGINX_API_ERROR_PAGES, @Rig::NGINX_SERVER_ERROR_PAGES);
     is_deeply(\%nginx, \%rig_nginx, 'nginx: the same error pages as the rig');
     is_deeply(\%apache, \%rig, 'Apache: the same error pages as the rig (its 401 is the service\'s own)');
     like($site, qr!location \^~ /ledger-errors/ \{[^}]*internal;[^}]*alias /usr/share/ledger/errors/;!s,
          'nginx serves them from /usr/share/ledger/errors, only as error pages');
     like($apache_site, qr{^Alias "/ledger-errors/" "/usr/share/ledger/errors/"$}m,
          'Apache from /usr/share/ledger/errors');
-    for my $status (sort keys %rig_nginx) {
-        my $e = eval { JSON::PP->new->decode(Rig::slurp("$etc/errors/$rig_nginx{$status}.json"))->{error} } // {};
-        is_deeply([ $e->{status}, $e->{code} ], [ $status, $rig_nginx{$status} ],
-                  "etc/errors/$rig_nginx{$status}.json: the error body of a $status");
+    # Each file's body: the status the client sees ("494 =400": 400), and
+    # as code the file's name, but where a page only tells one kind of
+    # a status's error apart (a header too large is an invalid_request).
+    my %code = (header_too_large => 'invalid_request');
+    for my $page (sort keys %rig_nginx) {
+        my $name = $rig_nginx{$page};
+        my ($status) = $page =~ /(\d{3})$/;
+        my $e = eval { JSON::PP->new->decode(Rig::slurp("$etc/errors/$name.json"))->{error} } // {};
+        is_deeply([ $e->{status}, $e->{code} ], [ $status, $code{$name} // $name ],
+                  "etc/errors/$name.json: the error body of a $status");
     }
+    is_deeply([ sort map { m{/([^/]+)\.json$} } glob("$etc/errors/*.json") ], [ sort values %rig_nginx ],
+              'etc/errors holds the pages the configurations name, and no others');
 }
 
 # ---- the sample ledger.conf -------------------------------------------------------------

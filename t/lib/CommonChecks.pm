@@ -227,6 +227,17 @@ sub web_server_errors {
                  414, 'uri_too_long', "a request line over nginx's buffers");
         error_is(raw_request($rig, "GET /api/me HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: twice\r\n\r\n"),
                  400, 'invalid_request', 'a request nginx cannot read (two Host headers)');
+        $res = raw_request($rig, "GET /api/me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: $auth\r\n"
+                           . 'X-Long: ' . ('x' x 10000) . "\r\nConnection: close\r\n\r\n");
+        error_is($res, 400, 'invalid_request', "a header over nginx's buffers");
+        like(($res->{json} // {})->{error}{message} // '', qr/header/, 'saying it is a header');
+        error_is(raw_request($rig, "TRACE /api/me HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"),
+                 405, 'method_not_allowed', 'TRACE, which nginx refuses itself');
+        error_is(raw_request($rig, "POST /api/tags HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: $auth\r\n"
+                             . "Transfer-Encoding: gzip\r\nConnection: close\r\n\r\n"),
+                 501, 'not_implemented', 'a Transfer-Encoding nginx cannot read');
+        error_is(raw_request($rig, "GET /api/me HTTP/2.0\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"),
+                 505, 'http_version_not_supported', 'HTTP/2.0 on an HTTP/1 connection');
     }
 
     # The service stopped: nginx cannot connect (502), Apache's proxy 503.

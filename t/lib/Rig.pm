@@ -227,9 +227,13 @@ sub start {
 our @ERROR_PAGES = ([413, 'payload_too_large'], [502, 'bad_gateway'],
                     [503, 'unavailable'], [504, 'timeout']);
 # nginx's own besides: a 401 of its authentication under /api/, and those
-# it makes before a location is chosen (server level).
+# it makes before a location is chosen (server level).  A third element is
+# the status the page is answered with (nginx's 494, a header over its
+# buffers, is a 400 to the client).
 our @NGINX_API_ERROR_PAGES = ([401, 'unauthenticated']);
-our @NGINX_SERVER_ERROR_PAGES = ([400, 'invalid_request'], [414, 'uri_too_long']);
+our @NGINX_SERVER_ERROR_PAGES = ([400, 'invalid_request'], [405, 'method_not_allowed'],
+                                 [414, 'uri_too_long'], [494, 'header_too_large', 400],
+                                 [501, 'not_implemented'], [505, 'http_version_not_supported']);
 
 sub start_nginx {
     my ($self) = @_;
@@ -240,8 +244,9 @@ sub start_nginx {
     # The errors nginx makes itself as JSON, as in etc/nginx-ledger.conf.
     my $error_pages = join '', map { "            error_page $_->[0] /ledger-errors/$_->[1].json;\n" }
         @NGINX_API_ERROR_PAGES, @ERROR_PAGES;
-    my $server_error_pages = join '', map { "        error_page $_->[0] /ledger-errors/$_->[1].json;\n" }
-        @NGINX_SERVER_ERROR_PAGES;
+    my $server_error_pages = join '', map {
+        '        error_page ' . join(' ', $_->[0], $_->[2] ? "=$_->[2]" : (), "/ledger-errors/$_->[1].json;\n")
+    } @NGINX_SERVER_ERROR_PAGES;
     my $error_files = <<"LOC";
         location ^~ /ledger-errors/ {
             internal;
