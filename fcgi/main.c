@@ -228,6 +228,11 @@ int main(int argc, char **argv)
         rc = 0;
         goto out;
     }
+    /* The write-ahead log is copied into the database after a response
+     * has gone (ledger_idle below), not by the commit of the request that
+     * made it long: a 100,000-row CSV import's commit took 320 ms with it,
+     * 75 ms without. */
+    ledger_defer_checkpoints(db);
     if (cfg.socket_path[0])
         fd = listen_unix(cfg.socket_path, cfg.socket_group, msg, sizeof msg);
     else if (cfg.listen_addr[0])
@@ -262,6 +267,7 @@ int main(int argc, char **argv)
         }
         stale = dispatch(&req, &cfg, db, rt, mix64(seed + ++seq));
         FCGX_Finish_r(&req);
+        ledger_idle(db);
     }
     FCGX_Free(&req, 1);
     /* A database changed under us: exit 1, to be started again on the file

@@ -76,6 +76,15 @@ int ledger_begin(ledger_db *db, int write, ledger_error *err);
 int ledger_commit(ledger_db *db, ledger_error *err);
 void ledger_rollback(ledger_db *db);
 
+/* A server that has answered before its work is done: after
+ * ledger_defer_checkpoints, a commit no longer copies the write-ahead log
+ * into the database when the log has grown (SQLite's checkpoint, which
+ * the commit that crossed 1,000 pages paid for); ledger_idle does it,
+ * called between requests, once the response has gone.  Without them a
+ * commit checkpoints as SQLite does by default. */
+void ledger_defer_checkpoints(ledger_db *db);
+void ledger_idle(ledger_db *db);
+
 /* ---- JSON -------------------------------------------------------------- */
 
 /* Strict RFC 8259 parse of buf[0..len) (no NUL terminator needed) into a

@@ -1,5 +1,6 @@
 /* Opening, migrating, users, categories: the library against a database. */
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <sqlite3.h>
 
@@ -77,6 +78,13 @@ static int64_t create_row(ledger_db *db, const char *json)
     cJSON_Delete(body);
     cJSON_Delete(out);
     return id;
+}
+
+static off_t file_size(const char *path)
+{
+    struct stat sb;
+
+    return stat(path, &sb) == 0 ? sb.st_size : -1;
 }
 
 /* A database file with its WAL and shared-memory files gone. */
@@ -534,6 +542,42 @@ int main(void)
         cJSON_Delete(in);
         ledger_close(db);
         remove_db(full);
+    }
+
+    /* Deferred checkpoints (ledger-fcgi's): a commit leaves a long
+     * write-ahead log as it is, and ledger_idle copies it into the
+     * database; without them SQLite's commit does (1,000 pages). */
+    {
+        char deferred[160], plain[160];
+        const char *fill = "CREATE TABLE fill (x);"
+                           "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1500)"
+                           " INSERT INTO fill SELECT zeroblob(4000) FROM n";
+        ledger_db *other = NULL;
+        off_t before, after_commit, after_idle;
+
+        snprintf(deferred, sizeof deferred, "%s/deferred.db", dir);
+        snprintf(plain, sizeof plain, "%s/plain.db", dir);
+        ledger_error_clear(&err);
+        ok(ledger_open(deferred, &db, &err) == LEDGER_OK && ledger_open(plain, &other, &err) == LEDGER_OK,
+           "two new databases");
+        ledger_defer_checkpoints(db);
+        before = file_size(deferred);
+        ok(db && sqlite3_exec(db->sql, fill, NULL, NULL, NULL) == SQLITE_OK, "1,500 pages written");
+        after_commit = file_size(deferred);
+        ledger_idle(db);
+        after_idle = file_size(deferred);
+        ok(after_commit == before, "deferred: the commit leaves them in the log (%lld bytes, then %lld)",
+           (long long)before, (long long)after_commit);
+        ok(after_idle > before + 1500 * 4000LL, "ledger_idle copies them into the database (%lld bytes)",
+           (long long)after_idle);
+        before = file_size(plain);
+        ok(other && sqlite3_exec(other->sql, fill, NULL, NULL, NULL) == SQLITE_OK
+           && file_size(plain) > before + 1500 * 4000LL,
+           "not deferred: the commit copies them, as SQLite does by default");
+        ledger_close(db);
+        ledger_close(other);
+        remove_db(deferred);
+        remove_db(plain);
     }
 
     remove_db(path);

@@ -207,6 +207,25 @@ $body = qq({"name":"a\0b"});
 $r = FCGIClient->new(path => $sock)->request(tag_params(CONTENT_LENGTH => length $body), $body);
 is($r->{status}, 400, 'a raw NUL inside a JSON string is refused');
 
+# The write-ahead log is copied into the database between requests
+# (ledger_idle), not left to grow: the file grows once the log passes
+# 1,000 pages, which a few hundred small writes do.
+{
+    my $size = -s "$dir/e.db";
+    my ($n, $grown) = (0, 0);
+    while (!$grown && $n < 3000) {
+        my $row = encode_json({ date => '2026-03-01', amount => 1, description => "row $n " . ('x' x 200) });
+        $r = FCGIClient->new(path => $sock)->request(
+            FCGIClient::params('POST', '/api/transactions', REMOTE_USER => 'alice', %json,
+                               CONTENT_LENGTH => length $row), $row);
+        last if $r->{status} != 201;
+        $n++;
+        $grown = -s "$dir/e.db" > $size;
+    }
+    ok($grown || wait_for(sub { -s "$dir/e.db" > $size }),
+       "the database file takes in the log after $n writes") or diag($r->{body});
+}
+
 # SIGHUP reopens the log, for logrotate.
 rename $log, "$log.1";
 kill 'HUP', $pid;

@@ -765,11 +765,14 @@ int main(int argc, char **argv)
         struct ledger_param items[MAXP];
         struct ledger_params mp;
         double t_preview[CSV_ROUNDS], t_commit[CSV_ROUNDS], t_parse[CSV_ROUNDS], t_call[CSV_ROUNDS];
-        double t_end[CSV_ROUNDS];
+        double t_end[CSV_ROUNDS], t_idle[CSV_ROUNDS];
         double imported = 0, med_preview, med_commit;
         int r;
 
         params_of(mapping, items, &mp);
+        /* Checkpoints after the response, as ledger-fcgi does them: timed
+         * apart (the client has its answer by then). */
+        ledger_defer_checkpoints(db);
         for (r = 0; r < CSV_ROUNDS && csv; r++) {
             cJSON *preview = NULL, *body, *out = NULL;
             char *text;
@@ -820,6 +823,9 @@ int main(int argc, char **argv)
                 return EXIT_BROKEN;
             }
             t_commit[r] = now_ms() - t0;
+            t0 = now_ms();
+            ledger_idle(db);
+            t_idle[r] = now_ms() - t0;
             imported = cJSON_GetObjectItem(out, "imported")->valuedouble;
             cJSON_Delete(out);
             cJSON_Delete(body);
@@ -837,9 +843,10 @@ int main(int argc, char **argv)
         for (r = 0; r < CSV_ROUNDS; r++)
             t_end[r] = t_commit[r] - t_parse[r] - t_call[r];
         printf("%-34s %9.1f ms (%.0f-%.0f; %g imported; JSON read %.0f, library %.0f,"
-               " COMMIT %.0f)  target < 2000 ms: %s\n", "commit 100,000 CSV rows", med_commit,
-               t_commit[0], t_commit[CSV_ROUNDS - 1], imported, pct(t_parse, CSV_ROUNDS, 0.5),
-               pct(t_call, CSV_ROUNDS, 0.5), pct(t_end, CSV_ROUNDS, 0.5),
+               " COMMIT %.0f; checkpoint after it %.0f)  target < 2000 ms: %s\n",
+               "commit 100,000 CSV rows", med_commit, t_commit[0], t_commit[CSV_ROUNDS - 1],
+               imported, pct(t_parse, CSV_ROUNDS, 0.5), pct(t_call, CSV_ROUNDS, 0.5),
+               pct(t_end, CSV_ROUNDS, 0.5), pct(t_idle, CSV_ROUNDS, 0.5),
                med_commit < 2000 ? "ok" : "MISSED");
     }
     ledger_close(db);
