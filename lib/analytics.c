@@ -32,7 +32,7 @@ static const char SQL_MERCHANT_MONTHS[] =
     "SELECT substr(t.date, 1, 7), ledger_sum(" SPEND_SQL("t") "), COUNT(*)" OWN_SPEND_ROWS
     "   AND t.eff_merchant = ?4 GROUP BY 1 ORDER BY 1";
 static const char SQL_DRILL_ROWS[] =
-    "SELECT t.id" OWN_SPEND_ROWS " AND COALESCE(t.eff_category, 'uncategorised') = ?4";
+    "SELECT t.id" OWN_SPEND_ROWS " AND " SPEND_CATEGORY_SQL("t") " = ?4";
 static const char SQL_ROW_BY_ID[] =
     "SELECT " TXN_COLUMNS " FROM transactions t" TXN_JOIN_RECONCILED " WHERE t.id = :id";
 /* Fees are fee rows; interest is interest rows plus the interest of
@@ -389,7 +389,7 @@ int ledger_analytics_drilldown(ledger_db *db, int64_t me, const char *month,
     } else {
         static const char SQL_DRILL[] =
             "SELECT t.id, t.eff_merchant, " SPEND_SQL("t") OWN_SPEND_ROWS
-            " AND COALESCE(t.eff_category, 'uncategorised') = ?4 ORDER BY t.date, t.id";
+            " AND " SPEND_CATEGORY_SQL("t") " = ?4 ORDER BY t.date, t.id";
 
         if ((st = db_stmt(db, SQL_DRILL, err)) == NULL)
             goto out;

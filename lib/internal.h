@@ -340,9 +340,13 @@ int statement_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_err
 
 /* ---- spend (Business rule D) ------------------------------------------------------
  * SPEND_COUNTS_SQL(t): whether row t counts as spend at all; SPEND_SQL(t):
- * its spend in home-currency cents (negative for a refund).  Debit, fee and
+ * its spend in home-currency cents (negative for a refund);
+ * SPEND_CATEGORY_SQL(t): the category it counts under.  Debit, fee and
  * interest count; refunds count negative; transfers, investment and income
- * are left out; an itemised loan repayment counts at its interest. */
+ * are left out; an itemised loan repayment counts at its interest, in any
+ * category: a repayment is a payment, which rule C makes transfers, so
+ * its interest counts under loan_interest when its category is one spend
+ * leaves out (schema 0025, which keeps the summary's view the same). */
 /* An itemised repayment is neither a fee, nor interest, nor a refund: each
  * of those counts its whole amount its own way in the reports, the
  * itemised row its interest (the fees report counted a fee row of 2,000.00
@@ -352,9 +356,13 @@ int statement_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_err
     "an itemised repayment (principal_amount and interest_amount) cannot be a fee, interest or refund"
 int itemised_type_ok(const char *type);
 #define SPEND_ITEMISED_SQL(t) "(" t ".principal_amount IS NOT NULL AND " t ".interest_amount IS NOT NULL)"
+#define SPEND_LEFT_OUT_SQL(t) "COALESCE(" t ".eff_category, '') IN ('transfers', 'investment', 'income')"
 #define SPEND_COUNTS_SQL(t) \
-    "(COALESCE(" t ".eff_category, '') NOT IN ('transfers', 'investment', 'income')" \
-    " AND (" SPEND_ITEMISED_SQL(t) " OR " t ".transaction_type IN ('debit', 'fee', 'interest', 'refund')))"
+    "(" SPEND_ITEMISED_SQL(t) " OR (" t ".transaction_type IN ('debit', 'fee', 'interest', 'refund')" \
+    " AND NOT " SPEND_LEFT_OUT_SQL(t) "))"
+#define SPEND_CATEGORY_SQL(t) \
+    "(CASE WHEN " SPEND_ITEMISED_SQL(t) " AND " SPEND_LEFT_OUT_SQL(t) " THEN 'loan_interest'" \
+    " ELSE COALESCE(" t ".eff_category, 'uncategorised') END)"
 #define SPEND_SQL(t) \
     "(CASE WHEN " SPEND_ITEMISED_SQL(t) " THEN " t ".interest_amount" \
     " WHEN " t ".transaction_type = 'refund' THEN -COALESCE(" t ".amount_aud, " t ".amount)" \

@@ -26,7 +26,7 @@
 #define MINE_ROWS(which) \
     "SELECT t.id, t.owner_id, " SPEND_SQL("t") ", t.override_share," \
     "       EXISTS (SELECT 1 FROM splits s WHERE s.transaction_id = t.id)," \
-    "       substr(t.date, 1, 7), COALESCE(t.eff_category, 'uncategorised'), t.eff_merchant, t.date" \
+    "       substr(t.date, 1, 7), " SPEND_CATEGORY_SQL("t") ", t.eff_merchant, t.date" \
     "  FROM transactions t" \
     " WHERE t.reconciled_with_id IS NULL AND t.date >= ?2 AND t.date < ?3" \
     "   AND " which " AND " SPEND_COUNTS_SQL("t")

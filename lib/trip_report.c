@@ -20,7 +20,7 @@
     "   AND " SPEND_COUNTS_SQL("t")
 
 static const char SQL_BY_CATEGORY[] =
-    "SELECT COALESCE(t.eff_category, 'uncategorised'), ledger_sum(" SPEND_SQL("t") ")" TRIP_ROWS
+    "SELECT " SPEND_CATEGORY_SQL("t") ", ledger_sum(" SPEND_SQL("t") ")" TRIP_ROWS
     " GROUP BY 1 ORDER BY 2 DESC, 1";
 static const char SQL_BY_DAY[] =
     "SELECT t.date, ledger_sum(" SPEND_SQL("t") ")" TRIP_ROWS " GROUP BY 1 ORDER BY 1";

@@ -493,13 +493,37 @@ int main(void)
         is_int(count(path23, "SELECT COUNT(*) FROM spend_monthly WHERE month = '2026-01' AND cents <> 0"
                              " AND category = 'dining_out'"), 1,
                "0024: the NBSP one is dining_out, and the summary moved with it");
-        is_int(count(path23, "SELECT cents FROM spend_monthly WHERE month = '2026-01'"
+        is_int(count(path23, "SELECT COALESCE(SUM(cents), 0) FROM spend_monthly WHERE month = '2026-01'"
                              " AND category = 'transfers\xe2\x80\x8b'"), 0,
                "0024: nothing is spent under the invisible name any more");
         is_int(count(path23, "SELECT COUNT(*) FROM budgets WHERE category = 'dining_out'"), 1,
                "0024: the budget is dining_out's");
         is_int(count(path23, "SELECT COUNT(*) FROM budgets"), 1, "0024: the budget naming nothing is gone");
         remove_db(path23);
+    }
+
+    /* 0025: an itemised repayment in transfers counts its interest under
+     * loan_interest; the summary is counted again (a version-24 one had
+     * no cell for it). */
+    {
+        char path24[140];
+
+        snprintf(path24, sizeof path24, "%s/v24.db", dir);
+        is_int(database_with_user(path24,
+                           "INSERT INTO transactions (owner_id, date, description, transaction_type, amount,"
+                           " principal_amount, interest_amount, category, eff_category) VALUES"
+                           " (1, '2026-02-15', 'repayment', 'payment', 200000, 150000, 50000,"
+                           "  'transfers', 'transfers');"
+                           "DELETE FROM spend_monthly;"),
+               SQLITE_OK, "a version-24 database: an itemised repayment in transfers, no spend");
+        set_user_version(path24, 24);
+        db = NULL;
+        ok(ledger_open(path24, &db, &err) == LEDGER_OK, "a version-24 database is migrated forward");
+        ledger_close(db);
+        is_int(count(path24, "SELECT cents FROM spend_monthly WHERE owner_id = 1 AND month = '2026-02'"
+                             " AND category = 'loan_interest'"), 50000,
+               "0025: its interest is spent under loan_interest");
+        remove_db(path24);
     }
 
     /* An in-memory database works for tests. */

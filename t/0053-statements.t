@@ -249,6 +249,52 @@ error_is(statement('alice', %loan, transactions => [ row('payment', 100, currenc
        'to credit it may go');
     is($rig->del("/api/statements/$res->{json}{id}", user => 'alice')->{status}, 204, '(and the statement goes)');
 }
+# A lender's repayment is a payment, and the bank's "Payment" is
+# transfers (rule C), which spend leaves out: its itemised interest still
+# counts (rule D), under loan_interest, in every report alike (it counted
+# in the fees report and nowhere in spend: an audit).
+{
+    my $res = statement('dave', %loan, bank_name => 'Lender', period_start => '2019-07-01',
+                        period_end => '2019-07-31',
+                        transactions => [ { %{ row('payment', 2000, principal_amount => 1500, interest_amount => 500,
+                                                   category => 'Payment') }, date => '2019-07-15' } ]);
+    is($res->{status}, 201, 'dave: an itemised repayment the bank calls Payment') or diag($res->{content});
+    my ($r) = @{ $rig->get("/api/transactions?statement_id=$res->{json}{id}&exclude_categories=", user => 'dave')
+                     ->{json}{items} // [] };
+    is($r->{category}, 'transfers', 'its category is transfers');
+    my $trip = $rig->post('/api/trips', { name => 'Loan trip' }, user => 'dave')->{json}{id};
+    is($rig->patch("/api/transactions/$r->{id}", { trip_id => $trip }, user => 'dave')->{status}, 200,
+       '(in a trip, for the trip report)');
+    $rig->put('/api/budgets/loan_interest', { amount => 600 }, user => 'dave');
+    my $check = sub {
+        my ($how) = @_;
+        for my $basis (qw(gross mine)) {
+            my $m = $rig->get("/api/analytics/monthly?from=2019-07&to=2019-07&basis=$basis", user => 'dave')->{json};
+            is_deeply([ map { [ $_->{category}, m2($_->{total}) ] } @{ $m->{items}[0]{categories} // [] } ],
+                      [ [ 'loan_interest', '500.00' ] ], "$how, monthly ($basis): 500.00 under loan_interest");
+        }
+        my $d = $rig->get('/api/analytics/monthly/2019-07/loan_interest', user => 'dave')->{json};
+        is_deeply([ m2($d->{total}), [ map { $_->{id} } @{ $d->{transactions} // [] } ] ], [ '500.00', [ $r->{id} ] ],
+                  "$how, the drill-down: the row, at 500.00");
+        my ($b) = grep { $_->{category} eq 'loan_interest' }
+            @{ $rig->get('/api/budgets?month=2019-07', user => 'dave')->{json}{items} // [] };
+        is(m2($b->{spent}), '500.00', "$how, the budget: 500.00 spent");
+        my $t = $rig->get("/api/trips/$trip/analytics", user => 'dave')->{json};
+        is_deeply([ m2($t->{total}), [ map { [ $_->{category}, m2($_->{total}) ] } @{ $t->{by_category} // [] } ] ],
+                  [ '500.00', [ [ 'loan_interest', '500.00' ] ] ], "$how, the trip: 500.00 under loan_interest");
+        my $f = $rig->get('/api/analytics/fees?from=2019-07&to=2019-07', user => 'dave')->{json};
+        is(m2($f->{total_interest}), '500.00', "$how, the fees report: the same 500.00 of interest");
+    };
+    $check->('as imported');
+    is($rig->patch("/api/transactions/$r->{id}", { category => 'income' }, user => 'dave')->{status}, 200,
+       'overridden to income, another category spend leaves out');
+    $check->('as income');
+    is($rig->patch("/api/transactions/$r->{id}", { category => 'Home' }, user => 'dave')->{status}, 200,
+       'overridden to home');
+    my $m = $rig->get('/api/analytics/monthly?from=2019-07&to=2019-07', user => 'dave')->{json};
+    is_deeply([ map { [ $_->{category}, m2($_->{total}) ] } grep { $_->{total} != 0 } @{ $m->{items}[0]{categories} // [] } ],
+              [ [ 'home', '500.00' ] ], 'then its interest is spend on home');
+}
 error_is(statement('alice', %loan, transactions => [ row('payment', 500, principal_amount => 450) ]),
          400, 'invalid_field', 'principal without interest', 'transactions[0].interest_amount');
 error_is(statement('alice', account_type => 'Visa Credit Card',
