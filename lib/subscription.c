@@ -41,6 +41,7 @@ static const char SQL_CHARGES[] =
     " WHERE t.owner_id = ?1 AND t.reconciled_with_id IS NULL AND t.eff_merchant <> ''"
     "   AND t.transaction_type IN ('debit', 'fee')"
     "   AND COALESCE(t.eff_category, '') NOT IN ('transfers', 'investment', 'income')"
+    "   AND t.date <= ?2"
     " ORDER BY t.eff_merchant, t.date, t.id";
 
 struct charge {
@@ -138,7 +139,7 @@ static cJSON *detect_run(const char *merchant, struct charge *v, size_t n, int64
     date_of_days(next, date);
     cJSON_AddStringToObject(o, "next_expected", date);
     cJSON_AddItemToObject(o, "annual_cost", ledger_money_to_json(typical * best->per_year));
-    cJSON_AddBoolToObject(o, "active", as_of <= next + best->grace);
+    cJSON_AddBoolToObject(o, "active", as_of < next + best->grace);
     return o;
 }
 
@@ -196,14 +197,18 @@ int ledger_analytics_subscriptions(ledger_db *db, int64_t me, const struct ledge
     if (as_of_text) {
         if (!valid_date(as_of_text))
             return ledger_error_set(err, 400, "invalid_field", "as_of", "as_of must be a date YYYY-MM-DD");
-        as_of = days_of_date(as_of_text);
     } else {
         date_today(today);
-        as_of = days_of_date(today);
+        as_of_text = today;
     }
+    as_of = days_of_date(as_of_text);
     if ((st = db_stmt(db, SQL_CHARGES, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);
+    /* The charges known on as_of: a report as of a past day is the one
+     * that day would have given (an audit found one "active" five years
+     * before its first charge). */
+    db_bind_text(st, 2, as_of_text);
     doc = cJSON_CreateObject();
     items = cJSON_AddArrayToObject(doc, "items");
     /* Rows arrive merchant by merchant; each merchant is detected when the

@@ -748,6 +748,19 @@ for my $e (@expect) {
 $subs = subscriptions('carol', '2026-01-05');
 ok(!(find_sub($subs, 'Gym', '9.50') // { active => 1 })->{active}, 'on 2026-01-05 the weekly gym is no longer active');
 ok((find_sub($subs, 'Netflix', '17.99') // {})->{active}, 'but monthly Netflix, four days late, still is');
+# The grace ends: Netflix, due 2026-01-01 with ten days' grace, is active
+# on 2026-01-10 and not on 2026-01-11 ("before next_expected plus").
+ok((find_sub(subscriptions('carol', '2026-01-10'), 'Netflix', '17.99') // {})->{active},
+   'Netflix is active on the last day before its grace ends');
+ok(!(find_sub(subscriptions('carol', '2026-01-11'), 'Netflix', '17.99') // { active => 1 })->{active},
+   'and not on the day it ends');
+# As of a past day: only the charges known then.
+$subs = subscriptions('carol', '2025-06-02');
+my $early = find_sub($subs, 'Netflix', '15.99');
+is_deeply($early && [ $early->{occurrences}, $early->{last_date}, $early->{next_expected}, m2($early->{typical_amount}) ],
+          [ 5, '2025-06-02', '2025-07-02', '15.99' ], 'as of 2025-06-02, Netflix has its five charges to then, at 15.99');
+ok(!find_sub($subs, 'Gym', '9.50'), 'and the gym, first charged in September, is not there yet');
+is_deeply(subscriptions('carol', '2020-01-01'), [], 'as of 2020, before any charge, there are none');
 # Long after: nothing is active, and they are all still reported.
 $subs = subscriptions('carol', '2027-06-01');
 is(scalar @$subs, 9, 'in 2027 the nine are still reported');
