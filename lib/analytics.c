@@ -68,16 +68,23 @@ static int month_range(const struct ledger_params *p, char *from, char *to, char
         snprintf(to, 8, "%.7s", t);
     else
         month_now(to);
+    if ((t && strlen(t) != 7) || month_bounds(to, scratch, end))
+        return ledger_error_set(err, 400, "invalid_field", "to", "to must be a month YYYY-MM");
     if (f)
         snprintf(from, 8, "%.7s", f);
     else
         month_add(to, -11, from);
-    if ((t && strlen(t) != 7) || month_bounds(to, scratch, end))
-        return ledger_error_set(err, 400, "invalid_field", "to", "to must be a month YYYY-MM");
+    /* A default from before the first month there is (to in 1900) starts
+     * at the first: the error would name a parameter the caller never
+     * sent (an audit). */
+    if (!f && strcmp(from, "1900-01") < 0)
+        memcpy(from, "1900-01", 8);
     if ((f && strlen(f) != 7) || month_bounds(from, first, scratch))
         return ledger_error_set(err, 400, "invalid_field", "from", "from must be a month YYYY-MM");
     if (strcmp(from, to) > 0)
-        return ledger_error_set(err, 400, "invalid_field", "to", "to is before from");
+        return t ? ledger_error_set(err, 400, "invalid_field", "to", "to is before from")
+                 : ledger_error_set(err, 400, "invalid_field", "from",
+                                    "from is after this month, where to defaults to: give to as well");
     *months = (atoi(to) - atoi(from)) * 12 + atoi(to + 5) - atoi(from + 5) + 1;
     if (*months > MONTHS_MAX)
         return ledger_error_set(err, 400, "invalid_field", "from",
@@ -373,15 +380,11 @@ int ledger_analytics_drilldown(ledger_db *db, int64_t me, const char *month,
     if (spend_basis(p, &mine, err))
         goto out;
     if (month_bounds(month, first, end)) {
-        ledger_error_set(err, 404, "not_found", NULL, "no such month: use YYYY-MM");
+        ledger_error_set(err, 400, "invalid_field", "month", "month must be YYYY-MM");
         goto out;
     }
-    if (strcmp(category, "uncategorised") == 0)
-        snprintf(folded, sizeof folded, "uncategorised");
-    else if (ledger_category_fold(category, folded) == LEDGER_CATEGORY_EMPTY) {
-        ledger_error_set(err, 404, "not_found", NULL, "no such category");
+    if (category_of_report(category, folded, err))
         goto out;
-    }
     d.category = folded;
     if (mine) {
         if (spend_mine_each(db, me, first, end, 0, drill_mine, &d, err))
@@ -504,6 +507,9 @@ int ledger_analytics_merchant(ledger_db *db, int64_t me, const char *merchant,
     sqlite3_stmt *st;
     cJSON *doc, *items, **slot;
 
+    if (strlen(merchant) > MERCHANT_MAX)
+        return ledger_error_set(err, 400, "invalid_field", "merchant",
+                                "merchant must be at most %d bytes", MERCHANT_MAX);
     if (month_range(p, from, to, first, end, &months, err))
         return LEDGER_ERR;
     if ((st = db_stmt(db, SQL_MERCHANT_MONTHS, err)) == NULL)

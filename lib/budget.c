@@ -95,26 +95,6 @@ fail:
     return LEDGER_ERR;
 }
 
-/* A category named in the path, folded; "refund" is no category of its own
- * (rule C maps it per merchant), so it cannot carry a budget. */
-static int budget_category(const char *in, char *out, ledger_error *err)
-{
-    if (strlen(in) > LEDGER_CATEGORY_TEXT_MAX)
-        return ledger_error_set(err, 400, "invalid_field", "category",
-                                "category must be at most %d bytes", LEDGER_CATEGORY_TEXT_MAX);
-    switch (ledger_category_fold(in, out)) {
-    case LEDGER_CATEGORY_OK:
-    case LEDGER_CATEGORY_NONE:  /* a budget for the spend with no category */
-        return LEDGER_OK;
-    case LEDGER_CATEGORY_REFUND:
-        return ledger_error_set(err, 400, "invalid_field", "category",
-                                "refunds take their merchant's category; budget that instead");
-    default:
-        return ledger_error_set(err, 400, "invalid_field", "category",
-                                "category must have at least one letter or digit");
-    }
-}
-
 int ledger_budget_put(ledger_db *db, int64_t me, const char *category, const cJSON *body,
                       cJSON **out, ledger_error *err)
 {
@@ -123,7 +103,7 @@ int ledger_budget_put(ledger_db *db, int64_t me, const char *category, const cJS
     int set, rc;
     sqlite3_stmt *st;
 
-    if (budget_category(category, folded, err) || field_require_object(body, err)
+    if (category_of_report(category, folded, err) || field_require_object(body, err)
         || field_money(body, "amount", 1, 0, &amount, &set, NULL, err))
         return LEDGER_ERR;
     if (amount < 0)
@@ -149,7 +129,7 @@ int ledger_budget_delete(ledger_db *db, int64_t me, const char *category, ledger
     sqlite3_stmt *st;
     int rc;
 
-    if (budget_category(category, folded, err) || (st = db_stmt(db, SQL_BUDGET_DELETE, err)) == NULL)
+    if (category_of_report(category, folded, err) || (st = db_stmt(db, SQL_BUDGET_DELETE, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);
     db_bind_text(st, 2, folded);

@@ -269,3 +269,22 @@ int category_resolve_refund_row(ledger_db *db, int64_t owner, int64_t id, const 
     db_stmt_done(st);
     return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "refund category");
 }
+
+int category_of_report(const char *in, char *out, ledger_error *err)
+{
+    if (strlen(in) > LEDGER_CATEGORY_TEXT_MAX)
+        return ledger_error_set(err, 400, "invalid_field", "category",
+                                "category must be at most %d bytes", LEDGER_CATEGORY_TEXT_MAX);
+    switch (ledger_category_fold(in, out)) {
+    case LEDGER_CATEGORY_OK:
+    case LEDGER_CATEGORY_NONE:
+        return LEDGER_OK;
+    case LEDGER_CATEGORY_REFUND:
+        return ledger_error_set(err, 400, "invalid_field", "category",
+                                "refund is no category of its own: each refund counts under its"
+                                " merchant's category");
+    default:
+        return ledger_error_set(err, 400, "invalid_field", "category",
+                                "category must have at least one letter or digit");
+    }
+}

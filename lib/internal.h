@@ -212,7 +212,14 @@ int category_resolve(ledger_db *db, int64_t owner, const char *merchant, const c
  * they count. */
 int category_resolve_refund_row(ledger_db *db, int64_t owner, int64_t id, const char *merchant,
                                 ledger_error *err);
+/* A category a report or a budget is asked for by name (in a path), folded
+ * into out (LEDGER_CATEGORY_MAX bytes): "uncategorised" is the spend with
+ * no category; "refund" is no category of its own (rule C gives each
+ * refund its merchant's), an over-long or empty name none: 400s. */
+int category_of_report(const char *in, char *out, ledger_error *err);
 extern const char *const txn_types[];
+/* The longest merchant (or merchant_normalized) a row may have, in bytes. */
+#define MERCHANT_MAX 200
 extern const char *const txn_payment_methods[];
 /* Reads one row (no access check: the caller has done it). */
 int txn_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err);

@@ -7,7 +7,6 @@
 #include "internal.h"
 
 #define DESCRIPTION_MAX 1000
-#define MERCHANT_MAX 200
 
 const char *const txn_types[] = {
     "debit", "credit", "fee", "interest", "payment", "refund", NULL

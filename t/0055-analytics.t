@@ -303,6 +303,12 @@ $res = monthly('alice', 'from=2000-01&to=2019-12');
 is_deeply([$res->{status}, scalar @{ $res->{json}{items} // [] }], [200, 240], '240 months are fine');
 error_is(monthly('alice', 'from=2000-01&to=2020-01'), 400, 'invalid_field', '241 months are too many');
 error_is(monthly('alice', 'from=2025-01&to=2025-03&basis=bogus'), 400, 'invalid_field', 'basis=bogus', 'basis');
+# One end given: an error names it, not the end the service filled in.
+$res = monthly('alice', 'to=1900-05');
+is_deeply([ $res->{status}, ($res->{json}{items} // [])->[0]{month}, scalar @{ $res->{json}{items} // [] } ],
+          [ 200, '1900-01', 5 ], 'to=1900-05 alone: from the first month there is (1900-01)')
+    or diag($res->{content});
+error_is(monthly('alice', 'from=2999-01'), 400, 'invalid_field', 'from after this month, to left out', 'from');
 
 # ==== the drill-down ====================================================================
 # 2025-02 groceries: V1 100.00 and V3 -15.00 at Woolworths (85.00, 2 rows),
@@ -328,7 +334,20 @@ is_deeply([$res->{status}, m2($res->{json}{total}), scalar @{ $res->{json}{merch
           [200, '0.00', 0, 0], 'an excluded category drills down to nothing');
 $res = $rig->get('/api/analytics/monthly/2025-03/dining', user => 'alice');
 is_deeply([m2($res->{json}{total}), scalar @{ $res->{json}{transactions} }], ['60.00', 1], '2025-03 dining: only M5');
-error_is($rig->get('/api/analytics/monthly/2026-13/dining', user => 'alice'), 404, 'not_found', 'month 2026-13');
+# A month or category the path cannot name is a 400, as a budget's is.
+error_is($rig->get('/api/analytics/monthly/2026-13/dining', user => 'alice'), 400, 'invalid_field', 'month 2026-13',
+         'month');
+error_is($rig->get('/api/analytics/monthly/1899-12/dining', user => 'alice'), 400, 'invalid_field', 'month 1899-12',
+         'month');
+error_is($rig->get('/api/analytics/monthly/2025-02/' . ('y' x 101), user => 'alice'), 400, 'invalid_field',
+         'a 101-byte category (it was cut to 127 and answered)', 'category');
+error_is($rig->get('/api/analytics/monthly/2025-02/refund', user => 'alice'), 400, 'invalid_field',
+         'refund, no category of its own', 'category');
+error_is($rig->get('/api/analytics/monthly/2025-02/---', user => 'alice'), 400, 'invalid_field',
+         'a category of no letters', 'category');
+error_is($rig->get('/api/analytics/merchants/' . ('z' x 201), user => 'alice'), 400, 'invalid_field',
+         'a 201-byte merchant', 'merchant');
+is($rig->get('/api/analytics/merchants/' . ('z' x 200), user => 'alice')->{status}, 200, 'a 200-byte one is fine');
 error_is($rig->get('/api/analytics/monthly/2025-02/dining?basis=bogus', user => 'alice'), 400, 'invalid_field',
          'drill-down basis=bogus', 'basis');
 
