@@ -87,6 +87,28 @@ static void fit(const struct charge *v, size_t n, const struct cadence *c, doubl
     *any = n > 1 ? (double)some / (double)(n - 1) : 0;
 }
 
+/* Whether amounts a and b are within 15% (and a cent) of each other. */
+static int near(int64_t a, int64_t b)
+{
+    int64_t lo = a < b ? a : b, hi = a < b ? b : a;
+
+    return hi * 100 <= lo * 115 + 100;
+}
+
+/* A subscription costs the same from one charge to the next, but for a
+ * price change now and then: at least 80% of the steps between charges
+ * (sorted by day) stay near.  The chain by amount alone made a weekly
+ * shop of 40 to 79 a subscription, each amount near the next larger one
+ * but the week's total jumping about (an audit). */
+static int steady(const struct charge *v, size_t n)
+{
+    size_t i, still = 0;
+
+    for (i = 1; i < n; i++)
+        still += near(v[i - 1].amount, v[i].amount);
+    return n < 2 || still * 5 >= (n - 1) * 4;
+}
+
 static cJSON *detect_run(const char *merchant, struct charge *v, size_t n, int64_t as_of)
 {
     const struct cadence *best = NULL;
@@ -97,6 +119,8 @@ static cJSON *detect_run(const char *merchant, struct charge *v, size_t n, int64
     cJSON *o;
 
     qsort(v, n, sizeof *v, by_day);
+    if (!steady(v, n))
+        return NULL;
     for (i = 0; i < NCADENCES; i++) {
         double single, any;
 
@@ -154,7 +178,7 @@ static void detect_merchant(const char *merchant, struct charge *v, size_t n, in
     qsort(v, n, sizeof *v, by_amount);
     for (i = 1; i <= n; i++) {
         /* A chain: each amount within 15% (and a cent) of the one before. */
-        if (i < n && v[i].amount * 100 <= v[i - 1].amount * 115 + 100)
+        if (i < n && near(v[i - 1].amount, v[i].amount))
             continue;
         if (i - start >= 2) {
             cJSON *o = detect_run(merchant, v + start, i - start, as_of);
