@@ -129,6 +129,47 @@ int access_trip(ledger_db *db, int64_t me, int64_t trip_id, int *participant,
     return LEDGER_OK;
 }
 
+/* The rows of ?1 (ids as a JSON array) whose owner is neither the caller
+ * ?2 nor the owner of trip ?3, when the caller is not its owner. */
+static const char SQL_ROWS_OF_OTHERS[] =
+    "SELECT t.id, t.owner_id FROM trips tr JOIN transactions t"
+    "    ON t.id IN (SELECT value FROM json_each(?1)) AND t.owner_id NOT IN (?2, tr.owner_id)"
+    " WHERE tr.id = ?3 AND tr.owner_id <> ?2 ORDER BY t.id";
+
+/* A participant moved a row shared with them into someone else's trip:
+ * the row's owner became a participant and read all of the trip, and
+ * could bring in the next person the same way (an audit). */
+int trip_check_row_owners(ledger_db *db, int64_t me, int64_t trip_id, const char *ids,
+                          const char *field, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_ROWS_OF_OTHERS, err);
+    int64_t row = 0, owner = 0;
+    int rc = SQLITE_DONE, participant = 1;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_text(st, 1, ids, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, me);
+    sqlite3_bind_int64(st, 3, trip_id);
+    while (participant && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        row = sqlite3_column_int64(st, 0);
+        owner = sqlite3_column_int64(st, 1);
+        if (access_trip(db, owner, trip_id, &participant, err)) {
+            db_stmt_done(st);
+            return LEDGER_ERR;
+        }
+    }
+    db_stmt_done(st);
+    if (participant && rc != SQLITE_DONE)
+        return db_error(db, err, "trip rows");
+    if (!participant)
+        return ledger_error_set(err, 403, "forbidden", field,
+                                "transaction %lld is user %lld's, who does not take part in trip"
+                                " %lld, and only its owner brings people in",
+                                (long long)row, (long long)owner, (long long)trip_id);
+    return LEDGER_OK;
+}
+
 int trip_check_member(ledger_db *db, int64_t me, int64_t trip_id, ledger_error *err)
 {
     int participant;

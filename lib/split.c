@@ -17,6 +17,12 @@ static const char SQL_SPLIT_UPSERT[] =
 static const char SQL_SPLIT_PRUNE[] =
     "DELETE FROM splits WHERE transaction_id = ?1"
     "   AND participant_id NOT IN (SELECT value FROM json_each(?2))";
+/* The row's trip when the trip is the row owner's own, whose split
+ * people take part in it (trip.c). */
+static const char SQL_OWNERS_TRIP[] =
+    "SELECT tr.id FROM transactions t"
+    "  JOIN trips tr ON tr.id = t.override_trip_id AND tr.owner_id = t.owner_id"
+    " WHERE t.id = ?";
 
 void split_set_free(struct split_set *s)
 {
@@ -217,6 +223,37 @@ int ledger_split_get(ledger_db *db, int64_t me, int64_t txn_id, cJSON **out, led
     return splits_doc(db, me, txn_id, out, err);
 }
 
+/* A participant may set the owner's shares, but on a row in the owner's
+ * trip a new person in the split would take part in the trip, and only its
+ * owner brings people in: each person named must take part already. */
+static int check_trip_people(ledger_db *db, int64_t txn_id, const struct split_set *ss,
+                             ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_OWNERS_TRIP, err);
+    int64_t trip = 0;
+    size_t i;
+    int rc, participant;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, txn_id);
+    if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        trip = sqlite3_column_int64(st, 0);
+    db_stmt_done(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return db_error(db, err, "splits");
+    for (i = 0; trip && i < ss->n; i++) {
+        if (access_trip(db, ss->v[i].participant_id, trip, &participant, err))
+            return LEDGER_ERR;
+        if (!participant)
+            return ledger_error_set(err, 403, "forbidden", "participant_id",
+                                    "user %lld does not take part in trip %lld, which this row is"
+                                    " in, and only its owner brings people in",
+                                    (long long)ss->v[i].participant_id, (long long)trip);
+    }
+    return LEDGER_OK;
+}
+
 int ledger_split_set(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *body,
                      cJSON **out, ledger_error *err)
 {
@@ -232,7 +269,7 @@ int ledger_split_set(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *bod
     /* Completed for the transaction's owner, whoever is asking. */
     if (split_parse(db, body, "splits", a.owner_id, me, &ss, err))
         return LEDGER_ERR;
-    rc = split_write(db, txn_id, &ss, err);
+    rc = (!a.is_owner && check_trip_people(db, txn_id, &ss, err)) || split_write(db, txn_id, &ss, err);
     split_set_free(&ss);
     return rc ? LEDGER_ERR : splits_doc(db, me, txn_id, out, err);
 }

@@ -315,6 +315,7 @@ static int set_rows(ledger_db *db, int64_t me, int64_t trip_id, const cJSON *ids
         return ledger_error_set(err, 500, "internal", NULL, "out of memory");
     if ((!assign && ids_needing_access(db, trip_id, text, owner, &rest, err))
         || access_txn_set(db, me, rest ? rest : ids, "transaction_ids", err)
+        || (assign && trip_check_row_owners(db, me, trip_id, text, "transaction_ids", err))
         || (st = db_stmt(db, assign ? SQL_TRIP_ASSIGN : SQL_TRIP_UNASSIGN, err)) == NULL) {
         cJSON_Delete(rest);
         free(text);

@@ -310,8 +310,14 @@ int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
     if (has_share && !a.is_owner)
         return ledger_error_set(err, 403, "forbidden", "my_share_percent",
                                 "only the owner can change my_share_percent");
-    if (has_trip && trip_id && trip_check_member(db, me, trip_id, err))
-        return LEDGER_ERR;
+    if (has_trip && trip_id) {
+        char one[32];
+
+        snprintf(one, sizeof one, "[%lld]", (long long)id);
+        if (trip_check_member(db, me, trip_id, err)
+            || trip_check_row_owners(db, me, trip_id, one, "trip_id", err))
+            return LEDGER_ERR;
+    }
     if (category) {
         if (merchant)
             snprintf(merch, sizeof merch, "%s", merchant);

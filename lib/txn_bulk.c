@@ -155,7 +155,8 @@ int ledger_txn_bulk(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
             goto out;
     } else {
         if (field_id(body, "trip_id", 1, 1, &trip_id, NULL, err)
-            || (trip_id && trip_check_member(db, me, trip_id, err))
+            || (trip_id && (trip_check_member(db, me, trip_id, err)
+                            || trip_check_row_owners(db, me, trip_id, ids_text, "trip_id", err)))
             || run(db, SQL_BULK_TRIP, ids_text, NULL, trip_id, &changed, err))
             goto out;
     }

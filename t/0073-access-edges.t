@@ -211,4 +211,57 @@ for my $case (['2026-06-13', 101, 'after'], ['2026-06-07', 99, 'before']) {
     is_deeply($ids, [ $last + 1, $last + 2 ], "a file's rows take the ids after the deleted newest, in order");
 }
 
+# Only a trip's owner brings people in.  A participant moving a row shared
+# with them into someone else's trip made the row's owner a participant,
+# who read all of the trip and could bring in the next person the same
+# way; a participant writing the owner's shares on a row of the owner's
+# trip would bring in whoever they named (an audit).
+{
+    participant_ok($rig, dave => $_) for qw(erin alice);
+    participant_ok($rig, carol => $_) for qw(erin dave);
+    my $trip = ok_json($rig->post('/api/trips', { name => 'Daves walk', notes => 'private' }, user => 'dave'),
+                       'dave makes a trip')->{id};
+    my $shared = manual(dave => date => '2026-08-01', description => 'Hut fee', amount => 40, trip_id => $trip,
+                        splits => [ { participant_id => $uid{erin}, share_percent => 50 } ]);
+    manual(dave => date => '2026-08-02', description => 'Daves own boots', amount => 200, trip_id => $trip);
+    my $carols = manual(carol => date => '2026-08-03', description => 'Carols taxi', amount => 20,
+                        splits => [ { participant_id => $uid{erin}, share_percent => 50 } ]);
+    my @tries = (
+        [ post => "/api/trips/$trip/transactions", { transaction_ids => [ $carols ] }, 'transaction_ids',
+          'POST /trips/{id}/transactions' ],
+        [ patch => "/api/transactions/$carols", { trip_id => $trip }, 'trip_id', 'PATCH trip_id' ],
+        [ post => '/api/transactions/bulk', { action => 'assign_trip', ids => [ $carols ], trip_id => $trip },
+          'trip_id', 'bulk assign_trip' ],
+    );
+    for my $t (@tries) {
+        my ($method, $path, $body, $field, $how) = @$t;
+        my $res = $rig->$method($path, $body, user => 'erin');
+        is_deeply([ $res->{status}, ($res->{json} // {})->{error}{field} ], [ 403, $field ],
+                  "erin may not move carol's row into dave's trip ($how)") or diag($res->{content});
+    }
+    is($rig->get("/api/transactions/$carols", user => 'carol')->{json}{trip_id}, undef, 'the row is where it was');
+    is($rig->get("/api/trips/$trip", user => 'carol')->{status}, 403, 'and carol takes no part in the trip');
+    my $erins = manual(erin => date => '2026-08-04', description => 'Erins snacks', amount => 9);
+    is($rig->post("/api/trips/$trip/transactions", { transaction_ids => [ $erins ] }, user => 'erin')->{status}, 200,
+       'erin moves her own row in (she takes part already)');
+    # The shares of dave's row in his trip: erin may change them, not name
+    # a contact of dave's who is not in the trip.
+    my $res = $rig->post("/api/transactions/$shared/splits", [ { participant_id => $uid{erin}, share_percent => 50 },
+                                                               { participant_id => $uid{alice}, share_percent => 10 } ],
+                         user => 'erin');
+    is_deeply([ $res->{status}, ($res->{json} // {})->{error}{field} ], [ 403, 'participant_id' ],
+              "erin may not name alice in the split of dave's row in his trip") or diag($res->{content});
+    is($rig->get("/api/trips/$trip", user => 'alice')->{status}, 403, 'alice takes no part in it');
+    is($rig->post("/api/transactions/$shared/splits", [ { participant_id => $uid{erin}, share_percent => 60 } ],
+                  user => 'erin')->{status}, 200, 'erin changes her own share');
+    # The trip's owner brings people in: carol's row shared with dave.
+    my $to_dave = manual(carol => date => '2026-08-05', description => 'Carols fuel', amount => 60,
+                         splits => [ { participant_id => $uid{dave}, share_percent => 50 } ]);
+    is($rig->post("/api/trips/$trip/transactions", { transaction_ids => [ $to_dave ] }, user => 'dave')->{status}, 200,
+       'dave moves a row carol shares with him into his trip');
+    is($rig->get("/api/trips/$trip", user => 'carol')->{status}, 200, 'and so carol takes part');
+    is($rig->post("/api/trips/$trip/transactions", { transaction_ids => [ $carols ] }, user => 'erin')->{status}, 200,
+       'now erin may move carol\'s other row in');
+}
+
 done_testing;
