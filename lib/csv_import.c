@@ -601,16 +601,6 @@ fail:
 
 /* ---- commit ------------------------------------------------------------------------------ */
 
-static int row_error(ledger_error *err, size_t i)
-{
-    char f[160];
-
-    snprintf(f, sizeof f, "rows[%zu]%s%s", i, err->field[0] ? "." : "", err->field);
-    f[sizeof err->field - 1] = '\0';
-    memcpy(err->field, f, sizeof err->field);
-    return LEDGER_ERR;
-}
-
 /* The csv-import tag, made on the first import (the name is reserved for
  * this, so no user-made tag can have taken it). */
 static int csv_tag(ledger_db *db, int64_t me, int64_t *id, ledger_error *err)
@@ -830,7 +820,7 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
 
         if (!cJSON_IsObject(o)) {
             ledger_error_set(err, 400, "invalid_field", "", "each row must be an object");
-            row_error(err, i);
+            error_in_item(err, "rows", i);
             goto out;
         }
         if (field_date(o, "date", 1, &r->date, NULL, err)
@@ -843,13 +833,13 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
             || field_currency(o, r->currency_code, &r->currency, err)
             || field_money(o, "amount_aud", 0, 1, &r->amount_aud, &r->has_amount_aud, NULL, err)
             || field_rate(o, &r->rate, err)) {
-            row_error(err, i);
+            error_in_item(err, "rows", i);
             goto out;
         }
         if (r->amount < 0 || (r->has_amount_aud && r->amount_aud < 0)) {
             ledger_error_set(err, 400, "invalid_field", r->amount < 0 ? "amount" : "amount_aud",
                              "amounts are magnitudes (0 or more); the direction is transaction_type");
-            row_error(err, i);
+            error_in_item(err, "rows", i);
             goto out;
         }
         /* A row in another currency is counted at its home amount (given,
@@ -857,7 +847,7 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
          * 10 EUR counted as 10 AUD (an audit). */
         if (home_amount_of_new_row(db, r->currency, r->amount, r->rate, &r->amount_aud,
                                    &r->has_amount_aud, err)) {
-            row_error(err, i);
+            error_in_item(err, "rows", i);
             goto out;
         }
         if (r->type == NULL)
@@ -874,7 +864,7 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
                 break;
             default:
                 if (category_resolve(db, me, r->merchant, cat, cats[i], err)) {
-                    row_error(err, i);
+                    error_in_item(err, "rows", i);
                     goto out;
                 }
                 r->category = cats[i];

@@ -27,6 +27,16 @@ void ledger_error_clear(ledger_error *err)
         memset(err, 0, sizeof *err);
 }
 
+int error_in_item(ledger_error *err, const char *array, size_t i)
+{
+    char f[160];
+
+    snprintf(f, sizeof f, "%s[%zu]%s%s", array, i, err->field[0] ? "." : "", err->field);
+    f[sizeof err->field - 1] = '\0';
+    memcpy(err->field, f, sizeof err->field);
+    return LEDGER_ERR;
+}
+
 int error_as_field(ledger_error *err, const char *field)
 {
     err->status = 400;

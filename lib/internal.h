@@ -287,6 +287,9 @@ int search_candidates(ledger_db *db, int64_t me, struct search_query *sq, int64_
 /* Recasts a lookup failure (a missing or foreign id named in a body) as a
  * 400 invalid_field on field, keeping the message. */
 int error_as_field(ledger_error *err, const char *field);
+/* Names the item of an array a field error is in: field "amount" of item
+ * 3 of "rows" becomes "rows[3].amount" (the item itself: "rows[3]"). */
+int error_in_item(ledger_error *err, const char *array, size_t i);
 /* The caller's tag of that name (any case), created when missing; the name
  * reserved for CSV imports is refused. */
 int tag_find_or_create(ledger_db *db, int64_t user_id, const char *name, int64_t *id,

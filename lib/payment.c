@@ -155,7 +155,7 @@ int ledger_payment_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **
                 return ledger_error_set(err, 400, "invalid_field", "scopes",
                                         "each scope must be an object {trip_id, amount}");
             if (read_scope(db, me, from == me ? to : from, item, &scopes[n], err))
-                return LEDGER_ERR;
+                return err->field[0] ? error_in_item(err, "scopes", n) : LEDGER_ERR;
             for (k = 0; k < n; k++)
                 if (scopes[k].trip_id == scopes[n].trip_id)
                     return ledger_error_set(err, 400, "invalid_field", "scopes",

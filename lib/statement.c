@@ -311,17 +311,6 @@ int statement_row_insert(ledger_db *db, int64_t me, int64_t statement_id,
     return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "statement row");
 }
 
-/* Field errors inside transactions[] name the row: "transactions[3].amount". */
-static int row_error(ledger_error *err, size_t i)
-{
-    char f[160];
-
-    snprintf(f, sizeof f, "transactions[%zu]%s%s", i, err->field[0] ? "." : "", err->field);
-    f[sizeof err->field - 1] = '\0';
-    memcpy(err->field, f, sizeof err->field);
-    return LEDGER_ERR;
-}
-
 int itemised_type_ok(const char *type)
 {
     return type == NULL || (strcmp(type, "fee") != 0 && strcmp(type, "interest") != 0
@@ -534,7 +523,7 @@ int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON 
 
         if (read_row(db, me, o, &r, category, &refund, err)
             || check_itemised(&r, f.statement_type, ledger_home_currency(db), err)) {
-            row_error(err, i);
+            error_in_item(err, "transactions", i);
             goto out;
         }
         if (statement_row_insert(db, me, id, &r, err))

@@ -632,7 +632,9 @@ error_is(payments('alice', 'trip_id=0'), 400, 'invalid_field', 'trip_id=0', 'tri
         [do { my %b = %ok; delete $b{amount}; +{ %b, scopes => { trip_id => undef, amount => 10 } } },
          400, 'invalid_field', 'scopes not an array', 'scopes'],
         [do { my %b = %ok; delete $b{amount}; +{ %b, scopes => [{ trip_id => undef, amount => 10 }, { trip_id => $trip + 0, amount => 0 }] } },
-         400, 'invalid_field', 'a scope of 0 after a good one', 'amount'],
+         400, 'invalid_field', 'a scope of 0 after a good one (the field names the scope)', 'scopes[1].amount'],
+        [do { my %b = %ok; delete $b{amount}; +{ %b, scopes => [{ trip_id => undef, amount => 10 }, { trip_id => 999999, amount => 1 }] } },
+         400, 'invalid_field', 'a scope of a trip that does not exist', 'scopes[1].trip_id'],
         [{ %ok, trip_id => 999999 }, 400, 'invalid_field', 'a trip that does not exist', 'trip_id'],
         [{ %ok, trip_id => $ctrip + 0 }, 403, 'forbidden', "carol's trip, which alice is not part of", 'trip_id'],
     );
