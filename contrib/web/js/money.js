@@ -30,6 +30,8 @@ export function parseMoneyInput(text) {
     if (!GROUPED_RE.test(t)) throw new Error('Enter an amount like 1,234.50 (a point before the cents)');
     t = t.replace(/,/g, '');
   }
+  // ".50" is how many people write fifty cents: a zero before the point.
+  t = t.replace(/^([+-]?)\.(?=\d)/, '$10.');
   if (!MONEY_RE.test(t)) throw new Error('Enter an amount like 12.50 (at most two decimals)');
   return toCents(t);
 }
@@ -53,10 +55,11 @@ function group(intText) {
 }
 
 // The service's home currency (GET /api/me: home_currency): the currency of
-// amount_aud, my_amount and every report.  AUD is only the service's
-// default until app.js has asked.
-let home = 'AUD';
-let homeSign = '$';
+// amount_aud, my_amount and every report.  Unknown (null) until app.js has
+// asked: the service's home currency need not be AUD, so until then an
+// amount without a currency gets no symbol and every currency its code.
+let home = null;
+let homeSign = '';
 export function setHomeCurrency(code) {
   if (!/^[A-Z]{3}$/.test(code || '')) return;
   home = code;
@@ -78,7 +81,7 @@ export function formatCents(c, currency) {
   const [i, f] = d.split('.');
   const cur = currency ? String(currency).toUpperCase() : home;
   const sign = cur === home ? homeSign : cur;
-  const code = /[A-Za-z]$/.test(sign) ? `${sign} ` : sign;
+  const code = /[A-Za-z]$/.test(sign || '') ? `${sign} ` : sign || '';
   return `${c < 0 ? '−' : ''}${code}${group(i)}.${f}`;
 }
 
@@ -92,7 +95,11 @@ export const toHundredths = toCents;
 // share), or from 0 when zero is allowed (the my_share_percent override:
 // "none of this is mine").
 export const parsePercentInput = (t, { zero = false } = {}) => {
-  const h = parseMoneyInput(String(t).replace(/%/g, ''));
+  let h;
+  // The amount's message would speak of money: this field is a percentage.
+  try { h = parseMoneyInput(String(t).replace(/%/g, '')); } catch {
+    throw new Error('Enter a percentage like 12.5 (at most two decimals)');
+  }
   if (h < 0 || (h === 0 && !zero) || h > 10000) {
     throw new Error(zero ? 'A share is at least 0 and at most 100' : 'A share is more than 0 and at most 100');
   }

@@ -69,11 +69,19 @@ export function say(box, text, kind = 'ok') {
   box.replaceChildren(m);
   return m;
 }
+// Some refusals are worded for programs ("send null for none"): these get
+// a sentence for the person first, the service's own words after it.
+const EXPLAIN = [
+  [/uncategori[sz]ed is what the reports call a row with no category/i,
+    '“Uncategorised” is how the reports show rows without a category, so it cannot be set as a category. To have none, leave the category empty (or choose another one).'],
+];
 // An API error shown in the box, and its field marked in the form if there.
 export function showError(box, err, form) {
-  const text = err instanceof ApiError
+  let text = err instanceof ApiError
     ? `${err.message}${err.code && err.code !== 'http' && err.code !== 'network' ? ` (${err.status} ${err.code})` : ''}`
     : String(err && err.message ? err.message : err);
+  const plain = err instanceof ApiError && EXPLAIN.find(([re]) => re.test(err.message));
+  if (plain) text = `${plain[1]} The service said: ${text}`;
   say(box, text, 'error');
   if (form && err && err.field) {
     const f = form.querySelector(`[name="${CSS.escape(err.field)}"]`);
@@ -119,6 +127,10 @@ export const onAct = (box, fn) => (ev) => act(box, () => fn(ev), ev.currentTarge
 export const TYPES = ['debit', 'credit', 'fee', 'interest', 'payment', 'refund'];
 export const PAYMENT_METHODS = [['', 'unknown'], 'card', 'cash', 'bank_transfer', 'other', 'credits'];
 export const label = (slug) => (slug ? String(slug).replace(/_/g, ' ') : '—');
+// The API's name for "no category" as a filter or budget value; no
+// category's name, so the write fields refuse it (the API does too).
+export const UNCATEGORISED = 'uncategorised';
+export const categoryLabel = (c) => (c === UNCATEGORISED ? 'no category' : label(c));
 
 export function todayISO() {
   const d = new Date();

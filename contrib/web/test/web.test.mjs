@@ -278,8 +278,9 @@ await step('csv import', async () => {
   await page.getByLabel('Date format').selectOption('DD/MM/YYYY');
   await page.getByLabel('Preset name').fill('My credit union');
   await page.getByRole('button', { name: 'Save preset' }).click();
-  const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('ledger.csvPresets') || '{}'));
-  ok(stored['My credit union'] && stored['My credit union'].mapping.amount === 'Amount', 'csv: the user preset is kept in localStorage', stored);
+  const aliceId = (await api('alice', 'GET', '/me')).id;
+  const stored = await page.evaluate((id) => JSON.parse(localStorage.getItem(`ledger.csvPresets.user.${id}`) || '{}'), aliceId);
+  ok(stored['My credit union'] && stored['My credit union'].mapping.amount === 'Amount', 'csv: the user preset is kept in localStorage, under the user', stored);
   await shot('import-map');
   await page.getByRole('button', { name: 'Next: preview' }).click();
   await page.locator('form.preview').waitFor();
@@ -882,6 +883,236 @@ await step('home currency', () => asUser('carol', async (p) => {
   ok(/−AUD 10\.00/.test(await home.textContent()) && /amounts in NZD/.test(await p.locator('#who').textContent()),
     'currency: with home currency NZD an AUD row is labelled AUD, not $', await home.textContent());
 }));
+
+// ================================================================ skip link (X1)
+await step('skip link', () => asUser('carol', async (p) => {
+  await go('budgets', p);
+  await p.locator('a.skip').focus();
+  await p.keyboard.press('Enter');
+  await settle(p);
+  const got = { hash: await p.evaluate(() => location.hash), h2: await p.locator('main h2').textContent(), focus: await p.evaluate(() => document.activeElement.id) };
+  ok(got.hash === '#/budgets' && got.h2 === 'Budgets' && got.focus === 'main', 'skip link: “Skip to content” moves focus to main and keeps the page', got);
+  // The hash "#main" itself (an anchor, not a page) keeps the page too.
+  await p.evaluate(() => { location.hash = '#main'; });
+  await settle(p);
+  ok((await p.locator('main h2').textContent()) === 'Budgets', 'skip link: the hash #main is no page name (no “Not found”)', await p.locator('main h2').textContent());
+}));
+
+// ================================================================ no category (X2)
+await step('no category', () => asUser('dave', async (p) => {
+  await api('dave', 'POST', '/transactions', { date: '2025-08-03', amount: 7, description: 'nocat row' });
+  const want = (await api('dave', 'GET', '/transactions?categories[]=uncategorised&limit=1')).total;
+  await go('transactions', p);
+  await p.getByText('Filters and sorting').click();
+  await p.getByLabel('Category', { exact: true }).first().selectOption({ label: 'no category' });
+  await until(p, (n) => (document.querySelector('.pager .summary')?.textContent || '').endsWith(` of ${n}`)
+    && !document.querySelector('table.txns').hasAttribute('aria-busy'), want);
+  ok(want > 0 && (await summaryOf(p)).endsWith(` of ${want}`) && (await p.locator('tr[data-id]', { hasText: 'nocat row' }).count()) === 1,
+    'no category: the Category filter lists the rows with no category, as the API', { want, shown: await summaryOf(p) });
+  // Writing it stays refused: in household words, the API's own after them.
+  await p.getByText('New transaction', { exact: true }).click();
+  const form = p.getByRole('form', { name: 'New transaction' });
+  await form.getByLabel('Amount', { exact: true }).fill('3.00');
+  await form.getByLabel('Description', { exact: true }).fill('nocat write');
+  await form.getByLabel('Category', { exact: true }).fill('Uncategorised');
+  await form.getByRole('button', { name: 'Add transaction' }).click();
+  await p.getByRole('alert').waitFor();
+  const said = await p.getByRole('alert').textContent();
+  ok(/leave the category empty/.test(said) && /send null for none/.test(said)
+    && (await form.getByLabel('Category', { exact: true }).getAttribute('aria-invalid')) === 'true',
+    'no category: writing “Uncategorised” is refused in household words, the API’s message kept', said);
+  await go('budgets', p);
+  await p.getByLabel('Category').selectOption('uncategorised');
+  await p.getByLabel('Monthly amount').fill('60');
+  await p.getByRole('button', { name: 'Set budget' }).click();
+  await p.getByRole('status').filter({ hasText: 'Budget for no category set to $60.00' }).waitFor();
+  const b = (await api('dave', 'GET', '/budgets')).items.find((x) => x.category === 'uncategorised');
+  ok(b && b.amount === 60, 'no category: Budgets sets the budget of the spend with no category', b);
+}));
+
+// ================================================================ the service restarting (X3)
+await step('service unavailable', () => asUser('erin', async (p) => {
+  await api('erin', 'PUT', '/budgets/gifts', { amount: 25 });
+  let down = true;
+  await p.route('**/api/me', (r) => (down
+    ? r.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { status: 503, code: 'unavailable', message: 'the service is restarting' } }) })
+    : r.continue()));
+  await go('budgets', p);
+  const who = await p.locator('#who').textContent();
+  const amount = await p.locator('tr[data-category=gifts] td.num').first().textContent();
+  ok(!/Not signed in/.test(who) && /not answering/.test(who), 'me: a 503 from /api/me says the service is not answering, not “Not signed in”', who);
+  ok(amount === '25.00', 'me: before the home currency is known no amount is labelled as AUD', amount);
+  // The service is back: the next page asks again.
+  down = false;
+  await p.getByRole('link', { name: 'Transactions' }).click();
+  const back = await until(p, () => /^Signed in as/.test(document.getElementById('who').textContent));
+  await p.getByRole('link', { name: 'Budgets' }).click();
+  await p.locator('tr[data-category=gifts]', { hasText: '$25.00' }).waitFor({ timeout: 5000 }).catch(() => {});
+  ok(back && /amounts in AUD/.test(await p.locator('#who').textContent())
+    && (await p.locator('tr[data-category=gifts] td.num').first().textContent()) === '$25.00',
+    'me: once the service answers, the next page shows who is signed in and amounts in the home currency', await p.locator('#who').textContent());
+}));
+
+// ================================================================ a participant's split (X4)
+await step('participant split', async () => {
+  const row = await api('alice', 'POST', '/transactions', { date: '2025-05-20', amount: 60, description: 'shared dinner x4' });
+  await api('alice', 'POST', `/transactions/${row.id}/splits`, [{ participant_id: bob.id, share_percent: 30 }]);
+  await asUser('bob', async (p) => {
+    await go('transactions', p);
+    const ed = await editRow(p, row.id);
+    const who = ed.getByLabel('Participant 1', { exact: true });
+    const chosen = await who.evaluate((s) => s.options[s.selectedIndex].text);
+    const options = await who.locator('option').allTextContents();
+    ok(chosen.startsWith(bob.email) && !options.some((o) => /alice/.test(o)),
+      'split: a participant’s editor lists the row’s own split participants, themselves chosen', { chosen, options });
+    ok((await ed.getByRole('button', { name: 'Add person' }).count()) === 0 && (await ed.getByText('Only the row’s owner can add people').count()) === 1,
+      'split: a participant is not offered “Add person”, and told why');
+    await ed.getByLabel('Share % 1', { exact: true }).fill('40');
+    await ed.getByRole('button', { name: 'Save split' }).click();
+    await p.getByRole('status').filter({ hasText: 'Split “shared dinner x4” saved' }).waitFor();
+    const mine = (await api('alice', 'GET', `/transactions/${row.id}`)).splits.find((x) => x.participant_id === bob.id);
+    ok(mine && mine.share_percent === 40, 'split: the participant’s new share is saved', mine);
+    // The API names a person by id: shown by name, their menu marked.
+    await p.route(`**/api/transactions/${row.id}/splits`, (r) => r.fulfill({ status: 400, contentType: 'application/json',
+      body: JSON.stringify({ error: { status: 400, code: 'invalid_field', field: 'participant_id', message: `user ${bob.id} is not one of the participants of the row's owner (only the owner can add them)` } }) }));
+    const ed2 = await editRow(p, row.id);
+    await ed2.getByRole('button', { name: 'Save split' }).click();
+    const alert = ed2.getByRole('alert');
+    await alert.waitFor();
+    const said = await alert.textContent();
+    ok(said.includes(bob.email) && !said.includes(`user ${bob.id}`)
+      && (await ed2.getByLabel('Participant 1', { exact: true }).getAttribute('aria-invalid')) === 'true',
+      'split: a refusal naming “user N” names the person instead and marks their menu', said);
+  });
+});
+
+// ================================================================ reconcile after a conflict (X5)
+await step('reconcile conflict', () => asUser('erin', async (p) => {
+  await api('erin', 'POST', '/statements', {
+    bank_name: 'ANZ', account_type: 'Visa Credit Card', period_start: '2025-09-01', period_end: '2025-09-30',
+    transactions: [{ date: '2025-09-15', description: 'CAFE ONE', amount: 4.5, transaction_type: 'debit' },
+      { date: '2025-09-16', description: 'BOOKSHOP', amount: 22, transaction_type: 'debit' }],
+  });
+  const coffee = await api('erin', 'POST', '/transactions', { date: '2025-09-15', amount: 4.5, description: 'coffee one', payment_method: 'card' });
+  await api('erin', 'POST', '/transactions', { date: '2025-09-16', amount: 22, description: 'books', payment_method: 'card' });
+  await go('reconcile', p);
+  await p.getByRole('button', { name: 'Clear all choices' }).click();
+  await p.locator('fieldset.card', { hasText: 'coffee one' }).getByLabel(/CAFE ONE/).check();
+  await p.locator('fieldset.card', { hasText: 'books' }).getByLabel(/BOOKSHOP/).check();
+  // Another tab reconciles the coffee meanwhile.
+  const cafe = (await api('erin', 'GET', '/reconcile?limit=200')).pending.find((x) => x.transaction.id === coffee.id).candidates[0];
+  await api('erin', 'POST', '/reconcile', { matches: [{ manual_id: coffee.id, statement_transaction_id: cafe.id }] });
+  await p.getByRole('button', { name: 'Apply selected matches' }).click();
+  await p.getByRole('alert').waitFor();
+  const said = await p.getByRole('alert').textContent();
+  await until(p, () => ![...document.querySelectorAll('fieldset.card legend')].some((l) => l.textContent.includes('coffee one')));
+  ok(/“coffee one” of 2025-09-15/.test(said) && !said.includes(`transaction ${coffee.id}`)
+    && (await p.locator('fieldset.card', { hasText: 'coffee one' }).count()) === 0,
+    'reconcile: a 409 names the row by date and description and reloads the list without it', said);
+  // The reloaded list suggests the books' match again: applied as it is.
+  await p.getByRole('button', { name: 'Apply selected matches' }).click();
+  await p.getByRole('alert').or(p.getByRole('status')).first().waitFor();
+  ok(/Reconciled 1 transaction/.test(await p.locator('.messages').first().textContent()),
+    'reconcile: after the conflict the remaining match applies as suggested', await p.locator('.messages').first().textContent());
+}));
+
+// ================================================================ analytics basis (X6)
+await step('analytics basis', () => asUser('carol', async (p) => {
+  await go('analytics', p);
+  await p.getByLabel('Basis').selectOption('mine');
+  await p.getByRole('button', { name: 'Show' }).click();
+  const note = p.locator('section[aria-labelledby=h-merchant] .msg.warn');
+  await note.waitFor({ timeout: 5000 }).catch(() => {});
+  ok((await note.count()) === 1 && /Whole amounts/.test(await note.textContent()),
+    'analytics: with Basis “my share” the merchant section says its figures are whole amounts');
+}));
+
+// ================================================================ presets per user (X7)
+await step('presets per user', () => asUser('carol', async (p) => {
+  await p.goto(`${BASE}/`);
+  // A preset of the one store for every user (before presets were per user).
+  await p.evaluate(() => localStorage.setItem('ledger.csvPresets', JSON.stringify({ 'Old shared': { name: 'Old shared', mapping: { date: 'Date' } } })));
+  await mapThenPreview(p, 'Date,Description,Amount\n2025-01-02,x,-1.00\n');
+  await p.getByLabel('Preset name').fill('Carol card 4821');
+  await p.getByRole('button', { name: 'Save preset' }).click();
+  await p.getByRole('status').filter({ hasText: 'Preset “Carol card 4821” saved' }).waitFor();
+  const offered = () => p.getByLabel('Preset', { exact: true }).locator('option').allTextContents();
+  await mapThenPreview(p, 'Date,Description,Amount\n2025-01-02,x,-1.00\n');
+  const carolSees = await offered();
+  // Bob signs in with the same browser.
+  await p.route('**/api/me', (r) => r.fulfill({ contentType: 'application/json', body: JSON.stringify(bob) }));
+  await mapThenPreview(p, 'Date,Description,Amount\n2025-01-02,x,-1.00\n');
+  const bobSees = await offered();
+  ok(carolSees.includes('Carol card 4821 (mine)') && !bobSees.some((o) => /Carol card|Old shared/.test(o)),
+    'csv: a preset is offered to the user who saved it, not to the next user of the browser', { carolSees, bobSees });
+  ok(!carolSees.some((o) => /Old shared/.test(o)) && (await p.evaluate(() => localStorage.getItem('ledger.csvPresets'))) === null,
+    'csv: the old store for every user is dropped, offered to nobody');
+}));
+
+// ================================================================ rule names (X8)
+await step('rule names', () => asUser('carol', async (p) => {
+  const tag = await api('carol', 'POST', '/tags', { name: 'gift-tag' });
+  const gone = await api('carol', 'POST', '/tags', { name: 'gone-tag' });
+  const trip = await api('carol', 'POST', '/trips', { name: 'Tassie trip' });
+  const bobP = await api('carol', 'POST', '/participants', { email: bob.email });
+  await api('carol', 'POST', '/transactions', { date: '2025-05-05', amount: 18, description: 'rulepreview lunch' });
+  await api('carol', 'POST', '/rules', { name: 'named rule', conditions: [{ field: 'description', operator: 'contains', value: 'rulepreview' }],
+    actions: [{ type: 'add_tag', tag_id: tag.id }, { type: 'set_trip', trip_id: trip.id }, { type: 'apply_split', shares: [{ participant_id: bobP.id, share_percent: 25 }] }] });
+  await api('carol', 'POST', '/rules', { name: 'broken rule', conditions: [{ field: 'description', operator: 'contains', value: 'nothing-matches' }],
+    actions: [{ type: 'add_tag', tag_id: gone.id }] });
+  await api('carol', 'DELETE', `/tags/${gone.id}`);
+  await go('rules', p);
+  const card = await p.locator('li.card.rule', { hasText: 'named rule' }).locator('p').first().textContent();
+  ok(/tag “gift-tag”/.test(card) && /trip “Tassie trip”/.test(card) && card.includes(`split with ${bob.email} 25%`) && !/#\d/.test(card),
+    'rules: a card names its tag, trip and split people', card);
+  const broken = await p.locator('li.card.rule', { hasText: 'broken rule' }).locator('p').first().textContent();
+  ok(/deleted tag/.test(broken), 'rules: a rule whose tag is deleted says so', broken);
+  await p.getByRole('button', { name: 'Preview rule named rule' }).click();
+  const li = p.locator('.preview-rows li').first();
+  await li.waitFor();
+  const text = await li.textContent();
+  ok(/2025-05-05 · rulepreview lunch · \$18\.00/.test(text) && /trip none → “Tassie trip”/.test(text) && /\+ “gift-tag”/.test(text)
+    && text.includes(`${bob.email} 25%`) && !/[{}]/.test(text),
+    'rules: a preview shows the row by date, description and amount, and the changes in words', text);
+}));
+
+// ================================================================ minor: amounts, percentages (money)
+await step('amount inputs', () => asUser('carol', async (p) => {
+  await go('transactions', p);
+  const parsed = await p.evaluate(async () => {
+    const m = await import('/js/money.js');
+    const t = (x) => { try { return m.parseMoneyInput(x); } catch { return 'error'; } };
+    return [t('.50'), t('-.5'), t('.'), t('.123')];
+  });
+  ok(JSON.stringify(parsed) === '[50,-50,"error","error"]', 'money: “.50” is 0.50; “.” and three decimals are refused', parsed);
+  await p.getByText('New transaction', { exact: true }).click();
+  const form = p.getByRole('form', { name: 'New transaction' });
+  await form.getByLabel('Amount', { exact: true }).fill('.50');
+  await form.getByLabel('Description', { exact: true }).fill('half a dollar');
+  await form.getByRole('button', { name: 'Add transaction' }).click();
+  await p.getByRole('status').filter({ hasText: 'Added “half a dollar” ($0.50)' }).waitFor();
+  const row = (await all('carol')).find((t) => t.description === 'half a dollar');
+  ok(row && row.amount === 0.5, 'money: a new row of “.50” is 0.50 in the API', row);
+  const ed = await editRow(p, row.id);
+  await ed.getByLabel('My share %').fill('12.345');
+  await ed.getByRole('button', { name: 'Save', exact: true }).click();
+  const alert = ed.getByRole('alert');
+  await alert.waitFor();
+  const said = await alert.textContent();
+  ok(/percentage/.test(said) && !/amount/.test(said), 'money: a bad share % speaks of a percentage, not an amount', said);
+}));
+
+// ================================================================ a long unbroken word (phone)
+await step('long words', async () => {
+  const long = `https://shop.example.com/orders/${'x'.repeat(80)}`;
+  await api('alice', 'POST', '/statements', {
+    bank_name: 'ANZ', account_type: 'Visa Credit Card', period_start: '2025-05-01', period_end: '2025-05-31',
+    transactions: [{ date: '2025-05-10', description: `STMT ${long}`, amount: 77.77, transaction_type: 'debit' }],
+  });
+  await api('alice', 'POST', '/transactions', { date: '2025-05-10', amount: 77.77, description: long, payment_method: 'card' });
+  await api('alice', 'POST', '/transactions', { date: '2025-05-11', amount: 1.23, description: `lone ${long}`, payment_method: 'card' });
+  ok(true, 'phone: rows with a long unbroken description wait on Reconcile (the phone check below)');
+});
 
 // ================================================================ phone width
 await step('phone', async () => {

@@ -10,7 +10,8 @@ export async function render(main) {
   const from = h('input', { type: 'month', name: 'from', value: monthISO(-11) });
   const to = h('input', { type: 'month', name: 'to', value: monthISO() });
   const basis = select([['gross', 'whole amounts'], ['mine', 'my share']], 'gross', { name: 'basis' });
-  const form = h('form', { class: 'inline', 'aria-label': 'Range' }, field('From month', from), field('To month', to), field('Basis', basis),
+  const form = h('form', { class: 'inline', 'aria-label': 'Range' }, field('From month', from), field('To month', to),
+    field('Basis', basis, 'Of the monthly spend; merchants are whole amounts'),
     h('button', { type: 'submit', class: 'primary' }, 'Show'));
   const monthly = h('section', { 'aria-labelledby': 'h-monthly' });
   const merchant = h('section', { 'aria-labelledby': 'h-merchant' });
@@ -56,7 +57,12 @@ export async function render(main) {
         });
       };
       msel.addEventListener('change', showMerchant);
+      // /analytics/merchants has no basis: its figures are whole amounts
+      // whatever the Basis says, and the page says so.
       clear(merchant, h('h3', { id: 'h-merchant' }, 'Merchant history'),
+        h('p', { class: range.basis === 'mine' ? 'msg warn' : 'hint' }, range.basis === 'mine'
+          ? 'Whole amounts: the merchant list and history do not follow the Basis “my share”; only the monthly spend above does.'
+          : 'Whole amounts (the Basis applies to the monthly spend only).'),
         h('ol', { class: 'top-merchants' }, top.items.slice(0, 10).map((x) => h('li', {}, `${x.merchant}: ${formatMoney(x.total)} (${x.count})`))),
         h('div', { class: 'inline' }, field('Merchant', msel)), hist);
       await showMerchant();

@@ -1,6 +1,6 @@
 // Budgets: a standing monthly amount per category, with this month's spend.
 import * as api from '../api.js';
-import { h, clear, field, select, messages, say, act, onAct, title, label, monthISO } from '../ui.js';
+import { h, clear, field, select, messages, say, act, onAct, title, categoryLabel as label, UNCATEGORISED, monthISO } from '../ui.js';
 import { formatMoney, formatCents, toCents, parseMoneyInput, moneyJSON } from '../money.js';
 
 export async function render(main) {
@@ -8,7 +8,8 @@ export async function render(main) {
   const cats = (await api.get('/categories')).items.map((c) => c.category);
   const month = h('input', { type: 'month', name: 'month', value: monthISO() });
   const tbody = h('tbody');
-  const cat = select(cats.map((c) => [c, label(c)]), 'groceries', { name: 'category' });
+  // The spend with no category has a budget too (PUT /budgets/uncategorised).
+  const cat = select(cats.filter((c) => c !== UNCATEGORISED).concat(UNCATEGORISED).map((c) => [c, label(c)]), 'groceries', { name: 'category' });
   const amount = h('input', { type: 'text', name: 'amount', inputmode: 'decimal', required: true });
   const form = h('form', { class: 'inline', 'aria-label': 'Set a budget' }, field('Category', cat), field('Monthly amount', amount),
     h('button', { type: 'submit', class: 'primary' }, 'Set budget'));

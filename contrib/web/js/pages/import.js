@@ -6,13 +6,29 @@ import { h, clear, field, select, messages, say, act, title, TYPES } from '../ui
 import { parseMoneyInput, moneyJSON, centsToDecimal, toCents } from '../money.js';
 
 export const BUILTIN_PRESETS = ['anz', 'chase', 'commbank', 'generic-debit-credit', 'generic-signed', 'monzo', 'nab', 'westpac'];
-const STORE = 'ledger.csvPresets';
 const PRESET_BASE = document.querySelector('meta[name="ledger-csv-presets"]')?.content || 'csv-presets/';
 
-export function userPresets() {
-  try { return JSON.parse(localStorage.getItem(STORE) || '{}'); } catch { return {}; }
+// The user's presets are kept per signed-in user (GET /api/me's id): a
+// browser may be shared, and a preset's name is free text that can name
+// accounts.  The one store for every user of a browser
+// ('ledger.csvPresets', before this) belongs to nobody we can tell, so it
+// is dropped rather than handed to whoever opens the page first.
+const LEGACY_STORE = 'ledger.csvPresets';
+export const presetStore = (userId) => `ledger.csvPresets.user.${userId}`;
+let store = null; // null: who is signed in is not known, so no presets
+
+function useStoreOf(user) {
+  store = user && user.id ? presetStore(user.id) : null;
+  try { localStorage.removeItem(LEGACY_STORE); } catch { /* storage off */ }
 }
-function saveUserPresets(p) { localStorage.setItem(STORE, JSON.stringify(p)); }
+export function userPresets() {
+  if (!store) return {};
+  try { return JSON.parse(localStorage.getItem(store) || '{}'); } catch { return {}; }
+}
+function saveUserPresets(p) {
+  if (!store) throw new Error('Who is signed in is not known yet, so the preset cannot be kept for you: try again once the service answers.');
+  localStorage.setItem(store, JSON.stringify(p));
+}
 
 async function builtinPresets() {
   const out = {};
@@ -134,7 +150,9 @@ export async function render(main) {
   const stepList = h('ol', { class: 'steps', 'aria-label': 'Import steps' }, steps.map((s) => h('li', {}, s)));
   const stage = h('section', { 'aria-live': 'polite' });
   main.append(title('CSV import'), stepList, box, stage);
-  const presets = { ...(await builtinPresets()) };
+  const [builtin, user] = await Promise.all([builtinPresets(), api.me().catch(() => null)]);
+  useStoreOf(user);
+  const presets = { ...builtin };
   let csvText = '';
   let fileName = '';
   let mapping = {};
@@ -286,7 +304,7 @@ export async function render(main) {
             const mine = userPresets();
             mine[n] = { name: n, mapping: collect(true) };
             saveUserPresets(mine);
-            say(box, `Preset “${n}” saved in this browser.`);
+            say(box, `Preset “${n}” saved in this browser, for you only.`);
           }, form) }, 'Save preset'))),
       h('div', { class: 'actions' }, h('button', { type: 'button', onclick: upload }, 'Back'),
         h('button', { type: 'submit', class: 'primary' }, 'Next: preview')));

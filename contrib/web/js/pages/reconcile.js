@@ -8,6 +8,20 @@ import { formatMoney } from '../money.js';
 
 const PAGE = 50;
 
+const rowText = (t) => `“${t.description}” of ${t.date} (${formatMoney(t.amount, t.currency)})`;
+
+// The API names a row by id ("transaction 12 is already reconciled"); the
+// page shows rows by date, description and amount: the manual rows and
+// their candidates on screen name it so.
+function nameRows(message, choices) {
+  const known = new Map();
+  for (const c of choices) {
+    known.set(c.t.id, c.t);
+    for (const x of c.candidates) known.set(x.id, x);
+  }
+  return String(message).replace(/\btransaction (\d+)\b/g, (all, id) => (known.has(Number(id)) ? `the row ${rowText(known.get(Number(id)))}` : all));
+}
+
 export async function render(main) {
   const box = messages();
   const body = h('div');
@@ -74,7 +88,17 @@ export async function render(main) {
           matches.push({ manual_id: c.t.id, statement_transaction_id: Number(v) });
         }
         if (!matches.length) throw new Error('Choose at least one candidate.');
-        await api.post('/reconcile', { matches });
+        try {
+          await api.post('/reconcile', { matches });
+        } catch (err) {
+          if (err.status !== 409) throw err;
+          // A row was reconciled meanwhile (another tab): nothing was
+          // applied, and the list on screen is stale.  The list again, so
+          // the other matches can be applied, and the row named as shown.
+          err.message = `${nameRows(err.message, choices)} Nothing was applied; the list is reloaded, so apply the remaining matches again.`;
+          await load();
+          throw err;
+        }
         for (const m of matches) undoable.push({ ...m, label: choices.find((c) => c.t.id === m.manual_id).t.description });
         say(box, `Reconciled ${matches.length} transaction${matches.length === 1 ? '' : 's'}.`);
         await load();
@@ -88,7 +112,7 @@ export async function render(main) {
     body.append(h('nav', { class: 'pager', 'aria-label': 'Pages of rows to reconcile' }, prev, summary, next));
     body.append(form);
     body.append(h('h3', {}, `Without candidates${paged ? ' on this page' : ''} (${data.unmatched.length})`),
-      data.unmatched.length ? h('ul', {}, data.unmatched.map((u) => { const t = u.transaction || u; return h('li', {}, `${t.date} · ${t.description} · ${formatMoney(t.amount, t.currency)}`); }))
+      data.unmatched.length ? h('ul', { class: 'unmatched' }, data.unmatched.map((u) => { const t = u.transaction || u; return h('li', {}, `${t.date} · ${t.description} · ${formatMoney(t.amount, t.currency)}`); }))
         : h('p', {}, 'None.'));
     if (undoable.length) {
       body.append(h('h3', {}, 'Reconciled in this visit'), h('ul', {}, undoable.map((u, i) => h('li', {}, `${u.label} `,

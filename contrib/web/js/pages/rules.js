@@ -3,7 +3,7 @@
 // runs with revert.
 import * as api from '../api.js';
 import { h, clear, field, select, messages, say, act, onAct, title, label } from '../ui.js';
-import { parseMoneyInput, moneyJSON, parsePercentInput, formatMoney } from '../money.js';
+import { parseMoneyInput, moneyJSON, parsePercentInput, formatMoney, formatPercent } from '../money.js';
 
 const FIELDS = ['description', 'merchant', 'merchant_normalized', 'category', 'amount', 'transaction_type',
   'payment_method', 'bank_name', 'statement_type', 'date', 'tag'];
@@ -29,11 +29,57 @@ function showValue(fieldName, v) {
   return fieldName === 'date' ? String(v) : `“${v}”`;
 }
 
-function describe(rule) {
+// Names for the ids a rule keeps: a tag, trip or person no longer there
+// (deleted, or not the caller's) is said to be so, since the rule will be
+// passed over for it.
+const tagName = (ctx, id) => { const t = ctx.tags.find((x) => x.id === id); return t ? `“${t.name}”` : `a deleted tag (#${id})`; };
+const tripName = (ctx, id) => { const t = ctx.trips.find((x) => x.id === id); return t ? `“${t.name}”` : `a deleted trip (#${id})`; };
+const personName = (ctx, id) => { const p = ctx.participants.find((x) => x.id === id); return p ? p.name || p.email : `unknown person (#${id})`; };
+
+function describeAction(x, ctx) {
+  if (x.type === 'add_tag') return `tag ${tagName(ctx, x.tag_id)}`;
+  if (x.type === 'set_category') return `category ${label(x.category)}`;
+  if (x.type === 'set_merchant') return `merchant “${x.merchant_normalized}”`;
+  if (x.type === 'set_trip') return `trip ${tripName(ctx, x.trip_id)}`;
+  if (x.type === 'apply_split') {
+    const shares = (x.shares || []).map((y) => `${personName(ctx, y.participant_id)} ${formatPercent(y.share_percent)}`).join(', ');
+    return shares ? `split with ${shares}` : 'split';
+  }
+  return label(x.type);
+}
+
+function describe(rule, ctx) {
   const c = rule.conditions.map((x) => `${label(x.field)} ${label(x.operator)}${x.value === true ? '' : ` ${x.operator === 'between' && Array.isArray(x.value) ? x.value.map((y) => showValue(x.field, y)).join(' and ') : showValue(x.field, x.value)}`}`).join(rule.match === 'any' ? ' or ' : ' and ');
-  const a = rule.actions.map((x) => x.type === 'add_tag' ? `tag #${x.tag_id}` : x.type === 'set_category' ? `category ${x.category}`
-    : x.type === 'set_merchant' ? `merchant ${x.merchant_normalized}` : x.type === 'set_trip' ? `trip #${x.trip_id}` : 'split').join(', ');
+  const a = rule.actions.map((x) => describeAction(x, ctx)).join(', ');
   return `${c || 'selected rows'} → ${a}`;
+}
+
+// What a preview item changes, field by field, in words: "category
+// groceries → dining; trip none → “Tassie”; tags + “work”".
+function describeChange(before, after, ctx) {
+  const out = [];
+  const b = before || {}, a = after || {};
+  if (b.category !== a.category) out.push(`category ${b.category ? label(b.category) : 'none'} → ${a.category ? label(a.category) : 'none'}`);
+  if (b.merchant_normalized !== a.merchant_normalized) out.push(`merchant ${b.merchant_normalized ? `“${b.merchant_normalized}”` : 'none'} → ${a.merchant_normalized ? `“${a.merchant_normalized}”` : 'none'}`);
+  if (b.trip_id !== a.trip_id) out.push(`trip ${b.trip_id ? tripName(ctx, b.trip_id) : 'none'} → ${a.trip_id ? tripName(ctx, a.trip_id) : 'none'}`);
+  const names = (tags) => (tags || []).map((t) => t.name);
+  const added = names(a.tags).filter((n) => !names(b.tags).includes(n));
+  const removed = names(b.tags).filter((n) => !names(a.tags).includes(n));
+  if (added.length || removed.length) out.push(`tags ${added.map((n) => `+ “${n}”`).concat(removed.map((n) => `− “${n}”`)).join(' ')}`);
+  const split = (sp) => (sp || []).map((y) => `${y.name || personName(ctx, y.participant_id)} ${formatPercent(y.share_percent)}`).join(', ') || 'not split';
+  if (split(b.splits) !== split(a.splits)) out.push(`split ${split(b.splits)} → ${split(a.splits)}`);
+  return out.length ? out.join('; ') : 'no change';
+}
+
+// A previewed row by its date, description and amount (GET
+// /transactions/{id}); by number only if it cannot be read.
+async function previewRow(it) {
+  try {
+    const t = await api.get(`/transactions/${it.transaction_id}`);
+    return `${t.date} · ${t.description} · ${formatMoney(t.amount, t.currency)}`;
+  } catch {
+    return `row ${it.transaction_id}`;
+  }
 }
 
 export async function render(main) {
@@ -134,7 +180,8 @@ export async function render(main) {
       } catch (err) {
         for (const t of made) {
           await api.del(`/tags/${t.id}`).catch(() => {});
-          ctx.tags.splice(ctx.tags.indexOf(t), 1);
+          const i = ctx.tags.indexOf(t);
+          if (i >= 0) ctx.tags.splice(i, 1);
         }
         // The API names conditions[0] or actions[1].category: mark the
         // control that holds it.
@@ -160,17 +207,24 @@ export async function render(main) {
     rulesBox, previewBox, h('h3', {}, 'Runs'), runsBox);
 
   async function load() {
-    const [rules, runs] = await Promise.all([api.get('/rules'), api.get('/rules/runs')]);
+    // The names the cards show afresh too: a tag deleted meanwhile shows
+    // as deleted.
+    const [rules, runs, tags, trips, parts] = await Promise.all([api.get('/rules'), api.get('/rules/runs'),
+      api.get('/tags'), api.get('/trips'), api.get('/participants')]);
+    Object.assign(ctx, { tags: tags.items, trips: trips.items, participants: parts.items });
     clear(rulesBox, rules.items.length ? h('ul', { class: 'cards' }, rules.items.map((r) => h('li', { class: 'card rule', dataset: { id: r.id } },
       h('h4', {}, r.name, r.enabled ? '' : ' (disabled)', r.manual_only ? ' (quick action)' : ''),
-      h('p', {}, describe(r)),
+      h('p', {}, describe(r, ctx)),
       r.manual_only ? h('p', { class: 'hint' }, 'A quick action: select rows in Transactions and choose it under Action.') : null,
       h('div', { class: 'actions' },
         r.manual_only ? null : h('button', { type: 'button', class: 'small', 'aria-label': `Preview rule ${r.name}`, onclick: onAct(box, async () => {
           const p = await api.post(`/rules/${r.id}/preview`);
           const items = p.items || [];
+          const shown = items.slice(0, 50);
+          const rows = await Promise.all(shown.map(previewRow));
           clear(previewBox, h('h3', {}, `Preview of “${r.name}”: ${items.length} row${items.length === 1 ? '' : 's'}`),
-            h('ul', {}, items.slice(0, 50).map((it) => h('li', {}, `#${it.transaction_id}: ${JSON.stringify(it.before)} → ${JSON.stringify(it.after)}`))));
+            h('ul', { class: 'preview-rows' }, shown.map((it, i) => h('li', {}, h('strong', {}, rows[i]), ': ', describeChange(it.before, it.after, ctx)))),
+            items.length > shown.length ? h('p', { class: 'hint' }, `The first ${shown.length} are shown.`) : null);
         }) }, 'Preview'),
         r.manual_only ? null : h('button', { type: 'button', class: 'small', 'aria-label': `Apply rule ${r.name}`, onclick: onAct(box, async () => {
           const run = await api.post(`/rules/apply/${r.id}`);

@@ -3,7 +3,7 @@
 // payment method, tags, splits with participants) and bulk actions on a
 // selection (the fixed ones and the user's quick-action rules).
 import * as api from '../api.js';
-import { h, clear, field, select, messages, say, act, onAct, showError, clearErrors, title, label, TYPES, PAYMENT_METHODS, hashParams, todayISO } from '../ui.js';
+import { h, clear, field, select, messages, say, act, onAct, showError, clearErrors, title, label, TYPES, PAYMENT_METHODS, UNCATEGORISED, hashParams, todayISO } from '../ui.js';
 import { formatMoney, parseMoneyInput, moneyJSON, parsePercentInput, formatPercent, toCents, centsToDecimal } from '../money.js';
 
 // seq numbers the list's loads: only the latest one draws.
@@ -43,7 +43,9 @@ export async function render(main) {
   const f = {
     date_from: h('input', { type: 'date', name: 'date_from' }),
     date_to: h('input', { type: 'date', name: 'date_to' }),
-    category: select([['', 'any']].concat(ctx.categories.map((c) => [c, label(c)])), '', { name: 'category' }),
+    // "no category" is a filter value (categories[]=uncategorised), not a
+    // category: the write fields do not offer it.
+    category: select([['', 'any'], [UNCATEGORISED, 'no category']].concat(ctx.categories.filter((c) => c !== UNCATEGORISED).map((c) => [c, label(c)])), '', { name: 'category' }),
     type: select([['', 'any']].concat(TYPES), '', { name: 'type' }),
     bank: select([['', 'any']].concat(ctx.banks), '', { name: 'bank' }),
     tag: select([['', 'any']].concat(ctx.tags.map((t) => [t.id, t.name])), '', { name: 'tag' }),
@@ -314,6 +316,20 @@ export async function render(main) {
   await load();
 }
 
+// The API names a person in a refusal by id ("user 4 is not one of the
+// participants…"): the name instead where the editor knows it, and that
+// person's menu marked.
+function namePerson(err, rows, people) {
+  const m = /\b(?:user|participant) (\d+)\b/.exec(err.message || '');
+  if (!m) return err;
+  const id = Number(m[1]);
+  const who = people.find(([pid]) => pid === id);
+  if (who) err.message = err.message.replace(m[0], who[1]);
+  const i = rows.findIndex((row) => row.pid === id);
+  if (i >= 0 && err.field === 'participant_id') err.field = `participant_${i}`;
+  return err;
+}
+
 // The inline editor of one row, as a table row under it.  The owner of a
 // manual row may also correct its date, amount and description, or
 // delete it.  reload(news) draws the list again, then says news.
@@ -422,10 +438,15 @@ function editor(r, ctx, box, reload, close) {
   const splitForm = h('form', { class: 'inline', 'aria-label': 'Split' }, h('h4', {}, 'Split'),
     r.splits.length ? h('ul', { class: 'splits' }, r.splits.map((x) => h('li', {}, `${x.name || `user ${x.participant_id}`}: ${formatPercent(x.share_percent)} = ${formatMoney(x.amount)}${x.settled ? ' (settled)' : ''}`))) : h('p', {}, 'Not split.'),
     splitRows);
+  // Splits may name only the owner's participants.  The owner chooses
+  // from their own; a participant (who cannot see the owner's list) from
+  // the people the row is split with now, themselves included.
+  const people = mine ? ctx.participants.map((p) => [p.id, p.name || p.email])
+    : r.splits.filter((x) => x.participant_id !== r.owner_id).map((x) => [x.participant_id, x.participant_id === ctx.me.id ? `${x.name || `user ${x.participant_id}`} (you)` : x.name || `user ${x.participant_id}`]);
   const drawSplitRows = () => {
     clear(splitRows);
     rows.forEach((row, i) => {
-      const who = select([['', 'choose…']].concat(ctx.participants.map((p) => [p.id, p.name || p.email])), row.pid ?? '', { name: `participant_${i}` });
+      const who = select([['', 'choose…']].concat(people), row.pid ?? '', { name: `participant_${i}` });
       const share = h('input', { type: 'text', inputmode: 'decimal', name: `share_${i}`, value: row.share ?? '' });
       who.addEventListener('change', () => { row.pid = who.value ? Number(who.value) : null; });
       share.addEventListener('input', () => { row.share = share.value; });
@@ -442,14 +463,16 @@ function editor(r, ctx, box, reload, close) {
       r.splits.length ? h('button', { type: 'button', onclick: onAct(local, async () => {
         await api.del(`/transactions/${r.id}/splits`); await reload('Split removed.');
       }) }, 'Remove split') : null),
-    h('div', { class: 'new-participant' }, field('New participant’s email', email),
+    mine ? h('div', { class: 'new-participant' }, field('New participant’s email', email),
       h('button', { type: 'button', onclick: onAct(local, async () => {
         if (!email.value.trim()) return;
         const p = await api.post('/participants', { email: email.value.trim() });
         if (!ctx.participants.some((x) => x.id === p.id)) ctx.participants.push(p);
+        if (!people.some(([id]) => id === p.id)) people.push([p.id, p.name || p.email]);
         rows.push({ pid: p.id, share: '' }); email.value = ''; drawSplitRows();
         say(local, `${p.email} can now be chosen.`);
-      }) }, 'Add person')));
+      }) }, 'Add person'))
+      : h('p', { class: 'hint' }, 'Only the row’s owner can add people to its split: you can change the shares of the people it is split with.'));
   splitForm.addEventListener('submit', (ev) => {
     ev.preventDefault();
     act(local, async () => {
@@ -460,7 +483,11 @@ function editor(r, ctx, box, reload, close) {
         return { participant_id: row.pid, share_percent: moneyJSON(hs) };
       });
       if (!body.length) throw new Error('Add a participant first (Remove split un-shares).');
-      await api.post(`/transactions/${r.id}/splits`, body);
+      try {
+        await api.post(`/transactions/${r.id}/splits`, body);
+      } catch (err) {
+        throw namePerson(err, rows, people);
+      }
       await reload(`Split “${r.description}” saved.`);
     }, splitForm);
   });
