@@ -243,6 +243,27 @@ is($pay->{category}, 'transfers', 'a card payment is a transfer');
     is_deeply([ @{ $res->{json} // {} }{qw(imported skipped_duplicates)} ], [ 0, 3 ], 'February again: nothing twice');
 }
 
+# A card file with its signs the wrong way round: the user corrects the
+# rows' direction, and the next file with the same rows brings none of
+# them back (each was imported again as another row: an audit).
+{
+    my $trn = sub { "<STMTTRN><TRNTYPE>CREDIT<DTPOSTED>$_[0]<TRNAMT>$_[1]<FITID>$_[3]<NAME>$_[2]</STMTTRN>" };
+    my $file = sub { sgml_file(org => 'Sign Bank', bank => '4', acct => '888000', type => 'CHECKING', rows => $_[0]) };
+    my $import = sub { $rig->request('POST', '/api/statements/import', user => 'erin', body => $_[0],
+                                     type => 'application/x-ofx') };
+    my $two = $trn->('20260303', '42.00', 'WOOLWORTHS', 'S1') . $trn->('20260305', '15.50', 'UBER TRIP', 'S2');
+    $res = $import->($file->($two));
+    is_deeply([ @{ $res->{json} // {} }{qw(imported skipped_duplicates)} ], [ 2, 0 ], 'two purchases, signed as credits');
+    my $sid = $res->{json}{statements}[0]{id} // 0;
+    for my $r (@{ $rig->get("/api/transactions?statement_id=$sid&exclude_categories=", user => 'erin')->{json}{items} // [] }) {
+        is($rig->patch("/api/transactions/$r->{id}", { transaction_type => 'debit' }, user => 'erin')->{status}, 200,
+           "$r->{description} corrected to a debit");
+    }
+    $res = $import->($file->($two . $trn->('20260312', '60.00', 'SHELL', 'S3')));
+    is_deeply([ @{ $res->{json} // {} }{qw(imported skipped_duplicates)} ], [ 1, 2 ],
+              'the next file: only its new row; the corrected two are the rows seen') or diag($res->{content});
+}
+
 # ---- QFX and two accounts -----------------------------------------------------------------
 $res = import_file('alice', 'bank.qfx', type => 'application/vnd.intu.qfx');
 is($res->{status}, 201, 'a QFX file (Intuit elements ignored) imports');
