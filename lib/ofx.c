@@ -460,7 +460,9 @@ static int parse_date(const char *s, char out[11])
     y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
     mo = (s[4] - '0') * 10 + (s[5] - '0');
     d = (s[6] - '0') * 10 + (s[7] - '0');
-    if (y < 1000 || mo < 1 || mo > 12 || d < 1)
+    /* From 1900, as every other date the API takes (fields.c valid_date):
+     * a mistyped 1899 was stored where no date filter reaches (an audit). */
+    if (y < 1900 || mo < 1 || mo > 12 || d < 1)
         return LEDGER_ERR;
     if (d > mdays[mo - 1] + (mo == 2 && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)))
         return LEDGER_ERR;
@@ -594,7 +596,7 @@ static int date_value(struct parser *ps, const struct tag *t, const unsigned cha
     if (value_fit(ps, t, s, e, text, sizeof text, 0))
         return LEDGER_ERR;
     if (parse_date(text, out))
-        return fail(ps, t->line, "<%s> '%s' is not a date (YYYYMMDD, a real day, "
+        return fail(ps, t->line, "<%s> '%s' is not a date (YYYYMMDD from 1900, a real day, "
                     "optionally with a time)", t->name,
                     shown(text, strlen(text), shown_buf));
     return LEDGER_OK;

@@ -523,10 +523,13 @@ static void dates(void)
     date_is("20250131120000[+5]", "2025-01-31");
     date_is("20240229", "2024-02-29");
     date_is("20000229", "2000-02-29");
+    date_is("19000101", "1900-01-01");                     /* the first day the API takes */
     date_is("20251231235960", "2025-12-31");               /* a leap second */
 
     date_bad("20250229");
     date_bad("19000229");
+    date_bad("18991231");                                  /* before 1900, as everywhere */
+    date_bad("10000101");
     date_bad("20250230");
     date_bad("20250431");
     date_bad("20251301");
