@@ -497,6 +497,61 @@ struct refund_row {
     const char *merchant;  /* in the request body */
 };
 
+/* An earlier statement of the caller's that the new one ?2 repeats: every
+ * field the same, and the same rows (date, amount, currency, home amount,
+ * description, each as many times; not the type, the user's to correct).
+ * A statement posted twice (a
+ * client repeating its upload after a 502 or 504, which may have been
+ * carried out) doubled its rows and spend (an audit); the OFX and CSV
+ * imports already knew their rows seen. */
+static const char SQL_SAME_STATEMENT_ROWS[] =
+    "WITH n AS (SELECT * FROM statements WHERE id = ?2),"
+    " rows_of(date, amount, currency, home, description, k) AS ("
+    "   SELECT date, amount, currency, COALESCE(amount_aud, amount), description, COUNT(*)"
+    "     FROM transactions WHERE statement_id = ?2 GROUP BY 1, 2, 3, 4, 5)"
+    " SELECT c.id FROM statements c, n"
+    "  WHERE c.owner_id = ?1 AND c.id <> n.id AND c.bank_name = n.bank_name"
+    "    AND c.account_name IS n.account_name AND c.account_id IS n.account_id"
+    "    AND c.account_type IS n.account_type AND c.statement_type IS n.statement_type"
+    "    AND c.period_start IS n.period_start AND c.period_end IS n.period_end"
+    "    AND c.due_date IS n.due_date AND c.amount_due IS n.amount_due"
+    "    AND c.opening_balance IS n.opening_balance AND c.closing_balance IS n.closing_balance"
+    "    AND c.interest_rate IS n.interest_rate AND c.scheduled_repayment IS n.scheduled_repayment"
+    "    AND c.repayment_frequency IS n.repayment_frequency"
+    "    AND c.redraw_available IS n.redraw_available AND c.loan_term_months IS n.loan_term_months"
+    "    AND (SELECT COUNT(*) FROM transactions WHERE statement_id = c.id)"
+    "        = (SELECT COUNT(*) FROM transactions WHERE statement_id = n.id)"
+    "    AND NOT EXISTS (SELECT 1 FROM rows_of r"
+    "         WHERE r.k <> (SELECT COUNT(*) FROM transactions t WHERE t.statement_id = c.id"
+    "                         AND t.date = r.date AND t.amount = r.amount"
+    "                         AND t.currency IS r.currency"
+    "                         AND COALESCE(t.amount_aud, t.amount) = r.home"
+    "                         AND t.description IS r.description))"
+    "  ORDER BY c.id LIMIT 1";
+
+static int check_not_repeated(ledger_db *db, int64_t me, int64_t id, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_SAME_STATEMENT_ROWS, err);
+    int64_t earlier = 0;
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, me);
+    sqlite3_bind_int64(st, 2, id);
+    if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        earlier = sqlite3_column_int64(st, 0);
+    db_stmt_done(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return db_error(db, err, "statement");
+    if (earlier)
+        return ledger_error_set(err, 409, "conflict", NULL,
+                                "statement %lld has the same fields and rows:"
+                                " this one is imported already (delete it to import it again)",
+                                (long long)earlier);
+    return LEDGER_OK;
+}
+
 int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
                             ledger_error *err)
 {
@@ -545,6 +600,8 @@ int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON 
     for (i = 0; i < n_refunds; i++)
         if (category_resolve_refund_row(db, me, refunds[i].id, refunds[i].merchant, err))
             goto out;
+    if (check_not_repeated(db, me, id, err))
+        goto out;
     rc = statement_get(db, me, id, out, err);
 out:
     free(refunds);

@@ -95,7 +95,8 @@ error_is(statement('dave', statement_type => 'cheque'), 400, 'invalid_field', 'a
          'statement_type');
 for my $f (['Fortnightly', 'fortnightly'], ['MONTHLY', 'monthly'], ['bi-weekly', 'fortnightly'],
            ['Annually', 'yearly'], ['quarterly', 'quarterly'], ['Weekly', 'weekly']) {
-    is(statement('dave', account_type => 'Home Loan', repayment_frequency => $f->[0])->{json}{repayment_frequency},
+    is(statement('dave', account_type => 'Home Loan', account_name => "Loan $f->[0]",
+                 repayment_frequency => $f->[0])->{json}{repayment_frequency},
        $f->[1], "repayment_frequency \"$f->[0]\" is $f->[1]");
 }
 error_is(statement('dave', repayment_frequency => 'sometimes'), 400, 'invalid_field',
@@ -159,7 +160,8 @@ is(statement('carol', statement_type => 'credit_card', opening_balance => 0, clo
 # the home currency is its own home amount; a currency in lower case is
 # kept in upper.
 $res = statement('carol', statement_type => 'credit_card', opening_balance => 0, closing_balance => 150,
-                 transactions => [ row('debit', 100, currency => 'usd', exchange_rate_to_aud => 1.5) ]);
+                 transactions => [ row('debit', 100, currency => 'usd', exchange_rate_to_aud => 1.5,
+                                       description => 'by its rate') ]);
 is($res->{json}{balance_ok}, JSON::PP::true, 'a USD 100.00 purchase at 1.5 without amount_aud moves the card by 150.00');
 {
     my ($r) = @{ $rig->get("/api/transactions?statement_id=" . ($res->{json}{id} // 0), user => 'carol')->{json}{items} // [] };
@@ -168,6 +170,33 @@ is($res->{json}{balance_ok}, JSON::PP::true, 'a USD 100.00 purchase at 1.5 witho
 }
 error_is(statement('carol', transactions => [ row('debit', 5), row('debit', 100, amount_aud => 150) ]),
          400, 'invalid_field', 'a home-currency row with another amount_aud', 'transactions[1].amount_aud');
+# The same statement posted twice (a client repeating an upload after a 502
+# or 504 it could not tell apart from a failure) is not imported twice; one
+# that differs in a field or a row is another statement.
+{
+    my %same = (bank_name => 'Repeat Bank', account_name => 'Everyday 1234', period_start => '2025-07-01',
+                period_end => '2025-07-31', opening_balance => 100, closing_balance => 80,
+                transactions => [ row('debit', 10), row('debit', 10), row('fee', 0.5), row('credit', 0.5) ]);
+    my $first = statement('erin', %same);
+    is($first->{status}, 201, 'a statement') or diag($first->{content});
+    my ($sc_e, $rc_e) = (statement_count('erin'), row_count('erin'));
+    my $again = statement('erin', %same);
+    error_is($again, 409, 'conflict', 'the same statement again');
+    like(($again->{json} // {})->{error}{message} // '', qr/statement $first->{json}{id}\b/, 'naming the one it repeats');
+    is_deeply([ statement_count('erin'), row_count('erin') ], [ $sc_e, $rc_e ], 'and nothing was written');
+    my @made = ($first->{json}{id});
+    for my $other ([ 'one row of another text', transactions => [ row('debit', 10), row('fee', 0.5), row('credit', 0.5),
+                                                  row('debit', 10, description => 'debit 10 again') ] ],
+                   [ 'one row fewer', transactions => [ row('debit', 10), row('fee', 0.5), row('credit', 0.5) ] ],
+                   [ 'another balance', closing_balance => 79 ]) {
+        my ($what, %diff) = @$other;
+        my $res = statement('erin', %same, %diff);
+        is($res->{status}, 201, "$what: another statement");
+        push @made, $res->{json}{id} // ();
+    }
+    $rig->del("/api/statements/$_", user => 'erin') for @made;
+}
+
 # Cents, not floats: 0.1 + 0.2 is exactly 0.3.
 is(statement('carol', statement_type => 'credit_card', opening_balance => 0, closing_balance => 0.3,
              transactions => [ row('debit', 0.1), row('debit', 0.2) ])->{json}{balance_ok},

@@ -59,7 +59,8 @@ my $ofx = Rig::slurp(Rig::srcdir() . '/t/data/ofx/bank.qfx');
 sub fresh_row { split_row('disposable') }
 sub fresh_tag { ok_json($rig->post('/api/tags', { name => 'tmp' . rand() }, user => 'alice'), 'tag')->{id} }
 sub fresh_statement { ok_json($rig->post('/api/statements', { bank_name => 'X', account_type => 'Visa',
-    period_start => '2026-03-01', period_end => '2026-03-31' }, user => 'alice'), 'statement')->{id} }
+    account_name => 'tmp' . rand(), period_start => '2026-03-01', period_end => '2026-03-31' }, user => 'alice'),
+    'statement')->{id} }
 sub fresh_payment { ok_json($rig->post('/api/payments', { from_participant_id => $uid{alice},
     to_participant_id => $uid{bob}, date => '2026-02-12', amount => 1 }, user => 'alice'), 'payment')->{id} }
 sub fresh_trip { ok_json($rig->post('/api/trips', { name => 'tmp' }, user => 'alice'), 'trip')->{id} }
@@ -76,7 +77,7 @@ sub fresh_reconciled {
 }
 sub fresh_statement_with_row {
     my $sid = ok_json($rig->post('/api/statements', { bank_name => 'Y', account_type => 'Visa',
-        period_start => '2026-02-01', period_end => '2026-02-28', transactions => [ { date => '2026-02-11',
+        account_name => 'tmp' . rand(), period_start => '2026-02-01', period_end => '2026-02-28', transactions => [ { date => '2026-02-11',
         description => 'Y', amount => 40, transaction_type => 'debit' } ] }, user => 'alice'), 'stmt')->{id};
     return $rig->get("/api/transactions?statement_id=$sid", user => 'alice')->{json}{items}[0]{id};
 }
