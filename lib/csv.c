@@ -98,6 +98,9 @@
 #include <string.h>
 
 #include "csv.h"
+
+/* The records the header may be found among (see the top). */
+#define HEADER_SEARCH 30
 #include "text.h"
 
 /* How many records the delimiter guess looks at. */
@@ -621,8 +624,11 @@ static int tokenize(struct parser *ps)
             o = rec_o;
             continue;
         }
-        /* a header and CSV_MAX_ROWS rows at most */
-        if (ps->nrecs == CSV_MAX_ROWS + 1)
+        /* A header and CSV_MAX_ROWS rows at most, after lines of account
+         * details above the header (the exact count is the caller's, once
+         * the header is found: a file of 100,000 rows under five such
+         * lines was refused, blaming a row of it: an audit). */
+        if (ps->nrecs == CSV_MAX_ROWS + HEADER_SEARCH)
             return fail(ps, rec_line, "more than %d rows", CSV_MAX_ROWS);
         if (push_record(ps, rec_line, first, nf))
             return LEDGER_ERR;
@@ -1455,8 +1461,6 @@ static int cmp_unsigned(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The records the header may be found among (see the top). */
-#define HEADER_SEARCH 30
 
 /* The header record: the first, or for a mapping that names columns the
  * first of the early records holding every name (none: the first, whose
