@@ -39,8 +39,10 @@
  * - The delimiter, when not given, is the one of , ; TAB | whose count
  *   outside quotes is the same non-zero number on each of the first 20
  *   records (most fields wins a tie, so decimal commas in a ';' file do not
- *   win); failing that, the one the most records agree on.  A file with none
- *   of them is "not a CSV file".
+ *   win; at as many fields the one rarer in text, TAB, then |, then ;, so
+ *   a ',' in every description of a ';' file without a header does not
+ *   win either); failing that, the one the most records agree on.  A file
+ *   with none of them is "not a CSV file".
  * - The header, when not given: a mapping by name implies one.  With
  *   indexes, the first record is a header when its date and amount columns
  *   both do not parse but the second record's do (or there is no second).
@@ -429,7 +431,8 @@ static size_t scan_record(const unsigned char *t, size_t n, size_t p, unsigned c
 
 static int guess_delimiter(struct parser *ps)
 {
-    static const unsigned char cands[4] = {',', ';', '\t', '|'};
+    /* In the order a tie goes to the later: the rarer in a bank's text. */
+    static const unsigned char cands[4] = {',', ';', '|', '\t'};
     unsigned counts[4][GUESS_RECORDS];
     int k[4], c, i, j, best = -1;
     unsigned best_count = 0, best_agree = 0;
@@ -456,7 +459,7 @@ static int guess_delimiter(struct parser *ps)
 
         for (i = 1; same && i < k[c]; i++)
             same = counts[c][i] == counts[c][0];
-        if (same && counts[c][0] > best_count) {
+        if (same && counts[c][0] >= best_count) {
             best = c;
             best_count = counts[c][0];
         }
@@ -471,7 +474,7 @@ static int guess_delimiter(struct parser *ps)
                     continue;
                 for (j = 0; j < k[c]; j++)
                     agree += counts[c][j] == counts[c][i];
-                if (agree > best_agree || (agree == best_agree && counts[c][i] > best_count)) {
+                if (agree > best_agree || (agree == best_agree && counts[c][i] >= best_count)) {
                     best = c;
                     best_agree = agree;
                     best_count = counts[c][i];

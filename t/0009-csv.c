@@ -273,6 +273,17 @@ static void delimiters(void)
         row_is(&r, 0, 2, "2025-01-03", "Kaffee", -450, "", "-4,50 under a decimal comma");
         csv_result_free(&r);
     }
+    /* No header and a ',' in every description of a ';' file: as many ','
+     * as ';' on each line, and ';' wins the tie (',' read every row wrong,
+     * "50.00 credit" for a 12.50 debit: an audit). */
+    m = map3("0", "1", "2");
+    m.has_header = 0;
+    if (parses(S("03.01.2025;REWE, Berlin;-12,50\n04.01.2025;ALDI, Hamburg;-7,99\n"
+                 "05.01.2025;Lohn, Januar;2500,00\n"), &m, &r, "a ';' file, a ',' in every description")) {
+        is_int(r.delimiter, ';', "';' wins the tie with ','");
+        row_is(&r, 0, 1, "2025-01-03", "REWE, Berlin", -1250, "", "the first row read right");
+        csv_result_free(&r);
+    }
     /* given, not guessed */
     m = map3("0", "1", "2");
     m.delimiter = '|';
