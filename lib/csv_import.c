@@ -467,7 +467,7 @@ static int mapping_from_params(const struct ledger_params *p, cJSON **m, ledger_
             if (strcmp(v, "1") && strcmp(v, "true") && strcmp(v, "0") && strcmp(v, "false")) {
                 cJSON_Delete(*m);
                 *m = NULL;
-                return ledger_error_set(err, 400, "invalid_field", k, "%s must be true or false", k);
+                return bad_mapping(err, k, "true or false");
             }
             cJSON_AddBoolToObject(*m, k, v[0] == '1' || v[0] == 't');
         }

@@ -295,7 +295,10 @@ is_deeply(brief($res->{json}{rows} // []), [[1, '2025-01-03', 'x', '4.50']], 'in
 $res = preview_raw('dave', 'date=0&amount=1&description=2&delimiter=tab', "03/01/2025\t-4.50\tx\n");
 is_deeply(brief($res->{json}{rows} // []), [[1, '2025-01-03', 'x', '-4.50']], 'delimiter=tab in the query');
 error_is(preview_raw('dave', 'date=Date&amount=Amount&has_header=maybe', "Date,Amount\n03/01/2025,1\n"),
-         400, 'invalid_field', 'has_header must be true or false', 'has_header');
+         400, 'invalid_field', 'has_header must be true or false (named as the other mapping keys are)',
+         'mapping.has_header');
+error_is(preview_raw('dave', 'date=Date&amount=Amount&negate=yes', "Date,Amount\n03/01/2025,1\n"),
+         400, 'invalid_field', 'negate must be true or false', 'mapping.negate');
 error_is(preview_raw('dave', '', "Date,Amount\n03/01/2025,1\n"), 400, 'invalid_field',
          'a text/csv body without a mapping', 'mapping.date');
 is(preview_raw('dave', 'date=Date&amount=Amount', '')->{status}, 400, 'an empty text/csv body is a 400');
