@@ -5,7 +5,7 @@ int h_txn_list(struct request *r)
 {
     struct ledger_params p = request_params(r);
 
-    return ledger_txn_list(r->db, r->user_id, &p, &r->out, &r->err);
+    return ledger_txn_list_text(r->db, r->user_id, &p, &r->out, &r->err);
 }
 
 int h_txn_create(struct request *r)

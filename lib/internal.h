@@ -184,7 +184,7 @@ void split_apportion(int64_t amount, struct split_share *v, size_t n, int64_t ow
     " t.override_category, t.override_merchant_normalized, t.override_share," \
     " t.override_trip_id," \
     " (SELECT bank_name FROM statements WHERE id = t.statement_id)," \
-    " (SELECT json_group_array(json_array(id, name, color)) FROM" \
+    " (SELECT json_group_array(json_object('id', id, 'name', name, 'color', color)) FROM" \
     "   (SELECT g.id, g.name, g.color FROM transaction_tags tt CROSS JOIN tags g ON g.id = tt.tag_id" \
     "     WHERE tt.transaction_id = t.id AND g.owner_id = :me ORDER BY g.name COLLATE NOCASE, g.id))," \
     " (SELECT CASE WHEN COUNT(*) THEN json_group_array(json_array(pid, name, share, settled, email)) END" \
@@ -196,6 +196,31 @@ void split_apportion(int64_t amount, struct split_share *v, size_t n, int64_t ow
 #define TXN_JOIN_RECONCILED \
     " LEFT JOIN transactions r ON r.reconciled_with_id = t.id"
 cJSON *txn_row_json(sqlite3_stmt *st, int64_t me);
+
+/* JSON text written item by item, as ledger_json_print prints a tree of
+ * the same items (json_print.c): the rows of a page written without a
+ * tree to build, print and free (more of a page's time than its SQL).
+ * Zeroed to start; a key is NULL inside an array; jw_raw writes JSON text
+ * as it is (a number); NULL writes null.  jw_finish gives the text to
+ * free, or NULL when memory ran out or the brackets do not match. */
+#define JSON_WRITER_DEPTH 8
+struct json_text {
+    char *p;
+    size_t len, cap;
+    int failed;
+};
+struct json_writer {
+    struct json_text t;
+    int depth;
+    unsigned char first[JSON_WRITER_DEPTH];  /* nothing written yet in it */
+};
+void jw_open(struct json_writer *w, const char *key, char bracket);
+void jw_close(struct json_writer *w, char bracket);
+void jw_string(struct json_writer *w, const char *key, const char *s);
+void jw_raw(struct json_writer *w, const char *key, const char *text);
+char *jw_finish(struct json_writer *w);
+/* Row r of TXN_COLUMNS written as txn_row_json makes it. */
+void txn_row_write(struct json_writer *w, sqlite3_stmt *st, int64_t me);
 
 /* ---- categories and transactions ------------------------------------------ */
 /* The errors ledger_regexp (db.c) fails a statement with when a rule's

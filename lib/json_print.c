@@ -20,17 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ledger.h"
+#include "internal.h"
 
-struct out {
-    char *p;
-    size_t len, cap;
-    int failed;
-};
 
 /* Room for n more bytes and a NUL.  On failure the text is dropped: the
  * writers may go on filling the buffer they have, and nothing reads it. */
-static int room(struct out *o, size_t n)
+static int room(struct json_text *o, size_t n)
 {
     char *p;
     size_t cap;
@@ -53,7 +48,7 @@ static int room(struct out *o, size_t n)
 
 /* Both test the room left before calling room(): most of what they write
  * is a byte or a few. */
-static void put(struct out *o, const char *s, size_t n)
+static void put(struct json_text *o, const char *s, size_t n)
 {
     if (o->len + n < o->cap || room(o, n)) {
         memcpy(o->p + o->len, s, n);
@@ -61,7 +56,7 @@ static void put(struct out *o, const char *s, size_t n)
     }
 }
 
-static void put_char(struct out *o, char c)
+static void put_char(struct json_text *o, char c)
 {
     if (o->len + 1 < o->cap || room(o, 1))
         o->p[o->len++] = c;
@@ -70,7 +65,7 @@ static void put_char(struct out *o, char c)
 /* A string as cJSON escapes it: the quote, the backslash and the control
  * characters, the five with a short form by it, the rest as \u00xx; every
  * other byte as it is.  NULL is the empty string. */
-static void put_string(struct out *o, const char *s)
+static void put_string(struct json_text *o, const char *s)
 {
     const unsigned char *p = (const unsigned char *)(s ? s : ""), *run;
     char esc[8];
@@ -107,7 +102,7 @@ static int same_double(double a, double b)
     return fabs(a - b) <= most * DBL_EPSILON;
 }
 
-static void put_number(struct out *o, double d)
+static void put_number(struct json_text *o, double d)
 {
     char text[32], *q = text + sizeof text;
     int n;
@@ -136,7 +131,7 @@ static void put_number(struct out *o, double d)
     put(o, text, (size_t)n);
 }
 
-static void put_item(struct out *o, const cJSON *item)
+static void put_item(struct json_text *o, const cJSON *item)
 {
     const cJSON *c;
 
@@ -179,7 +174,7 @@ static void put_item(struct out *o, const cJSON *item)
 
 char *ledger_json_print(const cJSON *item, size_t *len)
 {
-    struct out o = { NULL, 0, 0, 0 };
+    struct json_text o = { NULL, 0, 0, 0 };
 
     if (item == NULL)
         return NULL;
@@ -192,4 +187,65 @@ char *ledger_json_print(const cJSON *item, size_t *len)
     if (len)
         *len = o.len;
     return o.p;
+}
+
+/* ---- a writer, item by item ---------------------------------------------------------------- */
+
+/* The comma before an item after the first of its container, then its
+ * key when it is an object's. */
+static void jw_item(struct json_writer *w, const char *key)
+{
+    if (w->depth > 0 && !w->first[w->depth - 1])
+        put_char(&w->t, ',');
+    if (w->depth > 0)
+        w->first[w->depth - 1] = 0;
+    if (key) {
+        put_string(&w->t, key);
+        put_char(&w->t, ':');
+    }
+}
+
+void jw_open(struct json_writer *w, const char *key, char bracket)
+{
+    jw_item(w, key);
+    put_char(&w->t, bracket);
+    if (w->depth == JSON_WRITER_DEPTH)
+        w->t.failed = 1;
+    else
+        w->first[w->depth++] = 1;
+}
+
+void jw_close(struct json_writer *w, char bracket)
+{
+    put_char(&w->t, bracket);
+    if (w->depth > 0)
+        w->depth--;
+}
+
+void jw_string(struct json_writer *w, const char *key, const char *s)
+{
+    jw_item(w, key);
+    if (s)
+        put_string(&w->t, s);
+    else
+        put(&w->t, "null", 4);
+}
+
+void jw_raw(struct json_writer *w, const char *key, const char *text)
+{
+    jw_item(w, key);
+    if (text)
+        put(&w->t, text, strlen(text));
+    else
+        put(&w->t, "null", 4);
+}
+
+char *jw_finish(struct json_writer *w)
+{
+    if (w->t.failed || w->depth != 0 || !room(&w->t, 0)) {
+        free(w->t.p);
+        return NULL;
+    }
+    w->t.p[w->t.len] = '\0';
+    return w->t.p;
 }

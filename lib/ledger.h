@@ -205,6 +205,12 @@ int ledger_tag_delete(ledger_db *db, int64_t user_id, int64_t tag_id, ledger_err
  * given as named parameters: {items, total, limit, offset, next_cursor}. */
 int ledger_txn_list(ledger_db *db, int64_t me, const struct ledger_params *params,
                     cJSON **out, ledger_error *err);
+/* The same document with items as one cJSON_Raw item, the rows' JSON text
+ * written straight from the query (no tree of them to build, print and
+ * free): for a caller that prints the document, as ledger-fcgi does.  The
+ * printed text is the same as ledger_txn_list's. */
+int ledger_txn_list_text(ledger_db *db, int64_t me, const struct ledger_params *params,
+                         cJSON **out, ledger_error *err);
 /* POST /api/transactions: a manual row owned by me; the new row. */
 int ledger_txn_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
                       ledger_error *err);

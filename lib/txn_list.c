@@ -838,17 +838,22 @@ static void txn_list_sql(char *sql, size_t len, const struct list_query *q, int 
     strncat(sql, order, len - strlen(sql) - 1);
 }
 
-int ledger_txn_list(ledger_db *db, int64_t me, const struct ledger_params *params,
+/* The page's rows, as a cJSON array or (text) as one cJSON_Raw item of
+ * their JSON text written without a tree (txn_row_write). */
+static int txn_list(ledger_db *db, int64_t me, const struct ledger_params *params, int text,
                     cJSON **out, ledger_error *err)
 {
     struct list_query q;
     char sql[SQL_MAX];
     sqlite3_stmt *st = NULL;
-    cJSON *doc = NULL, *items;
+    struct json_writer w;
+    cJSON *doc = NULL, *items = NULL;
+    char *items_text = NULL;
     int64_t total = 0, n = 0, last_id = 0;
     char last_key[256] = "";
     int rc, trip_scope = 0, participant = 1;
 
+    memset(&w, 0, sizeof w);
     if (parse_query(params, &q, err))
         goto fail;
     if (q.trip_all_rows) {
@@ -864,8 +869,10 @@ int ledger_txn_list(ledger_db *db, int64_t me, const struct ledger_params *param
         }
         trip_scope = 1;
     }
-    doc = cJSON_CreateObject();
-    items = cJSON_AddArrayToObject(doc, "items");
+    if (text)
+        jw_open(&w, NULL, '[');
+    else
+        items = cJSON_CreateArray();
     if (participant) {
         if (count_rows(db, me, &q, trip_scope, &total, err))
             goto fail;
@@ -878,11 +885,14 @@ int ledger_txn_list(ledger_db *db, int64_t me, const struct ledger_params *param
 
             if (++n > q.limit)
                 break;  /* the extra row: there is a next page */
-            if ((row = txn_row_json(st, me)) == NULL) {
+            if (text) {
+                txn_row_write(&w, st, me);
+            } else if ((row = txn_row_json(st, me)) != NULL) {
+                cJSON_AddItemToArray(items, row);
+            } else {
                 ledger_error_set(err, 500, "internal", NULL, "out of memory");
                 goto fail;
             }
-            cJSON_AddItemToArray(items, row);
             last_id = sqlite3_column_int64(st, 0);
             snprintf(last_key, sizeof last_key, "%s",
                      sqlite3_column_text(st, sqlite3_column_count(st) - 1)
@@ -895,6 +905,18 @@ int ledger_txn_list(ledger_db *db, int64_t me, const struct ledger_params *param
         db_stmt_done(st);
         st = NULL;
     }
+    if (text) {
+        jw_close(&w, ']');
+        items_text = jw_finish(&w);
+        memset(&w, 0, sizeof w);  /* jw_finish handed its buffer over, or freed it */
+        if (items_text == NULL || (items = cJSON_CreateRaw(items_text)) == NULL) {
+            ledger_error_set(err, 500, "internal", NULL, "out of memory");
+            goto fail;
+        }
+    }
+    doc = cJSON_CreateObject();
+    cJSON_AddItemToObject(doc, "items", items);
+    items = NULL;
     cJSON_AddNumberToObject(doc, "total", (double)total);
     cJSON_AddNumberToObject(doc, "limit", (double)q.limit);
     cJSON_AddNumberToObject(doc, "offset", (double)(q.has_cursor ? 0 : q.offset));
@@ -907,13 +929,29 @@ int ledger_txn_list(ledger_db *db, int64_t me, const struct ledger_params *param
         cJSON_AddNullToObject(doc, "next_cursor");
     }
     query_free(&q);
+    free(items_text);
     *out = doc;
     return LEDGER_OK;
 fail:
     db_stmt_done(st);
     query_free(&q);
+    free(w.t.p);
+    free(items_text);
+    cJSON_Delete(items);
     cJSON_Delete(doc);
     return LEDGER_ERR;
+}
+
+int ledger_txn_list(ledger_db *db, int64_t me, const struct ledger_params *params,
+                    cJSON **out, ledger_error *err)
+{
+    return txn_list(db, me, params, 0, out, err);
+}
+
+int ledger_txn_list_text(ledger_db *db, int64_t me, const struct ledger_params *params,
+                         cJSON **out, ledger_error *err)
+{
+    return txn_list(db, me, params, 1, out, err);
 }
 
 /* EXPLAIN QUERY PLAN of the page and count queries the given parameters
