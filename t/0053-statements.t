@@ -93,7 +93,7 @@ is(statement('dave', account_type => 'whatever', statement_type => 'Credit Card'
    'credit_card', 'an explicit statement_type is folded');
 error_is(statement('dave', statement_type => 'cheque'), 400, 'invalid_field', 'an unknown statement_type',
          'statement_type');
-for my $f (['Fortnightly', 'fortnightly'], ['MONTHLY', 'monthly'], ['bi-weekly', 'fortnightly'],
+for my $f (['Fortnightly', 'fortnightly'], ['fortnight', 'fortnightly'], ['MONTHLY', 'monthly'], ['bi-weekly', 'fortnightly'],
            ['Annually', 'yearly'], ['quarterly', 'quarterly'], ['Weekly', 'weekly']) {
     is(statement('dave', account_type => 'Home Loan', account_name => "Loan $f->[0]",
                  repayment_frequency => $f->[0])->{json}{repayment_frequency},

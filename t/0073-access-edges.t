@@ -244,6 +244,16 @@ for my $case (['2026-06-13', 101, 'after'], ['2026-06-07', 99, 'before']) {
     my $erins = manual(erin => date => '2026-08-04', description => 'Erins snacks', amount => 9);
     is($rig->post("/api/trips/$trip/transactions", { transaction_ids => [ $erins ] }, user => 'erin')->{status}, 200,
        'erin moves her own row in (she takes part already)');
+    # Her own row split with a contact of hers: the contact takes no part
+    # (only splits on the trip owner's rows make participants).
+    participant_ok($rig, erin => 'bob');
+    my $erins_shared = manual(erin => date => '2026-08-04', description => 'Erins shared taxi', amount => 30,
+                              splits => [ { participant_id => $uid{bob}, share_percent => 50 } ]);
+    is($rig->post("/api/trips/$trip/transactions", { transaction_ids => [ $erins_shared ] }, user => 'erin')->{status},
+       200, 'erin moves in her row shared with bob');
+    ok(!grep({ $_->{id} == $uid{bob} } @{ $rig->get("/api/trips/$trip/participants", user => 'dave')->{json}{items} // [] }),
+       "bob is not among the trip's participants");
+    is($rig->get("/api/trips/$trip", user => 'bob')->{status}, 403, 'nor may he see the trip');
     # The shares of dave's row in his trip: erin may change them, not name
     # a contact of dave's who is not in the trip.
     my $res = $rig->post("/api/transactions/$shared/splits", [ { participant_id => $uid{erin}, share_percent => 50 },

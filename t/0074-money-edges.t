@@ -364,4 +364,68 @@ is($rig->get('/api/transactions?search=too%20big&exclude_categories=', user => '
               'matches exactly them');
 }
 
+# ---- what a mutation audit changed with the suite staying green ---------------------------
+# A refund in another currency counts at its home amount, negative (rule D),
+# in the monthly summary (schema 0025's view) and every live report alike.
+{
+    my $trip = $rig->post('/api/trips', { name => 'Fx trip' }, user => 'dave')->{json}{id};
+    manual(dave => date => '2019-03-10', description => 'Fx buy', merchant => 'Fx Shop', amount => 20,
+           currency => 'USD', exchange_rate_to_aud => 1.5, category => 'dining', trip_id => $trip);
+    my $refund = manual(dave => date => '2019-03-12', description => 'Fx refund', merchant => 'Fx Shop',
+                        amount => 10, currency => 'USD', exchange_rate_to_aud => 1.5, category => 'dining',
+                        transaction_type => 'refund', trip_id => $trip);
+    is(m2($refund->{amount_aud}), '15.00', 'the refund is 15.00 at home');
+    for my $basis (qw(gross mine)) {
+        my $m = $rig->get("/api/analytics/monthly?from=2019-03&to=2019-03&basis=$basis", user => 'dave')->{json};
+        is(m2(($m->{items} // [])->[0]{total}), '15.00', "monthly ($basis): 30.00 less the refund's 15.00");
+    }
+    is(m2($rig->get('/api/analytics/monthly/2019-03/dining', user => 'dave')->{json}{total}), '15.00',
+       'the drill-down: 15.00');
+    my $h = $rig->get('/api/analytics/merchants/Fx%20Shop?from=2019-03&to=2019-03', user => 'dave')->{json};
+    is(m2($h->{total}), '15.00', "the merchant's history: 15.00");
+    is(m2($rig->get("/api/trips/$trip/analytics", user => 'dave')->{json}{total}), '15.00', 'the trip: 15.00');
+}
+
+# A card statement's money in, in another currency, moves the balance by
+# its home amount (rule E), as its money out does.
+{
+    my ($s) = statement('dave', bank_name => 'Fx Card', period_start => '2019-04-01', period_end => '2019-04-30',
+                        opening_balance => 0, closing_balance => 120,
+                        transactions => [ { date => '2019-04-02', description => 'buy', amount => 100,
+                                            transaction_type => 'debit', currency => 'USD', amount_aud => 150 },
+                                          { date => '2019-04-03', description => 'back', amount => 20,
+                                            transaction_type => 'refund', currency => 'USD', amount_aud => 30 } ]);
+    is_deeply([ $s->{balance_ok}, m2($s->{balance_difference} // 0) ], [ JSON::PP::true, '0.00' ],
+              '0 + 150.00 - 30.00 is the closing 120.00');
+}
+
+# A manual trip row reconciled into its statement row is one row: hidden,
+# it counts neither in the trip's analytics nor in what is owed on it.
+{
+    my $trip = $rig->post('/api/trips', { name => 'Reconciled trip' }, user => 'dave')->{json}{id};
+    my $m = manual(dave => date => '2019-06-01', description => 'Hotel', amount => 200, trip_id => $trip,
+                   payment_method => 'card', splits => [ { participant_id => $uid{alice}, share_percent => 50 } ]);
+    my ($s, $rows) = statement('dave', bank_name => 'Trip Card', period_start => '2019-06-01', period_end => '2019-06-30',
+                               transactions => [ { date => '2019-06-02', description => 'HOTEL', amount => 200,
+                                                   transaction_type => 'debit' } ]);
+    is($rig->post('/api/reconcile', { matches => [ { manual_id => $m->{id},
+                                                     statement_transaction_id => $rows->{HOTEL}{id} } ] },
+                  user => 'dave')->{status}, 200, 'the hotel reconciled into its statement row');
+    my $a = $rig->get("/api/trips/$trip/analytics", user => 'dave')->{json};
+    is(m2($a->{total}), '200.00', 'the trip spent 200.00, not twice that');
+    my $o = $rig->get("/api/trips/$trip/owed", user => 'dave')->{json};
+    is_deeply([ map { [ $_->{participant_id}, m2($_->{amount}) ] } @{ $o->{owed_to_me} // [] } ],
+              [ [ $uid{alice}, '100.00' ] ], 'alice owes 100.00 on it, once');
+}
+
+# Shares total exactly 100%: two that make 100.01 are refused, as one is.
+{
+    my $row = manual(alice => date => '2019-05-01', description => 'Split to the hundredth', amount => 10);
+    my $res = $rig->post("/api/transactions/$row->{id}/splits",
+                         [ { participant_id => $uid{bob}, share_percent => 50 },
+                           { participant_id => $uid{carol}, share_percent => 50.01 } ], user => 'alice');
+    is($res->{status}, 400, 'shares of 50 and 50.01 (100.01%) are refused') or diag($res->{content});
+    is_deeply(get_row(alice => $row->{id})->{splits}, [], 'and the row is not split');
+}
+
 done_testing();

@@ -253,6 +253,14 @@ sub commit {
     my ($ran) = grep { $_->{rule_id} == $plain } @{ ($res->{json} // {})->{runs} // [] };
     is_deeply([ ($ran // {})->{matches}, ($ran // {})->{transactions} ], [ 1, 1 ],
               'the plain rule still ran');
+    # The next request has a half second of its own.
+    my $quick = ok_json($rig->post('/api/rules', { name => 'quick pattern', conditions => [
+        { field => 'description', operator => 'matches', value => '^k' } ],
+        actions => [ { type => 'set_merchant', merchant_normalized => 'K' } ] }, user => 'bob'), 'a quick pattern')->{id};
+    $res = $rig->post("/api/rules/$quick/preview", {}, user => 'bob');
+    is($res->{status}, 200, 'the next request matches patterns again: the budget is per request')
+        or diag($res->{content});
+    $rig->patch("/api/rules/$quick", { enabled => JSON::PP::false }, user => 'bob');
     $rig->patch("/api/rules/$_", { enabled => JSON::PP::false }, user => 'bob') for @slow;
 }
 
