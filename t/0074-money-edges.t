@@ -405,6 +405,9 @@ is($rig->get('/api/transactions?search=too%20big&exclude_categories=', user => '
     my $trip = $rig->post('/api/trips', { name => 'Reconciled trip' }, user => 'dave')->{json}{id};
     my $m = manual(dave => date => '2019-06-01', description => 'Hotel', amount => 200, trip_id => $trip,
                    payment_method => 'card', splits => [ { participant_id => $uid{alice}, share_percent => 50 } ]);
+    my $tag = $rig->post('/api/tags', { name => 'hotels' }, user => 'dave')->{json}{id};
+    is($rig->post("/api/transactions/$m->{id}/tags", { tag_id => $tag }, user => 'dave')->{status}, 200,
+       'the hotel tagged');
     my ($s, $rows) = statement('dave', bank_name => 'Trip Card', period_start => '2019-06-01', period_end => '2019-06-30',
                                transactions => [ { date => '2019-06-02', description => 'HOTEL', amount => 200,
                                                    transaction_type => 'debit' } ]);
@@ -413,6 +416,7 @@ is($rig->get('/api/transactions?search=too%20big&exclude_categories=', user => '
                   user => 'dave')->{status}, 200, 'the hotel reconciled into its statement row');
     my $a = $rig->get("/api/trips/$trip/analytics", user => 'dave')->{json};
     is(m2($a->{total}), '200.00', 'the trip spent 200.00, not twice that');
+    is_deeply([ map { m2($_->{total}) } @{ $a->{by_tag} // [] } ], [ '200.00' ], 'its tag 200.00 too');
     my $o = $rig->get("/api/trips/$trip/owed", user => 'dave')->{json};
     is_deeply([ map { [ $_->{participant_id}, m2($_->{amount}) ] } @{ $o->{owed_to_me} // [] } ],
               [ [ $uid{alice}, '100.00' ] ], 'alice owes 100.00 on it, once');

@@ -325,4 +325,24 @@ sub commit {
        'between one value and itself is a range');
 }
 
+# Reverting a run leaves alone the splits of a row it matched and did not
+# change (a mutation audit dropped "changed" from the restore and no test
+# saw bob's split go).
+{
+    my $tag = ok_json($rig->post('/api/tags', { name => 'keepsplit' }, user => 'dave'), 'dave: a tag')->{id};
+    my $row = manual(dave => date => '2026-09-01', description => 'Splitkeep dinner', amount => 80,
+                     splits => [ { participant_id => $uid{erin}, share_percent => 25 } ]);
+    ok_json($rig->post("/api/transactions/$row/tags", { tag_id => $tag }, user => 'dave'), 'the row has the tag');
+    my $rule = ok_json($rig->post('/api/rules', { name => 'tag it', conditions => [
+        { field => 'description', operator => 'contains', value => 'splitkeep' } ],
+        actions => [ { type => 'add_tag', tag_id => $tag } ] }, user => 'dave'), 'a rule adding the tag it has')->{id};
+    my $run = ok_json($rig->post("/api/rules/apply/$rule", {}, user => 'dave'), 'applied');
+    is_deeply([ $run->{matches}, $run->{transactions} ], [ 1, 0 ], 'it matches the row and changes nothing');
+    is($rig->del("/api/rules/apply/$run->{id}", user => 'dave')->{status}, 200, 'the run reverted');
+    my $after = $rig->get("/api/transactions/$row", user => 'dave')->{json} // {};
+    is_deeply([ map { [ $_->{participant_id}, sprintf('%.2f', $_->{share_percent}) ] } @{ $after->{splits} // [] } ],
+              [ sort { $a->[0] <=> $b->[0] } ([ $uid{erin}, '25.00' ], [ $uid{dave}, '75.00' ]) ],
+              "the row's split is as it was");
+}
+
 done_testing();
