@@ -387,8 +387,11 @@ int parse_whole(const char *s, int64_t lo, int64_t hi, int64_t *out)
 
     if (s == NULL || *s == '\0')
         return -1;
+    /* Past hi before the next digit is added: v * 10 + d never passes
+     * INT64_MAX (twenty digits wrapped round to a value in range: an
+     * audit). */
     for (; *s; s++) {
-        if (!isdigit((unsigned char)*s) || v > hi)
+        if (!isdigit((unsigned char)*s) || v > (hi - (*s - '0')) / 10)
             return -1;
         v = v * 10 + (*s - '0');
     }

@@ -900,7 +900,11 @@ is(list('erin', "sort=date&limit=2&cursor=$cursor")->{status}, 200, 'and is fine
 # (Each with the sort and order it names, which it would match.)
 for my $forged (['amount|asc|6|abc', 'sort=amount&order=asc'], ['amount|asc|6|', 'sort=amount&order=asc'],
                 ['date|desc|6|2026-13-40', 'sort=date'], ['date|desc|x|2026-01-01', 'sort=date'],
-                ['colour|desc|6|red', ''], ['date|sideways|6|2026-01-01', 'sort=date']) {
+                ['colour|desc|6|red', ''], ['date|sideways|6|2026-01-01', 'sort=date'],
+                ['amount|asc|6|18446744073709551617', 'sort=amount&order=asc'],
+                ['created_at|desc|6|garbage', 'sort=created_at'],
+                ['created_at|asc|6|2026-11-26 10:27:55', 'sort=created_at&order=asc'],
+                ['created_at|asc|6|2026-02-30T10:00:00Z', 'sort=created_at&order=asc']) {
     (my $hex = unpack('H*', $forged->[0])) =~ tr/A-F/a-f/;
     error_is(list('erin', "$forged->[1]&limit=2&cursor=$hex"), 400, 'invalid_field',
              "a forged cursor '$forged->[0]'", 'cursor');
