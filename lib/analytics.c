@@ -25,8 +25,9 @@ static const char SQL_MONTHLY[] =
     "   AND cents <> 0";
 static const char SQL_BUDGETS[] =
     "SELECT category, amount FROM budgets WHERE owner_id = ? ORDER BY category";
+/* With, on every row, how many merchants there are before the limit. */
 static const char SQL_MERCHANTS_TOP[] =
-    "SELECT t.eff_merchant, ledger_sum(" SPEND_SQL("t") "), COUNT(*)" OWN_SPEND_ROWS
+    "SELECT t.eff_merchant, ledger_sum(" SPEND_SQL("t") "), COUNT(*), COUNT(*) OVER ()" OWN_SPEND_ROWS
     "   AND t.eff_merchant <> '' GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ?4";
 static const char SQL_MERCHANT_MONTHS[] =
     "SELECT substr(t.date, 1, 7), ledger_sum(" SPEND_SQL("t") "), COUNT(*)" OWN_SPEND_ROWS
@@ -455,45 +456,100 @@ out:
 
 /* ---- merchants -------------------------------------------------------------------------- */
 
+/* basis=mine: the caller's part of the spend per merchant (rows without a
+ * merchant have none to name), or per month of one merchant. */
+struct merchant_walk {
+    const char *merchant;  /* one merchant's months, or NULL: every merchant */
+    const char *from;      /* the range's first month */
+    int months;
+    money_sum *sums;
+    int64_t *counts;
+    struct tally all;
+};
+
+static int merchant_mine(void *ctx, const struct spend_row *r)
+{
+    struct merchant_walk *w = ctx;
+    int k;
+
+    if (w->merchant == NULL)
+        return r->merchant[0] ? tally_add(&w->all, r->merchant, r->mine) : 0;
+    if (strcmp(r->merchant, w->merchant) != 0)
+        return 0;
+    k = (atoi(r->month) - atoi(w->from)) * 12 + atoi(r->month + 5) - atoi(w->from + 5);
+    if (k >= 0 && k < w->months) {
+        w->sums[k] += r->mine;
+        w->counts[k]++;
+    }
+    return 0;
+}
+
+static cJSON *merchant_json(const char *name, money_sum cents, int64_t count)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    cJSON_AddStringToObject(o, "merchant", name);
+    cJSON_AddItemToObject(o, "total", money_sum_to_json(cents));
+    cJSON_AddNumberToObject(o, "count", (double)count);
+    return o;
+}
+
 int ledger_analytics_merchants(ledger_db *db, int64_t me, const struct ledger_params *p,
                                cJSON **out, ledger_error *err)
 {
     char from[8], to[8], first[11], end[11];
     const char *v = param_get(p, "limit");
-    int64_t limit = 20;
-    int months, rc;
+    struct merchant_walk w;
+    int64_t limit = 20, total = 0;
+    int months, mine, rc;
+    size_t i;
     sqlite3_stmt *st;
     cJSON *doc, *items;
 
-    if (month_range(p, from, to, first, end, &months, err))
+    memset(&w, 0, sizeof w);
+    if (month_range(p, from, to, first, end, &months, err) || spend_basis(p, &mine, err))
         return LEDGER_ERR;
     if (v && parse_whole(v, 1, 500, &limit))
         return ledger_error_set(err, 400, "invalid_field", "limit",
                                 "limit must be a whole number from 1 to 500");
-    if ((st = db_stmt(db, SQL_MERCHANTS_TOP, err)) == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, me);
-    db_bind_text(st, 2, first);
-    db_bind_text(st, 3, end);
-    sqlite3_bind_int64(st, 4, limit);
     doc = cJSON_CreateObject();
     cJSON_AddStringToObject(doc, "from", from);
     cJSON_AddStringToObject(doc, "to", to);
     items = cJSON_AddArrayToObject(doc, "items");
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        cJSON *o = cJSON_CreateObject();
-
-        cJSON_AddStringToObject(o, "merchant", (const char *)sqlite3_column_text(st, 0));
-        cJSON_AddItemToObject(o, "total", money_sum_to_json(money_sum_column(st, 1)));
-        cJSON_AddNumberToObject(o, "count", (double)sqlite3_column_int64(st, 2));
-        cJSON_AddItemToArray(items, o);
+    if (mine) {
+        if (spend_mine_each(db, me, first, end, 0, merchant_mine, &w, err)) {
+            tally_free(&w.all);
+            cJSON_Delete(doc);
+            return LEDGER_ERR;
+        }
+        tally_sort(&w.all);
+        for (i = 0; i < w.all.n && (int64_t)i < limit; i++)
+            cJSON_AddItemToArray(items, merchant_json(w.all.v[i].name, w.all.v[i].cents, w.all.v[i].count));
+        total = (int64_t)w.all.n;
+        tally_free(&w.all);
+    } else {
+        if ((st = db_stmt(db, SQL_MERCHANTS_TOP, err)) == NULL) {
+            cJSON_Delete(doc);
+            return LEDGER_ERR;
+        }
+        sqlite3_bind_int64(st, 1, me);
+        db_bind_text(st, 2, first);
+        db_bind_text(st, 3, end);
+        sqlite3_bind_int64(st, 4, limit);
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            /* The last column: how many merchants there are in all. */
+            total = sqlite3_column_int64(st, 3);
+            cJSON_AddItemToArray(items, merchant_json((const char *)sqlite3_column_text(st, 0),
+                                                      money_sum_column(st, 1),
+                                                      sqlite3_column_int64(st, 2)));
+        }
+        db_stmt_done(st);
+        if (rc != SQLITE_DONE) {
+            cJSON_Delete(doc);
+            return db_error(db, err, "merchants");
+        }
     }
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE) {
-        cJSON_Delete(doc);
-        return db_error(db, err, "merchants");
-    }
-    cJSON_AddNumberToObject(doc, "total", cJSON_GetArraySize(items));
+    cJSON_AddNumberToObject(doc, "total", (double)total);
     *out = doc;
     return LEDGER_OK;
 }
@@ -502,61 +558,74 @@ int ledger_analytics_merchant(ledger_db *db, int64_t me, const char *merchant,
                               const struct ledger_params *p, cJSON **out, ledger_error *err)
 {
     char from[8], to[8], first[11], end[11];
-    int months, rc, i;
+    struct merchant_walk w;
+    int months, mine, rc, i, result = LEDGER_ERR;
     money_sum total = 0;
     sqlite3_stmt *st;
-    cJSON *doc, *items, **slot;
+    cJSON *doc, *items;
 
+    memset(&w, 0, sizeof w);
     if (strlen(merchant) > MERCHANT_MAX)
         return ledger_error_set(err, 400, "invalid_field", "merchant",
                                 "merchant must be at most %d bytes", MERCHANT_MAX);
-    if (month_range(p, from, to, first, end, &months, err))
+    if (month_range(p, from, to, first, end, &months, err) || spend_basis(p, &mine, err))
         return LEDGER_ERR;
-    if ((st = db_stmt(db, SQL_MERCHANT_MONTHS, err)) == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, me);
-    db_bind_text(st, 2, first);
-    db_bind_text(st, 3, end);
-    db_bind_text(st, 4, merchant);
+    w.merchant = merchant;
+    w.from = from;
+    w.months = months;
+    w.sums = calloc((size_t)months, sizeof *w.sums);
+    w.counts = calloc((size_t)months, sizeof *w.counts);
+    if (w.sums == NULL || w.counts == NULL) {
+        ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        goto out;
+    }
+    if (mine) {
+        if (spend_mine_each(db, me, first, end, 0, merchant_mine, &w, err))
+            goto out;
+    } else {
+        if ((st = db_stmt(db, SQL_MERCHANT_MONTHS, err)) == NULL)
+            goto out;
+        sqlite3_bind_int64(st, 1, me);
+        db_bind_text(st, 2, first);
+        db_bind_text(st, 3, end);
+        db_bind_text(st, 4, merchant);
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            const char *m = (const char *)sqlite3_column_text(st, 0);
+            int k = (atoi(m) - atoi(from)) * 12 + atoi(m + 5) - atoi(from + 5);
+
+            if (k >= 0 && k < months) {
+                w.sums[k] = money_sum_column(st, 1);
+                w.counts[k] = sqlite3_column_int64(st, 2);
+            }
+        }
+        db_stmt_done(st);
+        if (rc != SQLITE_DONE) {
+            db_error(db, err, "merchant history");
+            goto out;
+        }
+    }
     /* Every month of the range, the quiet ones as zero. */
-    slot = calloc((size_t)months, sizeof *slot);
     doc = cJSON_CreateObject();
     cJSON_AddStringToObject(doc, "merchant", merchant);
     items = cJSON_AddArrayToObject(doc, "items");
-    for (i = 0; slot && i < months; i++) {
+    for (i = 0; i < months; i++) {
         char month[8];
+        cJSON *o = cJSON_CreateObject();
 
         month_add(from, i, month);
-        slot[i] = cJSON_CreateObject();
-        cJSON_AddStringToObject(slot[i], "month", month);
-        cJSON_AddItemToArray(items, slot[i]);
-    }
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && slot) {
-        const char *m = (const char *)sqlite3_column_text(st, 0);
-        int k = (atoi(m) - atoi(from)) * 12 + atoi(m + 5) - atoi(from + 5);
-
-        if (k >= 0 && k < months) {
-            money_sum cents = money_sum_column(st, 1);
-
-            cJSON_AddItemToObject(slot[k], "total", money_sum_to_json(cents));
-            cJSON_AddNumberToObject(slot[k], "count", (double)sqlite3_column_int64(st, 2));
-            total += cents;
-        }
-    }
-    db_stmt_done(st);
-    for (i = 0; slot && i < months; i++)
-        if (!cJSON_HasObjectItem(slot[i], "total")) {
-            cJSON_AddItemToObject(slot[i], "total", ledger_money_to_json(0));
-            cJSON_AddNumberToObject(slot[i], "count", 0);
-        }
-    free(slot);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
-        cJSON_Delete(doc);
-        return db_error(db, err, "merchant history");
+        cJSON_AddStringToObject(o, "month", month);
+        cJSON_AddItemToObject(o, "total", money_sum_to_json(w.sums[i]));
+        cJSON_AddNumberToObject(o, "count", (double)w.counts[i]);
+        cJSON_AddItemToArray(items, o);
+        total += w.sums[i];
     }
     cJSON_AddItemToObject(doc, "total", money_sum_to_json(total));
     *out = doc;
-    return LEDGER_OK;
+    result = LEDGER_OK;
+out:
+    free(w.sums);
+    free(w.counts);
+    return result;
 }
 
 /* ---- fees and interest ------------------------------------------------------------------- */

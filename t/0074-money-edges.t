@@ -422,6 +422,32 @@ is($rig->get('/api/transactions?search=too%20big&exclude_categories=', user => '
               [ [ $uid{alice}, '100.00' ] ], 'alice owes 100.00 on it, once');
 }
 
+# The merchant reports take basis as the others do (mine: the caller's
+# part, rows shared with them included), and total counts every merchant,
+# not the ones a limit let through (an audit).
+{
+    manual(bob => date => '2019-07-03', description => 'Bobs shop', merchant => 'Bobshop Edge', amount => 100,
+           category => 'shopping', splits => [ { participant_id => $uid{alice}, share_percent => 50 } ]);
+    manual(alice => date => '2019-07-04', description => 'Shared groceries', merchant => 'Woolies Edge', amount => 8,
+           category => 'groceries', splits => [ { participant_id => $uid{bob}, share_percent => 50 } ]);
+    my $top = sub { $rig->get("/api/analytics/merchants?from=2019-07&to=2019-07&$_[0]", user => 'bob')->{json} // {} };
+    my $mine = $top->('basis=mine');
+    is_deeply([ map { [ $_->{merchant}, m2($_->{total}), $_->{count} ] } @{ $mine->{items} // [] } ],
+              [ [ 'Bobshop Edge', '50.00', 1 ], [ 'Woolies Edge', '4.00', 1 ] ], "bob's part, alice's row included");
+    my $gross = $top->('');
+    is_deeply([ map { [ $_->{merchant}, m2($_->{total}) ] } @{ $gross->{items} // [] } ],
+              [ [ 'Bobshop Edge', '100.00' ] ], 'gross: his own rows whole');
+    is_deeply([ map { [ scalar @{ $_->{items} // [] }, $_->{total} ] } $top->('basis=mine&limit=1'), $top->('limit=1') ],
+              [ [ 1, 2 ], [ 1, 1 ] ], 'limit=1: one item, total every merchant');
+    my $h = $rig->get('/api/analytics/merchants/Woolies%20Edge?from=2019-07&to=2019-07&basis=mine', user => 'bob')->{json};
+    is_deeply([ m2($h->{total}), $h->{items}[0]{count} ], [ '4.00', 1 ], "one merchant's history, bob's part");
+    is(m2($rig->get('/api/analytics/merchants/Woolies%20Edge?from=2019-07&to=2019-07', user => 'bob')->{json}{total}),
+       '0.00', 'gross: none of it his');
+    for my $path ('/api/analytics/merchants?basis=bogus', '/api/analytics/merchants/Woolies%20Edge?basis=bogus') {
+        error_is($rig->get($path, user => 'bob'), 400, 'invalid_field', "$path", 'basis');
+    }
+}
+
 # Shares total exactly 100%: two that make 100.01 are refused, as one is.
 {
     my $row = manual(alice => date => '2019-05-01', description => 'Split to the hundredth', amount => 10);
