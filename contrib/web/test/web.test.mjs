@@ -1021,10 +1021,15 @@ await step('analytics basis', () => asUser('carol', async (p) => {
   await go('analytics', p);
   await p.getByLabel('Basis').selectOption('mine');
   await p.getByRole('button', { name: 'Show' }).click();
-  const note = p.locator('section[aria-labelledby=h-merchant] .msg.warn');
+  const note = p.locator('section[aria-labelledby=h-merchant] .hint', { hasText: 'My share' });
   await note.waitFor({ timeout: 5000 }).catch(() => {});
-  ok((await note.count()) === 1 && /Whole amounts/.test(await note.textContent()),
-    'analytics: with Basis “my share” the merchant section says its figures are whole amounts');
+  ok((await note.count()) === 1, 'analytics: with Basis “my share” the merchant section says it shows the caller\'s part');
+  // The list is the API's basis=mine list (the service takes the basis now).
+  const from = await p.getByLabel('From month').inputValue(), to = await p.getByLabel('To month').inputValue();
+  const top = await api('carol', 'GET', `/analytics/merchants?from=${from}&to=${to}&basis=mine`);
+  const first = (await p.locator('ol.top-merchants li').first().textContent()) || '';
+  ok(top.items.length > 0 && first.startsWith(`${top.items[0].merchant}: `) && first.replace(/,/g, '').includes(top.items[0].total.toFixed(2)),
+    'analytics: the merchant list shows the API\'s basis=mine figures', first, JSON.stringify(top.items[0] || null));
 }));
 
 // ================================================================ presets per user (X7)

@@ -11,7 +11,7 @@ export async function render(main) {
   const to = h('input', { type: 'month', name: 'to', value: monthISO() });
   const basis = select([['gross', 'whole amounts'], ['mine', 'my share']], 'gross', { name: 'basis' });
   const form = h('form', { class: 'inline', 'aria-label': 'Range' }, field('From month', from), field('To month', to),
-    field('Basis', basis, 'Of the monthly spend; merchants are whole amounts'),
+    field('Basis', basis, 'Whole amounts, or your part of each (rows shared with you included)'),
     h('button', { type: 'submit', class: 'primary' }, 'Show'));
   const monthly = h('section', { 'aria-labelledby': 'h-monthly' });
   const merchant = h('section', { 'aria-labelledby': 'h-merchant' });
@@ -50,19 +50,19 @@ export async function render(main) {
           return;
         }
         await act(box, async () => {
-          const r = await api.get(`/analytics/merchants/${encodeURIComponent(name)}`, { from: from.value, to: to.value });
+          const r = await api.get(`/analytics/merchants/${encodeURIComponent(name)}`, { from: from.value, to: to.value, basis: range.basis });
           if (seq !== histSeq) return;
           clear(hist, line(`Monthly spend at ${name}`, r.items.map((x) => ({ label: x.month.slice(2), cents: toCents(x.total) }))),
             h('p', {}, `Total ${formatMoney(r.total)}.`));
         });
       };
       msel.addEventListener('change', showMerchant);
-      // /analytics/merchants has no basis: its figures are whole amounts
-      // whatever the Basis says, and the page says so.
+      // The merchant list and history follow the Basis, as the monthly
+      // spend does, and say which they show.
       clear(merchant, h('h3', { id: 'h-merchant' }, 'Merchant history'),
-        h('p', { class: range.basis === 'mine' ? 'msg warn' : 'hint' }, range.basis === 'mine'
-          ? 'Whole amounts: the merchant list and history do not follow the Basis “my share”; only the monthly spend above does.'
-          : 'Whole amounts (the Basis applies to the monthly spend only).'),
+        h('p', { class: 'hint' }, range.basis === 'mine'
+          ? 'My share: your part of each amount, rows shared with you included.'
+          : 'Whole amounts.'),
         h('ol', { class: 'top-merchants' }, top.items.slice(0, 10).map((x) => h('li', {}, `${x.merchant}: ${formatMoney(x.total)} (${x.count})`))),
         h('div', { class: 'inline' }, field('Merchant', msel)), hist);
       await showMerchant();
