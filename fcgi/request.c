@@ -148,6 +148,37 @@ static int add_param(struct request *r, const char *s, size_t n)
 
 #define MAX_QUERY_PARAMS 256
 
+static int hex_digit(int c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* A percent-escape of a character RFC 3986 leaves unreserved (letters,
+ * digits, - . _ ~) is the character itself (its 6.2.2.2): decoded before
+ * the routes see the path, so /api/transactions/%31 is transaction 1 (it
+ * was no route: an audit).  Every other escape stays for the segment's
+ * own decoding (%2F is a slash in a name, not a separator). */
+static void path_normalize(char *path)
+{
+    char *in = path, *out = path;
+
+    while (*in) {
+        int hi = in[0] == '%' ? hex_digit((unsigned char)in[1]) : -1;
+        int lo = hi >= 0 ? hex_digit((unsigned char)in[2]) : -1;
+        int c = hi * 16 + lo;
+
+        if (hi >= 0 && lo >= 0 && c < 128
+            && (isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~')) {
+            *out++ = (char)c;
+            in += 3;
+        } else {
+            *out++ = *in++;
+        }
+    }
+    *out = '\0';
+}
+
 int request_parse_uri(struct request *r)
 {
     const char *uri = FCGX_GetParam("REQUEST_URI", r->fcgx->envp);
@@ -159,6 +190,7 @@ int request_parse_uri(struct request *r)
     r->path = q ? strndup(uri, (size_t)(q - uri)) : strdup(uri);
     if (r->path == NULL)
         return request_fail(r, 500, "internal", NULL, "out of memory");
+    path_normalize(r->path);
     if (q == NULL)
         return 0;
     for (s = q + 1;;) {

@@ -390,7 +390,7 @@ static int parse_query(const struct ledger_params *p, struct list_query *q, ledg
         if (strcmp(v, "1") == 0 || strcmp(v, "true") == 0)
             q->trip_all_rows = 1;
         else if (strcmp(v, "0") != 0 && strcmp(v, "false") != 0)
-            return bad(err, "trip_all_rows", "must be 1 or 0");
+            return bad(err, "trip_all_rows", "must be 1 or 0 (true or false)");
     }
     if (q->trip_all_rows && !q->trip_id)
         return bad(err, "trip_all_rows", "needs a trip_id");

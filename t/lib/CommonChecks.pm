@@ -80,6 +80,11 @@ sub run {
     error_is($rig->get('/api/no-such-thing', user => 'alice'), 404, 'not_found', 'unknown route');
     error_is($rig->get('/api/tags/abc', user => 'alice'), 404, 'not_found', 'non-numeric id');
     error_is($rig->get('/api/me/', user => 'alice'), 404, 'not_found', 'trailing slash is another path');
+    # An escaped letter or digit is the letter or digit (RFC 3986 6.2.2.2).
+    $res = $rig->get('/api/%6De', user => 'alice');
+    is_deeply([ $res->{status}, ($res->{json} // {})->{id} ], [ 200, $alice->{id} ], '/api/%6De is /api/me');
+    error_is($rig->get('/api/analytics/monthly/2026-01/%ff', user => 'alice'), 400, 'invalid_request',
+             'a path segment that is not UTF-8');
     $res = $rig->request('DELETE', '/api/me', user => 'alice');
     error_is($res, 405, 'method_not_allowed', 'wrong method');
     is($res->{headers}{allow}, 'GET, HEAD', '405 names the allowed methods in Allow, HEAD with GET');
