@@ -23,7 +23,7 @@ int h_analytics_monthly(struct request *r)
 {
     struct ledger_params p = request_params(r);
 
-    return ledger_analytics_monthly(r->db, r->user_id, &p, &r->out, &r->err);
+    return ledger_analytics_monthly_text(r->db, r->user_id, &p, &r->out, &r->err);
 }
 
 int h_analytics_drilldown(struct request *r)

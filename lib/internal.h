@@ -200,7 +200,8 @@ cJSON *txn_row_json(sqlite3_stmt *st, int64_t me);
 /* JSON text written item by item, as ledger_json_print prints a tree of
  * the same items (json_print.c): the rows of a page written without a
  * tree to build, print and free (more of a page's time than its SQL).
- * Zeroed to start; a key is NULL inside an array; jw_raw writes JSON text
+ * Zeroed to start; a key is NULL inside an array, else one of the API's
+ * names (written without escaping); jw_raw writes JSON text
  * as it is (a number); NULL writes null.  jw_finish gives the text to
  * free, or NULL when memory ran out or the brackets do not match. */
 #define JSON_WRITER_DEPTH 8
@@ -414,8 +415,30 @@ int itemised_type_ok(const char *type);
  * categories, a merchant's rows, a budget's spend (thousands of rows of
  * the largest amount wrapped the monthly total negative: an audit). */
 typedef __int128 money_sum;
-/* The sum as a JSON number of two decimals (money.c). */
+/* The sum as a JSON number of two decimals (money.c), or its text in buf
+ * (48 bytes are enough). */
 cJSON *money_sum_to_json(money_sum cents);
+char *money_sum_format(money_sum cents, char *buf, size_t len);
+
+/* Where a report's items go (json_sink.c): a cJSON tree when w is NULL
+ * (at[0] the root once written), else w's text.  Keys are constants, not
+ * copied into a tree; NULL inside an array.  sink_text and sink_raw take
+ * NULL for null; sink_tree hands over a tree of the caller's. */
+#define JSON_SINK_DEPTH 6
+struct json_sink {
+    struct json_writer *w;
+    cJSON *at[JSON_SINK_DEPTH];
+    int depth;
+};
+void sink_open(struct json_sink *s, const char *k, int array);
+void sink_close(struct json_sink *s, int array);
+void sink_text(struct json_sink *s, const char *k, const char *v);
+void sink_raw(struct json_sink *s, const char *k, const char *v);
+void sink_int(struct json_sink *s, const char *k, int64_t v);
+void sink_bool(struct json_sink *s, const char *k, int v);
+void sink_money(struct json_sink *s, const char *k, int64_t cents);
+void sink_money_sum(struct json_sink *s, const char *k, money_sum cents);
+void sink_tree(struct json_sink *s, const char *k, cJSON *item);
 /* SQL's SUM() stops with "integer overflow" past 2^63; ledger_sum(x) (db.c)
  * adds whole cents in 128 bits and gives the sum as 16 bytes, a BLOB whose
  * byte order is the sums' order (so ORDER BY and MAX work on it), or NULL

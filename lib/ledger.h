@@ -322,6 +322,10 @@ int ledger_budget_put(ledger_db *db, int64_t me, const char *category, const cJS
 int ledger_budget_delete(ledger_db *db, int64_t me, const char *category, ledger_error *err);
 int ledger_analytics_monthly(ledger_db *db, int64_t me, const struct ledger_params *params,
                              cJSON **out, ledger_error *err);
+/* The same with items as one cJSON_Raw item of their JSON text, written
+ * without a tree (as ledger_txn_list_text): for a caller that prints it. */
+int ledger_analytics_monthly_text(ledger_db *db, int64_t me, const struct ledger_params *params,
+                                  cJSON **out, ledger_error *err);
 int ledger_analytics_drilldown(ledger_db *db, int64_t me, const char *month,
                                const char *category, const struct ledger_params *params,
                                cJSON **out, ledger_error *err);

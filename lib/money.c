@@ -183,13 +183,18 @@ cJSON *ledger_money_to_json(int64_t cents)
     return cJSON_CreateRaw(ledger_decimal2_format(cents, buf, sizeof buf));
 }
 
+char *money_sum_format(money_sum cents, char *buf, size_t len)
+{
+    return format_cents(cents < 0 ? (unsigned __int128)0 - (unsigned __int128)cents
+                                  : (unsigned __int128)cents,
+                        cents < 0, buf, len);
+}
+
 cJSON *money_sum_to_json(money_sum cents)
 {
     char buf[48];
 
-    return cJSON_CreateRaw(format_cents(cents < 0 ? (unsigned __int128)0 - (unsigned __int128)cents
-                                                  : (unsigned __int128)cents,
-                                        cents < 0, buf, sizeof buf));
+    return cJSON_CreateRaw(money_sum_format(cents, buf, sizeof buf));
 }
 
 /* Two's complement with the sign bit flipped, most significant byte first:

@@ -3,15 +3,10 @@
  * TXN_COLUMNS: effective values, the overrides, the viewer's tags, the
  * splits with their apportioned amounts, and the viewer's own share.
  *
- * The row is described once (row_put) to a sink that is either a cJSON
+ * The row is described once (row_put) to a sink (json_sink.c): a cJSON
  * tree (txn_row_json: one row, a library caller's list) or JSON text
- * (txn_row_write: a page for ledger-fcgi, which only prints it; building,
- * printing and freeing some 1,500 items a page took longer than the
- * page's SQL).  Both give the same text once printed: t/0015-txn-text
- * holds them to it.
+ * (txn_row_write: a page for ledger-fcgi, which only prints it).
  */
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,115 +20,29 @@ enum {
     C_O_SHARE, C_O_TRIP, C_BANK, C_TAGS, C_SPLITS
 };
 
-/* Where the row goes: text (w), or else a tree, at[depth - 1] being the
- * object or array being filled. */
-struct sink {
-    struct json_writer *w;
-    cJSON *at[4];
-    int depth;
-};
-
-static void put_node(struct sink *s, const char *k, cJSON *item)
+static void text_col(struct json_sink *s, const char *k, sqlite3_stmt *st, int col)
 {
-    if (s->depth == 0)
-        s->at[s->depth++] = item;  /* the root */
-    else if (k)
-        cJSON_AddItemToObjectCS(s->at[s->depth - 1], k, item);
-    else
-        cJSON_AddItemToArray(s->at[s->depth - 1], item);
+    sink_text(s, k, (const char *)sqlite3_column_text(st, col));
 }
 
-static void open_item(struct sink *s, const char *k, int array)
-{
-    cJSON *n;
-
-    if (s->w) {
-        jw_open(s->w, k, array ? '[' : '{');
-        return;
-    }
-    n = array ? cJSON_CreateArray() : cJSON_CreateObject();
-    put_node(s, k, n);
-    if (s->at[s->depth - 1] != n)
-        s->at[s->depth++] = n;
-}
-
-static void close_item(struct sink *s, int array)
-{
-    if (s->w)
-        jw_close(s->w, array ? ']' : '}');
-    else if (s->depth > 1)
-        s->depth--;
-}
-
-/* A string, or null. */
-static void put_text(struct sink *s, const char *k, const char *v)
-{
-    if (s->w)
-        jw_string(s->w, k, v);
-    else
-        put_node(s, k, v ? cJSON_CreateString(v) : cJSON_CreateNull());
-}
-
-/* JSON text as it is: money's decimal text, or null. */
-static void put_raw(struct sink *s, const char *k, const char *v)
-{
-    if (s->w)
-        jw_raw(s->w, k, v);
-    else
-        put_node(s, k, v ? cJSON_CreateRaw(v) : cJSON_CreateNull());
-}
-
-/* A whole number (an id): a cJSON number in a tree. */
-static void put_int(struct sink *s, const char *k, int64_t v)
-{
-    char buf[24];
-
-    if (s->w) {
-        snprintf(buf, sizeof buf, "%" PRId64, v);
-        jw_raw(s->w, k, buf);
-    } else {
-        put_node(s, k, cJSON_CreateNumber((double)v));
-    }
-}
-
-static void put_bool(struct sink *s, const char *k, int v)
-{
-    if (s->w)
-        jw_raw(s->w, k, v ? "true" : "false");
-    else
-        put_node(s, k, cJSON_CreateBool(v));
-}
-
-static void put_money(struct sink *s, const char *k, int64_t cents)
-{
-    char buf[32];
-
-    put_raw(s, k, ledger_decimal2_format(cents, buf, sizeof buf));
-}
-
-static void text_col(struct sink *s, const char *k, sqlite3_stmt *st, int col)
-{
-    put_text(s, k, (const char *)sqlite3_column_text(st, col));
-}
-
-static void id_col(struct sink *s, const char *k, sqlite3_stmt *st, int col)
+static void id_col(struct json_sink *s, const char *k, sqlite3_stmt *st, int col)
 {
     if (sqlite3_column_type(st, col) == SQLITE_NULL)
-        put_raw(s, k, NULL);
+        sink_raw(s, k, NULL);
     else
-        put_int(s, k, sqlite3_column_int64(st, col));
+        sink_int(s, k, sqlite3_column_int64(st, col));
 }
 
-static void money_col(struct sink *s, const char *k, sqlite3_stmt *st, int col)
+static void money_col(struct json_sink *s, const char *k, sqlite3_stmt *st, int col)
 {
     if (sqlite3_column_type(st, col) == SQLITE_NULL)
-        put_raw(s, k, NULL);
+        sink_raw(s, k, NULL);
     else
-        put_money(s, k, sqlite3_column_int64(st, col));
+        sink_money(s, k, sqlite3_column_int64(st, col));
 }
 
 /* Effective value: the override when there is one, else the base column. */
-static void effective_col(struct sink *s, const char *k, sqlite3_stmt *st, int ovr, int base)
+static void effective_col(struct json_sink *s, const char *k, sqlite3_stmt *st, int ovr, int base)
 {
     text_col(s, k, st, sqlite3_column_type(st, ovr) != SQLITE_NULL ? ovr : base);
 }
@@ -148,7 +57,7 @@ static int64_t share_of(int64_t amount, int64_t share)
 
 /* The viewer's tags arrive as the API's [{id, name, color}, ...] already
  * (TXN_COLUMNS): as they are into text, read into a tree. */
-static void tags_col(struct sink *s, sqlite3_stmt *st)
+static void tags_col(struct json_sink *s, sqlite3_stmt *st)
 {
     const char *text = (const char *)sqlite3_column_text(st, C_TAGS);
     cJSON *tags = NULL;
@@ -160,12 +69,12 @@ static void tags_col(struct sink *s, sqlite3_stmt *st)
     }
     if (text == NULL || ledger_json_parse(text, strlen(text), &tags, &e) != LEDGER_OK)
         tags = cJSON_CreateArray();
-    put_node(s, "tags", tags);
+    sink_tree(s, "tags", tags);
 }
 
 /* The splits, and from them the viewer's share (*my_pct, *my_amount) as
  * row_put takes it when there is no override of the owner's. */
-static void splits_col(struct sink *s, sqlite3_stmt *st, int64_t me, int64_t owner, int64_t home,
+static void splits_col(struct json_sink *s, sqlite3_stmt *st, int64_t me, int64_t owner, int64_t home,
                        int64_t *my_pct, int64_t *my_amount)
 {
     const char *stext = (const char *)sqlite3_column_text(st, C_SPLITS);
@@ -178,7 +87,7 @@ static void splits_col(struct sink *s, sqlite3_stmt *st, int64_t me, int64_t own
 
     *my_pct = owner == me ? 10000 : 0;
     *my_amount = owner == me ? home : 0;
-    open_item(s, "splits", 1);
+    sink_open(s, "splits", 1);
     /* [[participant_id, name, share, settled, email], ...] */
     if (stext && ledger_json_parse(stext, strlen(stext), &raw, &e) == LEDGER_OK)
         n = (size_t)cJSON_GetArraySize(raw);
@@ -200,26 +109,26 @@ static void splits_col(struct sink *s, sqlite3_stmt *st, int64_t me, int64_t own
         cJSON_ArrayForEach(r, raw) {
             const cJSON *name = cJSON_GetArrayItem(r, 1), *email = cJSON_GetArrayItem(r, 4);
 
-            open_item(s, NULL, 0);
-            put_int(s, "participant_id", shares[i].participant_id);
-            put_text(s, "name", cJSON_IsString(name) ? name->valuestring
+            sink_open(s, NULL, 0);
+            sink_int(s, "participant_id", shares[i].participant_id);
+            sink_text(s, "name", cJSON_IsString(name) ? name->valuestring
                                 : cJSON_IsString(email) ? email->valuestring : NULL);
-            put_money(s, "share_percent", shares[i].share);
-            put_money(s, "amount", cents[i]);
-            put_bool(s, "settled", cJSON_GetArrayItem(r, 3)->valuedouble != 0);
-            close_item(s, 0);
+            sink_money(s, "share_percent", shares[i].share);
+            sink_money(s, "amount", cents[i]);
+            sink_bool(s, "settled", cJSON_GetArrayItem(r, 3)->valuedouble != 0);
+            sink_close(s, 0);
             i++;
         }
         *my_pct = mine >= 0 ? shares[mine].share : 0;
         *my_amount = mine >= 0 ? cents[mine] : 0;
     }
-    close_item(s, 1);
+    sink_close(s, 1);
     free(shares);
     free(cents);
     cJSON_Delete(raw);
 }
 
-static void row_put(struct sink *s, sqlite3_stmt *st, int64_t me)
+static void row_put(struct json_sink *s, sqlite3_stmt *st, int64_t me)
 {
     int64_t owner = sqlite3_column_int64(st, C_OWNER);
     int64_t home = sqlite3_column_type(st, C_AMOUNT_AUD) != SQLITE_NULL
@@ -227,7 +136,7 @@ static void row_put(struct sink *s, sqlite3_stmt *st, int64_t me)
     int own_share = sqlite3_column_type(st, C_O_SHARE) != SQLITE_NULL && owner == me;
     int64_t my_pct, my_amount;
 
-    open_item(s, NULL, 0);
+    sink_open(s, NULL, 0);
     id_col(s, "id", st, C_ID);
     id_col(s, "statement_id", st, C_STATEMENT);
     id_col(s, "owner_id", st, C_OWNER);
@@ -241,29 +150,29 @@ static void row_put(struct sink *s, sqlite3_stmt *st, int64_t me)
     text_col(s, "currency", st, C_CURRENCY);
     money_col(s, "amount_aud", st, C_AMOUNT_AUD);
     /* validated decimal text: printed as the number it is */
-    put_raw(s, "exchange_rate_to_aud", (const char *)sqlite3_column_text(st, C_RATE));
+    sink_raw(s, "exchange_rate_to_aud", (const char *)sqlite3_column_text(st, C_RATE));
     text_col(s, "payment_method", st, C_PAYMENT);
     id_col(s, "trip_id", st, C_O_TRIP);
     money_col(s, "principal_amount", st, C_PRINCIPAL);
     money_col(s, "interest_amount", st, C_INTEREST);
     if (sqlite3_column_type(st, C_BANK) == SQLITE_NULL && sqlite3_column_type(st, C_STATEMENT) == SQLITE_NULL)
-        put_text(s, "bank_name", LEDGER_BANK_MANUAL);
+        sink_text(s, "bank_name", LEDGER_BANK_MANUAL);
     else
         text_col(s, "bank_name", st, C_BANK);
     text_col(s, "created_at", st, C_CREATED);
-    put_bool(s, "reconciled", sqlite3_column_type(st, C_RECONCILED_FROM) != SQLITE_NULL);
+    sink_bool(s, "reconciled", sqlite3_column_type(st, C_RECONCILED_FROM) != SQLITE_NULL);
 
-    open_item(s, "overrides", 0);
+    sink_open(s, "overrides", 0);
     text_col(s, "category", st, C_O_CATEGORY);
     text_col(s, "merchant_normalized", st, C_O_MERCHANT);
     /* The owner's own share of their row: theirs to see (a participant's
      * part is their split row). */
     if (own_share)
-        put_money(s, "my_share_percent", sqlite3_column_int64(st, C_O_SHARE));
+        sink_money(s, "my_share_percent", sqlite3_column_int64(st, C_O_SHARE));
     else
-        put_raw(s, "my_share_percent", NULL);
+        sink_raw(s, "my_share_percent", NULL);
     id_col(s, "trip_id", st, C_O_TRIP);
-    close_item(s, 0);
+    sink_close(s, 0);
 
     tags_col(s, st);
     splits_col(s, st, me, owner, home, &my_pct, &my_amount);
@@ -278,14 +187,14 @@ static void row_put(struct sink *s, sqlite3_stmt *st, int64_t me)
         my_pct = sqlite3_column_int64(st, C_O_SHARE);
         my_amount = share_of(home, my_pct);
     }
-    put_money(s, "my_share_pct", my_pct);
-    put_money(s, "my_amount", my_amount);
-    close_item(s, 0);
+    sink_money(s, "my_share_pct", my_pct);
+    sink_money(s, "my_amount", my_amount);
+    sink_close(s, 0);
 }
 
 cJSON *txn_row_json(sqlite3_stmt *st, int64_t me)
 {
-    struct sink s = { NULL, { NULL }, 0 };
+    struct json_sink s = { NULL, { NULL }, 0 };
 
     row_put(&s, st, me);
     return s.at[0];
@@ -293,7 +202,7 @@ cJSON *txn_row_json(sqlite3_stmt *st, int64_t me)
 
 void txn_row_write(struct json_writer *w, sqlite3_stmt *st, int64_t me)
 {
-    struct sink s = { w, { NULL }, 0 };
+    struct json_sink s = { w, { NULL }, 0 };
 
     row_put(&s, st, me);
 }

@@ -5,7 +5,8 @@
  * statement rows, foreign ones with a rate, overrides and an owner's share,
  * tags with names needing escapes and with and without colours, splits
  * seen by the owner and by a participant, a settled split, a reconciled
- * row; and on every page of a cursor walk and in each sort.
+ * row; and on every page of a cursor walk and in each sort.  The monthly
+ * report likewise (ledger_analytics_monthly_text).
  */
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +36,15 @@ static int64_t call(int (*fn)(ledger_db *, int64_t, const cJSON *, cJSON **, led
     cJSON_Delete(body);
     cJSON_Delete(out);
     return id;
+}
+
+/* PUT /api/budgets/{category} as call() takes it: the category in the body. */
+static int ledger_budget_put_for_test(ledger_db *d, int64_t me, const cJSON *body, cJSON **out,
+                                      ledger_error *err)
+{
+    const cJSON *c = cJSON_GetObjectItem(body, "category");
+
+    return ledger_budget_put(d, me, c->valuestring, body, out, err);
 }
 
 static int64_t user(const char *name)
@@ -205,6 +215,42 @@ int main(void)
                 break;
         } while (*cursor && pages < 10);
         ok(pages >= 3, "the walk had %d pages", pages);
+    }
+    /* The monthly report: the same text both ways, gross and mine, with a
+     * budget beside a category spent in and one not. */
+    call(ledger_budget_put_for_test, alice, "{\"category\":\"dining\",\"amount\":50}");
+    call(ledger_budget_put_for_test, alice, "{\"category\":\"fitness\",\"amount\":20.5}");
+    {
+        static const char *const kv[][6] = {
+            { "from", "2025-12", "to", "2026-02", NULL, NULL },
+            { "from", "2025-12", "to", "2026-02", "basis", "mine" },
+        };
+        size_t k;
+
+        for (k = 0; k < 2; k++) {
+            struct ledger_param items[3];
+            struct ledger_params p = { items, 0 };
+            cJSON *tree = NULL, *text = NULL;
+            char *a = NULL, *b = NULL;
+
+            for (; p.count < 3 && kv[k][2 * p.count]; p.count++) {
+                items[p.count].key = (char *)kv[k][2 * p.count];
+                items[p.count].value = (char *)kv[k][2 * p.count + 1];
+            }
+            if (ledger_analytics_monthly(db, alice, &p, &tree, &err) == LEDGER_OK
+                && ledger_analytics_monthly_text(db, alice, &p, &text, &err) == LEDGER_OK) {
+                a = ledger_json_print(tree, NULL);
+                b = ledger_json_print(text, NULL);
+            }
+            ok(a && b && strcmp(a, b) == 0 && strstr(a, "\"budget\":50.00"),
+               "the monthly report (%s): the text is the tree's, byte for byte", k ? "mine" : "gross");
+            if (a && b && strcmp(a, b) != 0)
+                printf("# tree: %.400s\n# text: %.400s\n", a, b);
+            cJSON_Delete(tree);
+            cJSON_Delete(text);
+            cJSON_free(a);
+            cJSON_free(b);
+        }
     }
     ledger_close(db);
     return done_testing();

@@ -512,7 +512,7 @@ static int families(ledger_db *db, int64_t me, int iterations, const char *dir, 
         measure(db, me, "deep page by cursor", call_list, &deep_page, iterations, 0, 0);
     measure(db, me, "splits", call_splits, &patch, iterations, 0, 0);
     measure(db, me, "balances", call_balances, NULL, iterations < 10 ? iterations : 10, 0, 0);
-    run_call(db, me, "monthly analytics (60 months)", monthly, ledger_analytics_monthly, iterations, 0);
+    run_call(db, me, "monthly analytics (60 months)", monthly, ledger_analytics_monthly_text, iterations, 0);
     run_call(db, me, "subscriptions", none, ledger_analytics_subscriptions,
              iterations < 10 ? iterations : 10, 0);
     run_call(db, me, "reconcile list", none, ledger_reconcile_list, iterations < 5 ? iterations : 5, 0);
@@ -657,9 +657,9 @@ int main(int argc, char **argv)
         const char *budget[] = { "month", "2025-06", NULL };
         const char *none[] = { NULL };
 
-        run_call(db, me, "monthly, 60 months, gross", five, ledger_analytics_monthly,
+        run_call(db, me, "monthly, 60 months, gross", five, ledger_analytics_monthly_text,
                  iterations, 50);
-        run_call(db, me, "monthly, 60 months, basis=mine", five_mine, ledger_analytics_monthly,
+        run_call(db, me, "monthly, 60 months, basis=mine", five_mine, ledger_analytics_monthly_text,
                  iterations, 50);
         run_call(db, me, "budgets, one month", budget, ledger_budget_list, iterations, 5);
         run_call(db, me, "fees and interest, 60 months", five, ledger_analytics_fees,
