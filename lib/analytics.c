@@ -294,7 +294,6 @@ static int monthly(ledger_db *db, int64_t me, const struct ledger_params *p, int
     struct json_sink s = { NULL, { NULL }, 0 };
     const cJSON **budget = NULL, *b;
     cJSON *budgets = NULL, *doc = NULL, *items = NULL;
-    char *items_text = NULL;
     int mine, i, rc = LEDGER_ERR;
 
     memset(&mt, 0, sizeof mt);
@@ -331,9 +330,7 @@ static int monthly(ledger_db *db, int64_t me, const struct ledger_params *p, int
     }
     sink_close(&s, 1);
     if (text) {
-        items_text = jw_finish(&w);
-        memset(&w, 0, sizeof w);  /* jw_finish handed its buffer over, or freed it */
-        if (items_text == NULL || (items = cJSON_CreateRaw(items_text)) == NULL)
+        if ((items = jw_finish_raw(&w)) == NULL)
             goto oom;
     } else {
         items = s.at[0];
@@ -357,7 +354,6 @@ out:
     free(budget);
     free(cell);
     free(w.t.p);
-    free(items_text);
     cJSON_Delete(budgets);
     return rc;
 }

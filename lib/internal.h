@@ -220,6 +220,9 @@ void jw_close(struct json_writer *w, char bracket);
 void jw_string(struct json_writer *w, const char *key, const char *s);
 void jw_raw(struct json_writer *w, const char *key, const char *text);
 char *jw_finish(struct json_writer *w);
+/* The text as one cJSON_Raw item (NULL when memory ran out); w is spent
+ * and zeroed either way. */
+cJSON *jw_finish_raw(struct json_writer *w);
 /* Row r of TXN_COLUMNS written as txn_row_json makes it. */
 void txn_row_write(struct json_writer *w, sqlite3_stmt *st, int64_t me);
 

@@ -243,6 +243,16 @@ void jw_raw(struct json_writer *w, const char *key, const char *text)
         put(&w->t, "null", 4);
 }
 
+cJSON *jw_finish_raw(struct json_writer *w)
+{
+    char *text = jw_finish(w);
+    cJSON *raw = text ? cJSON_CreateRaw(text) : NULL;
+
+    free(text);
+    memset(w, 0, sizeof *w);
+    return raw;
+}
+
 char *jw_finish(struct json_writer *w)
 {
     if (w->t.failed || w->depth != 0 || !room(&w->t, 0)) {

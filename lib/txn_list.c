@@ -868,7 +868,6 @@ static int txn_list(ledger_db *db, int64_t me, const struct ledger_params *param
     sqlite3_stmt *st = NULL;
     struct json_writer w;
     cJSON *doc = NULL, *items = NULL;
-    char *items_text = NULL;
     int64_t total = 0, n = 0, last_id = 0;
     char last_key[256] = "";
     int rc, trip_scope = 0, participant = 1;
@@ -927,9 +926,7 @@ static int txn_list(ledger_db *db, int64_t me, const struct ledger_params *param
     }
     if (text) {
         jw_close(&w, ']');
-        items_text = jw_finish(&w);
-        memset(&w, 0, sizeof w);  /* jw_finish handed its buffer over, or freed it */
-        if (items_text == NULL || (items = cJSON_CreateRaw(items_text)) == NULL) {
+        if ((items = jw_finish_raw(&w)) == NULL) {
             ledger_error_set(err, 500, "internal", NULL, "out of memory");
             goto fail;
         }
@@ -949,14 +946,12 @@ static int txn_list(ledger_db *db, int64_t me, const struct ledger_params *param
         cJSON_AddNullToObject(doc, "next_cursor");
     }
     query_free(&q);
-    free(items_text);
     *out = doc;
     return LEDGER_OK;
 fail:
     db_stmt_done(st);
     query_free(&q);
     free(w.t.p);
-    free(items_text);
     cJSON_Delete(items);
     cJSON_Delete(doc);
     return LEDGER_ERR;
