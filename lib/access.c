@@ -129,16 +129,26 @@ int access_trip(ledger_db *db, int64_t me, int64_t trip_id, int *participant,
     return LEDGER_OK;
 }
 
-/* The rows of ?1 (ids as a JSON array) whose owner is neither the caller
- * ?2 nor the owner of trip ?3, when the caller is not its owner. */
+/* Who the rows of ?1 (ids as a JSON array) would make take part in trip
+ * ?3, when the caller ?2 is not its owner: each row's owner, and the
+ * people with a split on a row of the trip owner's (trip.c), but the
+ * caller and the trip's owner. */
 static const char SQL_ROWS_OF_OTHERS[] =
     "SELECT t.id, t.owner_id FROM trips tr JOIN transactions t"
     "    ON t.id IN (SELECT value FROM json_each(?1)) AND t.owner_id NOT IN (?2, tr.owner_id)"
-    " WHERE tr.id = ?3 AND tr.owner_id <> ?2 ORDER BY t.id";
+    " WHERE tr.id = ?3 AND tr.owner_id <> ?2"
+    " UNION ALL"
+    " SELECT t.id, s.participant_id FROM trips tr JOIN transactions t"
+    "    ON t.id IN (SELECT value FROM json_each(?1)) AND t.owner_id = tr.owner_id"
+    "  JOIN splits s ON s.transaction_id = t.id AND s.participant_id NOT IN (?2, tr.owner_id)"
+    " WHERE tr.id = ?3 AND tr.owner_id <> ?2"
+    " ORDER BY 1, 2";
 
 /* A participant moved a row shared with them into someone else's trip:
  * the row's owner became a participant and read all of the trip, and
- * could bring in the next person the same way (an audit). */
+ * could bring in the next person the same way; and so did the people on
+ * the split of one of the trip owner's rows moved in from outside it (two
+ * audits). */
 int trip_check_row_owners(ledger_db *db, int64_t me, int64_t trip_id, const char *ids,
                           const char *field, ledger_error *err)
 {
@@ -164,8 +174,8 @@ int trip_check_row_owners(ledger_db *db, int64_t me, int64_t trip_id, const char
         return db_error(db, err, "trip rows");
     if (!participant)
         return ledger_error_set(err, 403, "forbidden", field,
-                                "transaction %lld is user %lld's, who does not take part in trip"
-                                " %lld, and only its owner brings people in",
+                                "transaction %lld would bring user %lld into trip %lld, which they"
+                                " do not take part in, and only its owner brings people in",
                                 (long long)row, (long long)owner, (long long)trip_id);
     return LEDGER_OK;
 }

@@ -136,9 +136,10 @@ int access_trip(ledger_db *db, int64_t me, int64_t trip_id, int *participant,
  * missing trip is 400 on trip_id, one they are not part of 403. */
 int trip_check_member(ledger_db *db, int64_t me, int64_t trip_id, ledger_error *err);
 /* Rows the caller puts in a trip (ids: a JSON array's text, each
- * accessible): a row's owner takes part in the trip from then on, so
- * unless the caller is the trip's owner, who alone brings people in, each
- * row's owner must take part already (403 naming field). */
+ * accessible): a row's owner takes part in the trip from then on, and so
+ * do the people on the split of a row of the trip owner's; unless the
+ * caller is the trip's owner, who alone brings people in, each must take
+ * part already (403 naming field). */
 int trip_check_row_owners(ledger_db *db, int64_t me, int64_t trip_id, const char *ids,
                           const char *field, ledger_error *err);
 

@@ -264,6 +264,25 @@ for my $case (['2026-06-13', 101, 'after'], ['2026-06-07', 99, 'before']) {
     is($rig->get("/api/trips/$trip", user => 'alice')->{status}, 403, 'alice takes no part in it');
     is($rig->post("/api/transactions/$shared/splits", [ { participant_id => $uid{erin}, share_percent => 60 } ],
                   user => 'erin')->{status}, 200, 'erin changes her own share');
+    # Nor may she move in a row of dave's whose split names someone not in
+    # the trip: they would take part (a second audit).
+    my $outside = manual(dave => date => '2026-08-06', description => 'Daves dinner out', amount => 90,
+                         splits => [ { participant_id => $uid{erin}, share_percent => 30 },
+                                     { participant_id => $uid{alice}, share_percent => 30 } ]);
+    for my $t ([ post => "/api/trips/$trip/transactions", { transaction_ids => [ $outside ] }, 'transaction_ids' ],
+               [ patch => "/api/transactions/$outside", { trip_id => $trip }, 'trip_id' ],
+               [ post => '/api/transactions/bulk', { action => 'assign_trip', ids => [ $outside ], trip_id => $trip },
+                 'trip_id' ]) {
+        my $res = $rig->${\ $t->[0]}($t->[1], $t->[2], user => 'erin');
+        is_deeply([ $res->{status}, ($res->{json} // {})->{error}{field} ], [ 403, $t->[3] ],
+                  "erin may not move dave's row split with alice into his trip ($t->[0] $t->[1])")
+            or diag($res->{content});
+    }
+    is($rig->get("/api/trips/$trip", user => 'alice')->{status}, 403, 'alice still takes no part');
+    is($rig->post("/api/trips/$trip/transactions", { transaction_ids => [ $outside ] }, user => 'dave')->{status}, 200,
+       'dave himself may');
+    is($rig->get("/api/trips/$trip", user => 'alice')->{status}, 200, 'and then alice takes part');
+
     # The trip's owner brings people in: carol's row shared with dave.
     my $to_dave = manual(carol => date => '2026-08-05', description => 'Carols fuel', amount => 60,
                          splits => [ { participant_id => $uid{dave}, share_percent => 50 } ]);
