@@ -26,11 +26,7 @@ struct ofx_txn {
     char trntype[16];       /* TRNTYPE upper-case: DEBIT, CREDIT, FEE, INT, PAYMENT, ...;
                              * any word the bank sends, "" when absent */
     char fitid[256];        /* FITID, may be empty */
-    /* NAME (or PAYEE/NAME), UTF-8, cut at a character to the 200 bytes a
-     * merchant may have (MERCHANT_MAX): a longer one was kept, listed by
-     * the merchant reports, and refused by a merchant's history (an
-     * audit). */
-    char name[201];
+    char name[256];         /* NAME (or PAYEE/NAME), UTF-8, may be truncated */
     char memo[512];         /* MEMO, UTF-8, may be truncated */
     char checknum[32];      /* CHECKNUM, may be empty */
     char currency[4];       /* CURRENCY/CURSYM: TRNAMT is in this currency

@@ -84,6 +84,25 @@ static void row_description(const struct ofx_txn *t, char *desc, size_t size)
         snprintf(desc, size, "%s", t->name[0] ? t->name : t->trntype);
 }
 
+/* The merchant a NAME gives: cut at a character to the MERCHANT_MAX bytes
+ * a merchant may have (a longer one was listed by the merchant reports
+ * and refused by a merchant's history: an audit); the description keeps
+ * the whole NAME. */
+static const char *row_merchant(const struct ofx_txn *t, char *buf, size_t size)
+{
+    size_t n = strlen(t->name);
+
+    if (t->name[0] == '\0')
+        return NULL;
+    if (n > MERCHANT_MAX) {
+        n = MERCHANT_MAX;
+        while (n > 0 && ((unsigned char)t->name[n] & 0xC0) == 0x80)
+            n--;  /* not inside a character */
+    }
+    snprintf(buf, size, "%.*s", (int)n, t->name);
+    return buf;
+}
+
 /* Binds an account_key at the three parameters SAME_ACCOUNT names. */
 static void bind_account(sqlite3_stmt *st, const struct account_key *k, int id, int legacy,
                          int bank)
@@ -419,7 +438,7 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
     for (i = 0; i < a->ntxns; i++) {
         const struct ofx_txn *t = &a->txns[i];
         struct statement_row r;
-        char desc[800];
+        char desc[800], merchant[MERCHANT_MAX + 1];
 
         if (!fresh[i])
             continue;
@@ -427,7 +446,7 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
         row_description(t, desc, sizeof desc);
         r.date = t->date;
         r.description = desc;
-        r.merchant = t->name[0] ? t->name : NULL;
+        r.merchant = row_merchant(t, merchant, sizeof merchant);
         r.type = row_type(t, a->credit_card);
         /* A card payment is a transfer between the owner's accounts. */
         r.category = strcmp(r.type, "payment") == 0 ? "transfers" : NULL;

@@ -264,6 +264,26 @@ is($pay->{category}, 'transfers', 'a card payment is a transfer');
               'the next file: only its new row; the corrected two are the rows seen') or diag($res->{content});
 }
 
+# A NAME longer than a merchant may be (200 bytes): the merchant is cut at
+# a character, its history can be asked for, and the description keeps
+# the whole NAME.
+{
+    my $name = 'PAYPAL *' . ("\xc3\xa9" x 100) . ' SHOP TAIL';
+    my $file = sgml_file(org => 'Long Bank', bank => '5', acct => '999000', type => 'CHECKING',
+        rows => "<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>20260305<TRNAMT>-9.00<FITID>L1<NAME>$name</STMTTRN>");
+    $res = $rig->request('POST', '/api/statements/import', user => 'erin', body => $file, type => 'application/x-ofx');
+    is($res->{status}, 201, 'a row with a 218-byte NAME') or diag($res->{content});
+    my ($r) = @{ $rig->get("/api/transactions?statement_id=" . ($res->{json}{statements}[0]{id} // 0), user => 'erin')
+                     ->{json}{items} // [] };
+    my $bytes = $r->{merchant} // '';  # the rig's JSON is read as bytes
+    ok(length($bytes) <= 200 && $bytes =~ /\xc3\xa9$/, 'the merchant is cut to 200 bytes at a character')
+        or diag(length($bytes) . " bytes: $bytes");
+    like($r->{description} // '', qr/SHOP TAIL$/, 'the description keeps the whole NAME');
+    my $path = join '', map { sprintf '%%%02X', ord } split //, $bytes;
+    is($rig->get("/api/analytics/merchants/$path?from=2026-03&to=2026-03", user => 'erin')->{status}, 200,
+       "the merchant's history can be asked for");
+}
+
 # ---- QFX and two accounts -----------------------------------------------------------------
 $res = import_file('alice', 'bank.qfx', type => 'application/vnd.intu.qfx');
 is($res->{status}, 201, 'a QFX file (Intuit elements ignored) imports');
