@@ -374,6 +374,7 @@ struct statement_row {
     const char *payment_method;
     int64_t amount, amount_aud, principal, interest, import_id;
     int has_amount_aud, has_principal, has_interest;
+    int has_fitid_out, fitid_out;  /* the file's direction (OFX: 1 money out), schema 0026 */
     char currency_code[4];    /* currency points here when read from JSON */
 };
 int statement_fields_read(const cJSON *body, struct statement_fields *f, ledger_error *err);

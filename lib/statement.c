@@ -111,9 +111,9 @@ static const char SQL_STMT_INSERT[] =
 static const char SQL_ROW_INSERT[] =
     "INSERT INTO transactions (id, statement_id, owner_id, date, description, merchant, category,"
     " transaction_type, amount, currency, amount_aud, exchange_rate_to_aud, principal_amount,"
-    " interest_amount, fitid, payment_method, import_id, eff_category, eff_merchant)"
+    " interest_amount, fitid, payment_method, import_id, eff_category, eff_merchant, fitid_out)"
     " VALUES (" NEXT_ROW_ID("transactions") ", ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
-    "         ?12, ?13, ?14, ?15, ?16, ?6, COALESCE(?5, ''))";  /* the effective values: schema 0010 */
+    "         ?12, ?13, ?14, ?15, ?16, ?6, COALESCE(?5, ''), ?17)";  /* effective values: schema 0010 */
 
 /* One statement with its figures; the movement is signed by type: on
  * credit card and loan statements spending raises the balance (owed), on
@@ -306,6 +306,8 @@ int statement_row_insert(ledger_db *db, int64_t me, int64_t statement_id,
     db_bind_text(st, 15, r->payment_method);
     if (r->import_id)
         sqlite3_bind_int64(st, 16, r->import_id);
+    if (r->has_fitid_out)
+        sqlite3_bind_int(st, 17, r->fitid_out);
     rc = sqlite3_step(st);
     db_stmt_done(st);
     return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "statement row");

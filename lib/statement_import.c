@@ -45,15 +45,14 @@ struct account_key {
     "(" s ".account_id = " id " OR (" s ".account_id = " legacy " AND " s ".bank_name = " bank "))"
 
 /* The rows of the account with this FITID, and whether one of them is of
- * the amount (?6) given and says the same: the direction (?7: money out),
- * or, the direction being the user's to correct (PATCH transaction_type:
- * a card file with its signs the wrong way round), the date (?8) or the
- * description (?9).  A corrected row was imported again as another row
- * under its FITID, file after file (an audit). */
+ * the amount (?6) and direction (?7: money out) given: the direction its
+ * file gave (schema 0026), not its type, which the user may have
+ * corrected since (a corrected row was imported again, file after file:
+ * an audit); a row imported before 0026 by its type. */
 static const char SQL_SEEN[] =
     "SELECT COUNT(*), COALESCE(MAX(t.amount = ?6"
-    "                              AND ((t.transaction_type IN ('debit', 'fee', 'interest')) = ?7"
-    "                                   OR t.date = ?8 OR t.description = ?9)), 0)"
+    "                              AND COALESCE(t.fitid_out,"
+    "                                           t.transaction_type IN ('debit', 'fee', 'interest')) = ?7), 0)"
     "  FROM transactions t JOIN statements s ON s.id = t.statement_id"
     " WHERE t.owner_id = ?1 AND t.fitid = ?3 AND " SAME_ACCOUNT("s", "?2", "?4", "?5");
 /* A row without a FITID (OFX requires one; some banks leave it out)
@@ -135,24 +134,20 @@ static int seen_plain(ledger_db *db, int64_t me, const struct account_key *accou
 }
 
 /* Whether the account has a row under this key (*yes), and one of t's
- * amount that says the same as t (*same; see SQL_SEEN). */
+ * amount and direction (*same). */
 static int seen(ledger_db *db, int64_t me, const struct account_key *account, const char *fitid,
                 const struct ofx_txn *t, int *yes, int *same, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_SEEN, err);
-    char desc[800];
     int rc;
 
     if (st == NULL)
         return LEDGER_ERR;
-    row_description(t, desc, sizeof desc);
     sqlite3_bind_int64(st, 1, me);
     bind_account(st, account, 2, 4, 5);
     db_bind_text(st, 3, fitid);
     sqlite3_bind_int64(st, 6, t->amount < 0 ? -t->amount : t->amount);
     sqlite3_bind_int(st, 7, t->amount < 0);
-    db_bind_text(st, 8, t->date);
-    db_bind_text(st, 9, desc);
     rc = sqlite3_step(st);
     *yes = rc == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0;
     *same = rc == SQLITE_ROW && sqlite3_column_int(st, 1);
@@ -451,6 +446,8 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
         /* A card payment is a transfer between the owner's accounts. */
         r.category = strcmp(r.type, "payment") == 0 ? "transfers" : NULL;
         r.amount = t->amount < 0 ? -t->amount : t->amount;
+        r.has_fitid_out = 1;
+        r.fitid_out = t->amount < 0;
         r.currency = t->currency[0] ? t->currency : a->currency[0] ? a->currency : NULL;
         r.fitid = key_text(a, keys, i, key);
         /* A row in another currency with a rate to the account's: the

@@ -22,9 +22,12 @@ static int user_version(const char *path)
     return v;
 }
 
-/* SQL taking away what migrations 0023 and 0022 add, for a database set
- * back to an older version. */
+/* SQL taking away what migrations 0026, 0023 and 0022 add, for a
+ * database set back to an older version. */
+#define UNDO_0026                                                  \
+    "ALTER TABLE transactions DROP COLUMN fitid_out;"
 #define UNDO_0023                                                  \
+    UNDO_0026                                                      \
     "DROP TRIGGER transactions_high_water;"                        \
     "DROP TRIGGER statements_high_water;"                          \
     "DROP TRIGGER split_payments_high_water;"                      \
@@ -475,6 +478,7 @@ int main(void)
 
         snprintf(path23, sizeof path23, "%s/v23.db", dir);
         is_int(database_with_user(path23,
+                           UNDO_0026
                            "INSERT INTO transactions (owner_id, date, description, transaction_type, amount,"
                            " category, eff_category) VALUES"
                            " (1, '2026-01-05', 'a', 'debit', 1000, 'transfers\xe2\x80\x8b',"
@@ -510,6 +514,7 @@ int main(void)
 
         snprintf(path24, sizeof path24, "%s/v24.db", dir);
         is_int(database_with_user(path24,
+                           UNDO_0026
                            "INSERT INTO transactions (owner_id, date, description, transaction_type, amount,"
                            " principal_amount, interest_amount, category, eff_category) VALUES"
                            " (1, '2026-02-15', 'repayment', 'payment', 200000, 150000, 50000,"
@@ -520,6 +525,8 @@ int main(void)
         db = NULL;
         ok(ledger_open(path24, &db, &err) == LEDGER_OK, "a version-24 database is migrated forward");
         ledger_close(db);
+        is_int(count(path24, "SELECT COUNT(*) FROM pragma_table_info('transactions') WHERE name = 'fitid_out'"),
+               1, "0026: transactions have fitid_out");
         is_int(count(path24, "SELECT cents FROM spend_monthly WHERE owner_id = 1 AND month = '2026-02'"
                              " AND category = 'loan_interest'"), 50000,
                "0025: its interest is spent under loan_interest");

@@ -262,6 +262,16 @@ is($pay->{category}, 'transfers', 'a card payment is a transfer');
     $res = $import->($file->($two . $trn->('20260312', '60.00', 'SHELL', 'S3')));
     is_deeply([ @{ $res->{json} // {} }{qw(imported skipped_duplicates)} ], [ 1, 2 ],
               'the next file: only its new row; the corrected two are the rows seen') or diag($res->{content});
+    # A refund the bank files under its purchase's FITID, with the same
+    # amount and text (and even its date), is a new row: the direction
+    # compared is the file's, not a guess from the date or text (a
+    # re-check found such a refund dropped).
+    my $t2 = sub { "<STMTTRN><TRNTYPE>$_[0]<DTPOSTED>$_[1]<TRNAMT>$_[2]<FITID>P1<NAME>TOASTER CO</STMTTRN>" };
+    $res = $import->($file->($t2->('DEBIT', '20260320', '-80.00')));
+    is_deeply([ @{ $res->{json} // {} }{qw(imported skipped_duplicates)} ], [ 1, 0 ], 'a purchase');
+    $res = $import->($file->($t2->('CREDIT', '20260320', '80.00')));
+    is_deeply([ @{ $res->{json} // {} }{qw(imported skipped_duplicates)} ], [ 1, 0 ],
+              'its refund the same day under the same FITID and text: a row') or diag($res->{content});
 }
 
 # A NAME longer than a merchant may be (200 bytes): the merchant is cut at
