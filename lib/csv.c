@@ -39,10 +39,11 @@
  * - The delimiter, when not given, is the one of , ; TAB | whose count
  *   outside quotes is the same non-zero number on each of the first 20
  *   records (most fields wins a tie, so decimal commas in a ';' file do not
- *   win; at as many fields the one rarer in text, TAB, then |, then ;, so
- *   a ',' in every description of a ';' file without a header does not
- *   win either); failing that, the one the most records agree on.  A file
- *   with none of them is "not a CSV file".
+ *   win; at as many fields the one splitting off more fields that are only
+ *   a number or a date, so neither a ',' in every description of a ';'
+ *   file nor a ';' in every one of a ',' file wins, and then the rarer in
+ *   text: TAB, |, ;, ,); failing that, the one the most records agree on.
+ *   A file with none of them is "not a CSV file".
  * - The header, when not given: a mapping by name implies one.  With
  *   indexes, the first record is a header when its date and amount columns
  *   both do not parse but the second record's do (or there is no second).
@@ -387,37 +388,55 @@ static int skip_lines(struct parser *ps, int want)
     return LEDGER_OK;
 }
 
+/* Whether byte c may be in a field that holds only a number or a date
+ * (a digit, a sign, a separator, a bracket, a currency symbol, a space). */
+static int typed_byte(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || c >= 0x80 || strchr("+-.,/()$' ", c) != NULL;
+}
+
 /* Scans the record at p as the tokenizer would with delimiter d: returns the
  * offset after it, with *count the delimiters outside quotes and *blank
  * whether the record holds nothing but white space and delimiters of any
- * kind (",,," is blank whichever delimiter is tried). */
+ * kind (",,," is blank whichever delimiter is tried), and *typed the
+ * fields that hold only a number or a date (settling a tie between
+ * delimiters: a ',' in every description of a ';' file, or a ';' in
+ * every one of a ',' file). */
 static size_t scan_record(const unsigned char *t, size_t n, size_t p, unsigned char d,
-                          unsigned *count, int *blank)
+                          unsigned *count, int *blank, unsigned *typed)
 {
     *count = 0;
     *blank = 1;
+    *typed = 0;
     for (;;) {
         size_t q = p;
+        int digit = 0, clean = 1;
 
         while (q < n && t[q] == ' ')
             q++;
         if (q < n && t[q] == '"') {
             *blank = 0;
-            for (p = q + 1; p < n; p++)
+            for (p = q + 1; p < n; p++) {
                 if (t[p] == '"') {
                     if (p + 1 < n && t[p + 1] == '"')
                         p++;
                     else
                         break;
                 }
+                digit |= t[p] >= '0' && t[p] <= '9';
+                clean &= typed_byte(t[p]);
+            }
             if (p < n)
                 p++;
         }
         while (p < n && t[p] != d && t[p] != '\n' && t[p] != '\r') {
             if (!is_ws(t[p]) && t[p] != ',' && t[p] != ';' && t[p] != '|')
                 *blank = 0;
+            digit |= t[p] >= '0' && t[p] <= '9';
+            clean &= typed_byte(t[p]) || t[p] == '\t';
             p++;
         }
+        *typed += digit && clean;
         if (p < n && t[p] == d) {
             ++*count;
             p++;
@@ -433,7 +452,7 @@ static int guess_delimiter(struct parser *ps)
 {
     /* In the order a tie goes to the later: the rarer in a bank's text. */
     static const unsigned char cands[4] = {',', ';', '|', '\t'};
-    unsigned counts[4][GUESS_RECORDS];
+    unsigned counts[4][GUESS_RECORDS], typed[4] = { 0 };
     int k[4], c, i, j, best = -1;
     unsigned best_count = 0, best_agree = 0;
 
@@ -443,12 +462,14 @@ static int guess_delimiter(struct parser *ps)
 
         k[c] = 0;
         while (p < ps->n && k[c] < GUESS_RECORDS) {
-            unsigned count;
+            unsigned count, n_typed;
             int blank;
 
-            p = scan_record(ps->t, ps->n, p, cands[c], &count, &blank);
-            if (!blank)
+            p = scan_record(ps->t, ps->n, p, cands[c], &count, &blank, &n_typed);
+            if (!blank) {
                 counts[c][k[c]++] = count;
+                typed[c] += n_typed;
+            }
         }
     }
     if (k[0] == 0)   /* nothing but white space and delimiters */
@@ -459,7 +480,10 @@ static int guess_delimiter(struct parser *ps)
 
         for (i = 1; same && i < k[c]; i++)
             same = counts[c][i] == counts[c][0];
-        if (same && counts[c][0] >= best_count) {
+        /* At as many fields, the one whose fields hold more numbers and
+         * dates, then the rarer in text. */
+        if (same && (counts[c][0] > best_count
+                     || (counts[c][0] == best_count && typed[c] >= typed[best]))) {
             best = c;
             best_count = counts[c][0];
         }

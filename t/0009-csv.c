@@ -284,6 +284,20 @@ static void delimiters(void)
         row_is(&r, 0, 1, "2025-01-03", "REWE, Berlin", -1250, "", "the first row read right");
         csv_result_free(&r);
     }
+    /* And the mirror: a ',' file with as many ';' (or '|') in every
+     * description: the delimiter that splits off the dates and amounts
+     * wins, not the rarer (a re-check found every row read wrong). */
+    if (parses(S("2024-01-05,EFTPOS; CARD; AU,-4.50\n2024-01-06,EFTPOS; WOOLIES; AU,-10.00\n"), &m, &r,
+               "a ',' file, two ';' in every description")) {
+        is_int(r.delimiter, ',', "',' wins the tie with ';'");
+        row_is(&r, 0, 1, "2024-01-05", "EFTPOS; CARD; AU", -450, "", "the first row read right");
+        csv_result_free(&r);
+    }
+    if (parses(S("2024-01-05,A|B|C,-4.50\n2024-01-06,D|E|F,-10.00\n"), &m, &r,
+               "a ',' file, '|' in every description")) {
+        is_int(r.delimiter, ',', "',' wins the tie with '|'");
+        csv_result_free(&r);
+    }
     /* given, not guessed */
     m = map3("0", "1", "2");
     m.delimiter = '|';
