@@ -48,11 +48,14 @@ struct account_key {
  * the amount (?6) and direction (?7: money out) given: the direction its
  * file gave (schema 0026), not its type, which the user may have
  * corrected since (a corrected row was imported again, file after file:
- * an audit); a row imported before 0026 by its type. */
+ * an audit; a row imported before 0026 by its type); or the direction the
+ * user corrected it to, on the same date (?8) with the same text (?9): the
+ * bank sending the row again with its sign put right (a re-check). */
 static const char SQL_SEEN[] =
     "SELECT COUNT(*), COALESCE(MAX(t.amount = ?6"
-    "                              AND COALESCE(t.fitid_out,"
-    "                                           t.transaction_type IN ('debit', 'fee', 'interest')) = ?7), 0)"
+    "    AND (COALESCE(t.fitid_out, t.transaction_type IN ('debit', 'fee', 'interest')) = ?7"
+    "         OR ((t.transaction_type IN ('debit', 'fee', 'interest')) = ?7"
+    "             AND t.date = ?8 AND t.description = ?9))), 0)"
     "  FROM transactions t JOIN statements s ON s.id = t.statement_id"
     " WHERE t.owner_id = ?1 AND t.fitid = ?3 AND " SAME_ACCOUNT("s", "?2", "?4", "?5");
 /* A row without a FITID (OFX requires one; some banks leave it out)
@@ -139,15 +142,19 @@ static int seen(ledger_db *db, int64_t me, const struct account_key *account, co
                 const struct ofx_txn *t, int *yes, int *same, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_SEEN, err);
+    char desc[800];
     int rc;
 
     if (st == NULL)
         return LEDGER_ERR;
+    row_description(t, desc, sizeof desc);
     sqlite3_bind_int64(st, 1, me);
     bind_account(st, account, 2, 4, 5);
     db_bind_text(st, 3, fitid);
     sqlite3_bind_int64(st, 6, t->amount < 0 ? -t->amount : t->amount);
     sqlite3_bind_int(st, 7, t->amount < 0);
+    db_bind_text(st, 8, t->date);
+    db_bind_text(st, 9, desc);
     rc = sqlite3_step(st);
     *yes = rc == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0;
     *same = rc == SQLITE_ROW && sqlite3_column_int(st, 1);

@@ -262,6 +262,11 @@ is($pay->{category}, 'transfers', 'a card payment is a transfer');
     $res = $import->($file->($two . $trn->('20260312', '60.00', 'SHELL', 'S3')));
     is_deeply([ @{ $res->{json} // {} }{qw(imported skipped_duplicates)} ], [ 1, 2 ],
               'the next file: only its new row; the corrected two are the rows seen') or diag($res->{content});
+    # The bank then sends the two with their signs put right: the same rows.
+    my $fixed = sub { "<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>$_[0]<TRNAMT>-$_[1]<FITID>$_[3]<NAME>$_[2]</STMTTRN>" };
+    $res = $import->($file->($fixed->('20260303', '42.00', 'WOOLWORTHS', 'S1') . $fixed->('20260305', '15.50', 'UBER TRIP', 'S2')));
+    is_deeply([ @{ $res->{json} // {} }{qw(imported skipped_duplicates)} ], [ 0, 2 ],
+              'the bank sending them again as debits: the rows seen') or diag($res->{content});
     # A refund the bank files under its purchase's FITID, with the same
     # amount and text (and even its date), is a new row: the direction
     # compared is the file's, not a guess from the date or text (a
