@@ -388,11 +388,52 @@ static int skip_lines(struct parser *ps, int want)
     return LEDGER_OK;
 }
 
-/* Whether byte c may be in a field that holds only a number or a date
- * (a digit, a sign, a separator, a bracket, a currency symbol, a space). */
-static int typed_byte(unsigned char c)
+/* Whether f[0..n) (white space around it allowed) is only an amount or a
+ * date, as a bank writes them: "-1,234.56", "(12.50)", "$4.50", "12,50-"
+ * (a sign, a bracket or a dollar sign, digits with one decimal part of one
+ * or two digits after a point or comma, grouping by , . ' or space), or
+ * "2024-01-05", "05/01/2024", "5.1.24".  A bare whole number is neither: a
+ * reference ("BPAY; 12345; 67890") would look like one.  For settling a tie
+ * between delimiters (guess_delimiter). */
+static int typed_field(const unsigned char *f, size_t n)
 {
-    return (c >= '0' && c <= '9') || c >= 0x80 || strchr("+-.,/()$' ", c) != NULL;
+    size_t i = 0, digits = 0, seps = 0, tail = 0;
+    int sep = 0, date = 1;
+
+    while (n > 0 && (f[n - 1] == ' ' || f[n - 1] == '\t'))
+        n--;
+    while (i < n && (f[i] == ' ' || f[i] == '\t'))
+        i++;
+    if (i < n && (f[i] == '-' || f[i] == '+' || f[i] == '('))
+        i++, date = 0;
+    if (i < n && f[i] == '$')
+        i++, date = 0;
+    if (n > i && (f[n - 1] == '-' || f[n - 1] == ')'))
+        n--, date = 0;
+    if (i >= n || f[i] < '0' || f[i] > '9')
+        return 0;
+    for (; i < n; i++) {
+        if (f[i] >= '0' && f[i] <= '9') {
+            digits++;
+            tail++;
+        } else if (strchr(".,/-' ", f[i]) && tail > 0) {
+            /* a date's separators are all one character */
+            if (sep && f[i] != sep)
+                date = 0;
+            sep = f[i];
+            seps++;
+            tail = 0;
+        } else {
+            return 0;
+        }
+    }
+    if (tail == 0 || seps == 0)
+        return 0;  /* ends in a separator, or a bare whole number */
+    if (date && seps == 2 && (sep == '-' || sep == '/' || sep == '.') && digits >= 4 && digits <= 8)
+        return 1;
+    /* an amount: its last part is its cents (one or two digits) or a
+     * group of three after a thousands separator */
+    return (f[n - 1 - tail] == '.' || f[n - 1 - tail] == ',') && tail <= 3;
 }
 
 /* Scans the record at p as the tokenizer would with delimiter d: returns the
@@ -409,34 +450,32 @@ static size_t scan_record(const unsigned char *t, size_t n, size_t p, unsigned c
     *blank = 1;
     *typed = 0;
     for (;;) {
-        size_t q = p;
-        int digit = 0, clean = 1;
+        size_t q = p, from = p, to = 0;
+        int quoted = 0;
 
         while (q < n && t[q] == ' ')
             q++;
         if (q < n && t[q] == '"') {
             *blank = 0;
-            for (p = q + 1; p < n; p++) {
+            quoted = 1;
+            from = q + 1;
+            for (p = q + 1; p < n; p++)
                 if (t[p] == '"') {
                     if (p + 1 < n && t[p + 1] == '"')
                         p++;
                     else
                         break;
                 }
-                digit |= t[p] >= '0' && t[p] <= '9';
-                clean &= typed_byte(t[p]);
-            }
+            to = p;
             if (p < n)
                 p++;
         }
         while (p < n && t[p] != d && t[p] != '\n' && t[p] != '\r') {
             if (!is_ws(t[p]) && t[p] != ',' && t[p] != ';' && t[p] != '|')
                 *blank = 0;
-            digit |= t[p] >= '0' && t[p] <= '9';
-            clean &= typed_byte(t[p]) || t[p] == '\t';
             p++;
         }
-        *typed += digit && clean;
+        *typed += typed_field(t + from, (quoted ? to : p) - from);
         if (p < n && t[p] == d) {
             ++*count;
             p++;
