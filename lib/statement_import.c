@@ -114,16 +114,16 @@ static void bind_account(sqlite3_stmt *st, const struct account_key *k, int id, 
     db_bind_text(st, bank, k->bank_name);
 }
 
+/* desc is t's description (row_description). */
 static int seen_plain(ledger_db *db, int64_t me, const struct account_key *account,
-                      const struct ofx_txn *t, int credit_card, int *yes, ledger_error *err)
+                      const struct ofx_txn *t, const char *desc, int credit_card, int *yes,
+                      ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_SEEN_PLAIN, err);
-    char desc[800];
     int rc;
 
     if (st == NULL)
         return LEDGER_ERR;
-    row_description(t, desc, sizeof desc);
     sqlite3_bind_int64(st, 1, me);
     bind_account(st, account, 2, 7, 8);
     db_bind_text(st, 3, t->date);
@@ -137,17 +137,15 @@ static int seen_plain(ledger_db *db, int64_t me, const struct account_key *accou
 }
 
 /* Whether the account has a row under this key (*yes), and one of t's
- * amount and direction (*same). */
+ * amount and direction (*same); desc is t's description. */
 static int seen(ledger_db *db, int64_t me, const struct account_key *account, const char *fitid,
-                const struct ofx_txn *t, int *yes, int *same, ledger_error *err)
+                const struct ofx_txn *t, const char *desc, int *yes, int *same, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_SEEN, err);
-    char desc[800];
     int rc;
 
     if (st == NULL)
         return LEDGER_ERR;
-    row_description(t, desc, sizeof desc);
     sqlite3_bind_int64(st, 1, me);
     bind_account(st, account, 2, 4, 5);
     db_bind_text(st, 3, fitid);
@@ -366,14 +364,16 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
         goto oom;
     for (i = 0; i < a->ntxns; i++) {
         const struct ofx_txn *t = &a->txns[i];
+        char desc[800];
         int same = 0;
 
+        row_description(t, desc, sizeof desc);
         dup = keys[i].kind == KEY_REPEAT;
         if (dup) {
             /* listed twice in the file: one row */
         } else if (keys[i].kind == KEY_PLAIN) {
-            if (seen(db, me, &account, key_text(a, keys, i, key), t, &dup, &same, err)
-                || (!dup && seen_plain(db, me, &account, t, a->credit_card, &dup, err)))
+            if (seen(db, me, &account, key_text(a, keys, i, key), t, desc, &dup, &same, err)
+                || (!dup && seen_plain(db, me, &account, t, desc, a->credit_card, &dup, err)))
                 goto out;
         } else {
             /* The bank's FITID, imported before on a row of this amount and
@@ -384,14 +384,14 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
              * day), and the new row was skipped as seen (an audit).  Such a
              * row is keyed as a FITID reused within a file is, by what it
              * says, so that the file imported again finds it. */
-            if (seen(db, me, &account, t->fitid, t, &dup, &same, err))
+            if (seen(db, me, &account, t->fitid, t, desc, &dup, &same, err))
                 goto out;
             if (dup && !same) {
                 keys[i].kind = KEY_REUSED;
                 dup = 0;
             }
             if (!dup && keys[i].kind == KEY_REUSED
-                && seen(db, me, &account, key_text(a, keys, i, key), t, &dup, &same, err))
+                && seen(db, me, &account, key_text(a, keys, i, key), t, desc, &dup, &same, err))
                 goto out;
         }
         fresh[i] = !dup;
