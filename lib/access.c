@@ -132,17 +132,19 @@ int access_trip(ledger_db *db, int64_t me, int64_t trip_id, int *participant,
 /* Who the rows of ?1 (ids as a JSON array) would make take part in trip
  * ?3, when the caller ?2 is not its owner: each row's owner, and the
  * people with a split on a row of the trip owner's (trip.c), but the
- * caller and the trip's owner. */
+ * caller and the trip's owner; each once, with the first row bringing
+ * them (a bulk move of thousands of one owner's rows is one check). */
 static const char SQL_ROWS_OF_OTHERS[] =
-    "SELECT t.id, t.owner_id FROM trips tr JOIN transactions t"
+    "SELECT MIN(id), person FROM ("
+    " SELECT t.id, t.owner_id AS person FROM trips tr JOIN transactions t"
     "    ON t.id IN (SELECT value FROM json_each(?1)) AND t.owner_id NOT IN (?2, tr.owner_id)"
     " WHERE tr.id = ?3 AND tr.owner_id <> ?2"
     " UNION ALL"
     " SELECT t.id, s.participant_id FROM trips tr JOIN transactions t"
     "    ON t.id IN (SELECT value FROM json_each(?1)) AND t.owner_id = tr.owner_id"
     "  JOIN splits s ON s.transaction_id = t.id AND s.participant_id NOT IN (?2, tr.owner_id)"
-    " WHERE tr.id = ?3 AND tr.owner_id <> ?2"
-    " ORDER BY 1, 2";
+    " WHERE tr.id = ?3 AND tr.owner_id <> ?2)"
+    " GROUP BY person ORDER BY 1, 2";
 
 /* A participant moved a row shared with them into someone else's trip:
  * the row's owner became a participant and read all of the trip, and
