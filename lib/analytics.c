@@ -32,8 +32,6 @@ static const char SQL_MERCHANTS_TOP[] =
 static const char SQL_MERCHANT_MONTHS[] =
     "SELECT substr(t.date, 1, 7), ledger_sum(" SPEND_SQL("t") "), COUNT(*)" OWN_SPEND_ROWS
     "   AND t.eff_merchant = ?4 GROUP BY 1 ORDER BY 1";
-static const char SQL_DRILL_ROWS[] =
-    "SELECT t.id" OWN_SPEND_ROWS " AND " SPEND_CATEGORY_SQL("t") " = ?4";
 static const char SQL_ROW_BY_ID[] =
     "SELECT " TXN_COLUMNS " FROM transactions t" TXN_JOIN_RECONCILED " WHERE t.id = :id";
 /* Fees are fee rows; interest is interest rows plus the interest of
@@ -293,7 +291,7 @@ static int monthly(ledger_db *db, int64_t me, const struct ledger_params *p, int
     struct json_writer w;
     struct json_sink s = { NULL, { NULL }, 0 };
     const cJSON **budget = NULL, *b;
-    cJSON *budgets = NULL, *doc = NULL, *items = NULL;
+    cJSON *budgets = NULL, *doc, *items;
     int mine, i, rc = LEDGER_ERR;
 
     memset(&mt, 0, sizeof mt);
@@ -337,7 +335,6 @@ static int monthly(ledger_db *db, int64_t me, const struct ledger_params *p, int
     }
     doc = cJSON_CreateObject();
     cJSON_AddItemToObjectCS(doc, "items", items);
-    items = NULL;
     cJSON_AddNumberToObject(doc, "total", mt.n);
     cJSON_AddStringToObject(doc, "basis", mine ? "mine" : "gross");
     *out = doc;
@@ -446,7 +443,6 @@ int ledger_analytics_drilldown(ledger_db *db, int64_t me, const char *month,
         }
         rc = LEDGER_ERR;
     }
-    (void)SQL_DRILL_ROWS;
     doc = cJSON_CreateObject();
     cJSON_AddStringToObject(doc, "month", month);
     cJSON_AddStringToObject(doc, "category", folded);
