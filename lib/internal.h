@@ -428,7 +428,8 @@ char *money_sum_format(money_sum cents, char *buf, size_t len);
 /* Where a report's items go (json_sink.c): a cJSON tree when w is NULL
  * (at[0] the root once written), else w's text.  Keys are constants, not
  * copied into a tree; NULL inside an array.  sink_text and sink_raw take
- * NULL for null; sink_tree hands over a tree of the caller's. */
+ * NULL for null; sink_tree hands a tree of the caller's over to a tree
+ * sink (a text sink takes the same JSON as text, by sink_raw). */
 #define JSON_SINK_DEPTH 6
 struct json_sink {
     struct json_writer *w;

@@ -97,13 +97,5 @@ void sink_money_sum(struct json_sink *s, const char *k, money_sum cents)
 
 void sink_tree(struct json_sink *s, const char *k, cJSON *item)
 {
-    if (s->w) {
-        char *text = ledger_json_print(item, NULL);
-
-        jw_raw(s->w, k, text ? text : "null");
-        cJSON_free(text);
-        cJSON_Delete(item);
-    } else {
-        put_node(s, k, item);
-    }
+    put_node(s, k, item);
 }
