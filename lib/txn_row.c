@@ -64,7 +64,7 @@ static void tags_col(struct json_sink *s, sqlite3_stmt *st)
     ledger_error e;
 
     if (s->w) {
-        jw_raw(s->w, "tags", text ? text : "[]");
+        sink_raw(s, "tags", text ? text : "[]");
         return;
     }
     if (text == NULL || ledger_json_parse(text, strlen(text), &tags, &e) != LEDGER_OK)
