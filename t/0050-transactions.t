@@ -795,6 +795,11 @@ for my $bad (['date_from=2026-13-01', 'date_from'], ['date_to=yesterday', 'date_
              ['tag_ids=abc', 'tag_ids'], ['cursor=zz', 'cursor'], ['cursor=abc', 'cursor']) {
     error_is(list('dave', $bad->[0]), 400, 'invalid_field', "list with $bad->[0]", $bad->[1]);
 }
+# A whole number past the largest amount is refused for its size, not its
+# decimals (it has none).
+$res = list('dave', 'amount_max=99999999999999');
+error_is($res, 400, 'invalid_field', 'amount_max past the largest amount', 'amount_max');
+like($res->{json}{error}{message} // '', qr/at most 10000000000000/, 'the message names the largest amount');
 
 # ==== sorting (dave) ===========================================================
 
