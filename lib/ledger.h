@@ -10,6 +10,10 @@
  * Functions return LEDGER_OK (0) or LEDGER_ERR (-1) and fill their
  * out-parameters only on success.  A cJSON document returned through an
  * out-parameter belongs to the caller, who frees it with cJSON_Delete.
+ * Some of its strings are the library's own malloc'd buffers (a number's
+ * literal text, a page's JSON text) rather than cJSON's copies: a program
+ * using libledger keeps cJSON's default allocator (no cJSON_InitHooks
+ * with another malloc and free).
  */
 #ifndef LEDGER_H
 #define LEDGER_H
