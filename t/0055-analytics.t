@@ -837,4 +837,13 @@ ok(!exists cat_totals(month_of(monthly('alice', 'from=2025-01&to=2025-01'), '202
 is(budget_rows($rig->get('/api/budgets?month=2025-02', user => 'bob'))->{dining}, '5.00/0.00/5.00',
    "bob's budget is untouched");
 
+# A month of forty categories (more than the report puts in order one by
+# one): still largest first, equal totals by name.  Amounts repeat every
+# seven categories so that most totals tie.
+my %forty = map { (sprintf('k%02d', (7 * $_) % 40) => ($_ % 7 + 1) * 1.25) } 0 .. 39;
+manual('erin', '2018-03-05', 'debit', $forty{$_}, $_, "Forty $_") for sort keys %forty;
+is_deeply([map { $_->{category} } @{ month_of(monthly('erin', 'from=2018-03&to=2018-03'), '2018-03')->{categories} }],
+          [sort { $forty{$b} <=> $forty{$a} || $a cmp $b } keys %forty],
+          'forty categories in a month: largest first, equal totals by name');
+
 done_testing();
