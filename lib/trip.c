@@ -67,13 +67,18 @@ static const char SQL_TRIP_PARTICIPANTS[] =
     " ORDER BY COALESCE(u.name, u.email) COLLATE NOCASE, u.id";
 static const char SQL_TRIP_ASSIGN[] =
     "UPDATE transactions SET override_trip_id = ?2 WHERE id IN (SELECT value FROM json_each(?1))";
+/* A reconciled manual row is no row of the trip: hidden from everyone,
+ * its owner's to have back as it was when the match is undone (an audit:
+ * the trip's owner could take it out of the trip, 200). */
 static const char SQL_TRIP_UNASSIGN[] =
     "UPDATE transactions SET override_trip_id = NULL"
-    " WHERE override_trip_id = ?2 AND id IN (SELECT value FROM json_each(?1))";
+    " WHERE override_trip_id = ?2 AND reconciled_with_id IS NULL"
+    "   AND id IN (SELECT value FROM json_each(?1))";
 /* The ids of ?1 that are not rows of trip ?2, as a JSON array. */
 static const char SQL_NOT_IN_TRIP[] =
     "SELECT json_group_array(value) FROM json_each(?1)"
-    " WHERE value NOT IN (SELECT id FROM transactions WHERE override_trip_id = ?2)";
+    " WHERE value NOT IN (SELECT id FROM transactions"
+    "                      WHERE override_trip_id = ?2 AND reconciled_with_id IS NULL)";
 static const char SQL_TAG_ROWS[] =
     "SELECT json_group_array(tt.transaction_id) FROM transaction_tags tt"
     "  JOIN transactions t ON t.id = tt.transaction_id"
