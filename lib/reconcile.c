@@ -7,7 +7,8 @@
  * statement).  Its candidates are the owner's statement rows within 3 days
  * and 1% of its amount (in the home currency), in the same direction,
  * that no other manual row was reconciled into.  Applying a match copies
- * the manual row's overrides, tags and splits onto the statement row,
+ * the manual row's overrides, tags and splits (and its type where the
+ * bank gave only the direction) onto the statement row,
  * hides the manual row (reconciled_with_id), and keeps the statement row's
  * previous state so the match can be undone.  A batch is all or nothing.
  */
@@ -61,9 +62,16 @@ static const char SQL_IS_CANDIDATE[] =
 static const char SQL_IS_TARGET[] =
     "SELECT 1 FROM transactions WHERE reconciled_with_id = ?";
 /* The manual row's overrides win; a category the user gave the manual row
- * becomes the statement row's override; the payment method fills a gap. */
+ * becomes the statement row's override; the payment method fills a gap.
+ * So does the type, where the bank gave only the direction (debit,
+ * credit), which the manual row shares: a card's debit the user knew for
+ * a fee, a credit they knew for a refund (an audit: the refund stopped
+ * offsetting spend once matched).  A type the bank gave precisely stays. */
 static const char SQL_COPY_ROW[] =
     "UPDATE transactions SET"
+    " transaction_type = CASE WHEN transaction_type IN ('debit', 'credit')"
+    "                         THEN (SELECT transaction_type FROM transactions WHERE id = ?2)"
+    "                         ELSE transaction_type END,"
     " override_category = COALESCE((SELECT COALESCE(override_category, category) FROM transactions"
     "                               WHERE id = ?2), override_category),"
     " override_merchant_normalized = COALESCE((SELECT override_merchant_normalized FROM transactions"
@@ -107,6 +115,47 @@ static const char SQL_LATER_RUN[] =
     " WHERE rr.transaction_id = ?1 AND rr.changed AND rr.run_id > ?2 AND r.reverted_at IS NULL"
     " ORDER BY rr.run_id DESC LIMIT 1";
 static const char SQL_RECORD_DELETE[] = "DELETE FROM reconciliations WHERE manual_id = ?";
+/* Undoing puts the statement row ?1 back as the snapshot ?3 has it, the
+ * owner's later edits with it, but what the row's other parties did to
+ * it meanwhile is theirs, not the owner's to undo (an audit: a
+ * participant's settle, made on the only row they could see, was lost):
+ * - a party's tags go with them to the manual row ?2 if they are one of
+ *   its parties, and off the statement row unless they are one of its
+ *   own (the match copied the manual row's tags, a participant's too);
+ * - a settled flag a party changed since the match is kept, on their
+ *   split of either row. */
+#define NOT_ROW_OWNERS(tag, row) \
+    tag " NOT IN (SELECT g.id FROM tags g JOIN transactions o ON o.id = " row \
+    "              WHERE g.owner_id = o.owner_id)"
+#define NOT_SAVED(tag) tag " NOT IN (SELECT value FROM json_each(?3, '$.tags'))"
+static const char SQL_CARRY_TAGS[] =
+    "INSERT OR IGNORE INTO transaction_tags (transaction_id, tag_id)"
+    " SELECT ?2, tt.tag_id FROM transaction_tags tt JOIN tags g ON g.id = tt.tag_id"
+    "  WHERE tt.transaction_id = ?1 AND " NOT_ROW_OWNERS("tt.tag_id", "?1") " AND " NOT_SAVED("tt.tag_id")
+    "    AND g.owner_id IN (SELECT participant_id FROM splits WHERE transaction_id = ?2)";
+static const char SQL_DROP_CARRIED_TAGS[] =
+    "DELETE FROM transaction_tags"
+    " WHERE transaction_id = ?1 AND " NOT_ROW_OWNERS("tag_id", "?1") " AND " NOT_SAVED("tag_id")
+    "   AND (SELECT owner_id FROM tags WHERE id = tag_id)"
+    "       NOT IN (SELECT participant_id FROM splits WHERE transaction_id = ?1)";
+/* The settled flags the statement row's parties changed since the match
+ * ({participant: settled}): those differing from the flag the match left,
+ * the manual row's when it brought splits, else the row's own (saved). */
+#define MATCH_LEFT(who) \
+    "CASE WHEN EXISTS (SELECT 1 FROM splits WHERE transaction_id = ?2)" \
+    " THEN (SELECT m.settled FROM splits m WHERE m.transaction_id = ?2 AND m.participant_id = " who ")" \
+    " ELSE (SELECT json_extract(j.value, '$[2]') FROM json_each(?3, '$.splits') j" \
+    "        WHERE json_extract(j.value, '$[0]') = " who ") END"
+static const char SQL_SETTLED_CHANGED[] =
+    "SELECT json_group_object(participant_id, settled) FROM"
+    " (SELECT s.participant_id, s.settled, " MATCH_LEFT("s.participant_id") " AS was"
+    "    FROM splits s WHERE s.transaction_id = ?1)"
+    " WHERE was IS NOT NULL AND settled IS NOT was";
+#define SETTLED_OF(who) "json_extract(?3, '$.\"' || " who " || '\"')"
+static const char SQL_SETTLED_KEEP[] =
+    "UPDATE splits SET settled = " SETTLED_OF("participant_id")
+    " WHERE transaction_id IN (?1, ?2) AND " SETTLED_OF("participant_id") " IS NOT NULL"
+    "   AND settled IS NOT " SETTLED_OF("participant_id");
 static const char SQL_UNHIDE[] = "UPDATE transactions SET reconciled_with_id = NULL WHERE id = ?";
 
 /* Runs a statement binding two ids (and an optional text third). */
@@ -432,9 +481,9 @@ static int later_run(ledger_db *db, int64_t stmt, int64_t after_run, int64_t *la
 int ledger_reconcile_undo(ledger_db *db, int64_t me, int64_t manual, ledger_error *err)
 {
     int64_t owner, statement, reconciled, stmt = 0, after_run = 0, later = 0;
-    char method[16], *snapshot = NULL;
+    char method[16], *snapshot = NULL, *settled = NULL;
     sqlite3_stmt *st;
-    int rc;
+    int step, rc = LEDGER_ERR;
 
     if (row_state(db, manual, &owner, &statement, &reconciled, method, err))
         return LEDGER_ERR;
@@ -450,20 +499,44 @@ int ledger_reconcile_undo(ledger_db *db, int64_t me, int64_t manual, ledger_erro
     }
     db_stmt_done(st);
     if (!reconciled || snapshot == NULL) {
-        free(snapshot);
-        return ledger_error_set(err, 409, "conflict", NULL, "the transaction is not reconciled");
+        ledger_error_set(err, 409, "conflict", NULL, "the transaction is not reconciled");
+        goto out;
     }
-    if ((rc = later_run(db, stmt, after_run, &later, err)) || later) {
-        free(snapshot);
-        return rc ? LEDGER_ERR
-                  : ledger_error_set(err, 409, "conflict", NULL,
-                                     "rule run %lld changed transaction %lld after it was reconciled:"
-                                     " revert the run first", (long long)later, (long long)stmt);
+    if (later_run(db, stmt, after_run, &later, err))
+        goto out;
+    if (later) {
+        ledger_error_set(err, 409, "conflict", NULL,
+                         "rule run %lld changed transaction %lld after it was reconciled:"
+                         " revert the run first", (long long)later, (long long)stmt);
+        goto out;
     }
-    rc = row_restore(db, stmt, snapshot, err)
-         || run2(db, SQL_GIVE_DATE_BACK, stmt, manual, NULL, 0, NULL, err)
-         || run2(db, SQL_UNHIDE, manual, 0, NULL, 0, NULL, err)
-         || run2(db, SQL_RECORD_DELETE, manual, 0, NULL, 0, NULL, err);
+    if ((st = db_stmt(db, SQL_SETTLED_CHANGED, err)) == NULL)
+        goto out;
+    sqlite3_bind_int64(st, 1, stmt);
+    sqlite3_bind_int64(st, 2, manual);
+    db_bind_text(st, 3, snapshot);
+    if ((step = sqlite3_step(st)) == SQLITE_ROW)
+        settled = strdup((const char *)sqlite3_column_text(st, 0));
+    db_stmt_done(st);
+    if (step != SQLITE_ROW) {
+        db_error(db, err, "reconcile");
+        goto out;
+    }
+    if (settled == NULL) {
+        ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        goto out;
+    }
+    if (run2(db, SQL_CARRY_TAGS, stmt, manual, snapshot, 0, NULL, err)
+        || row_restore(db, stmt, snapshot, err)
+        || run2(db, SQL_DROP_CARRIED_TAGS, stmt, manual, snapshot, 0, NULL, err)
+        || run2(db, SQL_SETTLED_KEEP, stmt, manual, settled, 0, NULL, err)
+        || run2(db, SQL_GIVE_DATE_BACK, stmt, manual, NULL, 0, NULL, err)
+        || run2(db, SQL_UNHIDE, manual, 0, NULL, 0, NULL, err)
+        || run2(db, SQL_RECORD_DELETE, manual, 0, NULL, 0, NULL, err))
+        goto out;
+    rc = LEDGER_OK;
+out:
     free(snapshot);
-    return rc ? LEDGER_ERR : LEDGER_OK;
+    free(settled);
+    return rc;
 }

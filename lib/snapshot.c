@@ -1,6 +1,6 @@
 /*
  * A row's user-made state, saved and put back: its overrides, payment
- * method, tags and splits.  Reconciliation keeps one to undo a match; a
+ * method, tags and splits (and, for one row, its transaction type).  Reconciliation keeps one to undo a match; a
  * rule run keeps one per row it changes, to revert the run.  Putting a
  * snapshot back restores exactly what was saved, discarding later edits
  * to those fields (as the specification says a revert does); a tag, trip
@@ -11,10 +11,16 @@
 
 #include "internal.h"
 
+/* One row's, for a reconciliation, which may also change the row's
+ * transaction type (reconcile.c); a rule run's rows never have theirs
+ * changed, so their snapshots leave it out.  A snapshot saved before the
+ * type was kept (no transaction_type) leaves the type as it is. */
 static const char SQL_SNAPSHOT[] =
-    "SELECT " SNAPSHOT_JSON("t") " FROM transactions t WHERE t.id = ?1";
+    "SELECT json_set(" SNAPSHOT_JSON("t") ", '$.transaction_type', t.transaction_type)"
+    "  FROM transactions t WHERE t.id = ?1";
 static const char SQL_RESTORE_ROW[] =
     "UPDATE transactions SET"
+    " transaction_type = COALESCE(json_extract(?2, '$.transaction_type'), transaction_type),"
     " override_category = json_extract(?2, '$.override_category'),"
     " override_merchant_normalized = json_extract(?2, '$.override_merchant_normalized'),"
     " override_share = json_extract(?2, '$.override_share'),"

@@ -651,6 +651,96 @@ error_is($rig->del("/api/reconcile/$mG->{id}", user => 'alice'), 409, 'conflict'
        'matching it with the AUD 75.55 row');
 }
 
+# ==== the type: the manual row's where the bank gave only the direction (October) ==============
+# A manual refund matched with the bank's credit stays a refund (spend
+# 100.00 - 30.00); a manual fee matched with the bank's debit is a fee
+# (in the fees report); the bank's own fee matched with a manual debit
+# stays a fee.  Undoing gives the statement row its own type back.
+{
+    my $ref = manual('alice', 'shoe return', date => '2026-10-12', amount => 30, category => 'shopping',
+                     payment_method => 'card');
+    is($rig->patch("/api/transactions/$ref->{id}", { transaction_type => 'refund' }, user => 'alice')->{status},
+       200, 'the manual row is corrected to a refund');
+    my $fee = manual('alice', 'account fee', date => '2026-10-20', amount => 12, category => 'fees',
+                     transaction_type => 'fee', payment_method => 'bank_transfer');
+    my $deb = manual('alice', 'plain debit', date => '2026-10-25', amount => 25, payment_method => 'card');
+    my (undef, $o) = statement('alice', ['SHOEBIZ CR', '2026-10-12', 30, 'credit', category => 'shopping'],
+                               ['GROCER', '2026-10-13', 100, 'debit', category => 'shopping'],
+                               ['MONTHLY ACCT', '2026-10-20', 12, 'debit', category => 'fees'],
+                               ['BANK FEE', '2026-10-25', 25, 'fee', category => 'fees']);
+    my %id = map { $_ => $o->{$_}{id} } keys %$o;
+    my $fees = sub { m2($rig->get('/api/analytics/fees?from=2026-10&to=2026-10', user => 'alice')->{json}{total_fees}) };
+    is_deeply(month('alice', '2026-10'), ['144.00', { shopping => '70.00', fees => '49.00', uncategorised => '25.00' }],
+              'October before: shopping 100.00 - the manual refund 30.00 (the credit is no spend),'
+              . ' fees 12.00 twice and 25.00, the plain debit 25.00');
+    is($fees->(), '37.00', 'fees before: the manual fee 12.00 and the bank fee 25.00');
+    is(reconcile('alice', [$ref->{id}, $id{'SHOEBIZ CR'}], [$fee->{id}, $id{'MONTHLY ACCT'}],
+                 [$deb->{id}, $id{'BANK FEE'}])->{status}, 200, 'the three are matched');
+    is_deeply([map { row_of('alice', $id{$_})->{transaction_type} } 'SHOEBIZ CR', 'MONTHLY ACCT', 'BANK FEE'],
+              [qw(refund fee fee)], "the credit takes the refund, the debit the fee; the bank's fee stays");
+    is_deeply(month('alice', '2026-10'), ['107.00', { shopping => '70.00', fees => '37.00' }],
+              'October after: the same spend, each purchase once');
+    is($fees->(), '37.00', 'fees after: the matched fee and the bank fee');
+    my (undef, $n) = list_ids('alice', 'date_from=2026-10-01&date_to=2026-10-31&transaction_types=refund');
+    is($n, 1, 'the list counts one refund in October');
+    is($rig->del("/api/reconcile/$fee->{id}", user => 'alice')->{status}, 204, 'the fee match is undone');
+    is(row_of('alice', $id{'MONTHLY ACCT'})->{transaction_type}, 'debit', 'the bank row is a debit again');
+    is(row_of('alice', $fee->{id})->{transaction_type}, 'fee', 'the manual row is still a fee');
+    is($fees->(), '37.00', 'fees: the manual fee counts again, the bank debit does not');
+}
+
+# ==== what a row's other parties did while it was matched (November) ===========================
+# bob takes part in alice's manual row.  While it is matched he settles his
+# part and tags the statement row, the only row he can see; alice's undo
+# puts her statement row back as it was, but bob's acts are his: his
+# settle is on the manual row's split, his tags go with it, and none of
+# them stays on the statement row he no longer takes part in.
+{
+    my $bob_note = $rig->post('/api/tags', { name => 'bob-note' }, user => 'bob')->{json}{id};
+    my $bob_paid = $rig->post('/api/tags', { name => 'bob-paid' }, user => 'bob')->{json}{id};
+    my $mn = manual('alice', 'november dinner', date => '2026-11-10', amount => 100, payment_method => 'card',
+                    splits => [{ participant_id => $uid{bob}, share_percent => 40 }]);
+    $res = $rig->post("/api/transactions/$mn->{id}/tags", { tag_id => $bob_note }, user => 'bob');
+    ok($res->{status} == 200 || $res->{status} == 201, 'bob tags the manual row') or diag($res->{content});
+    my (undef, $nv) = statement('alice', ['NOVEMBER DINNER', '2026-11-11', 100]);
+    my $rn = $nv->{'NOVEMBER DINNER'}{id};
+    is(reconcile('alice', [$mn->{id}, $rn])->{status}, 200, 'matched');
+    is_deeply(state_of(row_of('bob', $rn))->{tags}, ['bob-note'], "bob's tag came with the match");
+    is($rig->post("/api/transactions/$rn/splits/settle", { settled => JSON::PP::true }, user => 'bob')->{status},
+       200, 'bob settles his part of the statement row');
+    $res = $rig->post("/api/transactions/$rn/tags", { tag_id => $bob_paid }, user => 'bob');
+    ok($res->{status} == 200 || $res->{status} == 201, 'and tags it') or diag($res->{content});
+    is($rig->del("/api/reconcile/$mn->{id}", user => 'alice')->{status}, 204, 'alice undoes the match');
+    my $back = state_of(row_of('bob', $mn->{id}));
+    is_deeply([map { $_->[3] } grep { $_->[0] == $uid{bob} } @{ $back->{splits} }], [1],
+              "bob's settle is on the manual row's split");
+    is_deeply($back->{tags}, ['bob-note', 'bob-paid'], 'his tags are on the manual row');
+    is($rig->post("/api/transactions/$rn/splits", [{ participant_id => $uid{bob}, share_percent => 30 }],
+                  user => 'alice')->{status}, 200, 'alice later splits the statement row with bob');
+    is_deeply(state_of(row_of('bob', $rn))->{tags}, [],
+              'bob finds none of his tags on it (the match copied one, he added one: both went back)');
+}
+
+# ==== a matched manual row is no row of a trip (November) =====================================
+# bob puts his manual row in alice's trip, then matches it: alice (the
+# trip's owner) cannot take the hidden row out of her trip, and bob's undo
+# gives it back to him in the trip.
+{
+    my $trip = $rig->post('/api/trips', { name => 'Launceston' }, user => 'alice')->{json}{id};
+    my $shared = manual('alice', 'launceston dinner', date => '2026-11-02', amount => 10, trip_id => $trip,
+                        splits => [{ participant_id => $uid{bob}, share_percent => 50 }]);
+    my $mt = manual('bob', 'launceston taxi', date => '2026-11-03', amount => 33, payment_method => 'card',
+                    trip_id => $trip);
+    is($mt->{trip_id}, $trip, "bob's taxi is in alice's trip");
+    my (undef, $bs) = statement('bob', ['TAXI CO', '2026-11-03', 33]);
+    is(reconcile('bob', [$mt->{id}, $bs->{'TAXI CO'}{id}])->{status}, 200, 'bob matches it');
+    error_is($rig->request('DELETE', "/api/trips/$trip/transactions", user => 'alice',
+                           json => { transaction_ids => [$mt->{id}] }),
+             404, 'not_found', 'alice taking the hidden row out of her trip');
+    is($rig->del("/api/reconcile/$mt->{id}", user => 'bob')->{status}, 204, 'bob undoes the match');
+    is(row_of('bob', $mt->{id})->{trip_id}, $trip, 'his taxi is still in the trip');
+}
+
 # ==== missing identity =========================================================================
 error_is($rig->get('/api/reconcile', open => 1), 401, 'unauthenticated', 'GET /api/reconcile without identity');
 error_is($rig->request('POST', '/api/reconcile', open => 1,
