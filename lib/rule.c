@@ -136,9 +136,13 @@ static const char SQL_ALL_SPLIT_PRUNE[] =
     "DELETE FROM splits WHERE transaction_id IN (SELECT id FROM temp.rule_ids)"
     "   AND participant_id NOT IN (SELECT json_extract(value, '$[0]') FROM json_each(?1))"
     " RETURNING transaction_id";
+/* One row's, as SQL_ALL_CATEGORY: a row already showing the category is
+ * not changed (compared with the override, a refund rule pinned and
+ * counted rows it left as they were, and its revert then put back their
+ * later edits: an audit). */
 static const char SQL_ROW_CATEGORY[] =
     "UPDATE transactions SET override_category = ?2, eff_category = ?2"
-    " WHERE id = ?1 AND override_category IS NOT ?2 RETURNING id";
+    " WHERE id = ?1 AND eff_category IS NOT ?2 RETURNING id";
 static const char SQL_EFF_MERCHANT[] = "SELECT eff_merchant FROM transactions WHERE id = ?";
 
 /* ---- rules as JSON, checked -------------------------------------------------------- */

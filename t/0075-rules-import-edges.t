@@ -345,4 +345,26 @@ sub commit {
               "the row's split is as it was");
 }
 
+# set_category "refund" changes only rows not already in the merchant's
+# usual category: a row already there is matched, not changed, and the
+# run's revert leaves its later edits alone (an audit: it was counted
+# changed, and the revert put its payment method back).
+{
+    my @rows = map { manual(dave => date => "2026-10-0$_", description => "Refundcafe $_", amount => 4 + $_,
+                            merchant => 'Refundcafe', category => 'Dining') } 1 .. 2;
+    my $rule = ok_json($rig->post('/api/rules', { name => 'cafe refund', conditions => [
+        { field => 'merchant', operator => 'equals', value => 'Refundcafe' } ],
+        actions => [ { type => 'set_category', category => 'Refund' } ] }, user => 'dave'), 'a refund rule')->{id};
+    my $run = ok_json($rig->post("/api/rules/apply/$rule", {}, user => 'dave'), 'applied');
+    is_deeply([ $run->{matches}, $run->{transactions} ], [ 2, 0 ],
+              'both rows already show dining, the usual category: matched, none changed');
+    is($rig->get("/api/transactions/$rows[0]", user => 'dave')->{json}{overrides}{category}, undef,
+       'no override pins the category');
+    is($rig->patch("/api/transactions/$rows[0]", { payment_method => 'cash' }, user => 'dave')->{status}, 200,
+       'the row is paid in cash, after the run');
+    is($rig->del("/api/rules/apply/$run->{id}", user => 'dave')->{status}, 200, 'the run reverted');
+    is($rig->get("/api/transactions/$rows[0]", user => 'dave')->{json}{payment_method}, 'cash',
+       'the later edit stays');
+}
+
 done_testing();
