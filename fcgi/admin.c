@@ -81,8 +81,12 @@ int admin_common_option(struct admin_db *o, const struct admin_usage *u, int c, 
         /* The service's own file and parser: one place says where the
          * database is. */
         config_defaults(&o->cfg);
-        if (config_load(&o->cfg, arg, msg, sizeof msg))
-            return admin_usage_error(u, "%s", msg);
+        if (config_load(&o->cfg, arg, msg, sizeof msg)) {
+            /* A file that cannot be read or has a bad line is a failed
+             * run, not a wrong command line (exit 1, no usage). */
+            fprintf(stderr, "ledger-admin: %s\n", msg);
+            return ADMIN_FAIL;
+        }
         o->have_config = 1;
         return ADMIN_OK;
     case ADMIN_OPT_HELP:

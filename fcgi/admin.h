@@ -43,8 +43,9 @@ struct admin_usage {
 };
 
 /* Handles a common option c (returns ADMIN_OK), --help (prints the usage
- * to stdout and returns -1: the caller exits 0), or anything else (a usage
- * line on stderr, ADMIN_USAGE). */
+ * to stdout and returns -1: the caller exits 0), a --config file it cannot
+ * read (why on stderr, ADMIN_FAIL), or anything else (a usage line on
+ * stderr, ADMIN_USAGE). */
 int admin_common_option(struct admin_db *o, const struct admin_usage *u, int c,
                         const char *arg);
 /* Prints the message and the synopsis to stderr; returns ADMIN_USAGE. */

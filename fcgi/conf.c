@@ -173,6 +173,13 @@ int config_load(struct config *cfg, const char *path, char *msg, size_t msglen)
             break;
         }
     }
+    /* A directory opens, and reads as an error at once: without this it
+     * was an empty file, and ./ledger.db the database (an audit: migrate
+     * --config /etc/ledger/ made a new ledger in the current directory). */
+    if (rc == 0 && ferror(f)) {
+        snprintf(msg, msglen, "%s: %s", path, strerror(errno ? errno : EIO));
+        rc = -1;
+    }
     fclose(f);
     return rc;
 }

@@ -7,6 +7,7 @@
 use strict;
 use warnings;
 use Test::More;
+use Cwd ();
 use File::Temp qw(tempdir);
 use JSON::PP;
 use POSIX qw(:sys_wait_h);
@@ -293,6 +294,22 @@ is($users{dave}{shared_with}, 2, 'and two rows shared with him');
     ($rc, $out) = admin('users', '--config', "$dir/ledger.conf");
     is($rc, 0, '--config reads db from the service\'s file');
     like($out, qr/\bdave\b/, 'the same users');
+    # A file the tool cannot use is a failed run (1), not a wrong command
+    # line (2); a directory is no configuration (it read as an empty file,
+    # and ./ledger.db was made and used).
+    Rig::write_file("$dir/bad.conf", "db = $db\nthis line has no equals sign\n");
+    ($rc, undef, $err) = admin('users', '--config', "$dir/bad.conf");
+    is($rc, 1, 'a malformed --config file: exit 1');
+    like($err, qr/bad\.conf:2: expected key = value/, 'naming its line');
+    unlike($err, qr/usage:/, 'with no usage text');
+    my $cwd = Cwd::getcwd();
+    mkdir "$dir/emptydir";
+    chdir "$dir/emptydir" or die;
+    ($rc, undef, $err) = admin('migrate', '--config', "$dir/");
+    chdir $cwd or die;
+    is($rc, 1, 'a directory as --config: exit 1');
+    like($err, qr/Is a directory/, 'saying so');
+    ok(!-e "$dir/emptydir/ledger.db", 'and no ledger.db made where it ran');
 }
 
 # ---- merge-users ------------------------------------------------------------------------
