@@ -1,5 +1,7 @@
 /* ledger-admin migrate, backup and check: the database as a whole. */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -105,6 +107,50 @@ static int same_file(const char *a, const char *b)
            && sa.st_ino == sb.st_ino;
 }
 
+/* path made absolute through its directory (the file itself need not
+ * exist) into out; 0 when the directory cannot be resolved. */
+static int absolute(const char *path, char *out, size_t len)
+{
+    char copy[PATH_MAX], dir[PATH_MAX], *slash;
+    const char *base;
+
+    if (snprintf(copy, sizeof copy, "%s", path) >= (int)sizeof copy)
+        return 0;
+    if ((slash = strrchr(copy, '/')) == NULL) {
+        base = path;
+        if (realpath(".", dir) == NULL)
+            return 0;
+    } else {
+        *slash = '\0';
+        base = slash + 1;
+        if (realpath(slash == copy ? "/" : copy, dir) == NULL)
+            return 0;
+    }
+    return snprintf(out, len, "%s/%s", dir, base) < (int)len;
+}
+
+/* Whether `to` is the database or a file SQLite keeps beside it: a copy
+ * written over the live write-ahead log (PATH-wal) was "backed up, integrity
+ * ok", and every new connection then read the database as malformed (an
+ * audit).  Compared by name (the log may not exist yet) and by file. */
+static int names_database(const char *path, const char *to)
+{
+    static const char *const beside[] = { "", "-wal", "-shm", "-journal" };
+    char db[PATH_MAX], target[PATH_MAX], name[PATH_MAX + 16];
+    size_t i;
+
+    if (strcmp(path, to) == 0 || same_file(path, to))
+        return 1;
+    if (!absolute(path, db, sizeof db) || !absolute(to, target, sizeof target))
+        return 0;
+    for (i = 0; i < sizeof beside / sizeof beside[0]; i++) {
+        snprintf(name, sizeof name, "%s%s", db, beside[i]);
+        if (strcmp(name, target) == 0 || same_file(name, to))
+            return 1;
+    }
+    return 0;
+}
+
 int admin_backup(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -131,8 +177,9 @@ int admin_backup(int argc, char **argv)
         return ADMIN_USAGE;
     if (to == NULL || *to == '\0')
         return admin_usage_error(&backup_usage, "--to FILE is required");
-    if (strcmp(path, to) == 0 || same_file(path, to))
-        return admin_usage_error(&backup_usage, "--to names the database itself");
+    if (names_database(path, to))
+        return admin_usage_error(&backup_usage,
+                                 "--to names the database itself, or its -wal, -shm or -journal file");
     progress_init(&p, "backup");
     if (ledger_backup(path, to, backup_progress, &p, &err)) {
         progress_finish(&p);

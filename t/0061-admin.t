@@ -263,6 +263,22 @@ is($rc, 1, 'a missing database: exit 1');
 ok(!-e "$dir/none.db" && !-e "$dir/b2.db", 'creating neither file');
 ($rc) = admin('backup', '--db', $db, '--to', $db);
 is($rc, 2, 'a backup over the database itself is refused');
+# Nor over the files SQLite keeps beside it, however spelt: a copy over
+# the live write-ahead log made every new connection read the database
+# as malformed.
+{
+    (my $base = $db) =~ s{.*/}{};
+    (my $in = $db) =~ s{/[^/]*$}{};
+    for my $to ("$db-wal", "$db-shm", "$db-journal", "$in/./$base-wal") {
+        my $before = -e $to ? -s $to : undef;
+        ($rc, undef, $err) = admin('backup', '--db', $db, '--to', $to);
+        is($rc, 2, "a backup over $to is refused");
+        like($err, qr/-wal, -shm or -journal/, 'saying why');
+        is(-e $to ? -s $to : undef, $before, 'and the file is as it was');
+    }
+    ($rc, $out) = admin('check', '--db', $db);
+    is($rc, 0, 'the live database still passes check') or diag($out);
+}
 
 # ---- check finds damage ---------------------------------------------------------------
 system('sqlite3', "$dir/backup.db",
