@@ -113,12 +113,33 @@ int admin_open(const struct admin_db *o, const char *path, int create, ledger_db
 {
     ledger_error err;
     struct stat sb;
+    int version;
 
     /* Only migrate makes a database: any other command given a path
      * that names nothing (a typo) would make an empty ledger there. */
     if (!create && stat(path, &sb) != 0) {
         fprintf(stderr, "ledger-admin: %s: no such database\n", path);
         return ADMIN_FAIL;
+    }
+    /* Nor does any other change its schema: ledger_open migrates, and
+     * listing the users of an old backup rewrote it, even a refused or
+     * --dry-run merge did (an audit).  Read the version first. */
+    if (!create) {
+        if (ledger_schema_version_file(path, &version, &err)) {
+            admin_error(path, &err);
+            return ADMIN_FAIL;
+        }
+        if (version == 0) {
+            fprintf(stderr, "ledger-admin: %s: no such database\n", path);
+            return ADMIN_FAIL;
+        }
+        if (version != ledger_schema_latest()) {
+            fprintf(stderr, "ledger-admin: %s is at schema version %d, this release knows %d: %s\n",
+                    path, version, ledger_schema_latest(),
+                    version < ledger_schema_latest() ? "run ledger-admin migrate first"
+                                                     : "use a newer ledger-admin");
+            return ADMIN_FAIL;
+        }
     }
     if (ledger_open(path, db, &err)) {
         admin_error(path, &err);

@@ -57,8 +57,8 @@ void admin_error(const char *what, const ledger_error *err);
 /* The database path to use, or NULL after a usage error was printed. */
 const char *admin_db_path(const struct admin_db *o, const struct admin_usage *u);
 /* ledger_open plus the configured home currency; prints why on failure.
- * Without create, a path that names nothing is refused (only migrate
- * makes a database). */
+ * Without create, a path that names nothing, or a database not at this
+ * release's schema, is refused (only migrate makes or changes one). */
 int admin_open(const struct admin_db *o, const char *path, int create, ledger_db **db);
 
 /* A progress bar on stderr when it is a terminal; otherwise a plain line

@@ -234,26 +234,11 @@ int admin_check(int argc, char **argv)
     ledger_db *db = NULL;
     ledger_error err;
     cJSON *doc = NULL;
-    int version, json = 0, rc;
+    int json = 0, rc;
 
     if ((rc = parse_db_only(argc, argv, &check_usage, longopts, &o, &json, &path)) != ADMIN_OK)
         return rc < 0 ? ADMIN_OK : rc;
     rc = ADMIN_FAIL;
-    if (ledger_schema_version_file(path, &version, &err)) {
-        admin_error(path, &err);
-        goto out;
-    }
-    if (version == 0) {
-        fprintf(stderr, "ledger-admin: %s: no such database\n", path);
-        goto out;
-    }
-    if (version != ledger_schema_latest()) {
-        fprintf(stderr, "ledger-admin: %s is at schema version %d, this release checks %d: %s\n",
-                path, version, ledger_schema_latest(),
-                version < ledger_schema_latest() ? "run ledger-admin migrate first"
-                                                 : "use a newer ledger-admin");
-        goto out;
-    }
     if (admin_open(&o, path, 0, &db))
         goto out;
     if (ledger_begin(db, 0, &err) || ledger_check(db, &doc, &err)) {

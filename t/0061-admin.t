@@ -102,6 +102,30 @@ like($err, qr/newer than this release knows \($latest\).*nothing was changed/, '
 ($rc, undef, $err) = admin('check', '--db', "$dir/m.db");
 is($rc, 1, 'and check refuses it too');
 
+# An older database: only migrate changes its schema.  Listing its users,
+# importing into it or merging (even a dry run) is refused, and it is left
+# at its version (each of them migrated it first, an audit found).
+{
+    my $old = "$dir/old.db";
+    my $sql = join '', map { Rig::slurp(Rig::srcdir() . "/schema/$_") // die "schema/$_" }
+        qw(0001_users.sql 0002_ledger.sql 0003_spend_monthly.sql);
+    open my $pipe, '|-', 'sqlite3', $old or die;
+    print $pipe "$sql\nPRAGMA user_version = 3;\n";
+    close $pipe or die 'sqlite3';
+    Rig::write_file("$dir/one.csv", "date,description,amount\n2026-01-02,x,1.00\n");
+    for my $cmd ([ 'users' ], [ 'merge-users', '--from', 'a', '--into', 'b', '--dry-run' ],
+                 [ 'import', '--user', 'a', "$dir/one.csv" ], [ 'check' ]) {
+        ($rc, undef, $err) = admin($cmd->[0], '--db', $old, @$cmd[1 .. $#$cmd]);
+        is($rc, 1, "$cmd->[0] on a database at schema 3: exit 1");
+        like($err, qr/schema version 3, .*run ledger-admin migrate first/, 'saying to migrate first');
+        is(`sqlite3 $old 'PRAGMA user_version'` + 0, 3, 'and it is still at schema 3');
+    }
+    ($rc, $out) = admin('migrate', '--db', $old);
+    like($out, qr/schema version 3 -> $latest/, 'migrate brings it up to date');
+    ($rc) = admin('users', '--db', $old);
+    is($rc, 0, 'and users lists it then');
+}
+
 # ---- a served database ------------------------------------------------------------
 my $rig = Rig->new;
 my $db = $rig->db_path;
