@@ -126,7 +126,7 @@ int admin_open(const struct admin_db *o, const char *path, int create, ledger_db
      * --dry-run merge did (an audit).  Read the version first. */
     if (!create) {
         if (ledger_schema_version_file(path, &version, &err)) {
-            admin_error(path, &err);
+            fprintf(stderr, "ledger-admin: %s\n", err.message);  /* it names the path */
             return ADMIN_FAIL;
         }
         if (version == 0) {

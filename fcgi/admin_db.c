@@ -58,7 +58,7 @@ int admin_migrate(int argc, char **argv)
     /* Read first without writing: ledger_open migrates straight away, and
      * a newer database must be refused before anything touches it. */
     if (ledger_schema_version_file(path, &before, &err)) {
-        admin_error(path, &err);
+        fprintf(stderr, "ledger-admin: %s\n", err.message);  /* it names the path */
         return ADMIN_FAIL;
     }
     if (before > ledger_schema_latest()) {

@@ -142,8 +142,23 @@ static const struct check checks[] = {
       " WHERE t.owner_id <> s.owner_id" },
 };
 
+static void add_problem(cJSON *problems, const char *check, const char *detail)
+{
+    cJSON *p = cJSON_CreateObject();
+
+    cJSON_AddStringToObject(p, "check", check);
+    cJSON_AddStringToObject(p, "detail", detail ? detail : "(null)");
+    cJSON_AddItemToArray(problems, p);
+}
+
+/* Runs one check into problems; *found is how many it found.  A damaged
+ * file stops the check that meets the damage (SQLITE_CORRUPT or NOTADB
+ * after integrity_check has named pages): that is a finding, reported
+ * with what was found before it, and *damaged tells the caller to run no
+ * more (an audit: the report was thrown away, and --json printed
+ * nothing, on the very file check is for). */
 static int run_check(ledger_db *db, const struct check *c, cJSON *problems, int64_t *found,
-                     ledger_error *err)
+                     int *damaged, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, c->sql, err);
     int64_t n = 0;
@@ -151,27 +166,26 @@ static int run_check(ledger_db *db, const struct check *c, cJSON *problems, int6
 
     if (st == NULL)
         return LEDGER_ERR;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (n++ < DETAILS_MAX) {
-            cJSON *p = cJSON_CreateObject();
-            const char *what = (const char *)sqlite3_column_text(st, 0);
-
-            cJSON_AddStringToObject(p, "check", c->name);
-            cJSON_AddStringToObject(p, "detail", what ? what : "(null)");
-            cJSON_AddItemToArray(problems, p);
-        }
-    }
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        if (n++ < DETAILS_MAX)
+            add_problem(problems, c->name, (const char *)sqlite3_column_text(st, 0));
     db_stmt_done(st);
+    if ((rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB) {
+        char why[256];
+
+        snprintf(why, sizeof why, "stopped: %s (no further check was run)", sqlite3_errmsg(db->sql));
+        add_problem(problems, c->name, why);
+        *found = n + 1;
+        *damaged = 1;
+        return LEDGER_OK;
+    }
     if (rc != SQLITE_DONE)
         return db_error(db, err, c->name);
     if (n > DETAILS_MAX) {
-        cJSON *p = cJSON_CreateObject();
         char more[64];
 
         snprintf(more, sizeof more, "... and %lld more", (long long)(n - DETAILS_MAX));
-        cJSON_AddStringToObject(p, "check", c->name);
-        cJSON_AddStringToObject(p, "detail", more);
-        cJSON_AddItemToArray(problems, p);
+        add_problem(problems, c->name, more);
     }
     *found = n;
     return LEDGER_OK;
@@ -181,14 +195,15 @@ int ledger_check(ledger_db *db, cJSON **out, ledger_error *err)
 {
     cJSON *doc = cJSON_CreateObject(), *problems, *counts;
     int64_t total = 0, n = 0;
+    int damaged = 0;
     size_t i;
 
     if (doc == NULL)
         return ledger_error_set(err, 500, "internal", NULL, "out of memory");
     counts = cJSON_AddObjectToObject(doc, "checks");
     problems = cJSON_AddArrayToObject(doc, "problems");
-    for (i = 0; i < sizeof checks / sizeof checks[0]; i++) {
-        if (run_check(db, &checks[i], problems, &n, err)) {
+    for (i = 0; i < sizeof checks / sizeof checks[0] && !damaged; i++) {
+        if (run_check(db, &checks[i], problems, &n, &damaged, err)) {
             cJSON_Delete(doc);
             return LEDGER_ERR;
         }

@@ -8,6 +8,7 @@ use strict;
 use warnings;
 use Test::More;
 use Cwd ();
+use File::Copy ();
 use File::Temp qw(tempdir);
 use JSON::PP;
 use POSIX qw(:sys_wait_h);
@@ -305,6 +306,26 @@ is($rc, 2, 'a backup over the database itself is refused');
 }
 
 # ---- check finds damage ---------------------------------------------------------------
+# A page of the file overwritten: integrity_check names it, and the report
+# (text and JSON) says so rather than only "malformed" (it threw the
+# report away on the file check is for).
+{
+    File::Copy::copy("$dir/backup.db", "$dir/torn.db") or die;
+    my ($root) = `sqlite3 $dir/torn.db "SELECT rootpage FROM sqlite_master WHERE name = 'transactions'"` =~ /(\d+)/;
+    open my $fh, '+<', "$dir/torn.db" or die;
+    binmode $fh;
+    seek $fh, ($root - 1) * 4096 + 100, 0 or die;
+    print $fh "\xff" x 400;
+    close $fh or die;
+    ($rc, $out) = admin('check', '--db', "$dir/torn.db");
+    is($rc, 1, 'check: a torn page fails');
+    like($out, qr/^integrity_check: /m, 'integrity_check is named');
+    like($out, qr/^\d+ problems? found$/m, 'and a count is printed');
+    ($rc, $out) = admin('check', '--db', "$dir/torn.db", '--json');
+    my $torn = eval { decode_json($out) } // {};
+    is($torn->{ok}, JSON::PP::false, '--json: ok false');
+    cmp_ok($torn->{checks}{integrity_check} // 0, '>', 0, 'with the integrity_check problems');
+}
 system('sqlite3', "$dir/backup.db",
        "UPDATE spend_monthly SET cents = cents + 100 WHERE owner_id = $uid{carol} AND month = '2025-03';"
        . " DELETE FROM shared_rows WHERE transaction_id = $taxi;"
