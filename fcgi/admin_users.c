@@ -116,7 +116,7 @@ static const struct admin_usage merge_usage = {
 static void print_merge(const cJSON *report, int dry_run)
 {
     static const char *const keys[] = { "transactions", "statements", "splits",
-                                        "splits_combined", "payments", "tags",
+                                        "splits_combined", "splits_ended", "payments", "tags",
                                         "tag_links_merged", "rules", "trips", "budgets" };
     size_t i;
 

@@ -11,7 +11,8 @@
  * - Splits (rule A): where both had a share of one row, the shares add up,
  *   so the row still totals 100%.  On a row one of them owned, what the
  *   other owed on it was a debt to oneself (rule B: the owner's own row
- *   creates no debt) and simply stops counting.
+ *   creates no debt) and simply stops counting; a row split between the
+ *   two alone is no longer split at all.
  * - Tags are per user and their names unique per user in any case: a tag
  *   of from's with the name of one of into's is folded into into's (its
  *   links, rule actions and saved snapshots point at into's tag).
@@ -121,6 +122,14 @@ static const struct merge_step {
       "DELETE FROM splits WHERE participant_id = ?1"
       "   AND transaction_id IN (SELECT transaction_id FROM splits WHERE participant_id = ?2)" },
     { "splits", "UPDATE splits SET participant_id = ?2 WHERE participant_id = ?1" },
+    /* A row split only between the two is now its owner's alone: its one
+     * split row (the owner's, at 100%) goes, as DELETE splits would, so it
+     * is no longer listed as shared (has_split) with nobody (an audit). */
+    { "splits_ended",
+      "DELETE FROM splits WHERE transaction_id IN"
+      " (SELECT s.transaction_id FROM splits s JOIN transactions t ON t.id = s.transaction_id"
+      "   WHERE t.owner_id IN (?1, ?2) GROUP BY s.transaction_id"
+      "  HAVING COUNT(*) = 1 AND MIN(s.participant_id) = ?2)" },
     { "statements", "UPDATE statements SET owner_id = ?2 WHERE owner_id = ?1" },
     { "transactions", "UPDATE transactions SET owner_id = ?2 WHERE owner_id = ?1" },
     { "trips", "UPDATE trips SET owner_id = ?2 WHERE owner_id = ?1" },

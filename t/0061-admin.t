@@ -404,7 +404,7 @@ like($out, qr/^would merge user $uid{dave} into user $uid{bob}: transactions 2,/
 is(total('bob'), $bob_before, 'and moves nothing');
 ($rc, $out, $err) = admin('merge-users', '--db', $db, '--from', "id:$uid{dave}", '--into', 'bob');
 is($rc, 0, 'merge-users merges') or diag($err);
-like($out, qr/^merged user $uid{dave} into user $uid{bob}: transactions 2, statements 0, splits \d+, splits_combined 3,/,
+like($out, qr/^merged user $uid{dave} into user $uid{bob}: transactions 2, statements 0, splits \d+, splits_combined 3, splits_ended \d+,/,
      'reporting what moved');
 ($rc, $out) = admin('users', '--db', $db, '--json');
 %users = map { $_->{subject} // '' => $_ } @{ (eval { decode_json($out) } // {})->{items} // [] };
@@ -427,9 +427,11 @@ is_deeply([map { $_->{id} } grep { $_->{name} eq "\xc3\xa9t\xc3\xa9" || $_->{nam
 my %split = map { $_->{participant_id} => $_->{share_percent} } @{ $rig->get("/api/transactions/$party/splits", user => 'alice')->{json}{items} };
 is_deeply({ map { $_ => sprintf('%.2f', $split{$_}) } keys %split },
           { $uid{alice} => '40.00', $uid{bob} => '60.00' }, "alice's party: bob's and dave's shares added up");
-%split = map { $_->{participant_id} => $_->{share_percent} } @{ $rig->get("/api/transactions/$dinner/splits", user => 'bob')->{json}{items} };
-is_deeply({ map { $_ => sprintf('%.2f', $split{$_}) } keys %split }, { $uid{bob} => '100.00' },
-          'a split between the two is now all his');
+is_deeply($rig->get("/api/transactions/$dinner/splits", user => 'bob')->{json}{items}, [],
+          'a split between the two is now all his: no split at all');
+ok(!grep({ $_->{id} == $dinner } @{ $rig->get('/api/transactions?has_split=split&exclude_categories=&limit=500',
+                                               user => 'bob')->{json}{items} }),
+   'so it is not listed as split');
 is(sprintf('%.2f', $rig->get("/api/participants/$uid{carol}/balance", user => 'bob')->{json}{net}), '10.00',
    'carol owes bob what she owed dave');
 my $p = $rig->get('/api/participants', user => 'carol')->{json}{items};
