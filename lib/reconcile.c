@@ -116,45 +116,49 @@ static const char SQL_LATER_RUN[] =
     " ORDER BY rr.run_id DESC LIMIT 1";
 static const char SQL_RECORD_DELETE[] = "DELETE FROM reconciliations WHERE manual_id = ?";
 /* Undoing puts the statement row ?1 back as the snapshot ?3 has it, the
- * owner's later edits with it, but what the row's other parties did to
- * it meanwhile is theirs, not the owner's to undo (an audit: a
- * participant's settle, made on the only row they could see, was lost):
- * - a party's tags go with them to the manual row ?2 if they are one of
- *   its parties, and off the statement row unless they are one of its
- *   own (the match copied the manual row's tags, a participant's too);
- * - a settled flag a party changed since the match is kept, on their
- *   split of either row. */
+ * owner's later edits with it; but while matched it was the only row of
+ * the purchase its other parties could see, and what they did there is
+ * theirs, not the owner's to undo (an audit: a participant's settle was
+ * lost).  The row's other parties are those of the manual row ?2's splits
+ * (which the match brought) or of the statement row's own (which stayed
+ * when the manual row brought none):
+ * - a party's tags: the manual row's become those they left on the
+ *   matched row, less any the statement row had before (removed ones
+ *   stay removed, new ones go with it), and leave the statement row
+ *   unless they take part in that;
+ * - settled flags are the debt's, whoever marked them: each party's flag
+ *   on the matched row is kept on their split of the manual row, or of
+ *   the statement row when they take no part in the manual row.  A party
+ *   the owner took off the split while matched has no flag left to keep
+ *   (as anywhere: removing someone's split ends its settled flag). */
 #define NOT_ROW_OWNERS(tag, row) \
     tag " NOT IN (SELECT g.id FROM tags g JOIN transactions o ON o.id = " row \
     "              WHERE g.owner_id = o.owner_id)"
 #define NOT_SAVED(tag) tag " NOT IN (SELECT value FROM json_each(?3, '$.tags'))"
+#define MANUAL_PARTY(user) user " IN (SELECT participant_id FROM splits WHERE transaction_id = ?2)"
+static const char SQL_UNCARRY_TAGS[] =
+    "DELETE FROM transaction_tags"
+    " WHERE transaction_id = ?2 AND " NOT_ROW_OWNERS("tag_id", "?2")
+    "   AND tag_id NOT IN (SELECT tag_id FROM transaction_tags WHERE transaction_id = ?1)"
+    "   AND " MANUAL_PARTY("(SELECT owner_id FROM tags WHERE id = tag_id)");
 static const char SQL_CARRY_TAGS[] =
     "INSERT OR IGNORE INTO transaction_tags (transaction_id, tag_id)"
     " SELECT ?2, tt.tag_id FROM transaction_tags tt JOIN tags g ON g.id = tt.tag_id"
     "  WHERE tt.transaction_id = ?1 AND " NOT_ROW_OWNERS("tt.tag_id", "?1") " AND " NOT_SAVED("tt.tag_id")
-    "    AND g.owner_id IN (SELECT participant_id FROM splits WHERE transaction_id = ?2)";
+    "    AND " MANUAL_PARTY("g.owner_id");
 static const char SQL_DROP_CARRIED_TAGS[] =
     "DELETE FROM transaction_tags"
     " WHERE transaction_id = ?1 AND " NOT_ROW_OWNERS("tag_id", "?1") " AND " NOT_SAVED("tag_id")
     "   AND (SELECT owner_id FROM tags WHERE id = tag_id)"
     "       NOT IN (SELECT participant_id FROM splits WHERE transaction_id = ?1)";
-/* The settled flags the statement row's parties changed since the match
- * ({participant: settled}): those differing from the flag the match left,
- * the manual row's when it brought splits, else the row's own (saved). */
-#define MATCH_LEFT(who) \
-    "CASE WHEN EXISTS (SELECT 1 FROM splits WHERE transaction_id = ?2)" \
-    " THEN (SELECT m.settled FROM splits m WHERE m.transaction_id = ?2 AND m.participant_id = " who ")" \
-    " ELSE (SELECT json_extract(j.value, '$[2]') FROM json_each(?3, '$.splits') j" \
-    "        WHERE json_extract(j.value, '$[0]') = " who ") END"
-static const char SQL_SETTLED_CHANGED[] =
-    "SELECT json_group_object(participant_id, settled) FROM"
-    " (SELECT s.participant_id, s.settled, " MATCH_LEFT("s.participant_id") " AS was"
-    "    FROM splits s WHERE s.transaction_id = ?1)"
-    " WHERE was IS NOT NULL AND settled IS NOT was";
+/* {participant: settled} of the matched row. */
+static const char SQL_SETTLED_NOW[] =
+    "SELECT json_group_object(participant_id, settled) FROM splits WHERE transaction_id = ?1";
 #define SETTLED_OF(who) "json_extract(?3, '$.\"' || " who " || '\"')"
 static const char SQL_SETTLED_KEEP[] =
     "UPDATE splits SET settled = " SETTLED_OF("participant_id")
-    " WHERE transaction_id IN (?1, ?2) AND " SETTLED_OF("participant_id") " IS NOT NULL"
+    " WHERE (transaction_id = ?2 OR (transaction_id = ?1 AND NOT " MANUAL_PARTY("participant_id") "))"
+    "   AND " SETTLED_OF("participant_id") " IS NOT NULL"
     "   AND settled IS NOT " SETTLED_OF("participant_id");
 static const char SQL_UNHIDE[] = "UPDATE transactions SET reconciled_with_id = NULL WHERE id = ?";
 
@@ -510,11 +514,9 @@ int ledger_reconcile_undo(ledger_db *db, int64_t me, int64_t manual, ledger_erro
                          " revert the run first", (long long)later, (long long)stmt);
         goto out;
     }
-    if ((st = db_stmt(db, SQL_SETTLED_CHANGED, err)) == NULL)
+    if ((st = db_stmt(db, SQL_SETTLED_NOW, err)) == NULL)
         goto out;
     sqlite3_bind_int64(st, 1, stmt);
-    sqlite3_bind_int64(st, 2, manual);
-    db_bind_text(st, 3, snapshot);
     if ((step = sqlite3_step(st)) == SQLITE_ROW)
         settled = strdup((const char *)sqlite3_column_text(st, 0));
     db_stmt_done(st);
@@ -526,7 +528,8 @@ int ledger_reconcile_undo(ledger_db *db, int64_t me, int64_t manual, ledger_erro
         ledger_error_set(err, 500, "internal", NULL, "out of memory");
         goto out;
     }
-    if (run2(db, SQL_CARRY_TAGS, stmt, manual, snapshot, 0, NULL, err)
+    if (run2(db, SQL_UNCARRY_TAGS, stmt, manual, NULL, 0, NULL, err)
+        || run2(db, SQL_CARRY_TAGS, stmt, manual, snapshot, 0, NULL, err)
         || row_restore(db, stmt, snapshot, err)
         || run2(db, SQL_DROP_CARRIED_TAGS, stmt, manual, snapshot, 0, NULL, err)
         || run2(db, SQL_SETTLED_KEEP, stmt, manual, settled, 0, NULL, err)

@@ -721,6 +721,55 @@ error_is($rig->del("/api/reconcile/$mG->{id}", user => 'alice'), 409, 'conflict'
               'bob finds none of his tags on it (the match copied one, he added one: both went back)');
 }
 
+# ==== more of the other parties' acts, and a tag made a trip while matched (December) ==========
+# Settled flags are the debt's, whoever marks them: each party's flag on
+# the matched row goes to their split of the manual row, or of the
+# statement row when they take no part in the manual row.  A participant's
+# tag they took off the matched row stays off.
+{
+    participant_ok($rig, 'alice', 'carol');
+    participant_ok($rig, 'carol', 'alice');
+    my $bob_x = $rig->post('/api/tags', { name => 'bob-x' }, user => 'bob')->{json}{id};
+    my $md = manual('alice', 'december show', date => '2026-12-10', amount => 80, payment_method => 'card',
+                    splits => [{ participant_id => $uid{bob}, share_percent => 50 }]);
+    $res = $rig->post("/api/transactions/$md->{id}/tags", { tag_id => $bob_x }, user => 'bob');
+    ok($res->{status} == 200 || $res->{status} == 201, 'bob tags the manual row') or diag($res->{content});
+    my (undef, $dv) = statement('alice', ['DECEMBER SHOW', '2026-12-10', 80]);
+    my $rd = $dv->{'DECEMBER SHOW'}{id};
+    is($rig->post("/api/transactions/$rd/splits", [{ participant_id => $uid{carol}, share_percent => 30 }],
+                  user => 'alice')->{status}, 200, 'the bank row is split with carol before the match');
+    is(reconcile('alice', [$md->{id}, $rd])->{status}, 200, 'matched (bob\'s split replaces carol\'s)');
+    is($rig->post("/api/transactions/$rd/splits", [{ participant_id => $uid{bob}, share_percent => 50 },
+                                                  { participant_id => $uid{carol}, share_percent => 30 }],
+                  user => 'alice')->{status}, 200, 'alice adds carol back while matched');
+    is($rig->post("/api/transactions/$rd/splits/settle", { settled => JSON::PP::true }, user => 'carol')->{status},
+       200, 'carol settles her part');
+    is($rig->post("/api/transactions/$rd/splits/settle", { settled => JSON::PP::true }, user => 'alice')->{status},
+       200, "alice marks bob's part settled");
+    is($rig->del("/api/transactions/$rd/tags/$bob_x", user => 'bob')->{status}, 204, 'bob takes his tag off');
+    is($rig->del("/api/reconcile/$md->{id}", user => 'alice')->{status}, 204, 'alice undoes the match');
+    my %settled_of = map { my $r = $_; ($r => { map { $_->[0] => $_->[3] } @{ state_of(row_of('alice', $r))->{splits} } }) }
+        $md->{id}, $rd;
+    is($settled_of{ $md->{id} }{ $uid{bob} }, 1, "bob's part of the manual row stays settled (the debt's flag)");
+    is($settled_of{$rd}{ $uid{carol} }, 1, "carol's settle is on her split of the statement row");
+    is_deeply(state_of(row_of('bob', $md->{id}))->{tags}, [], 'the tag bob took off stays off');
+
+    # The owner makes a tag a trip while a manual row with it is matched:
+    # the purchase is in the trip after the undo too.
+    my $perth = $rig->post('/api/tags', { name => 'perth-dec' }, user => 'alice')->{json}{id};
+    my $mh = manual('alice', 'perth hotel', date => '2026-12-20', amount => 300, payment_method => 'card',
+                    tag_ids => [$perth]);
+    my (undef, $hv) = statement('alice', ['PERTH HOTEL', '2026-12-20', 300]);
+    is(reconcile('alice', [$mh->{id}, $hv->{'PERTH HOTEL'}{id}])->{status}, 200, 'the hotel is matched');
+    $res = $rig->post('/api/trips/from-tag', { tag_id => $perth }, user => 'alice');
+    is($res->{status}, 201, 'its tag becomes a trip') or diag($res->{content});
+    my $trip = $res->{json}{id} // 0;
+    is($res->{json}{transaction_count}, 1, 'holding the purchase once');
+    is($rig->del("/api/reconcile/$mh->{id}", user => 'alice')->{status}, 204, 'the match is undone');
+    is(row_of('alice', $mh->{id})->{trip_id}, $trip, 'the manual row is in the trip');
+    is($rig->get("/api/trips/$trip", user => 'alice')->{json}{transaction_count}, 1, 'which still holds it once');
+}
+
 # ==== a matched manual row is no row of a trip (November) =====================================
 # bob puts his manual row in alice's trip, then matches it: alice (the
 # trip's owner) cannot take the hidden row out of her trip, and bob's undo
