@@ -132,20 +132,28 @@ static int absolute(const char *path, char *out, size_t len)
 /* Whether `to` is the database or a file SQLite keeps beside it: a copy
  * written over the live write-ahead log (PATH-wal) was "backed up, integrity
  * ok", and every new connection then read the database as malformed (an
- * audit).  Compared by name (the log may not exist yet) and by file. */
+ * audit).  A name ending in -wal, -shm or -journal is refused when what
+ * precedes it is the database, by name (the log may not exist yet) or by
+ * file (a symbolic or hard link of it: SQLite names the log after the
+ * file it opens, through links). */
 static int names_database(const char *path, const char *to)
 {
-    static const char *const beside[] = { "", "-wal", "-shm", "-journal" };
-    char db[PATH_MAX], target[PATH_MAX], name[PATH_MAX + 16];
-    size_t i;
+    static const char *const beside[] = { "-wal", "-shm", "-journal" };
+    char db[PATH_MAX], stem[PATH_MAX], stem_abs[PATH_MAX];
+    size_t i, n = strlen(to), k;
 
     if (strcmp(path, to) == 0 || same_file(path, to))
         return 1;
-    if (!absolute(path, db, sizeof db) || !absolute(to, target, sizeof target))
-        return 0;
     for (i = 0; i < sizeof beside / sizeof beside[0]; i++) {
-        snprintf(name, sizeof name, "%s%s", db, beside[i]);
-        if (strcmp(name, target) == 0 || same_file(name, to))
+        k = strlen(beside[i]);
+        if (n <= k || n - k >= sizeof stem || strcmp(to + n - k, beside[i]) != 0)
+            continue;
+        memcpy(stem, to, n - k);
+        stem[n - k] = '\0';
+        if (same_file(stem, path))
+            return 1;
+        if (absolute(path, db, sizeof db) && absolute(stem, stem_abs, sizeof stem_abs)
+            && strcmp(db, stem_abs) == 0)
             return 1;
     }
     return 0;

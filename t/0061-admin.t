@@ -301,6 +301,17 @@ is($rc, 2, 'a backup over the database itself is refused');
         like($err, qr/-wal, -shm or -journal/, 'saying why');
         is(-e $to ? -s $to : undef, $before, 'and the file is as it was');
     }
+    # Through a link: SQLite follows a symbolic link to the file, whose
+    # log is the one to keep; a hard link is the same file too.
+    symlink $db, "$dir/via-symlink.db" or die;
+    link $db, "$dir/via-hardlink.db" or die;
+    for my $via ("$dir/via-symlink.db", "$dir/via-hardlink.db") {
+        my $before = -e "$db-wal" ? -s "$db-wal" : undef;
+        ($rc, undef, $err) = admin('backup', '--db', $via, '--to', "$db-wal");
+        is($rc, 2, "a backup of $via over the database's -wal is refused");
+        is(-e "$db-wal" ? -s "$db-wal" : undef, $before, 'and the log is as it was');
+    }
+    unlink "$dir/via-symlink.db", "$dir/via-hardlink.db";
     ($rc, $out) = admin('check', '--db', $db);
     is($rc, 0, 'the live database still passes check') or diag($out);
 }
