@@ -1,10 +1,13 @@
 /* Configuration file and values. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "conf.h"
 
@@ -143,12 +146,29 @@ static char *trim(char *s)
 
 int config_load(struct config *cfg, const char *path, char *msg, size_t msglen)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = NULL;
     char line[1024], why[256];
-    int lineno = 0, rc = 0;
+    int lineno = 0, rc = 0, fd;
+    struct stat sb;
 
-    if (f == NULL) {
+    /* A regular file only: a FIFO would hold the open (or the first read)
+     * for ever, and /dev/null or a directory read as an empty file, whose
+     * defaults put the database at ./ledger.db (an audit).  Opened without
+     * blocking, to look before reading. */
+    if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0 || fstat(fd, &sb) != 0) {
         snprintf(msg, msglen, "%s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        snprintf(msg, msglen, "%s: %s", path, S_ISDIR(sb.st_mode) ? strerror(EISDIR) : "not a regular file");
+        close(fd);
+        return -1;
+    }
+    if ((f = fdopen(fd, "r")) == NULL) {
+        snprintf(msg, msglen, "%s: %s", path, strerror(errno));
+        close(fd);
         return -1;
     }
     while (fgets(line, sizeof line, f)) {
@@ -173,9 +193,6 @@ int config_load(struct config *cfg, const char *path, char *msg, size_t msglen)
             break;
         }
     }
-    /* A directory opens, and reads as an error at once: without this it
-     * was an empty file, and ./ledger.db the database (an audit: migrate
-     * --config /etc/ledger/ made a new ledger in the current directory). */
     if (rc == 0 && ferror(f)) {
         snprintf(msg, msglen, "%s: %s", path, strerror(errno ? errno : EIO));
         rc = -1;

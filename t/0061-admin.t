@@ -382,6 +382,19 @@ is($users{dave}{shared_with}, 2, 'and two rows shared with him');
     is($rc, 1, 'a directory as --config: exit 1');
     like($err, qr/Is a directory/, 'saying so');
     ok(!-e "$dir/emptydir/ledger.db", 'and no ledger.db made where it ran');
+    # Nor a FIFO (it held the open for ever) or a device (/dev/null read
+    # as an empty file: ./ledger.db again).
+    POSIX::mkfifo("$dir/fifo.conf", 0600) or die "mkfifo: $!";
+    for my $conf ("$dir/fifo.conf", '/dev/null') {
+        chdir "$dir/emptydir" or die;
+        alarm 30;  # a hang is a failure, not a stuck suite
+        ($rc, undef, $err) = admin('migrate', '--config', $conf);
+        alarm 0;
+        chdir $cwd or die;
+        is($rc, 1, "$conf as --config: exit 1");
+        like($err, qr/not a regular file/, 'saying so');
+        ok(!-e "$dir/emptydir/ledger.db", 'and no ledger.db made where it ran');
+    }
 }
 
 # ---- merge-users ------------------------------------------------------------------------
