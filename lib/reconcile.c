@@ -118,48 +118,53 @@ static const char SQL_RECORD_DELETE[] = "DELETE FROM reconciliations WHERE manua
 /* Undoing puts the statement row ?1 back as the snapshot ?3 has it, the
  * owner's later edits with it; but while matched it was the only row of
  * the purchase its other parties could see, and what they did there is
- * theirs, not the owner's to undo (an audit: a participant's settle was
- * lost).  The row's other parties are those of the manual row ?2's splits
- * (which the match brought) or of the statement row's own (which stayed
- * when the manual row brought none):
- * - a party's tags: the manual row's become those they left on the
- *   matched row, less any the statement row had before (removed ones
- *   stay removed, new ones go with it), and leave the statement row
- *   unless they take part in that;
- * - settled flags are the debt's, whoever marked them: each party's flag
- *   on the matched row is kept on their split of the manual row, or of
- *   the statement row when they take no part in the manual row.  A party
- *   the owner took off the split while matched has no flag left to keep
- *   (as anywhere: removing someone's split ends its settled flag). */
+ * theirs, not the owner's to undo (audits: a participant's settle was
+ * lost, and a participant who took his share off had it back).  So the
+ * splits stay with the row they came from: those the manual row ?2
+ * brought, as they are now (shares, parties and settled flags, whoever
+ * changed them: a split is a debt between people), go back to it, and
+ * the statement row takes back its own; when the manual row brought none,
+ * the statement row's own splits stayed through the match and stay as
+ * they are.  The tags of the manual row's parties (those of the split it
+ * takes back) become those they left on the matched row, less any the
+ * statement row had before; theirs leave the statement row unless they
+ * take part in that. */
 #define NOT_ROW_OWNERS(tag, row) \
     tag " NOT IN (SELECT g.id FROM tags g JOIN transactions o ON o.id = " row \
     "              WHERE g.owner_id = o.owner_id)"
 #define NOT_SAVED(tag) tag " NOT IN (SELECT value FROM json_each(?3, '$.tags'))"
-#define MANUAL_PARTY(user) user " IN (SELECT participant_id FROM splits WHERE transaction_id = ?2)"
+#define BROUGHT_SPLITS "EXISTS (SELECT 1 FROM splits WHERE transaction_id = ?2)"
+#define PARTY_NOW(user) user " IN (SELECT participant_id FROM splits WHERE transaction_id = ?1)"
 static const char SQL_UNCARRY_TAGS[] =
     "DELETE FROM transaction_tags"
-    " WHERE transaction_id = ?2 AND " NOT_ROW_OWNERS("tag_id", "?2")
-    "   AND tag_id NOT IN (SELECT tag_id FROM transaction_tags WHERE transaction_id = ?1)"
-    "   AND " MANUAL_PARTY("(SELECT owner_id FROM tags WHERE id = tag_id)");
+    " WHERE transaction_id = ?2 AND " BROUGHT_SPLITS " AND " NOT_ROW_OWNERS("tag_id", "?2")
+    "   AND (tag_id NOT IN (SELECT tag_id FROM transaction_tags WHERE transaction_id = ?1)"
+    "        OR NOT " PARTY_NOW("(SELECT owner_id FROM tags WHERE id = tag_id)") ")";
 static const char SQL_CARRY_TAGS[] =
     "INSERT OR IGNORE INTO transaction_tags (transaction_id, tag_id)"
     " SELECT ?2, tt.tag_id FROM transaction_tags tt JOIN tags g ON g.id = tt.tag_id"
-    "  WHERE tt.transaction_id = ?1 AND " NOT_ROW_OWNERS("tt.tag_id", "?1") " AND " NOT_SAVED("tt.tag_id")
-    "    AND " MANUAL_PARTY("g.owner_id");
+    "  WHERE tt.transaction_id = ?1 AND " BROUGHT_SPLITS
+    "    AND " NOT_ROW_OWNERS("tt.tag_id", "?1") " AND " NOT_SAVED("tt.tag_id")
+    "    AND " PARTY_NOW("g.owner_id");
 static const char SQL_DROP_CARRIED_TAGS[] =
     "DELETE FROM transaction_tags"
     " WHERE transaction_id = ?1 AND " NOT_ROW_OWNERS("tag_id", "?1") " AND " NOT_SAVED("tag_id")
-    "   AND (SELECT owner_id FROM tags WHERE id = tag_id)"
-    "       NOT IN (SELECT participant_id FROM splits WHERE transaction_id = ?1)";
-/* {participant: settled} of the matched row. */
-static const char SQL_SETTLED_NOW[] =
-    "SELECT json_group_object(participant_id, settled) FROM splits WHERE transaction_id = ?1";
-#define SETTLED_OF(who) "json_extract(?3, '$.\"' || " who " || '\"')"
-static const char SQL_SETTLED_KEEP[] =
-    "UPDATE splits SET settled = " SETTLED_OF("participant_id")
-    " WHERE (transaction_id = ?2 OR (transaction_id = ?1 AND NOT " MANUAL_PARTY("participant_id") "))"
-    "   AND " SETTLED_OF("participant_id") " IS NOT NULL"
-    "   AND settled IS NOT " SETTLED_OF("participant_id");
+    "   AND NOT " PARTY_NOW("(SELECT owner_id FROM tags WHERE id = tag_id)");
+/* The matched row's splits as a snapshot keeps them. */
+static const char SQL_SPLITS_NOW[] =
+    "SELECT json_group_array(json_array(participant_id, share_percent, settled)) FROM"
+    " (SELECT * FROM splits WHERE transaction_id = ?1 ORDER BY participant_id)";
+/* Row ?1's splits become exactly ?3's (a party deleted since is left out). */
+static const char SQL_SPLITS_PRUNE[] =
+    "DELETE FROM splits WHERE transaction_id = ?1"
+    "   AND participant_id NOT IN (SELECT json_extract(value, '$[0]') FROM json_each(?3))";
+static const char SQL_SPLITS_PUT[] =
+    "INSERT INTO splits (transaction_id, participant_id, share_percent, settled)"
+    " SELECT ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]')"
+    "   FROM json_each(?3) WHERE json_extract(value, '$[0]') IN (SELECT id FROM users)"
+    " ON CONFLICT (transaction_id, participant_id) DO UPDATE"
+    "    SET share_percent = excluded.share_percent, settled = excluded.settled"
+    "  WHERE share_percent IS NOT excluded.share_percent OR settled IS NOT excluded.settled";
 static const char SQL_UNHIDE[] = "UPDATE transactions SET reconciled_with_id = NULL WHERE id = ?";
 
 /* Runs a statement binding two ids (and an optional text third). */
@@ -485,9 +490,9 @@ static int later_run(ledger_db *db, int64_t stmt, int64_t after_run, int64_t *la
 int ledger_reconcile_undo(ledger_db *db, int64_t me, int64_t manual, ledger_error *err)
 {
     int64_t owner, statement, reconciled, stmt = 0, after_run = 0, later = 0;
-    char method[16], *snapshot = NULL, *settled = NULL;
+    char method[16], *snapshot = NULL, *splits = NULL;
     sqlite3_stmt *st;
-    int step, rc = LEDGER_ERR;
+    int step, brought, rc = LEDGER_ERR;
 
     if (row_state(db, manual, &owner, &statement, &reconciled, method, err))
         return LEDGER_ERR;
@@ -514,32 +519,35 @@ int ledger_reconcile_undo(ledger_db *db, int64_t me, int64_t manual, ledger_erro
                          " revert the run first", (long long)later, (long long)stmt);
         goto out;
     }
-    if ((st = db_stmt(db, SQL_SETTLED_NOW, err)) == NULL)
+    if ((st = db_stmt(db, SQL_SPLITS_NOW, err)) == NULL)
         goto out;
     sqlite3_bind_int64(st, 1, stmt);
     if ((step = sqlite3_step(st)) == SQLITE_ROW)
-        settled = strdup((const char *)sqlite3_column_text(st, 0));
+        splits = strdup((const char *)sqlite3_column_text(st, 0));
     db_stmt_done(st);
     if (step != SQLITE_ROW) {
         db_error(db, err, "reconcile");
         goto out;
     }
-    if (settled == NULL) {
+    if (splits == NULL) {
         ledger_error_set(err, 500, "internal", NULL, "out of memory");
         goto out;
     }
-    if (run2(db, SQL_UNCARRY_TAGS, stmt, manual, NULL, 0, NULL, err)
+    /* Before anything changes the two rows' splits or tags. */
+    if (run2(db, SQL_HAS_SPLITS, manual, 0, NULL, 1, &brought, err)
+        || run2(db, SQL_UNCARRY_TAGS, stmt, manual, NULL, 0, NULL, err)
         || run2(db, SQL_CARRY_TAGS, stmt, manual, snapshot, 0, NULL, err)
         || row_restore(db, stmt, snapshot, err)
-        || run2(db, SQL_DROP_CARRIED_TAGS, stmt, manual, snapshot, 0, NULL, err)
-        || run2(db, SQL_SETTLED_KEEP, stmt, manual, settled, 0, NULL, err)
         || run2(db, SQL_GIVE_DATE_BACK, stmt, manual, NULL, 0, NULL, err)
         || run2(db, SQL_UNHIDE, manual, 0, NULL, 0, NULL, err)
+        || run2(db, SQL_SPLITS_PRUNE, brought ? manual : stmt, manual, splits, 0, NULL, err)
+        || run2(db, SQL_SPLITS_PUT, brought ? manual : stmt, manual, splits, 0, NULL, err)
+        || run2(db, SQL_DROP_CARRIED_TAGS, stmt, manual, snapshot, 0, NULL, err)
         || run2(db, SQL_RECORD_DELETE, manual, 0, NULL, 0, NULL, err))
         goto out;
     rc = LEDGER_OK;
 out:
     free(snapshot);
-    free(settled);
+    free(splits);
     return rc;
 }

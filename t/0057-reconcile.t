@@ -722,10 +722,11 @@ error_is($rig->del("/api/reconcile/$mG->{id}", user => 'alice'), 409, 'conflict'
 }
 
 # ==== more of the other parties' acts, and a tag made a trip while matched (December) ==========
-# Settled flags are the debt's, whoever marks them: each party's flag on
-# the matched row goes to their split of the manual row, or of the
-# statement row when they take no part in the manual row.  A participant's
-# tag they took off the matched row stays off.
+# The splits stay with the row they came from, as they are: a split is a
+# debt between people, whoever changed it while matched (here the owner
+# adds carol, carol settles, the owner marks bob's part settled).  The
+# statement row takes back its own split.  A participant's tag they took
+# off the matched row stays off.
 {
     participant_ok($rig, 'alice', 'carol');
     participant_ok($rig, 'carol', 'alice');
@@ -750,9 +751,26 @@ error_is($rig->del("/api/reconcile/$mG->{id}", user => 'alice'), 409, 'conflict'
     is($rig->del("/api/reconcile/$md->{id}", user => 'alice')->{status}, 204, 'alice undoes the match');
     my %settled_of = map { my $r = $_; ($r => { map { $_->[0] => $_->[3] } @{ state_of(row_of('alice', $r))->{splits} } }) }
         $md->{id}, $rd;
-    is($settled_of{ $md->{id} }{ $uid{bob} }, 1, "bob's part of the manual row stays settled (the debt's flag)");
-    is($settled_of{$rd}{ $uid{carol} }, 1, "carol's settle is on her split of the statement row");
+    is_deeply($settled_of{ $md->{id} }, { $uid{alice} => 0, $uid{bob} => 1, $uid{carol} => 1 },
+              'the manual row takes the split as it was left: carol in it and settled, bob settled');
+    is_deeply($settled_of{$rd}, { $uid{alice} => 0, $uid{carol} => 0 },
+              'the statement row has its own split back');
     is_deeply(state_of(row_of('bob', $md->{id}))->{tags}, [], 'the tag bob took off stays off');
+
+    # A participant who clears the split of the matched row (as a party
+    # may) owes nothing on it after the undo either.
+    my $mc = manual('alice', 'december taxi', date => '2026-12-14', amount => 40, payment_method => 'card',
+                    splits => [{ participant_id => $uid{bob}, share_percent => 25 }]);
+    my (undef, $cv) = statement('alice', ['DECEMBER TAXI', '2026-12-14', 40]);
+    my $rc_ = $cv->{'DECEMBER TAXI'}{id};
+    is(reconcile('alice', [$mc->{id}, $rc_])->{status}, 200, 'the taxi is matched');
+    my $net_matched = net_cents('alice', 'bob');
+    is($rig->del("/api/transactions/$rc_/splits", user => 'bob')->{status}, 204, 'bob clears its split');
+    my $net_cleared = net_cents('alice', 'bob');
+    is($net_cleared, $net_matched - 1000, "bob's 10.00 is no longer owed");
+    is($rig->del("/api/reconcile/$mc->{id}", user => 'alice')->{status}, 204, 'alice undoes the match');
+    is_deeply(state_of(row_of('alice', $mc->{id}))->{splits}, [], 'the manual row comes back unsplit');
+    is(net_cents('alice', 'bob'), $net_cleared, 'and bob owes what he owed before the undo');
 
     # The owner makes a tag a trip while a manual row with it is matched:
     # the purchase is in the trip after the undo too.
