@@ -159,9 +159,9 @@ static int parse_args(int argc, char **argv, struct config *cfg, int *check)
 }
 
 /* A database an earlier release made readable by others (0644, under a
- * supervisor's umask) is made the service's alone before it is opened,
+ * supervisor's umask) is made the service's alone once it has opened,
  * with its WAL and shared memory: SQLite gives those the database file's
- * mode, so they were 0644 too (an audit). */
+ * mode, so they were 0644 too (an audit).  Regular files only. */
 static void make_private(const char *db)
 {
     static const char *const suffix[] = { "", "-wal", "-shm" };
@@ -171,7 +171,7 @@ static void make_private(const char *db)
 
     for (i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
         snprintf(path, sizeof path, "%s%s", db, suffix[i]);
-        if (stat(path, &st) != 0 || (st.st_mode & 077) == 0)
+        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (st.st_mode & 077) == 0)
             continue;
         if (chmod(path, st.st_mode & 07700) == 0)
             log_msg(LOG_WARN, "%s was readable by other accounts (mode %04o): now %04o", path,
@@ -220,11 +220,14 @@ int main(int argc, char **argv)
         log_msg(LOG_ERROR, "route table: %s", msg);
         goto out;
     }
-    make_private(cfg.db);
+    /* Once it has opened as a database: --db naming a directory or any
+     * other file had its mode changed before the open refused it (an
+     * audit: --db /tmp left /tmp at 1700). */
     if (ledger_open(cfg.db, &db, &err) || ledger_set_home_currency(db, cfg.home_currency, &err)) {
         log_msg(LOG_ERROR, "database %s: %s", cfg.db, err.message);
         goto out;
     }
+    make_private(cfg.db);
     if (check) {
         printf("ok: %s at schema version %d, %zu routes\n", cfg.db,
                ledger_schema_version(db), route_count);

@@ -322,6 +322,17 @@ for my $case (['replaced', sub { system('cp', "$dir/moved.db", "$dir/moved.db.ne
     is($orc, 0, '--check on a database left 0644') or diag($oout);
     like($oout, qr/readable by other accounts/, 'which it says');
     is(sprintf('%04o', (stat "$dir/old.db")[2] & 07777), '0600', 'and makes 0600');
+    # Only a database: a --db naming a directory or another file is
+    # refused with its mode as it was (--db /tmp made /tmp 1700).
+    mkdir "$dir/notadb.d";
+    chmod 01777, "$dir/notadb.d";
+    Rig::write_file("$dir/notadb.txt", "just text, more than a header's worth of it " x 4);
+    chmod 0644, "$dir/notadb.txt";
+    for my $case (["$dir/notadb.d", '1777'], ["$dir/notadb.txt", '0644']) {
+        my ($nrc) = run_cmd($bin, '--db', $case->[0], '--check');
+        isnt($nrc, 0, "--check on $case->[0] fails");
+        is(sprintf('%04o', (stat $case->[0])[2] & 07777), $case->[1], 'leaving its mode as it was');
+    }
 }
 # The database holds everyone's money: only the service's user reads it,
 # whatever umask it was started with.
