@@ -133,6 +133,13 @@ static const struct check checks[] = {
       "SELECT printf('transaction %d: splits total %d.%02d%%', transaction_id,"
       "              SUM(share_percent) / 100, SUM(share_percent) % 100)"
       "  FROM splits GROUP BY transaction_id HAVING SUM(share_percent) <> 10000" },
+    /* A split shares a row with someone (rule A's remainder is the owner's
+     * after the named participants): one naming its owner alone listed
+     * the row as split with nobody. */
+    { "split_owner_alone",
+      "SELECT printf('transaction %d: split with its owner %d alone', s.transaction_id, t.owner_id)"
+      "  FROM splits s JOIN transactions t ON t.id = s.transaction_id"
+      " GROUP BY s.transaction_id HAVING COUNT(*) = 1 AND MIN(s.participant_id) = t.owner_id" },
     /* owner_id is stored on statement rows too (schema 0002) and scoping
      * relies on it equalling the statement's owner. */
     { "statement_owner",

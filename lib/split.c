@@ -94,6 +94,14 @@ int split_parse(ledger_db *db, const cJSON *arr, const char *field, int64_t owne
                          "the owner is named, so the shares must total exactly 100%%");
         goto fail;
     }
+    /* The owner alone at 100% shares the row with nobody, yet listed it as
+     * split (has_split) with a split of one (an audit). */
+    if (owner_named && out->n == 1) {
+        ledger_error_set(err, 400, "invalid_field", field,
+                         "%s must name someone besides the owner (clearing splits is "
+                         "DELETE /api/transactions/{id}/splits)", field);
+        goto fail;
+    }
     if (total < FULL) {
         out->v[out->n].participant_id = owner;
         out->v[out->n].share = FULL - total;

@@ -80,12 +80,16 @@ static const char SQL_RULE_SET_ACTIONS[] = "UPDATE rules SET actions = ?2 WHERE 
     " EXISTS (SELECT 1 FROM json_each(snapshot, '$.splits') WHERE json_extract(value, '$[0]') = ?1)" \
     " OR EXISTS (SELECT 1 FROM json_each(snapshot, '$.tags') WHERE atom IN" \
     "            (SELECT id FROM tags WHERE owner_id = ?1))"
+/* Each with the saved row's owner, fourth. */
 static const char SQL_RUN_ROWS_TOUCHED[] =
-    "SELECT run_id, transaction_id, snapshot FROM rule_run_rows WHERE" SNAPSHOT_TOUCHED;
+    "SELECT run_id, transaction_id, snapshot,"
+    "       (SELECT owner_id FROM transactions WHERE id = transaction_id)"
+    "  FROM rule_run_rows WHERE" SNAPSHOT_TOUCHED;
 static const char SQL_RUN_ROW_SET[] =
     "UPDATE rule_run_rows SET snapshot = ?3 WHERE run_id = ?1 AND transaction_id = ?2";
 static const char SQL_RECONCILED_TOUCHED[] =
-    "SELECT manual_id, 0, snapshot FROM reconciliations WHERE" SNAPSHOT_TOUCHED;
+    "SELECT manual_id, 0, snapshot, (SELECT owner_id FROM transactions WHERE id = statement_txn_id)"
+    "  FROM reconciliations WHERE" SNAPSHOT_TOUCHED;
 static const char SQL_RECONCILED_SET[] =
     "UPDATE reconciliations SET snapshot = ?3 WHERE manual_id = ?1 AND ?2 = 0";
 
@@ -387,9 +391,12 @@ static int rules_pass(struct merge *m, int write, ledger_error *err)
 }
 
 /* A saved snapshot ({tags: [ids], splits: [[participant, share, settled]]},
- * snapshot.c) as the merge leaves it: from's split entry added to into's
- * or renamed, from's folded tags as into's (once). */
-static char *rewrite_snapshot(const struct merge *m, const char *text)
+ * snapshot.c) of a row owned by owner, as the merge leaves it: from's
+ * split entry added to into's or renamed, from's folded tags as into's
+ * (once).  A row of the two's whose split is left naming its owner alone
+ * is no longer split, as the merge leaves the row itself (restoring it
+ * split with its owner alone: an audit). */
+static char *rewrite_snapshot(const struct merge *m, const char *text, int64_t owner)
 {
     cJSON *doc = cJSON_Parse(text), *tags, *splits, *e, *into_entry = NULL, *from_entry = NULL;
     char *out = NULL;
@@ -416,6 +423,9 @@ static char *rewrite_snapshot(const struct merge *m, const char *text)
     } else if (from_entry) {
         cJSON_ReplaceItemInArray(from_entry, 0, cJSON_CreateNumber((double)m->into));
     }
+    if ((owner == m->from || owner == m->into) && cJSON_GetArraySize(splits) == 1
+        && cJSON_GetNumberValue(cJSON_GetArrayItem(cJSON_GetArrayItem(splits, 0), 0)) == (double)m->into)
+        cJSON_DeleteItemFromArray(splits, 0);
     tags = cJSON_GetObjectItemCaseSensitive(doc, "tags");
     for (i = cJSON_GetArraySize(tags) - 1; i >= 0; i--) {
         cJSON *t = cJSON_GetArrayItem(tags, i), *other;
@@ -445,7 +455,8 @@ static int snapshots_pass(struct merge *m, const char *select, const char *updat
     if (st == NULL)
         return LEDGER_ERR;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        char *text = rewrite_snapshot(m, (const char *)sqlite3_column_text(st, 2));
+        char *text = rewrite_snapshot(m, (const char *)sqlite3_column_text(st, 2),
+                                      sqlite3_column_int64(st, 3));
         int ok;
 
         if (text == NULL)

@@ -418,6 +418,8 @@ post_rejected({ %base, splits => [{ participant_id => $uid{bob}, share_percent =
 post_rejected({ %base, splits => [{ participant_id => $uid{alice}, share_percent => 50 },
                                   { participant_id => $uid{bob}, share_percent => 25 }] },
               undef, 'the owner named with a total of 75');
+post_rejected({ %base, splits => [{ participant_id => $uid{alice}, share_percent => 100 }] },
+              'splits', 'the owner alone at 100 (a split with nobody)');
 post_rejected({ %base, splits => [{ participant_id => $uid{bob}, share_percent => 0 }] },
               undef, 'a share of 0');
 post_rejected({ %base, splits => [{ participant_id => $uid{bob}, share_percent => -10 }] },

@@ -236,6 +236,11 @@ my $alice_rule = rule('alice', 'Party', { type => 'apply_split',
 my $dave_rule = rule('dave', 'Dinner', { type => 'add_tag', tag_id => $dave_food });
 my $dave_split_rule = rule('dave', 'Taxi', { type => 'apply_split',
                                              shares => [{ participant_id => $uid{bob}, share_percent => 40 }] });
+# A run of dave's that changed his dinner (split with bob): its saved
+# snapshot names the split, which the merge rewrites.
+my $dave_cat_rule = rule('dave', 'Dinner', { type => 'set_category', category => 'restaurants' });
+my $dave_run = $rig->post("/api/rules/apply/$dave_cat_rule", {}, user => 'dave');
+is($dave_run->{json}{transactions}, 1, "dave's run recategorises his dinner") or diag($dave_run->{content});
 my $pay = $rig->post('/api/payments', { from_participant_id => $uid{dave}, to_participant_id => $uid{bob},
                                         date => '2026-03-11', amount => 10 }, user => 'dave');
 is($pay->{status}, 201, 'dave pays bob 10') or diag($pay->{content});
@@ -352,6 +357,16 @@ my $report = eval { decode_json($out) } // {};
 is($report->{ok}, JSON::PP::false, '--json: ok false');
 is($report->{checks}{shared_rows}, 1, 'one shared_rows problem');
 is($report->{checks}{integrity_check}, 0, 'and the file itself is sound');
+is($report->{checks}{split_owner_alone}, 0, 'no split names its owner alone');
+# A split left naming its owner alone (what the API now refuses, and an
+# older merge left) is named.
+File::Copy::copy("$dir/backup.db", "$dir/lone.db") or die;
+system('sqlite3', "$dir/lone.db",
+       "DELETE FROM splits WHERE transaction_id = $party AND participant_id <> $uid{alice};"
+       . " UPDATE splits SET share_percent = 10000 WHERE transaction_id = $party") == 0 or die;
+($rc, $out) = admin('check', '--db', "$dir/lone.db");
+is($rc, 1, 'check: a split of its owner alone is a problem');
+like($out, qr/^split_owner_alone: transaction $party: split with its owner $uid{alice} alone$/m, 'named');
 
 # ---- users ------------------------------------------------------------------------------
 ($rc, $out) = admin('users', '--db', $db);
@@ -456,6 +471,11 @@ is_deeply($rig->get("/api/transactions/$dinner/splits", user => 'bob')->{json}{i
 ok(!grep({ $_->{id} == $dinner } @{ $rig->get('/api/transactions?has_split=split&exclude_categories=&limit=500',
                                                user => 'bob')->{json}{items} }),
    'so it is not listed as split');
+# Reverting dave's run (bob's now) puts back the dinner as the merge left
+# it: unsplit, not split with bob alone.
+is($rig->del("/api/rules/apply/$dave_run->{json}{id}", user => 'bob')->{status}, 200, "dave's old run reverted");
+is($rig->get("/api/transactions/$dinner", user => 'bob')->{json}{category}, 'dining', 'the dinner is dining again');
+is_deeply($rig->get("/api/transactions/$dinner/splits", user => 'bob')->{json}{items}, [], 'and still unsplit');
 is(sprintf('%.2f', $rig->get("/api/participants/$uid{carol}/balance", user => 'bob')->{json}{net}), '10.00',
    'carol owes bob what she owed dave');
 my $p = $rig->get('/api/participants', user => 'carol')->{json}{items};
