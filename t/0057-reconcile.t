@@ -786,6 +786,22 @@ error_is($rig->del("/api/reconcile/$mG->{id}", user => 'alice'), 409, 'conflict'
     is($rig->del("/api/reconcile/$mh->{id}", user => 'alice')->{status}, 204, 'the match is undone');
     is(row_of('alice', $mh->{id})->{trip_id}, $trip, 'the manual row is in the trip');
     is($rig->get("/api/trips/$trip", user => 'alice')->{json}{transaction_count}, 1, 'which still holds it once');
+
+    # A participant makes their tag a trip while the owner's manual row
+    # with it is matched: the purchase is in their trip after the undo.
+    my $bob_trip_tag = $rig->post('/api/tags', { name => 'bob-trip' }, user => 'bob')->{json}{id};
+    my $mb = manual('alice', 'shared cabin', date => '2026-12-22', amount => 120, payment_method => 'card',
+                    splits => [{ participant_id => $uid{bob}, share_percent => 50 }]);
+    $res = $rig->post("/api/transactions/$mb->{id}/tags", { tag_id => $bob_trip_tag }, user => 'bob');
+    ok($res->{status} == 200 || $res->{status} == 201, 'bob tags the cabin') or diag($res->{content});
+    my (undef, $bv) = statement('alice', ['CABIN CO', '2026-12-22', 120]);
+    is(reconcile('alice', [$mb->{id}, $bv->{'CABIN CO'}{id}])->{status}, 200, 'alice matches the cabin');
+    $res = $rig->post('/api/trips/from-tag', { tag_id => $bob_trip_tag }, user => 'bob');
+    is($res->{status}, 201, 'bob makes his tag a trip') or diag($res->{content});
+    my $bob_trip = $res->{json}{id} // 0;
+    is($rig->del("/api/reconcile/$mb->{id}", user => 'alice')->{status}, 204, 'alice undoes the match');
+    is(row_of('bob', $mb->{id})->{trip_id}, $bob_trip, "the cabin is in bob's trip");
+    is($rig->get("/api/trips/$bob_trip", user => 'bob')->{json}{transaction_count}, 1, 'which holds it');
 }
 
 # ==== a matched manual row is no row of a trip (November) =====================================
