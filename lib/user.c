@@ -8,14 +8,18 @@
 
 /* The claims are stale when they differ from what is stored (the email in
  * case too: the column compares without it, the profile shows the claim's
- * spelling), except an email another account holds, which this one never
- * takes (checking it again on every request took the write lock every
- * time). */
+ * spelling), except an email another signed-in account holds, which this
+ * one never takes (checking it again on every request took the write lock
+ * every time).  A placeholder's email is stale: see bind_late. */
 static const char SQL_USER_BY_SUBJECT[] =
     "SELECT id, email IS ?2 COLLATE BINARY OR ?2 IS NULL"
-    "           OR EXISTS (SELECT 1 FROM users o WHERE o.email = ?2 AND o.id <> users.id),"
-    "       name IS ?3 OR ?3 IS NULL"
+    "           OR EXISTS (SELECT 1 FROM users o WHERE o.email = ?2 AND o.id <> users.id"
+    "                                              AND o.subject IS NOT NULL),"
+    "       name IS ?3 OR ?3 IS NULL, name"
     "  FROM users WHERE subject = ?1";
+static const char SQL_USER_PLACEHOLDER[] =
+    "SELECT id FROM users WHERE email = ?1 AND subject IS NULL";
+static const char SQL_USER_SET_NAME[] = "UPDATE users SET name = ?2 WHERE id = ?1";
 /* A placeholder made for this email by someone who shares with the user
  * (typed in any case).  The profile is the person's own from now on: the
  * email as their claim spells it, and their name claim or none, never the
@@ -41,10 +45,11 @@ static const char SQL_USER_GET[] =
     "SELECT id, email, name FROM users WHERE id = ?";
 
 /* Looks the subject up; *found says whether it exists, *stale whether the
- * claims differ from what is stored. */
+ * claims differ from what is stored, and had_name whether it has a name
+ * (may be NULL). */
 static int lookup(ledger_db *db, const char *subject, const char *email,
                   const char *name, int64_t *id, int *found, int *stale,
-                  ledger_error *err)
+                  int *had_name, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_USER_BY_SUBJECT, err);
     int rc;
@@ -59,6 +64,8 @@ static int lookup(ledger_db *db, const char *subject, const char *email,
     if (*found) {
         *id = sqlite3_column_int64(st, 0);
         *stale = !sqlite3_column_int(st, 1) || !sqlite3_column_int(st, 2);
+        if (had_name)
+            *had_name = sqlite3_column_type(st, 3) != SQLITE_NULL;
     }
     db_stmt_done(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -93,11 +100,51 @@ static int write_user(ledger_db *db, const char *sql, const char *subject,
     return LEDGER_OK;
 }
 
+/* A user signed in without an email claim (an empty claim from the proxy)
+ * got an account of their own, and the placeholder someone made for their
+ * email stayed apart when the claim came later: what was shared with it
+ * never reached them (an audit).  So the claim binds it late: the
+ * placeholder is merged into the user (user_merge.c; it owns nothing,
+ * only others' splits, payments and contacts name it), whose name stays
+ * their own, never the one whoever added them typed.  A merge refused
+ * (a conflict) leaves both as they were. */
+static int bind_late(ledger_db *db, int64_t id, const char *email, int had_name,
+                     ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_USER_PLACEHOLDER, err);
+    int64_t placeholder = 0;
+    cJSON *report = NULL;
+    ledger_error refused;
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    db_bind_text(st, 1, email);
+    if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        placeholder = sqlite3_column_int64(st, 0);
+    db_stmt_done(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return db_error(db, err, "user lookup");
+    if (placeholder == 0)
+        return LEDGER_OK;
+    if (ledger_user_merge(db, placeholder, id, &report, &refused)) {
+        if (refused.status == 409)
+            return LEDGER_OK;
+        *err = refused;
+        return LEDGER_ERR;
+    }
+    cJSON_Delete(report);
+    /* The merge gave a nameless user the placeholder's typed name. */
+    if (had_name)
+        return LEDGER_OK;
+    return write_user(db, SQL_USER_SET_NAME, NULL, id, NULL, NULL, NULL, err);
+}
+
 int ledger_user_resolve(ledger_db *db, const char *subject, const char *email,
                         const char *name, int64_t *user_id, ledger_error *err)
 {
     int64_t id = 0;
-    int found, stale = 0;
+    int found, stale = 0, had_name = 0;
 
     if (subject == NULL || subject[0] == '\0')
         return ledger_error_set(err, 401, "unauthenticated", NULL,
@@ -119,7 +166,7 @@ int ledger_user_resolve(ledger_db *db, const char *subject, const char *email,
                  || !ledger_utf8_valid(name, strlen(name))))
         name = NULL;
 
-    if (lookup(db, subject, email, name, &id, &found, &stale, err))
+    if (lookup(db, subject, email, name, &id, &found, &stale, NULL, err))
         return LEDGER_ERR;
     if (found && !stale) {
         *user_id = id;
@@ -129,9 +176,11 @@ int ledger_user_resolve(ledger_db *db, const char *subject, const char *email,
      * case another process got here first. */
     if (ledger_begin(db, 1, err))
         return LEDGER_ERR;
-    if (lookup(db, subject, email, name, &id, &found, &stale, err))
+    if (lookup(db, subject, email, name, &id, &found, &stale, &had_name, err))
         goto fail;
     if (found) {
+        if (stale && email && bind_late(db, id, email, had_name, err))
+            goto fail;
         if (stale && write_user(db, SQL_USER_UPDATE_PROFILE, NULL, id, email, name, NULL, err))
             goto fail;
     } else {

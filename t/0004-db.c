@@ -222,6 +222,40 @@ int main(void)
     ledger_open(path, &db, &err);
     ok(ledger_user_resolve(db, "carol-sub", "Carol@Example.org", NULL, &again, &err) == 0
        && again == placeholder, "signing in with a placeholder's email binds that user");
+    /* A first sign-in without the email claim makes an account of its own;
+     * the claim, when it comes, binds the placeholder to it late: what
+     * others shared with the placeholder (here alice's contact) is the
+     * user's, and their name stays their own (none), not the typed one. */
+    {
+        sqlite3 *raw;
+        char sql[256];
+        int64_t frank = 0, frank2 = 0;
+
+        sqlite3_open(path, &raw);
+        sqlite3_exec(raw, "INSERT INTO users (email, name) VALUES ('frank@example.org', 'Frank as typed')",
+                     NULL, NULL, NULL);
+        placeholder = sqlite3_last_insert_rowid(raw);
+        snprintf(sql, sizeof sql, "INSERT INTO user_contacts (user_id, contact_id) VALUES (%lld, %lld)",
+                 (long long)alice, (long long)placeholder);
+        sqlite3_exec(raw, sql, NULL, NULL, NULL);
+        sqlite3_close(raw);
+        ok(ledger_user_resolve(db, "frank-sub", NULL, NULL, &frank, &err) == 0 && frank != placeholder,
+           "a first sign-in without an email claim: an account of its own");
+        ok(ledger_user_resolve(db, "frank-sub", "Frank@example.org", NULL, &frank2, &err) == 0
+           && frank2 == frank, "signing in again with the claim: the same account (%s)", err.message);
+        ledger_user_get(db, frank, &doc, &err);
+        is_str(cJSON_IsString(cJSON_GetObjectItem(doc, "email")) ? cJSON_GetObjectItem(doc, "email")->valuestring : "",
+               "Frank@example.org", "which takes the email");
+        ok(cJSON_IsNull(cJSON_GetObjectItem(doc, "name")), "and keeps its own name (none)");
+        cJSON_Delete(doc);
+        snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM users WHERE id = %lld", (long long)placeholder);
+        is_int(count(path, sql), 0, "the placeholder is bound into it");
+        snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM user_contacts WHERE user_id = %lld AND contact_id = %lld",
+                 (long long)alice, (long long)frank);
+        is_int(count(path, sql), 1, "alice's contact names the account");
+        ok(ledger_user_resolve(db, "mallory", "alice@example.org", NULL, &again, &err) == 0 && again != alice,
+           "a signed-in account's email is still never taken");
+    }
 
     /* Categories: built-ins with the caller's usage counts. */
     {
