@@ -165,15 +165,19 @@ int dispatch(FCGX_Request *fcgx, const struct config *cfg, ledger_db *db,
         stale = strcmp(r.err.code, "unavailable") == 0;
         goto answer;
     }
-    if (request_parse_uri(&r))
-        goto answer;
     /* Identity comes from the FastCGI parameter the web server sets after
-     * authenticating, never from an HTTP_* header a client can send. */
+     * authenticating, never from an HTTP_* header a client can send.  It
+     * is checked first: a request without one learns nothing else, not
+     * even that its query string is bad (an audit: 400 before 401).  The
+     * path is still read, for the log. */
     subject = FCGX_GetParam(cfg->identity_param, fcgx->envp);
-    if (subject == NULL || subject[0] == '\0') {
+    if (subject == NULL || subject[strspn(subject, " \t\r\n")] == '\0') {
+        request_parse_uri(&r);
         request_fail(&r, 401, "unauthenticated", NULL, "no authenticated identity");
         goto answer;
     }
+    if (request_parse_uri(&r))
+        goto answer;
     route = router_match(rt, &r);
     if (route == NULL)
         goto answer;

@@ -146,7 +146,8 @@ int ledger_user_resolve(ledger_db *db, const char *subject, const char *email,
     int64_t id = 0;
     int found, stale = 0, had_name = 0;
 
-    if (subject == NULL || subject[0] == '\0')
+    /* Blanks alone name nobody (a proxy passing " " made a user of it). */
+    if (subject == NULL || subject[strspn(subject, " \t\r\n")] == '\0')
         return ledger_error_set(err, 401, "unauthenticated", NULL,
                                 "no authenticated identity");
     if (strlen(subject) > MAX_SUBJECT)

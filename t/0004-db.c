@@ -163,6 +163,8 @@ int main(void)
        "an empty identity is 401");
     ok(ledger_user_resolve(db, NULL, NULL, NULL, &again, &err) == LEDGER_ERR && err.status == 401,
        "no identity is 401");
+    ok(ledger_user_resolve(db, " \t ", NULL, NULL, &again, &err) == LEDGER_ERR && err.status == 401,
+       "an identity of blanks alone is 401");
     ok(ledger_user_resolve(db, "mallory", "alice@example.org", NULL, &again, &err) == 0
        && again != alice, "a second identity claiming a taken email gets its own user");
     ledger_user_get(db, again, &doc, &err);

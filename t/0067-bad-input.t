@@ -144,6 +144,13 @@ for my $q ('search=%zz', 'search=ab%2', 'search=%') {
     $sent++;
     is($res->{status}, 400, "GET /api/transactions?$q: 400");
 }
+# Without an identity nothing else is looked at: a bad query is 401 too
+# (it was 400, which told an unauthenticated client about the request).
+for my $q ('search=%zz', join('&', map { "k$_=1" } 1 .. 300)) {
+    my $res = $rig->get("/api/transactions?$q", open => 1);
+    $sent++;
+    is($res->{status}, 401, 'GET /api/transactions?' . substr($q, 0, 20) . '... with no identity: 401');
+}
 for my $path ('/api/budgets/%ff', '/api/budgets/caf%e9') {
     my $res = $rig->put($path, { amount => 100 }, user => 'erin');
     $sent++;
