@@ -158,8 +158,9 @@ static int hex_digit(int c)
  * digits, - . _ ~) is the character itself (its 6.2.2.2): decoded before
  * the routes see the path, so /api/transactions/%31 is transaction 1 (it
  * was no route: an audit).  Every other escape stays for the segment's
- * own decoding (%2F is a slash in a name, not a separator). */
-static void path_normalize(char *path)
+ * own decoding (%2F is a slash in a name, not a separator).  -1 for a
+ * malformed escape. */
+static int path_normalize(char *path)
 {
     char *in = path, *out = path;
 
@@ -168,6 +169,11 @@ static void path_normalize(char *path)
         int lo = hi >= 0 ? hex_digit((unsigned char)in[2]) : -1;
         int c = hi * 16 + lo;
 
+        /* A '%' that starts no escape is malformed: kept, it made one with
+         * what followed once that was decoded ("%%341" is "%41"), and the
+         * router decoded it again (an audit). */
+        if (in[0] == '%' && (hi < 0 || lo < 0))
+            return -1;
         if (hi >= 0 && lo >= 0 && c < 128
             && (isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~')) {
             *out++ = (char)c;
@@ -177,6 +183,7 @@ static void path_normalize(char *path)
         }
     }
     *out = '\0';
+    return 0;
 }
 
 int request_parse_uri(struct request *r)
@@ -190,7 +197,9 @@ int request_parse_uri(struct request *r)
     r->path = q ? strndup(uri, (size_t)(q - uri)) : strdup(uri);
     if (r->path == NULL)
         return request_fail(r, 500, "internal", NULL, "out of memory");
-    path_normalize(r->path);
+    if (path_normalize(r->path))
+        return request_fail(r, 400, "invalid_request", NULL,
+                            "the path has a '%%' that is not followed by two hex digits");
     if (q == NULL)
         return 0;
     for (s = q + 1;;) {

@@ -165,6 +165,14 @@ $r = FCGIClient->new(path => $sock)->request(
 is($r->{status}, 401, 'HTTP_* parameters (client headers) never carry identity');
 $r = FCGIClient->new(path => $sock)->request(FCGIClient::params('GET', '/api/me', REMOTE_USER => ''));
 is($r->{status}, 401, 'an empty REMOTE_USER is no identity');
+$r = FCGIClient->new(path => $sock)->request(FCGIClient::params('GET', '/api/me', REMOTE_USER => " \t"));
+is($r->{status}, 401, 'nor is one of blanks');
+# A '%' that starts no escape is a malformed path, not one to decode twice
+# ("%%331" was "%31", then "1": transaction 1).
+$r = FCGIClient->new(path => $sock)->request(FCGIClient::params('GET', '/api/transactions/%%331',
+                                                                REMOTE_USER => 'alice'));
+is($r->{status}, 400, 'a path with %% is 400');
+like($r->{body}, qr/two hex digits/, 'saying why');
 $r = FCGIClient->new(path => $sock)->request(me_params('x' x 600));
 is($r->{status}, 401, 'an over-long identity is refused');
 
