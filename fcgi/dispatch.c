@@ -147,10 +147,26 @@ static long elapsed_us(const struct timespec *t0)
     return (t1.tv_sec - t0->tv_sec) * 1000000L + (t1.tv_nsec - t0->tv_nsec) / 1000L;
 }
 
+/* The path as the log shows it: a route's last segment that is the
+ * user's own words (a merchant, a category) as * (DESIGN.md: never
+ * descriptions at info level; an audit found merchant names there). */
+static void log_path(const struct request *r, const struct route *route, char *out, size_t len)
+{
+    const char *slash;
+
+    if (r->path == NULL)
+        snprintf(out, len, "-");
+    else if (route && (route->flags & ROUTE_NAMED) && (slash = strrchr(r->path, '/')) != NULL)
+        snprintf(out, len, "%.*s/*", (int)(slash - r->path), r->path);
+    else
+        snprintf(out, len, "%s", r->path);
+}
+
 int dispatch(FCGX_Request *fcgx, const struct config *cfg, ledger_db *db,
              struct router *rt, uint64_t request_id)
 {
     struct request r;
+    char shown[512];
     struct timespec t0;
     const struct route *route = NULL;
     const char *subject;
@@ -189,11 +205,11 @@ int dispatch(FCGX_Request *fcgx, const struct config *cfg, ledger_db *db,
     run_handler(&r, route);
 answer:
     response_send(&r);
+    log_path(&r, route, shown, sizeof shown);
     if (r.err.status >= 500)
-        log_msg(LOG_ERROR, "req=%s %s %s: %s", r.id, r.method, r.path ? r.path : "-",
-                r.err.message);
+        log_msg(LOG_ERROR, "req=%s %s %s: %s", r.id, r.method, shown, r.err.message);
     log_msg(LOG_INFO, "req=%s user=%lld %s %s %d %ldus", r.id, (long long)r.user_id,
-            r.method, r.path ? r.path : "-", r.status, elapsed_us(&t0));
+            r.method, shown, r.status, elapsed_us(&t0));
     request_end(&r);
     return stale;
 }

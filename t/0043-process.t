@@ -242,6 +242,21 @@ FCGIClient->new(path => $sock)->request(me_params('alice'));
 ok(wait_for(sub { -s $log }), 'after SIGHUP the log is reopened at its path');
 like(Rig::slurp($log), qr/user=\d+ GET \/api\/me 200 \d+us/, 'one line per request: user, method, path, status, time');
 unlike(Rig::slurp("$log.1") . Rig::slurp($log), qr/short|pieces/, 'no request bodies in the log');
+# Nor the user's own words in a path: a merchant or a category is *.
+FCGIClient->new(path => $sock)->request(FCGIClient::params('GET', '/api/analytics/merchants/Secret%20Clinic',
+                                                           REMOTE_USER => 'alice'));
+FCGIClient->new(path => $sock)->request(FCGIClient::params('DELETE', '/api/budgets/private_matters',
+                                                           REMOTE_USER => 'alice'));
+like(Rig::slurp($log), qr{GET /api/analytics/merchants/\* 200 }, 'a merchant history is logged with * for the name');
+like(Rig::slurp($log), qr{DELETE /api/budgets/\* 404 }, 'a budget with * for the category');
+unlike(Rig::slurp($log), qr/Secret|private_matters/, 'neither name is in the log');
+# Every route whose last segment is free text says so (ROUTE_NAMED).
+for my $line (grep { /SEGMENT/ && !/#define/ } split /\n/, Rig::slurp(Rig::srcdir() . '/fcgi/routes.c')) {
+    my ($pattern) = $line =~ /"(\/api[^,]*)/;
+    my $next = $line =~ /ROUTE_NAMED/ ? 1 : 0;
+    ok($next || Rig::slurp(Rig::srcdir() . '/fcgi/routes.c') =~ /\Q$line\E\s*\n\s*ROUTE_NAMED/,
+       "route $pattern ... is ROUTE_NAMED");
+}
 
 # SIGTERM in the middle of a request: the request finishes, then the process exits 0.
 $body = '{"name":"in-flight"}';
