@@ -251,9 +251,9 @@ static int by_cell_order(const void *a, const void *b)
 /* A month's cells in report order.  A month has some fifteen categories,
  * and these are put in place one by one: qsort's merge sort through a
  * comparison callback was a tenth of a five-year report's time in perf's
- * samples (the report 435 -> 417 us without it).  A
- * ledger may name thousands (categories are the user's own words), and
- * those go to qsort, whose time grows as k log k rather than k * k. */
+ * samples (the report 435 -> 417 us without it).  A ledger may name
+ * thousands (categories are the user's own words), and those go to
+ * qsort, whose time grows as k log k rather than k * k. */
 static void sort_cells(struct month_cell *cell, size_t k)
 {
     size_t i, j;
