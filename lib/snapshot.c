@@ -2,10 +2,10 @@
  * A row's user-made state, saved and put back: its overrides, payment
  * method, tags and splits (and, for one row, its transaction type).
  * Reconciliation keeps one to undo a match; a rule run keeps one per row
- * it changes, to revert the run.  Putting a
- * snapshot back restores exactly what was saved, discarding later edits
- * to those fields (as the specification says a revert does); a tag, trip
- * or participant deleted since is left out rather than recreated.
+ * it changes, to revert the run.  Putting a snapshot back restores
+ * exactly what was saved, discarding later edits to those fields (as the
+ * specification says a revert does); a tag, trip or participant deleted
+ * since is left out rather than recreated.
  */
 #include <stdlib.h>
 #include <string.h>
