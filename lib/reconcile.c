@@ -125,10 +125,12 @@ static const char SQL_RECORD_DELETE[] = "DELETE FROM reconciliations WHERE manua
  * changed them: a split is a debt between people), go back to it, and
  * the statement row takes back its own; when the manual row brought none,
  * the statement row's own splits stayed through the match and stay as
- * they are.  The tags of the manual row's parties (those of the split it
- * takes back) become those they left on the matched row, less any the
- * statement row had before; theirs leave the statement row unless they
- * take part in that. */
+ * they are.  The trip goes the same way: it is the purchase's, whoever
+ * put it in or took it out while matched (a participant who made his tag
+ * a trip, a trip's owner who took the row out of hers: audits).  The tags
+ * of the manual row's parties (those of the split it takes back) become
+ * those they left on the matched row, less any the statement row had
+ * before; theirs leave the statement row unless they take part in that. */
 #define NOT_ROW_OWNERS(tag, row) \
     tag " NOT IN (SELECT g.id FROM tags g JOIN transactions o ON o.id = " row \
     "              WHERE g.owner_id = o.owner_id)"
@@ -150,6 +152,11 @@ static const char SQL_DROP_CARRIED_TAGS[] =
     "DELETE FROM transaction_tags"
     " WHERE transaction_id = ?1 AND " NOT_ROW_OWNERS("tag_id", "?1") " AND " NOT_SAVED("tag_id")
     "   AND NOT " PARTY_NOW("(SELECT owner_id FROM tags WHERE id = tag_id)");
+static const char SQL_TRIP_NOW[] = "SELECT override_trip_id FROM transactions WHERE id = ?";
+static const char SQL_HAS_TRIP[] =
+    "SELECT 1 FROM transactions WHERE id = ? AND override_trip_id IS NOT NULL";
+static const char SQL_TRIP_PUT[] =
+    "UPDATE transactions SET override_trip_id = (SELECT id FROM trips WHERE id = ?2) WHERE id = ?1";
 /* The matched row's splits as a snapshot keeps them. */
 static const char SQL_SPLITS_NOW[] =
     "SELECT json_group_array(json_array(participant_id, share_percent, settled)) FROM"
@@ -489,10 +496,10 @@ static int later_run(ledger_db *db, int64_t stmt, int64_t after_run, int64_t *la
 
 int ledger_reconcile_undo(ledger_db *db, int64_t me, int64_t manual, ledger_error *err)
 {
-    int64_t owner, statement, reconciled, stmt = 0, after_run = 0, later = 0;
+    int64_t owner, statement, reconciled, stmt = 0, after_run = 0, later = 0, trip = 0;
     char method[16], *snapshot = NULL, *splits = NULL;
     sqlite3_stmt *st;
-    int step, brought, rc = LEDGER_ERR;
+    int step, brought, brought_trip, rc = LEDGER_ERR;
 
     if (row_state(db, manual, &owner, &statement, &reconciled, method, err))
         return LEDGER_ERR;
@@ -533,8 +540,19 @@ int ledger_reconcile_undo(ledger_db *db, int64_t me, int64_t manual, ledger_erro
         ledger_error_set(err, 500, "internal", NULL, "out of memory");
         goto out;
     }
-    /* Before anything changes the two rows' splits or tags. */
+    if ((st = db_stmt(db, SQL_TRIP_NOW, err)) == NULL)
+        goto out;
+    sqlite3_bind_int64(st, 1, stmt);
+    if ((step = sqlite3_step(st)) == SQLITE_ROW)
+        trip = sqlite3_column_int64(st, 0);
+    db_stmt_done(st);
+    if (step != SQLITE_ROW) {
+        db_error(db, err, "reconcile");
+        goto out;
+    }
+    /* Before anything changes the two rows' splits, trips or tags. */
     if (run2(db, SQL_HAS_SPLITS, manual, 0, NULL, 1, &brought, err)
+        || run2(db, SQL_HAS_TRIP, manual, 0, NULL, 1, &brought_trip, err)
         || run2(db, SQL_UNCARRY_TAGS, stmt, manual, NULL, 0, NULL, err)
         || run2(db, SQL_CARRY_TAGS, stmt, manual, snapshot, 0, NULL, err)
         || row_restore(db, stmt, snapshot, err)
@@ -542,6 +560,7 @@ int ledger_reconcile_undo(ledger_db *db, int64_t me, int64_t manual, ledger_erro
         || run2(db, SQL_UNHIDE, manual, 0, NULL, 0, NULL, err)
         || run2(db, SQL_SPLITS_PRUNE, brought ? manual : stmt, manual, splits, 0, NULL, err)
         || run2(db, SQL_SPLITS_PUT, brought ? manual : stmt, manual, splits, 0, NULL, err)
+        || run2(db, SQL_TRIP_PUT, brought_trip ? manual : stmt, trip, NULL, 0, NULL, err)
         || run2(db, SQL_DROP_CARRIED_TAGS, stmt, manual, snapshot, 0, NULL, err)
         || run2(db, SQL_RECORD_DELETE, manual, 0, NULL, 0, NULL, err))
         goto out;

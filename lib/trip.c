@@ -85,17 +85,6 @@ static const char SQL_TAG_ROWS[] =
     " WHERE tt.tag_id = ?2 AND t.reconciled_with_id IS NULL"
     "   AND (t.owner_id = ?1 OR EXISTS (SELECT 1 FROM splits s"
     "        WHERE s.transaction_id = t.id AND s.participant_id = ?1))";
-/* The reconciled manual rows with the tag that the caller owns or takes
- * part in go into the trip too, as they would visible: hidden, they count
- * nowhere, but the match's undo gives one back with its pre-match state,
- * and without this it came back with neither its tag (deleted here) nor
- * the trip (its statement row's, undone): audits.  (The trip is new and
- * the caller's, so no one else is brought in by it.) */
-static const char SQL_TAG_HIDDEN_ROWS[] =
-    "UPDATE transactions SET override_trip_id = ?3"
-    " WHERE reconciled_with_id IS NOT NULL"
-    "   AND (owner_id = ?1 OR id IN (SELECT transaction_id FROM splits WHERE participant_id = ?1))"
-    "   AND id IN (SELECT transaction_id FROM transaction_tags WHERE tag_id = ?2)";
 static const char SQL_TAG_NAME[] = "SELECT name FROM tags WHERE id = ?";
 static const char SQL_TAG_DROP[] = "DELETE FROM tags WHERE id = ?";
 
@@ -413,15 +402,6 @@ int ledger_trip_from_tag(ledger_db *db, int64_t me, const cJSON *body, cJSON **o
         return LEDGER_ERR;
     }
     cJSON_Delete(ids);
-    if ((st = db_stmt(db, SQL_TAG_HIDDEN_ROWS, err)) == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, me);
-    sqlite3_bind_int64(st, 2, tag_id);
-    sqlite3_bind_int64(st, 3, trip_id);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE)
-        return db_error(db, err, "trip from tag");
     if (!cJSON_IsTrue(keep)) {
         if ((st = db_stmt(db, SQL_TAG_DROP, err)) == NULL)
             return LEDGER_ERR;

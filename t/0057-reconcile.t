@@ -773,7 +773,8 @@ error_is($rig->del("/api/reconcile/$mG->{id}", user => 'alice'), 409, 'conflict'
     is(net_cents('alice', 'bob'), $net_cleared, 'and bob owes what he owed before the undo');
 
     # The owner makes a tag a trip while a manual row with it is matched:
-    # the purchase is in the trip after the undo too.
+    # the purchase is in the trip after the undo too (the manual row brought
+    # no trip, so the trip stays with the statement row, as a split would).
     my $perth = $rig->post('/api/tags', { name => 'perth-dec' }, user => 'alice')->{json}{id};
     my $mh = manual('alice', 'perth hotel', date => '2026-12-20', amount => 300, payment_method => 'card',
                     tag_ids => [$perth]);
@@ -784,8 +785,8 @@ error_is($rig->del("/api/reconcile/$mG->{id}", user => 'alice'), 409, 'conflict'
     my $trip = $res->{json}{id} // 0;
     is($res->{json}{transaction_count}, 1, 'holding the purchase once');
     is($rig->del("/api/reconcile/$mh->{id}", user => 'alice')->{status}, 204, 'the match is undone');
-    is(row_of('alice', $mh->{id})->{trip_id}, $trip, 'the manual row is in the trip');
-    is($rig->get("/api/trips/$trip", user => 'alice')->{json}{transaction_count}, 1, 'which still holds it once');
+    is(row_of('alice', $hv->{'PERTH HOTEL'}{id})->{trip_id}, $trip, 'the statement row is in the trip');
+    is($rig->get("/api/trips/$trip", user => 'alice')->{json}{transaction_count}, 1, 'which holds the purchase once');
 
     # A participant makes their tag a trip while the owner's manual row
     # with it is matched: the purchase is in their trip after the undo.
@@ -800,8 +801,23 @@ error_is($rig->del("/api/reconcile/$mG->{id}", user => 'alice'), 409, 'conflict'
     is($res->{status}, 201, 'bob makes his tag a trip') or diag($res->{content});
     my $bob_trip = $res->{json}{id} // 0;
     is($rig->del("/api/reconcile/$mb->{id}", user => 'alice')->{status}, 204, 'alice undoes the match');
-    is(row_of('bob', $mb->{id})->{trip_id}, $bob_trip, "the cabin is in bob's trip");
-    is($rig->get("/api/trips/$bob_trip", user => 'bob')->{json}{transaction_count}, 1, 'which holds it');
+    is($rig->get("/api/trips/$bob_trip", user => 'bob')->{json}{transaction_count}, 1,
+       "bob's trip holds the cabin once");
+
+    # A trip the manual row brought follows it: its trip owner taking the
+    # matched row out of the trip takes the purchase out.
+    my $tt = $rig->post('/api/trips', { name => 'Adelaide' }, user => 'alice')->{json}{id};
+    my $md2 = manual('alice', 'adelaide lunch', date => '2026-12-24', amount => 44, payment_method => 'card',
+                     trip_id => $tt);
+    my (undef, $av) = statement('alice', ['ADELAIDE LUNCH', '2026-12-24', 44]);
+    my $ra = $av->{'ADELAIDE LUNCH'}{id};
+    is(reconcile('alice', [$md2->{id}, $ra])->{status}, 200, 'the lunch is matched');
+    is(row_of('alice', $ra)->{trip_id}, $tt, 'the statement row took its trip');
+    is($rig->request('DELETE', "/api/trips/$tt/transactions", user => 'alice',
+                     json => { transaction_ids => [$ra] })->{status}, 200, 'it is taken out of the trip');
+    is($rig->del("/api/reconcile/$md2->{id}", user => 'alice')->{status}, 204, 'the match is undone');
+    is(row_of('alice', $md2->{id})->{trip_id}, undef, 'the manual row comes back out of the trip');
+    is($rig->get("/api/trips/$tt", user => 'alice')->{json}{transaction_count}, 0, 'which holds nothing');
 }
 
 # ==== a matched manual row is no row of a trip (November) =====================================
