@@ -30,7 +30,8 @@
  * - a row of a third person's where both have a share and only one of the
  *   two is settled (is the sum settled?);
  * - a rule whose apply_split would name one participant twice, or name its
- *   own owner without totalling 100% (what split_parse refuses on apply).
+ *   own owner without totalling 100% or alone (what split_parse refuses on
+ *   apply).
  *
  * The caller runs it inside one write transaction (ledger_begin(db, 1)) and
  * rolls back on error.
@@ -305,7 +306,7 @@ static void rewrite_actions(struct merge *m, int64_t rule_id, int64_t owner, cJS
         cJSON *tag = cJSON_GetObjectItemCaseSensitive(a, "tag_id");
         cJSON *shares = cJSON_GetObjectItemCaseSensitive(a, "shares"), *s;
         int64_t id, total = 0;
-        int from_named = 0, into_named = 0, owner_named = 0;
+        int from_named = 0, into_named = 0, owner_named = 0, named = 0;
 
         if (tag && json_id(tag, &id) == 0 && tag_into(m, id) != id) {
             set_id(a, "tag_id", tag_into(m, id));
@@ -318,6 +319,7 @@ static void rewrite_actions(struct merge *m, int64_t rule_id, int64_t owner, cJS
 
             if (p == NULL || json_id(p, &id))
                 continue;
+            named++;
             if (ledger_percent_from_json(cJSON_GetObjectItemCaseSensitive(s, "share_percent"),
                                          "share_percent", &pct, &ignored) == 0)
                 total += pct;
@@ -335,6 +337,12 @@ static void rewrite_actions(struct merge *m, int64_t rule_id, int64_t owner, cJS
             conflict(m, what);
         } else if ((from_named || owner == m->from) && owner_named && total != 10000) {
             snprintf(what, sizeof what, "rule %lld would split with its own owner short of 100%%",
+                     (long long)rule_id);
+            conflict(m, what);
+        } else if ((from_named || owner == m->from) && owner_named && named == 1) {
+            /* A split with nobody, which applying it refuses (an audit:
+             * the merge left such a rule, which then never ran). */
+            snprintf(what, sizeof what, "rule %lld would split with its own owner alone",
                      (long long)rule_id);
             conflict(m, what);
         }

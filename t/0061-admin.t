@@ -236,6 +236,8 @@ my $alice_rule = rule('alice', 'Party', { type => 'apply_split',
 my $dave_rule = rule('dave', 'Dinner', { type => 'add_tag', tag_id => $dave_food });
 my $dave_split_rule = rule('dave', 'Taxi', { type => 'apply_split',
                                              shares => [{ participant_id => $uid{bob}, share_percent => 40 }] });
+my $bob_gift_rule = rule('bob', 'Gift', { type => 'apply_split',
+                                         shares => [{ participant_id => $uid{dave}, share_percent => 100 }] });
 # A run of dave's that changed his dinner (split with bob): its saved
 # snapshot names the split, which the merge rewrites.
 my $dave_cat_rule = rule('dave', 'Dinner', { type => 'set_category', category => 'restaurants' });
@@ -433,7 +435,7 @@ is($users{dave}{shared_with}, 2, 'and two rows shared with him');
 is($rc, 1, 'merge-users refuses a conflict');
 like($err, qr/both have a budget for groceries \(250\.00 and 300\.00\)/, 'two budgets for groceries named');
 like($err, qr/payment \d+ of 2026-03-11 is between the two/, 'the payment between them named');
-like($err, qr/3 conflicts: .*; rule $dave_split_rule would split with its own owner short of 100%/,
+like($err, qr/\d conflicts: .*; rule $dave_split_rule would split with its own owner short of 100%/,
      "dave's rule splitting with bob named");
 like($err, qr/nothing changed/, 'saying nothing changed');
 is($rig->get('/api/me', user => 'dave')->{json}{id}, $uid{dave}, 'dave is still there');
@@ -452,6 +454,12 @@ is($err, "ledger-admin: id:abc: 'id:' must be followed by a user id, a number ab
 $rig->put('/api/budgets/groceries', { amount => 300 }, user => 'dave');
 is($rig->del("/api/payments/$pay->{json}{id}", user => 'dave')->{status}, 204, 'dave deletes the payment');
 is($rig->del("/api/rules/$dave_split_rule", user => 'dave')->{status}, 204, 'dave deletes that rule');
+# bob's rule giving rows wholly to dave would split with bob alone: a split
+# with nobody, which applying it refuses (the merge left such a rule).
+($rc, undef, $err) = admin('merge-users', '--db', $db, '--from', 'dave', '--into', 'bob');
+is($rc, 1, 'merge-users refuses the rule that would split with its owner alone');
+like($err, qr/1 conflict: rule $bob_gift_rule would split with its own owner alone/, 'naming it');
+is($rig->del("/api/rules/$bob_gift_rule", user => 'bob')->{status}, 204, 'bob deletes that rule');
 my $bob_before = total('bob');
 ($rc, $out, $err) = admin('merge-users', '--db', $db, '--from', 'dave', '--into', 'bob', '--dry-run');
 is($rc, 0, '--dry-run') or diag($err);
