@@ -147,19 +147,28 @@ static long elapsed_us(const struct timespec *t0)
     return (t1.tv_sec - t0->tv_sec) * 1000000L + (t1.tv_nsec - t0->tv_nsec) / 1000L;
 }
 
-/* The path as the log shows it: a route's last segment that is the
- * user's own words (a merchant, a category) as * (DESIGN.md: never
- * descriptions at info level; an audit found merchant names there). */
-static void log_path(const struct request *r, const struct route *route, char *out, size_t len)
+/* The path as the log shows it: what follows the fixed start of a route
+ * whose last segment is the user's own words (a merchant, a category) as
+ * * (DESIGN.md: never descriptions at info level; audits found merchant
+ * names there, then on requests no route answered: 401, 404, 405). */
+static void log_path(const struct request *r, char *out, size_t len)
 {
-    const char *slash;
+    size_t i, fixed;
 
-    if (r->path == NULL)
+    if (r->path == NULL) {
         snprintf(out, len, "-");
-    else if (route && (route->flags & ROUTE_NAMED) && (slash = strrchr(r->path, '/')) != NULL)
-        snprintf(out, len, "%.*s/*", (int)(slash - r->path), r->path);
-    else
-        snprintf(out, len, "%s", r->path);
+        return;
+    }
+    for (i = 0; i < route_count; i++) {
+        if (!(routes[i].flags & ROUTE_NAMED))
+            continue;
+        fixed = strcspn(routes[i].pattern, "([");  /* the pattern's plain start */
+        if (strncmp(r->path, routes[i].pattern, fixed) == 0 && r->path[fixed] != '\0') {
+            snprintf(out, len, "%.*s*", (int)fixed, r->path);
+            return;
+        }
+    }
+    snprintf(out, len, "%s", r->path);
 }
 
 int dispatch(FCGX_Request *fcgx, const struct config *cfg, ledger_db *db,
@@ -205,7 +214,7 @@ int dispatch(FCGX_Request *fcgx, const struct config *cfg, ledger_db *db,
     run_handler(&r, route);
 answer:
     response_send(&r);
-    log_path(&r, route, shown, sizeof shown);
+    log_path(&r, shown, sizeof shown);
     if (r.err.status >= 500)
         log_msg(LOG_ERROR, "req=%s %s %s: %s", r.id, r.method, shown, r.err.message);
     log_msg(LOG_INFO, "req=%s user=%lld %s %s %d %ldus", r.id, (long long)r.user_id,

@@ -247,9 +247,22 @@ FCGIClient->new(path => $sock)->request(FCGIClient::params('GET', '/api/analytic
                                                            REMOTE_USER => 'alice'));
 FCGIClient->new(path => $sock)->request(FCGIClient::params('DELETE', '/api/budgets/private_matters',
                                                            REMOTE_USER => 'alice'));
+# And on requests no route answers: no identity, a method not allowed, a
+# path no route has, a bad escape in the name.
+FCGIClient->new(path => $sock)->request(FCGIClient::params('GET', '/api/budgets/hidden_one'));
+FCGIClient->new(path => $sock)->request(FCGIClient::params('POST', '/api/analytics/merchants/Hidden%20Two',
+                                                           REMOTE_USER => 'alice'));
+FCGIClient->new(path => $sock)->request(FCGIClient::params('GET', '/api/budgets/hidden_three/extra',
+                                                           REMOTE_USER => 'alice'));
+FCGIClient->new(path => $sock)->request(FCGIClient::params('GET', '/api/analytics/monthly/2025-02/hidden%ff',
+                                                           REMOTE_USER => 'alice'));
 like(Rig::slurp($log), qr{GET /api/analytics/merchants/\* 200 }, 'a merchant history is logged with * for the name');
 like(Rig::slurp($log), qr{DELETE /api/budgets/\* 404 }, 'a budget with * for the category');
-unlike(Rig::slurp($log), qr/Secret|private_matters/, 'neither name is in the log');
+like(Rig::slurp($log), qr{GET /api/budgets/\* 401 }, 'as are a request without identity');
+like(Rig::slurp($log), qr{POST /api/analytics/merchants/\* 405 }, 'one with a method not allowed');
+like(Rig::slurp($log), qr{GET /api/budgets/\* 404 }, 'one no route has');
+like(Rig::slurp($log), qr{GET /api/analytics/monthly/\* 400 }, 'and one with a bad escape');
+unlike(Rig::slurp($log), qr/Secret|private_matters|[Hh]idden/, 'no name is in the log');
 # Every route whose last segment is free text says so (ROUTE_NAMED).
 for my $line (grep { /SEGMENT/ && !/#define/ } split /\n/, Rig::slurp(Rig::srcdir() . '/fcgi/routes.c')) {
     my ($pattern) = $line =~ /"(\/api[^,]*)/;
