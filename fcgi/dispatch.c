@@ -196,7 +196,7 @@ int dispatch(FCGX_Request *fcgx, const struct config *cfg, ledger_db *db,
      * even that its query string is bad (an audit: 400 before 401).  The
      * path is still read, for the log. */
     subject = FCGX_GetParam(cfg->identity_param, fcgx->envp);
-    if (subject == NULL || subject[strspn(subject, " \t\r\n")] == '\0') {
+    if (subject == NULL || ledger_identity_blank(subject)) {
         request_parse_uri(&r);
         request_fail(&r, 401, "unauthenticated", NULL, "no authenticated identity");
         goto answer;

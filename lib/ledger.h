@@ -170,6 +170,9 @@ int ledger_categories_list(ledger_db *db, int64_t user_id, cJSON **out,
  * first sight, or binding a placeholder user created for that email. */
 int ledger_user_resolve(ledger_db *db, const char *subject, const char *email,
                         const char *name, int64_t *user_id, ledger_error *err);
+/* Whether an identity is blank (spaces, controls, invisible characters
+ * alone): no identity, which ledger_user_resolve answers 401. */
+int ledger_identity_blank(const char *subject);
 /* GET /api/me: {id, email, name, home_currency}. */
 int ledger_user_get(ledger_db *db, int64_t user_id, cJSON **out, ledger_error *err);
 

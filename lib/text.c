@@ -1,4 +1,5 @@
 /* Characters: UTF-8 sequences and Windows-1252 bytes (see text.h). */
+#include <ctype.h>
 #include <string.h>
 
 #include "text.h"
@@ -235,4 +236,57 @@ int text_contains(const char *text, size_t n, const char *term, size_t m)
             return 1;
     }
     return 0;
+}
+
+/* What the character at s (a UTF-8 sequence of *len bytes) is to a name:
+ * 1 a space (Unicode White_Space, or a C1 control): it parts words like
+ * any ASCII punctuation; 2 a character with no look of its own (soft
+ * hyphen, zero-width characters, directional marks, variation selectors,
+ * the byte order mark): dropped; 0 a character of the name.  An NBSP from
+ * a copied name made "dining out" another category than "Dining Out", and
+ * a zero-width space one that looks like "transfers" but is spend (an
+ * audit). */
+int unicode_kind(const unsigned char *s, size_t *len)
+{
+    unsigned cp;
+
+    if ((s[0] & 0xE0) == 0xC0 && (s[1] & 0xC0) == 0x80) {
+        cp = (s[0] & 0x1Fu) << 6 | (s[1] & 0x3Fu);
+        *len = 2;
+    } else if ((s[0] & 0xF0) == 0xE0 && (s[1] & 0xC0) == 0x80 && (s[2] & 0xC0) == 0x80) {
+        cp = (s[0] & 0x0Fu) << 12 | (s[1] & 0x3Fu) << 6 | (s[2] & 0x3Fu);
+        *len = 3;
+    } else if ((s[0] & 0xF8) == 0xF0 && (s[1] & 0xC0) == 0x80 && (s[2] & 0xC0) == 0x80
+               && (s[3] & 0xC0) == 0x80) {
+        cp = (s[0] & 0x07u) << 18 | (s[1] & 0x3Fu) << 12 | (s[2] & 0x3Fu) << 6 | (s[3] & 0x3Fu);
+        *len = 4;
+    } else {
+        *len = 1;
+        return 0;
+    }
+    if ((cp >= 0x80 && cp <= 0xA0) || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A)
+        || cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000)
+        return 1;
+    if (cp == 0xAD || cp == 0x34F || cp == 0x61C || cp == 0x180E || (cp >= 0x180B && cp <= 0x180F)
+        || (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x202A && cp <= 0x202E)
+        || (cp >= 0x2060 && cp <= 0x206F) || (cp >= 0xFE00 && cp <= 0xFE0F) || cp == 0xFEFF
+        || (cp >= 0xE0000 && cp <= 0xE0FFF))
+        return 2;
+    return 0;
+}
+
+int text_blank(const char *s)
+{
+    size_t len;
+
+    for (; *s; s += len) {
+        len = 1;
+        if ((unsigned char)*s < 0x80) {
+            if (!isspace((unsigned char)*s) && !iscntrl((unsigned char)*s))
+                return 0;
+        } else if (unicode_kind((const unsigned char *)s, &len) == 0) {
+            return 0;
+        }
+    }
+    return 1;
 }

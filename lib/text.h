@@ -26,4 +26,14 @@ void utf8_lower(char *s);
  * answers for a term without wildcards, without LIKE's pattern walk. */
 int text_contains(const char *text, size_t n, const char *term, size_t m);
 
+/* What the character at s (a UTF-8 sequence; *len set to its length, 1
+ * for a byte that starts none) is to a name: 1 a space (Unicode
+ * White_Space, or a C1 control), 2 a character with no look of its own
+ * (zero-width, directional marks, the byte order mark...), 0 a character
+ * of the name. */
+int unicode_kind(const unsigned char *s, size_t *len);
+/* Whether s holds nothing to see: only ASCII spaces and controls and the
+ * characters unicode_kind calls 1 or 2. */
+int text_blank(const char *s);
+
 #endif

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "text.h"
 
 #define MAX_SUBJECT 512
 #define MAX_PROFILE 320
@@ -142,14 +143,20 @@ static int bind_late(ledger_db *db, int64_t id, const char *email, int had_name,
     return write_user(db, SQL_USER_SET_NAME, NULL, id, NULL, NULL, NULL, err);
 }
 
+/* Blanks alone name nobody: a proxy passing " ", a vertical tab or a
+ * no-break space made a user of it (audits). */
+int ledger_identity_blank(const char *subject)
+{
+    return text_blank(subject);
+}
+
 int ledger_user_resolve(ledger_db *db, const char *subject, const char *email,
                         const char *name, int64_t *user_id, ledger_error *err)
 {
     int64_t id = 0;
     int found, stale = 0, had_name = 0;
 
-    /* Blanks alone name nobody (a proxy passing " " made a user of it). */
-    if (subject == NULL || subject[strspn(subject, " \t\r\n")] == '\0')
+    if (subject == NULL || ledger_identity_blank(subject))
         return ledger_error_set(err, 401, "unauthenticated", NULL,
                                 "no authenticated identity");
     if (strlen(subject) > MAX_SUBJECT)

@@ -165,6 +165,12 @@ int main(void)
        "no identity is 401");
     ok(ledger_user_resolve(db, " \t ", NULL, NULL, &again, &err) == LEDGER_ERR && err.status == 401,
        "an identity of blanks alone is 401");
+    ok(ledger_user_resolve(db, "\v\f", NULL, NULL, &again, &err) == LEDGER_ERR && err.status == 401,
+       "so is one of a vertical tab and a form feed");
+    ok(ledger_user_resolve(db, "\xc2\xa0\xe2\x80\x8b", NULL, NULL, &again, &err) == LEDGER_ERR
+       && err.status == 401, "or of a no-break space and a zero-width space");
+    ok(ledger_user_resolve(db, "\xc2\xa0x", NULL, NULL, &again, &err) == LEDGER_OK,
+       "a subject with something to see beside them is one");
     ok(ledger_user_resolve(db, "mallory", "alice@example.org", NULL, &again, &err) == 0
        && again != alice, "a second identity claiming a taken email gets its own user");
     ledger_user_get(db, again, &doc, &err);
