@@ -108,9 +108,9 @@ static int write_user(ledger_db *db, const char *sql, const char *subject,
  * placeholder is merged into the user (user_merge.c; it owns nothing,
  * only others' splits, payments and contacts name it), whose name stays
  * their own, never the one whoever added them typed.  A merge refused
- * (a conflict, which the people would have to settle: none is known that
- * a placeholder could meet) leaves both as they were, and is tried again
- * at the user's next request. */
+ * (a conflict the people would have to settle, such as payments recorded
+ * between the two) leaves both as they were, and is tried again at the
+ * user's next request, under the write lock: rare, and then costly. */
 static int bind_late(ledger_db *db, int64_t id, const char *email, int had_name,
                      ledger_error *err)
 {
