@@ -163,6 +163,25 @@ static int migrate(ledger_db *db, ledger_error *err)
     if (exec(db, "BEGIN IMMEDIATE", err))
         return LEDGER_ERR;
     have = ledger_schema_version(db);
+    /* Version 0 is a new, empty file: one that holds tables already is
+     * another application's SQLite database (an audit: --db naming one
+     * wrote the ledger's tables into it). */
+    if (have == 0) {
+        sqlite3_stmt *st = db_stmt(db, "SELECT COUNT(*) FROM sqlite_master", err);
+        int objects = -1;
+
+        if (st == NULL)
+            goto fail;
+        if (sqlite3_step(st) == SQLITE_ROW)
+            objects = sqlite3_column_int(st, 0);
+        db_stmt_done(st);
+        if (objects != 0) {
+            ledger_error_set(err, 500, "not_a_ledger", NULL,
+                             "the file holds tables of its own and no ledger schema version:"
+                             " not a ledger database");
+            goto fail;
+        }
+    }
     if (have > latest) {
         ledger_error_set(err, 500, "schema_too_new", NULL,
                          "database schema version %d is newer than this program "

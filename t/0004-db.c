@@ -299,6 +299,22 @@ int main(void)
     }
     ledger_close(db);
 
+    /* Another application's SQLite database (tables, no ledger version)
+     * is refused, untouched: the ledger's tables were written into it. */
+    {
+        char other[160];
+        sqlite3 *raw;
+        ledger_db *odb = NULL;
+
+        snprintf(other, sizeof other, "%s/other-app.db", dir);
+        sqlite3_open(other, &raw);
+        sqlite3_exec(raw, "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)", NULL, NULL, NULL);
+        sqlite3_close(raw);
+        ok(ledger_open(other, &odb, &err) == LEDGER_ERR && strcmp(err.code, "not_a_ledger") == 0,
+           "another application's database is refused (%s)", err.message);
+        is_int(count(other, "SELECT COUNT(*) FROM sqlite_master"), 1, "and left with its one table");
+    }
+
     /* A database from a newer release is refused, untouched. */
     set_user_version(path, latest + 1);
     ledger_error_clear(&err);

@@ -352,7 +352,8 @@ for my $case (['replaced', sub { system('cp', "$dir/moved.db", "$dir/moved.db.ne
 # A database an earlier release left 0644 (with its WAL) is made private
 # when the service starts on it.
 {
-    system('sqlite3', "$dir/old.db", 'PRAGMA journal_mode = WAL; CREATE TABLE x (a); INSERT INTO x VALUES (1);') == 0 or die;
+    my ($mrc) = run_cmd($bin, '--db', "$dir/old.db", '--check');
+    is($mrc, 0, 'a ledger made') or die;
     chmod 0644, "$dir/old.db";
     my ($orc, $oout) = run_cmd($bin, '--db', "$dir/old.db", '--check');
     is($orc, 0, '--check on a database left 0644') or diag($oout);
@@ -364,7 +365,11 @@ for my $case (['replaced', sub { system('cp', "$dir/moved.db", "$dir/moved.db.ne
     chmod 01777, "$dir/notadb.d";
     Rig::write_file("$dir/notadb.txt", "just text, more than a header's worth of it " x 4);
     chmod 0644, "$dir/notadb.txt";
-    for my $case (["$dir/notadb.d", '1777'], ["$dir/notadb.txt", '0644']) {
+    # Another application's SQLite database is not a ledger either: it is
+    # refused, its tables and mode as they were.
+    system('sqlite3', "$dir/other-app.db", 'CREATE TABLE notes (body TEXT)') == 0 or die;
+    chmod 0644, "$dir/other-app.db";
+    for my $case (["$dir/notadb.d", '1777'], ["$dir/notadb.txt", '0644'], ["$dir/other-app.db", '0644']) {
         my ($nrc) = run_cmd($bin, '--db', $case->[0], '--check');
         isnt($nrc, 0, "--check on $case->[0] fails");
         is(sprintf('%04o', (stat $case->[0])[2] & 07777), $case->[1], 'leaving its mode as it was');
