@@ -542,6 +542,9 @@ int row_snapshot(ledger_db *db, int64_t id, char **out, ledger_error *err);
 int row_restore(ledger_db *db, int64_t id, const char *snapshot, ledger_error *err);
 /* row_restore for every row of a rule run at once. */
 int run_restore(ledger_db *db, int64_t run_id, ledger_error *err);
+/* Undoes every match into the rows of statement statement_id (reconcile.c),
+ * before the statement is deleted. */
+int reconcile_release_statement(ledger_db *db, int64_t statement_id, ledger_error *err);
 /* The snapshot of row t (an alias of transactions) as one SQL expression,
  * so a whole set of rows can be saved or compared in one statement. */
 #define SNAPSHOT_JSON(t) \

@@ -494,40 +494,18 @@ static int later_run(ledger_db *db, int64_t stmt, int64_t after_run, int64_t *la
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "reconcile");
 }
 
-int ledger_reconcile_undo(ledger_db *db, int64_t me, int64_t manual, ledger_error *err)
+/* Undoes the match of manual with stmt, whose saved state is snapshot
+ * (the comment above SQL_UNCARRY_TAGS says how). */
+static int undo_match(ledger_db *db, int64_t manual, int64_t stmt, const char *snapshot,
+                      ledger_error *err)
 {
-    int64_t owner, statement, reconciled, stmt = 0, after_run = 0, later = 0, trip = 0;
-    char method[16], *snapshot = NULL, *splits = NULL;
+    int64_t trip = 0;
+    char *splits = NULL;
     sqlite3_stmt *st;
     int step, brought, brought_trip, rc = LEDGER_ERR;
 
-    if (row_state(db, manual, &owner, &statement, &reconciled, method, err))
-        return LEDGER_ERR;
-    if (owner != me)
-        return ledger_error_set(err, 403, "forbidden", NULL, "the transaction is not yours");
-    if ((st = db_stmt(db, SQL_RECORD_GET, err)) == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, manual);
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        stmt = sqlite3_column_int64(st, 0);
-        snapshot = strdup((const char *)sqlite3_column_text(st, 1));
-        after_run = sqlite3_column_int64(st, 2);
-    }
-    db_stmt_done(st);
-    if (!reconciled || snapshot == NULL) {
-        ledger_error_set(err, 409, "conflict", NULL, "the transaction is not reconciled");
-        goto out;
-    }
-    if (later_run(db, stmt, after_run, &later, err))
-        goto out;
-    if (later) {
-        ledger_error_set(err, 409, "conflict", NULL,
-                         "rule run %lld changed transaction %lld after it was reconciled:"
-                         " revert the run first", (long long)later, (long long)stmt);
-        goto out;
-    }
     if ((st = db_stmt(db, SQL_SPLITS_NOW, err)) == NULL)
-        goto out;
+        return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, stmt);
     if ((step = sqlite3_step(st)) == SQLITE_ROW)
         splits = strdup((const char *)sqlite3_column_text(st, 0));
@@ -566,7 +544,93 @@ int ledger_reconcile_undo(ledger_db *db, int64_t me, int64_t manual, ledger_erro
         goto out;
     rc = LEDGER_OK;
 out:
-    free(snapshot);
     free(splits);
+    return rc;
+}
+
+int ledger_reconcile_undo(ledger_db *db, int64_t me, int64_t manual, ledger_error *err)
+{
+    int64_t owner, statement, reconciled, stmt = 0, after_run = 0, later = 0;
+    char method[16], *snapshot = NULL;
+    sqlite3_stmt *st;
+    int rc = LEDGER_ERR;
+
+    if (row_state(db, manual, &owner, &statement, &reconciled, method, err))
+        return LEDGER_ERR;
+    if (owner != me)
+        return ledger_error_set(err, 403, "forbidden", NULL, "the transaction is not yours");
+    if ((st = db_stmt(db, SQL_RECORD_GET, err)) == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, manual);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        stmt = sqlite3_column_int64(st, 0);
+        snapshot = strdup((const char *)sqlite3_column_text(st, 1));
+        after_run = sqlite3_column_int64(st, 2);
+    }
+    db_stmt_done(st);
+    if (!reconciled || snapshot == NULL) {
+        ledger_error_set(err, 409, "conflict", NULL, "the transaction is not reconciled");
+        goto out;
+    }
+    if (later_run(db, stmt, after_run, &later, err))
+        goto out;
+    if (later) {
+        ledger_error_set(err, 409, "conflict", NULL,
+                         "rule run %lld changed transaction %lld after it was reconciled:"
+                         " revert the run first", (long long)later, (long long)stmt);
+        goto out;
+    }
+    rc = undo_match(db, manual, stmt, snapshot, err);
+out:
+    free(snapshot);
+    return rc;
+}
+
+/* The matches into statement ?1's rows, as (manual, statement row,
+ * snapshot). */
+static const char SQL_STATEMENT_MATCHES[] =
+    "SELECT r.manual_id, r.statement_txn_id, r.snapshot FROM reconciliations r"
+    "  JOIN transactions t ON t.id = r.statement_txn_id WHERE t.statement_id = ?1";
+
+int reconcile_release_statement(ledger_db *db, int64_t statement_id, ledger_error *err)
+{
+    struct match { int64_t manual, stmt; char *snapshot; } *m = NULL;
+    size_t n = 0, cap = 0, i;
+    sqlite3_stmt *st = db_stmt(db, SQL_STATEMENT_MATCHES, err);
+    int step, rc = LEDGER_ERR;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, statement_id);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap) {
+            struct match *more = realloc(m, (cap = cap ? 2 * cap : 16) * sizeof *m);
+
+            if (more == NULL)
+                break;
+            m = more;
+        }
+        m[n].manual = sqlite3_column_int64(st, 0);
+        m[n].stmt = sqlite3_column_int64(st, 1);
+        if ((m[n].snapshot = strdup((const char *)sqlite3_column_text(st, 2))) == NULL)
+            break;
+        n++;
+    }
+    db_stmt_done(st);
+    if (step != SQLITE_DONE) {
+        if (step == SQLITE_ROW)
+            ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        else
+            db_error(db, err, "reconcile");
+        goto out;
+    }
+    for (i = 0; i < n; i++)
+        if (undo_match(db, m[i].manual, m[i].stmt, m[i].snapshot, err))
+            goto out;
+    rc = LEDGER_OK;
+out:
+    for (i = 0; i < n; i++)
+        free(m[i].snapshot);
+    free(m);
     return rc;
 }

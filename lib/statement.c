@@ -228,9 +228,15 @@ int ledger_statement_delete(ledger_db *db, int64_t me, int64_t id, ledger_error 
     if (statement_get(db, me, id, &cur, err))
         return LEDGER_ERR;
     cJSON_Delete(cur);
+    /* Manual rows reconciled into its rows come back first as an undo
+     * gives them back, with what was done to the purchase meanwhile (its
+     * split and trip, its participants' tags): on the statement row alone
+     * that went with it (an audit: a participant's settle was lost).  A
+     * rule run since is no reason to refuse here: the rows go. */
+    if (reconcile_release_statement(db, id, err))
+        return LEDGER_ERR;
     /* Its rows go with it (ON DELETE CASCADE), and their splits, tags and
-     * rule snapshots with them; manual rows that were reconciled into them
-     * become unreconciled again (ON DELETE SET NULL). */
+     * rule snapshots with them. */
     if ((st = db_stmt(db, SQL_STMT_DELETE, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, id);

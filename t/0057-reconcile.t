@@ -820,6 +820,23 @@ error_is($rig->del("/api/reconcile/$mG->{id}", user => 'alice'), 409, 'conflict'
     is($rig->get("/api/trips/$tt", user => 'alice')->{json}{transaction_count}, 0, 'which holds nothing');
 }
 
+# ==== deleting the statement of a matched row is an undo for the manual row ==================
+# What was done to the purchase while matched comes back with the manual
+# row, as an undo gives it (bob's settle went with the statement row).
+{
+    my $mz = manual('alice', 'december gift', date => '2026-12-27', amount => 60, payment_method => 'card',
+                    splits => [{ participant_id => $uid{bob}, share_percent => 50 }]);
+    my ($zs, $zv) = statement('alice', ['DECEMBER GIFT', '2026-12-27', 60]);
+    my $rz = $zv->{'DECEMBER GIFT'}{id};
+    is(reconcile('alice', [$mz->{id}, $rz])->{status}, 200, 'the gift is matched');
+    is($rig->post("/api/transactions/$rz/splits/settle", { settled => JSON::PP::true }, user => 'bob')->{status},
+       200, 'bob settles his part');
+    is($rig->del("/api/statements/$zs->{id}", user => 'alice')->{status}, 204, 'the statement is deleted');
+    my %settled = map { $_->[0] => $_->[3] } @{ state_of(row_of('alice', $mz->{id}))->{splits} };
+    is($settled{ $uid{bob} }, 1, "the manual row is back with bob's part settled");
+    error_is($rig->del("/api/reconcile/$mz->{id}", user => 'alice'), 409, 'conflict', 'and is no longer reconciled');
+}
+
 # ==== a matched manual row is no row of a trip (November) =====================================
 # bob puts his manual row in alice's trip, then matches it: alice (the
 # trip's owner) cannot take the hidden row out of her trip, and bob's undo
