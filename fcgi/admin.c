@@ -130,7 +130,8 @@ int admin_open(const struct admin_db *o, const char *path, int create, ledger_db
             return ADMIN_FAIL;
         }
         if (version == 0) {
-            fprintf(stderr, "ledger-admin: %s: no such database\n", path);
+            fprintf(stderr, "ledger-admin: %s is not a ledger database (no schema version;"
+                    " ledger-admin migrate makes an empty file one)\n", path);
             return ADMIN_FAIL;
         }
         if (version != ledger_schema_latest()) {

@@ -153,6 +153,43 @@ int ledger_schema_version(ledger_db *db)
     return v;
 }
 
+/* Version 0 is a new, empty file: one that holds tables already is
+ * another application's SQLite database (an audit: --db naming one wrote
+ * the ledger's tables into it).  LEDGER_ERR, said in err, when it is. */
+static int foreign_tables(ledger_db *db, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, "SELECT COUNT(*) FROM sqlite_master", err);
+    int objects = -1;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        objects = sqlite3_column_int(st, 0);
+    db_stmt_done(st);
+    if (objects < 0)
+        return db_error(db, err, "schema");
+    if (objects > 0)
+        return ledger_error_set(err, 500, "not_a_ledger", NULL,
+                                "the file holds tables of its own and no ledger schema version:"
+                                " not a ledger database");
+    return LEDGER_OK;
+}
+
+/* A file that is no ledger this release can serve (another application's
+ * database, a newer release's), refused before anything is written: the
+ * switch to WAL below changed such a file's header (an audit).  migrate()
+ * checks again inside its transaction, for a file changing meanwhile. */
+static int refuse_early(ledger_db *db, ledger_error *err)
+{
+    int have = ledger_schema_version(db), latest = ledger_schema_latest();
+
+    if (have > latest)
+        return ledger_error_set(err, 500, "schema_too_new", NULL,
+                                "database schema version %d is newer than this program "
+                                "knows (%d); run a newer ledger-fcgi", have, latest);
+    return have == 0 ? foreign_tables(db, err) : LEDGER_OK;
+}
+
 /* All pending migrations run in one transaction, and the version is read
  * again inside it: two processes starting together must not both migrate. */
 static int migrate(ledger_db *db, ledger_error *err)
@@ -163,25 +200,8 @@ static int migrate(ledger_db *db, ledger_error *err)
     if (exec(db, "BEGIN IMMEDIATE", err))
         return LEDGER_ERR;
     have = ledger_schema_version(db);
-    /* Version 0 is a new, empty file: one that holds tables already is
-     * another application's SQLite database (an audit: --db naming one
-     * wrote the ledger's tables into it). */
-    if (have == 0) {
-        sqlite3_stmt *st = db_stmt(db, "SELECT COUNT(*) FROM sqlite_master", err);
-        int objects = -1;
-
-        if (st == NULL)
-            goto fail;
-        if (sqlite3_step(st) == SQLITE_ROW)
-            objects = sqlite3_column_int(st, 0);
-        db_stmt_done(st);
-        if (objects != 0) {
-            ledger_error_set(err, 500, "not_a_ledger", NULL,
-                             "the file holds tables of its own and no ledger schema version:"
-                             " not a ledger database");
-            goto fail;
-        }
-    }
+    if (have == 0 && foreign_tables(db, err))
+        goto fail;
     if (have > latest) {
         ledger_error_set(err, 500, "schema_too_new", NULL,
                          "database schema version %d is newer than this program "
@@ -475,7 +495,8 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
     /* WAL lets readers in other processes run beside the one writer;
      * synchronous=FULL because an acknowledged write must survive a power
      * cut, which NORMAL does not promise in WAL mode. */
-    if (set_wal(db, err)
+    if (refuse_early(db, err)
+        || set_wal(db, err)
         || exec(db, "PRAGMA synchronous = FULL", err)
         || exec(db, "PRAGMA foreign_keys = ON", err)
         /* Every row written fires upserts in triggers, and each such

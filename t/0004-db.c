@@ -313,6 +313,17 @@ int main(void)
         ok(ledger_open(other, &odb, &err) == LEDGER_ERR && strcmp(err.code, "not_a_ledger") == 0,
            "another application's database is refused (%s)", err.message);
         is_int(count(other, "SELECT COUNT(*) FROM sqlite_master"), 1, "and left with its one table");
+        {
+            /* Bytes 18 and 19 of the header: 1 and 1 for a rollback
+             * journal, 2 and 2 once switched to WAL. */
+            unsigned char hdr[20] = { 0 };
+            FILE *f = fopen(other, "rb");
+
+            ok(f && fread(hdr, 1, sizeof hdr, f) == sizeof hdr && hdr[18] == 1 && hdr[19] == 1,
+               "in its own journal mode, not switched to WAL");
+            if (f)
+                fclose(f);
+        }
     }
 
     /* A database from a newer release is refused, untouched. */

@@ -83,6 +83,13 @@ for my $cmd ([ 'users' ], [ 'merge-users', '--from', 'a', '--into', 'b' ], [ 'ch
     is($rc, 1, "$cmd->[0] on a path that names nothing: exit 1");
     like($err, qr/typo\.db: no such database/, 'saying so');
 }
+# A file that is another application's SQLite database is no ledger.
+system('sqlite3', "$dir/notes.db", 'CREATE TABLE notes (body TEXT)') == 0 or die;
+for my $cmd ([ 'users' ], [ 'check' ]) {
+    ($rc, undef, $err) = admin($cmd->[0], '--db', "$dir/notes.db");
+    is($rc, 1, "$cmd->[0] on another application's database: exit 1");
+    like($err, qr/notes\.db is not a ledger database/, 'saying so, not "no such database"');
+}
 ($rc, undef, $err) = admin('import', '--db', "$dir/typo.db", '--user', 'a', "$dir/none.csv");
 is($rc, 1, 'import on a path that names nothing: exit 1');
 ok(!-e "$dir/typo.db", 'and no database was made');
