@@ -125,9 +125,11 @@ static const char SQL_RECORD_DELETE[] = "DELETE FROM reconciliations WHERE manua
  * changed them: a split is a debt between people), go back to it, and
  * the statement row takes back its own; when the manual row brought none,
  * the statement row's own splits stayed through the match and stay as
- * they are.  The trip goes the same way: it is the purchase's, whoever
- * put it in or took it out while matched (a participant who made his tag
- * a trip, a trip's owner who took the row out of hers: audits).  The tags
+ * they are.  A trip put in or taken out while matched (by the owner, a
+ * participant who made his tag a trip, a trip's owner who took the row
+ * out of hers: audits) goes with the split, so that a debt stays in the
+ * trip it was run up in; with no split, to the row the trip came from.
+ * An unchanged trip stays where each row had it.  The tags
  * of the manual row's parties (those of the split it takes back) become
  * those they left on the matched row, less any the statement row had
  * before; theirs leave the statement row unless they take part in that. */
@@ -499,10 +501,11 @@ static int later_run(ledger_db *db, int64_t stmt, int64_t after_run, int64_t *la
 static int undo_match(ledger_db *db, int64_t manual, int64_t stmt, const char *snapshot,
                       ledger_error *err)
 {
-    int64_t trip = 0;
+    int64_t trip = 0, manual_trip = 0, saved_trip = 0, split_row, trip_row;
     char *splits = NULL;
+    cJSON *saved = NULL;
     sqlite3_stmt *st;
-    int step, brought, brought_trip, rc = LEDGER_ERR;
+    int step, brought, brought_trip, trip_moved, rc = LEDGER_ERR;
 
     if ((st = db_stmt(db, SQL_SPLITS_NOW, err)) == NULL)
         return LEDGER_ERR;
@@ -528,23 +531,44 @@ static int undo_match(ledger_db *db, int64_t manual, int64_t stmt, const char *s
         db_error(db, err, "reconcile");
         goto out;
     }
+    if ((st = db_stmt(db, SQL_TRIP_NOW, err)) == NULL)
+        goto out;
+    sqlite3_bind_int64(st, 1, manual);
+    if ((step = sqlite3_step(st)) == SQLITE_ROW)
+        manual_trip = sqlite3_column_int64(st, 0);
+    db_stmt_done(st);
+    if (step != SQLITE_ROW) {
+        db_error(db, err, "reconcile");
+        goto out;
+    }
+    if ((saved = cJSON_Parse(snapshot)) != NULL) {
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(saved, "override_trip_id");
+
+        if (cJSON_IsNumber(t))
+            saved_trip = (int64_t)t->valuedouble;
+    }
     /* Before anything changes the two rows' splits, trips or tags. */
     if (run2(db, SQL_HAS_SPLITS, manual, 0, NULL, 1, &brought, err)
-        || run2(db, SQL_HAS_TRIP, manual, 0, NULL, 1, &brought_trip, err)
-        || run2(db, SQL_UNCARRY_TAGS, stmt, manual, NULL, 0, NULL, err)
+        || run2(db, SQL_HAS_TRIP, manual, 0, NULL, 1, &brought_trip, err))
+        goto out;
+    split_row = brought ? manual : stmt;
+    trip_moved = trip != (brought_trip ? manual_trip : saved_trip);
+    trip_row = strcmp(splits, "[]") != 0 ? split_row : brought_trip ? manual : stmt;
+    if (run2(db, SQL_UNCARRY_TAGS, stmt, manual, NULL, 0, NULL, err)
         || run2(db, SQL_CARRY_TAGS, stmt, manual, snapshot, 0, NULL, err)
         || row_restore(db, stmt, snapshot, err)
         || run2(db, SQL_GIVE_DATE_BACK, stmt, manual, NULL, 0, NULL, err)
         || run2(db, SQL_UNHIDE, manual, 0, NULL, 0, NULL, err)
-        || run2(db, SQL_SPLITS_PRUNE, brought ? manual : stmt, manual, splits, 0, NULL, err)
-        || run2(db, SQL_SPLITS_PUT, brought ? manual : stmt, manual, splits, 0, NULL, err)
-        || run2(db, SQL_TRIP_PUT, brought_trip ? manual : stmt, trip, NULL, 0, NULL, err)
+        || run2(db, SQL_SPLITS_PRUNE, split_row, manual, splits, 0, NULL, err)
+        || run2(db, SQL_SPLITS_PUT, split_row, manual, splits, 0, NULL, err)
+        || (trip_moved && run2(db, SQL_TRIP_PUT, trip_row, trip, NULL, 0, NULL, err))
         || run2(db, SQL_DROP_CARRIED_TAGS, stmt, manual, snapshot, 0, NULL, err)
         || run2(db, SQL_RECORD_DELETE, manual, 0, NULL, 0, NULL, err))
         goto out;
     rc = LEDGER_OK;
 out:
     free(splits);
+    cJSON_Delete(saved);
     return rc;
 }
 

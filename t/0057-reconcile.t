@@ -818,6 +818,23 @@ error_is($rig->del("/api/reconcile/$mG->{id}", user => 'alice'), 409, 'conflict'
     is($rig->del("/api/reconcile/$md2->{id}", user => 'alice')->{status}, 204, 'the match is undone');
     is(row_of('alice', $md2->{id})->{trip_id}, undef, 'the manual row comes back out of the trip');
     is($rig->get("/api/trips/$tt", user => 'alice')->{json}{transaction_count}, 0, 'which holds nothing');
+
+    # A trip put in while matched goes with the split: the debt stays in
+    # the trip it was run up in (the split went back to the manual row and
+    # the trip stayed on the statement row).
+    my $tw = $rig->post('/api/trips', { name => 'Wollongong' }, user => 'alice')->{json}{id};
+    my $mw = manual('alice', 'wollongong dinner', date => '2026-12-26', amount => 90, payment_method => 'card',
+                    splits => [{ participant_id => $uid{bob}, share_percent => 40 }]);
+    my (undef, $wv) = statement('alice', ['WOLLONGONG DINNER', '2026-12-26', 90]);
+    my $rw = $wv->{'WOLLONGONG DINNER'}{id};
+    is(reconcile('alice', [$mw->{id}, $rw])->{status}, 200, 'the dinner is matched');
+    is($rig->patch("/api/transactions/$rw", { trip_id => $tw }, user => 'alice')->{status}, 200,
+       'and put in the trip');
+    is($rig->del("/api/reconcile/$mw->{id}", user => 'alice')->{status}, 204, 'the match is undone');
+    my $back = row_of('alice', $mw->{id});
+    is_deeply([$back->{trip_id}, scalar @{ $back->{splits} }], [$tw, 2], 'the manual row has the split and the trip');
+    is(row_of('alice', $rw)->{trip_id}, undef, 'the statement row neither');
+    is($rig->get("/api/trips/$tw", user => 'alice')->{json}{transaction_count}, 1, 'the trip holds the dinner once');
 }
 
 # ==== deleting the statement of a matched row is an undo for the manual row ==================
