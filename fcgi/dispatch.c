@@ -147,28 +147,68 @@ static long elapsed_us(const struct timespec *t0)
     return (t1.tv_sec - t0->tv_sec) * 1000000L + (t1.tv_nsec - t0->tv_nsec) / 1000L;
 }
 
-/* The path as the log shows it: what follows the fixed start of a route
- * whose last segment is the user's own words (a merchant, a category) as
- * * (DESIGN.md: never descriptions at info level; audits found merchant
- * names there, then on requests no route answered: 401, 404, 405). */
+/* Whether the n bytes at seg are a word of some route's pattern (a
+ * segment of it with no regular-expression character: "api", "budgets"). */
+static int route_word(const char *seg, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < route_count; i++) {
+        const char *p = routes[i].pattern;
+
+        while (*p) {
+            size_t len;
+
+            p += *p == '/';
+            len = strcspn(p, "/");
+            if (len == n && strncmp(p, seg, n) == 0 && strcspn(p, "([\\.^$*+?{|") >= len)
+                return 1;
+            p += len;
+        }
+    }
+    return 0;
+}
+
+/* The path as the log shows it: each segment that is neither a word of a
+ * route, nor a number (an id), nor a month, as * (DESIGN.md: never
+ * descriptions at info level).  Merchant and category names in paths were
+ * logged (an audit), then on requests no route answered, and through
+ * paths nginx passes unnormalised (//api/budgets/NAME): so nothing but
+ * what the routes themselves spell is shown. */
 static void log_path(const struct request *r, char *out, size_t len)
 {
-    size_t i, fixed;
+    const char *p = r->path;
+    size_t used = 0;
 
-    if (r->path == NULL) {
+    if (p == NULL) {
         snprintf(out, len, "-");
         return;
     }
-    for (i = 0; i < route_count; i++) {
-        if (!(routes[i].flags & ROUTE_NAMED))
+    out[0] = '\0';
+    while (*p && used + 2 < len) {
+        size_t n, k;
+        int shown;
+
+        if (*p == '/') {
+            out[used++] = '/';
+            p++;
             continue;
-        fixed = strcspn(routes[i].pattern, "([");  /* the pattern's plain start */
-        if (strncmp(r->path, routes[i].pattern, fixed) == 0 && r->path[fixed] != '\0') {
-            snprintf(out, len, "%.*s*", (int)fixed, r->path);
-            return;
         }
+        n = strcspn(p, "/");
+        for (k = 0; k < n && p[k] >= '0' && p[k] <= '9'; k++)
+            ;
+        shown = k == n || (n == 7 && k == 4 && p[4] == '-' && p[5] >= '0' && p[5] <= '9'
+                           && p[6] >= '0' && p[6] <= '9')
+                || route_word(p, n);
+        if (shown && used + n + 1 < len) {
+            memcpy(out + used, p, n);
+            used += n;
+        } else {
+            out[used++] = '*';
+        }
+        p += n;
     }
-    snprintf(out, len, "%s", r->path);
+    out[used] = '\0';
 }
 
 int dispatch(FCGX_Request *fcgx, const struct config *cfg, ledger_db *db,

@@ -13,9 +13,7 @@ enum route_flags {
     ROUTE_WRITE = 1,  /* runs in one write transaction */
     ROUTE_JSON = 2,   /* takes a JSON body */
     ROUTE_CSV = 4,    /* also takes a text/csv body */
-    ROUTE_RAW = 8,    /* takes a file as bytes, of any type (the library checks it) */
-    ROUTE_NAMED = 16  /* its last segment is the user's own words (a merchant, a
-                       * category): the log shows what follows its fixed start as * */
+    ROUTE_RAW = 8     /* takes a file as bytes, of any type (the library checks it) */
 };
 
 struct route {
