@@ -169,6 +169,9 @@ int main(void)
        "so is one of a vertical tab and a form feed");
     ok(ledger_user_resolve(db, "\xc2\xa0\xe2\x80\x8b", NULL, NULL, &again, &err) == LEDGER_ERR
        && err.status == 401, "or of a no-break space and a zero-width space");
+    ok(ledger_user_resolve(db, "\xe3\x85\xa4\xe2\xa0\x80\xef\xbf\xb9\xf0\x9d\x85\xb3", NULL, NULL,
+                           &again, &err) == LEDGER_ERR && err.status == 401,
+       "or of a Hangul filler, a blank Braille pattern, an annotation mark, a musical format control");
     ok(ledger_user_resolve(db, "\xc2\xa0x", NULL, NULL, &again, &err) == LEDGER_OK,
        "a subject with something to see beside them is one");
     ok(ledger_user_resolve(db, "mallory", "alice@example.org", NULL, &again, &err) == 0
