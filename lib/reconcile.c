@@ -155,8 +155,6 @@ static const char SQL_DROP_CARRIED_TAGS[] =
     " WHERE transaction_id = ?1 AND " NOT_ROW_OWNERS("tag_id", "?1") " AND " NOT_SAVED("tag_id")
     "   AND NOT " PARTY_NOW("(SELECT owner_id FROM tags WHERE id = tag_id)");
 static const char SQL_TRIP_NOW[] = "SELECT override_trip_id FROM transactions WHERE id = ?";
-static const char SQL_HAS_TRIP[] =
-    "SELECT 1 FROM transactions WHERE id = ? AND override_trip_id IS NOT NULL";
 static const char SQL_TRIP_PUT[] =
     "UPDATE transactions SET override_trip_id = (SELECT id FROM trips WHERE id = ?2) WHERE id = ?1";
 /* The matched row's splits as a snapshot keeps them. */
@@ -496,6 +494,21 @@ static int later_run(ledger_db *db, int64_t stmt, int64_t after_run, int64_t *la
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "reconcile");
 }
 
+/* Row id's trip into *trip, 0 for none. */
+static int trip_of(ledger_db *db, int64_t id, int64_t *trip, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_TRIP_NOW, err);
+    int step;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, id);
+    if ((step = sqlite3_step(st)) == SQLITE_ROW)
+        *trip = sqlite3_column_int64(st, 0);
+    db_stmt_done(st);
+    return step == SQLITE_ROW ? LEDGER_OK : db_error(db, err, "reconcile");
+}
+
 /* Undoes the match of manual with stmt, whose saved state is snapshot
  * (the comment above SQL_UNCARRY_TAGS says how). */
 static int undo_match(ledger_db *db, int64_t manual, int64_t stmt, const char *snapshot,
@@ -521,26 +534,8 @@ static int undo_match(ledger_db *db, int64_t manual, int64_t stmt, const char *s
         ledger_error_set(err, 500, "internal", NULL, "out of memory");
         goto out;
     }
-    if ((st = db_stmt(db, SQL_TRIP_NOW, err)) == NULL)
+    if (trip_of(db, stmt, &trip, err) || trip_of(db, manual, &manual_trip, err))
         goto out;
-    sqlite3_bind_int64(st, 1, stmt);
-    if ((step = sqlite3_step(st)) == SQLITE_ROW)
-        trip = sqlite3_column_int64(st, 0);
-    db_stmt_done(st);
-    if (step != SQLITE_ROW) {
-        db_error(db, err, "reconcile");
-        goto out;
-    }
-    if ((st = db_stmt(db, SQL_TRIP_NOW, err)) == NULL)
-        goto out;
-    sqlite3_bind_int64(st, 1, manual);
-    if ((step = sqlite3_step(st)) == SQLITE_ROW)
-        manual_trip = sqlite3_column_int64(st, 0);
-    db_stmt_done(st);
-    if (step != SQLITE_ROW) {
-        db_error(db, err, "reconcile");
-        goto out;
-    }
     if ((saved = cJSON_Parse(snapshot)) != NULL) {
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(saved, "override_trip_id");
 
@@ -548,9 +543,9 @@ static int undo_match(ledger_db *db, int64_t manual, int64_t stmt, const char *s
             saved_trip = (int64_t)t->valuedouble;
     }
     /* Before anything changes the two rows' splits, trips or tags. */
-    if (run2(db, SQL_HAS_SPLITS, manual, 0, NULL, 1, &brought, err)
-        || run2(db, SQL_HAS_TRIP, manual, 0, NULL, 1, &brought_trip, err))
+    if (run2(db, SQL_HAS_SPLITS, manual, 0, NULL, 1, &brought, err))
         goto out;
+    brought_trip = manual_trip != 0;
     split_row = brought ? manual : stmt;
     trip_moved = trip != (brought_trip ? manual_trip : saved_trip);
     trip_row = strcmp(splits, "[]") != 0 ? split_row : brought_trip ? manual : stmt;
