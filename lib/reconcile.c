@@ -95,7 +95,9 @@ static const char SQL_HIDE[] = "UPDATE transactions SET reconciled_with_id = ?2 
 static const char SQL_RECORD[] =
     "INSERT INTO reconciliations (manual_id, statement_txn_id, snapshot, statement_created_at,"
     " after_run)"
-    " VALUES (?1, ?2, ?3, (SELECT created_at FROM transactions WHERE id = ?2),"
+    " VALUES (?1, ?2, json_set(?3, '$.manual_trip_id',"
+    "                          (SELECT override_trip_id FROM transactions WHERE id = ?1)),"
+    "         (SELECT created_at FROM transactions WHERE id = ?2),"
     "         (SELECT last FROM id_high_water WHERE name = 'rule_runs'))";
 static const char SQL_TAKE_DATE[] =
     "UPDATE transactions SET created_at = (SELECT created_at FROM transactions WHERE id = ?2)"
@@ -128,8 +130,10 @@ static const char SQL_RECORD_DELETE[] = "DELETE FROM reconciliations WHERE manua
  * they are.  A trip put in or taken out while matched (by the owner, a
  * participant who made his tag a trip, a trip's owner who took the row
  * out of hers: audits) goes with the split, so that a debt stays in the
- * trip it was run up in; with no split, to the row the trip came from.
- * An unchanged trip stays where each row had it.  The tags
+ * trip it was run up in; with no split, to the row the trip came from;
+ * and the other row leaves the trip the purchase left.  An unchanged
+ * trip, or one deleted meanwhile, stays where each row had it (the match
+ * keeps the manual row's, manual_trip_id beside the snapshot).  The tags
  * of the manual row's parties (those of the split it takes back) become
  * those they left on the matched row, less any the statement row had
  * before; theirs leave the statement row unless they take part in that. */
@@ -155,6 +159,7 @@ static const char SQL_DROP_CARRIED_TAGS[] =
     " WHERE transaction_id = ?1 AND " NOT_ROW_OWNERS("tag_id", "?1") " AND " NOT_SAVED("tag_id")
     "   AND NOT " PARTY_NOW("(SELECT owner_id FROM tags WHERE id = tag_id)");
 static const char SQL_TRIP_NOW[] = "SELECT override_trip_id FROM transactions WHERE id = ?";
+static const char SQL_TRIP_EXISTS[] = "SELECT 1 FROM trips WHERE id = ?";
 static const char SQL_TRIP_PUT[] =
     "UPDATE transactions SET override_trip_id = (SELECT id FROM trips WHERE id = ?2) WHERE id = ?1";
 /* The matched row's splits as a snapshot keeps them. */
@@ -514,11 +519,12 @@ static int trip_of(ledger_db *db, int64_t id, int64_t *trip, ledger_error *err)
 static int undo_match(ledger_db *db, int64_t manual, int64_t stmt, const char *snapshot,
                       ledger_error *err)
 {
-    int64_t trip = 0, manual_trip = 0, saved_trip = 0, split_row, trip_row;
+    int64_t trip = 0, manual_trip = 0, saved_trip = 0, brought_trip_id = 0, trip_left;
+    int64_t split_row, trip_row, other_row, other_trip;
     char *splits = NULL;
     cJSON *saved = NULL;
     sqlite3_stmt *st;
-    int step, brought, brought_trip, trip_moved, rc = LEDGER_ERR;
+    int step, brought, trip_moved, rc = LEDGER_ERR;
 
     if ((st = db_stmt(db, SQL_SPLITS_NOW, err)) == NULL)
         return LEDGER_ERR;
@@ -536,19 +542,29 @@ static int undo_match(ledger_db *db, int64_t manual, int64_t stmt, const char *s
     }
     if (trip_of(db, stmt, &trip, err) || trip_of(db, manual, &manual_trip, err))
         goto out;
+    brought_trip_id = manual_trip;
     if ((saved = cJSON_Parse(snapshot)) != NULL) {
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(saved, "override_trip_id");
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(saved, "manual_trip_id");
 
         if (cJSON_IsNumber(t))
             saved_trip = (int64_t)t->valuedouble;
+        /* Matched before it was kept: the manual row's trip as it is. */
+        if (m != NULL)
+            brought_trip_id = cJSON_IsNumber(m) ? (int64_t)m->valuedouble : 0;
     }
     /* Before anything changes the two rows' splits, trips or tags. */
     if (run2(db, SQL_HAS_SPLITS, manual, 0, NULL, 1, &brought, err))
         goto out;
-    brought_trip = manual_trip != 0;
     split_row = brought ? manual : stmt;
-    trip_moved = trip != (brought_trip ? manual_trip : saved_trip);
-    trip_row = strcmp(splits, "[]") != 0 ? split_row : brought_trip ? manual : stmt;
+    trip_left = brought_trip_id ? brought_trip_id : saved_trip;
+    trip_moved = trip != trip_left;
+    if (trip_moved && trip_left
+        && run2(db, SQL_TRIP_EXISTS, trip_left, 0, NULL, 1, &trip_moved, err))
+        goto out;  /* a trip deleted meanwhile is no move */
+    trip_row = strcmp(splits, "[]") != 0 ? split_row : brought_trip_id ? manual : stmt;
+    other_row = trip_row == manual ? stmt : manual;
+    other_trip = other_row == manual ? manual_trip : saved_trip;
     if (run2(db, SQL_UNCARRY_TAGS, stmt, manual, NULL, 0, NULL, err)
         || run2(db, SQL_CARRY_TAGS, stmt, manual, snapshot, 0, NULL, err)
         || row_restore(db, stmt, snapshot, err)
@@ -557,6 +573,8 @@ static int undo_match(ledger_db *db, int64_t manual, int64_t stmt, const char *s
         || run2(db, SQL_SPLITS_PRUNE, split_row, manual, splits, 0, NULL, err)
         || run2(db, SQL_SPLITS_PUT, split_row, manual, splits, 0, NULL, err)
         || (trip_moved && run2(db, SQL_TRIP_PUT, trip_row, trip, NULL, 0, NULL, err))
+        || (trip_moved && other_trip == trip_left
+            && run2(db, SQL_TRIP_PUT, other_row, 0, NULL, 0, NULL, err))
         || run2(db, SQL_DROP_CARRIED_TAGS, stmt, manual, snapshot, 0, NULL, err)
         || run2(db, SQL_RECORD_DELETE, manual, 0, NULL, 0, NULL, err))
         goto out;
@@ -608,12 +626,13 @@ out:
 /* The matches into statement ?1's rows, as (manual, statement row,
  * snapshot). */
 static const char SQL_STATEMENT_MATCHES[] =
-    "SELECT r.manual_id, r.statement_txn_id, r.snapshot FROM reconciliations r"
+    "SELECT r.manual_id, r.statement_txn_id, r.snapshot, r.after_run FROM reconciliations r"
     "  JOIN transactions t ON t.id = r.statement_txn_id WHERE t.statement_id = ?1";
 
 int reconcile_release_statement(ledger_db *db, int64_t statement_id, ledger_error *err)
 {
-    struct match { int64_t manual, stmt; char *snapshot; } *m = NULL;
+    struct match { int64_t manual, stmt, after_run; char *snapshot; } *m = NULL;
+    int64_t later = 0;
     size_t n = 0, cap = 0, i;
     sqlite3_stmt *st = db_stmt(db, SQL_STATEMENT_MATCHES, err);
     int step, rc = LEDGER_ERR;
@@ -631,6 +650,7 @@ int reconcile_release_statement(ledger_db *db, int64_t statement_id, ledger_erro
         }
         m[n].manual = sqlite3_column_int64(st, 0);
         m[n].stmt = sqlite3_column_int64(st, 1);
+        m[n].after_run = sqlite3_column_int64(st, 3);
         if ((m[n].snapshot = strdup((const char *)sqlite3_column_text(st, 2))) == NULL)
             break;
         n++;
@@ -642,6 +662,20 @@ int reconcile_release_statement(ledger_db *db, int64_t statement_id, ledger_erro
         else
             db_error(db, err, "reconcile");
         goto out;
+    }
+    /* As an undo would: a run since that changed a matched row goes first
+     * (it carried the run's split onto the manual row, which the run's
+     * revert, its row gone, could no longer take off: an audit). */
+    for (i = 0; i < n; i++) {
+        if (later_run(db, m[i].stmt, m[i].after_run, &later, err))
+            goto out;
+        if (later) {
+            ledger_error_set(err, 409, "conflict", NULL,
+                             "rule run %lld changed transaction %lld, reconciled with %lld, since:"
+                             " revert the run first", (long long)later, (long long)m[i].stmt,
+                             (long long)m[i].manual);
+            goto out;
+        }
     }
     for (i = 0; i < n; i++)
         if (undo_match(db, m[i].manual, m[i].stmt, m[i].snapshot, err))

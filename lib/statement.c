@@ -231,8 +231,9 @@ int ledger_statement_delete(ledger_db *db, int64_t me, int64_t id, ledger_error 
     /* Manual rows reconciled into its rows come back first as an undo
      * gives them back, with what was done to the purchase meanwhile (its
      * split and trip, its participants' tags): on the statement row alone
-     * that went with it (an audit: a participant's settle was lost).  A
-     * rule run since is no reason to refuse here: the rows go. */
+     * that went with it (an audit: a participant's settle was lost).  As
+     * for an undo, a rule run since that changed one is reverted first
+     * (409 names it). */
     if (reconcile_release_statement(db, id, err))
         return LEDGER_ERR;
     /* Its rows go with it (ON DELETE CASCADE), and their splits, tags and

@@ -854,6 +854,62 @@ error_is($rig->del("/api/reconcile/$mG->{id}", user => 'alice'), 409, 'conflict'
     error_is($rig->del("/api/reconcile/$mz->{id}", user => 'alice'), 409, 'conflict', 'and is no longer reconciled');
 }
 
+# ==== trips and runs around an undo, three more cases ==========================================
+{
+    # A trip deleted while matched is no move: the statement row keeps
+    # its own trip (it lost it).
+    my $tm = $rig->post('/api/trips', { name => 'Mildura' }, user => 'alice')->{json}{id};
+    my $ts = $rig->post('/api/trips', { name => 'Shepparton' }, user => 'alice')->{json}{id};
+    my $mm = manual('alice', 'mildura fuel', date => '2026-11-20', amount => 70, payment_method => 'card',
+                    trip_id => $tm);
+    my (undef, $sv) = statement('alice', ['MILDURA FUEL', '2026-11-20', 70]);
+    my $rm = $sv->{'MILDURA FUEL'}{id};
+    is($rig->patch("/api/transactions/$rm", { trip_id => $ts }, user => 'alice')->{status}, 200,
+       'the bank row is in a trip of its own');
+    is(reconcile('alice', [$mm->{id}, $rm])->{status}, 200, 'matched');
+    is($rig->del("/api/trips/$tm", user => 'alice')->{status}, 204, "the manual row's trip is deleted");
+    is($rig->del("/api/reconcile/$mm->{id}", user => 'alice')->{status}, 204, 'undone');
+    is(row_of('alice', $rm)->{trip_id}, $ts, 'the statement row is back in its own trip');
+
+    # Taken out of the trip the manual row brought, with the split on the
+    # statement row: the purchase stays out.
+    my $tb = $rig->post('/api/trips', { name => 'Bendigo' }, user => 'alice')->{json}{id};
+    my $mb2 = manual('alice', 'bendigo hotel', date => '2026-11-22', amount => 80, payment_method => 'card',
+                     trip_id => $tb);
+    my (undef, $bv2) = statement('alice', ['BENDIGO HOTEL', '2026-11-22', 80]);
+    my $rb2 = $bv2->{'BENDIGO HOTEL'}{id};
+    is($rig->post("/api/transactions/$rb2/splits", [{ participant_id => $uid{bob}, share_percent => 25 }],
+                  user => 'alice')->{status}, 200, 'the bank row is split with bob');
+    is(reconcile('alice', [$mb2->{id}, $rb2])->{status}, 200, 'matched');
+    is($rig->request('DELETE', "/api/trips/$tb/transactions", user => 'alice',
+                     json => { transaction_ids => [$rb2] })->{status}, 200, 'taken out of the trip');
+    is($rig->del("/api/reconcile/$mb2->{id}", user => 'alice')->{status}, 204, 'undone');
+    is_deeply([row_of('alice', $mb2->{id})->{trip_id}, row_of('alice', $rb2)->{trip_id}], [undef, undef],
+              'neither row is in the trip');
+    is($rig->get("/api/trips/$tb", user => 'alice')->{json}{transaction_count}, 0, 'which holds nothing');
+
+    # A statement whose matched row a rule run changed since is deleted
+    # only once the run is reverted, as the undo is (the run's split went
+    # onto the manual row for good).
+    my $mr = manual('alice', 'runsplit lunch', date => '2026-11-24', amount => 80, payment_method => 'card',
+                    splits => [{ participant_id => $uid{bob}, share_percent => 40 }]);
+    my ($rs, $rv) = statement('alice', ['RUNSPLIT LUNCH', '2026-11-24', 80]);
+    is(reconcile('alice', [$mr->{id}, $rv->{'RUNSPLIT LUNCH'}{id}])->{status}, 200, 'matched');
+    my $rule = $rig->post('/api/rules', { name => 'runsplit', conditions => [
+        { field => 'description', operator => 'contains', value => 'RUNSPLIT LUNCH' } ],
+        actions => [ { type => 'apply_split', shares => [{ participant_id => $uid{bob}, share_percent => 10 }] } ] },
+        user => 'alice')->{json}{id};
+    my $run = $rig->post("/api/rules/apply/$rule", {}, user => 'alice')->{json};
+    is($run->{transactions}, 1, "a run sets bob's share of the statement row to 10");
+    $res = $rig->del("/api/statements/$rs->{id}", user => 'alice');
+    error_is($res, 409, 'conflict', 'deleting the statement');
+    like($res->{json}{error}{message} // '', qr/rule run $run->{id}/, 'naming the run');
+    is($rig->del("/api/rules/apply/$run->{id}", user => 'alice')->{status}, 200, 'the run is reverted');
+    is($rig->del("/api/statements/$rs->{id}", user => 'alice')->{status}, 204, 'then the statement goes');
+    my %share = map { $_->[0] => $_->[1] } @{ state_of(row_of('alice', $mr->{id}))->{splits} };
+    is($share{ $uid{bob} }, '40.00', "the manual row is back with bob's 40%");
+}
+
 # ==== a matched manual row is no row of a trip (November) =====================================
 # bob puts his manual row in alice's trip, then matches it: alice (the
 # trip's owner) cannot take the hidden row out of her trip, and bob's undo
