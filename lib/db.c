@@ -181,13 +181,32 @@ static int foreign_tables(ledger_db *db, ledger_error *err)
  * checks again inside its transaction, for a file changing meanwhile. */
 static int refuse_early(ledger_db *db, ledger_error *err)
 {
-    int have = ledger_schema_version(db), latest = ledger_schema_latest();
+    int have = ledger_schema_version(db), latest = ledger_schema_latest(), ours = -1;
+    sqlite3_stmt *st;
 
     if (have > latest)
         return ledger_error_set(err, 500, "schema_too_new", NULL,
                                 "database schema version %d is newer than this program "
                                 "knows (%d); run a newer ledger-fcgi", have, latest);
-    return have == 0 ? foreign_tables(db, err) : LEDGER_OK;
+    if (have == 0)
+        return foreign_tables(db, err);
+    /* A version of ours is not enough (user_version is any application's
+     * to set: an audit's file at 5 was switched to WAL, one at 26 taken
+     * for a ledger): the tables of the first two migrations must be there. */
+    st = db_stmt(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'"
+                     " AND name IN ('users', 'transactions')", err);
+    if (st == NULL)
+        return LEDGER_ERR;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        ours = sqlite3_column_int(st, 0);
+    db_stmt_done(st);
+    if (ours < 0)
+        return db_error(db, err, "schema");
+    if (ours < (have >= 2 ? 2 : 1))
+        return ledger_error_set(err, 500, "not_a_ledger", NULL,
+                                "the file says schema version %d but has not the ledger's tables:"
+                                " not a ledger database", have);
+    return LEDGER_OK;
 }
 
 /* All pending migrations run in one transaction, and the version is read

@@ -316,6 +316,13 @@ int main(void)
         ok(ledger_open(other, &odb, &err) == LEDGER_ERR && strcmp(err.code, "not_a_ledger") == 0,
            "another application's database is refused (%s)", err.message);
         is_int(count(other, "SELECT COUNT(*) FROM sqlite_master"), 1, "and left with its one table");
+        /* A version of ours does not make it a ledger: its tables do. */
+        set_user_version(other, 5);
+        ok(ledger_open(other, &odb, &err) == LEDGER_ERR && strcmp(err.code, "not_a_ledger") == 0,
+           "nor is it one at user_version 5 (%s)", err.message);
+        set_user_version(other, latest);
+        ok(ledger_open(other, &odb, &err) == LEDGER_ERR && strcmp(err.code, "not_a_ledger") == 0,
+           "or at the latest version");
         {
             /* Bytes 18 and 19 of the header: 1 and 1 for a rollback
              * journal, 2 and 2 once switched to WAL. */
