@@ -268,11 +268,13 @@ int unicode_kind(const unsigned char *s, size_t *len)
         || cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000
         || cp == 0x2800)  /* the blank Braille pattern */
         return 1;
-    /* Hangul fillers, interlinear annotation marks, shorthand and musical
-     * format controls: blank, not spaces (an identity of them alone was a
-     * user: an audit). */
-    if (cp == 0x115F || cp == 0x1160 || cp == 0x3164 || cp == 0xFFA0
-        || (cp >= 0xFFF9 && cp <= 0xFFFB) || (cp >= 0x1BCA0 && cp <= 0x1BCA3)
+    /* Hangul fillers, Khmer inherent vowels, the specials block's
+     * unassigned and annotation marks, Egyptian, Khitan, shorthand and
+     * musical format controls: blank, not spaces (an identity of them
+     * alone was a user: audits). */
+    if (cp == 0x115F || cp == 0x1160 || cp == 0x3164 || cp == 0xFFA0 || cp == 0x17B4
+        || cp == 0x17B5 || (cp >= 0xFFF0 && cp <= 0xFFFB) || (cp >= 0x13430 && cp <= 0x1343F)
+        || cp == 0x16FE4 || (cp >= 0x1BCA0 && cp <= 0x1BCA3) || cp == 0x1D159
         || (cp >= 0x1D173 && cp <= 0x1D17A))
         return 2;
     if (cp == 0xAD || cp == 0x34F || cp == 0x61C || cp == 0x180E || (cp >= 0x180B && cp <= 0x180F)

@@ -172,6 +172,8 @@ int main(void)
     ok(ledger_user_resolve(db, "\xe3\x85\xa4\xe2\xa0\x80\xef\xbf\xb9\xf0\x9d\x85\xb3", NULL, NULL,
                            &again, &err) == LEDGER_ERR && err.status == 401,
        "or of a Hangul filler, a blank Braille pattern, an annotation mark, a musical format control");
+    ok(ledger_user_resolve(db, "\xe1\x9e\xb4\xef\xbf\xb0\xf0\x93\x90\xb0", NULL, NULL, &again, &err)
+       == LEDGER_ERR && err.status == 401, "or of a Khmer inherent vowel, U+FFF0, an Egyptian format control");
     ok(ledger_user_resolve(db, "\xc2\xa0x", NULL, NULL, &again, &err) == LEDGER_OK,
        "a subject with something to see beside them is one");
     ok(ledger_user_resolve(db, "mallory", "alice@example.org", NULL, &again, &err) == 0
