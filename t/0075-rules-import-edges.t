@@ -247,7 +247,13 @@ sub commit {
     is($res->{status}, 200, 'apply-all answers') or diag($res->{content});
     my @skipped = map { $_->{rule_id} } @{ ($res->{json} // {})->{skipped} // [] };
     ok(@skipped >= 1, 'the rules past the two seconds are passed over') or diag($res->{content});
-    is_deeply(\@skipped, [ @slow[ 24 - @skipped .. 23 ] ], 'the last ones, in id order: the budget is spent');
+    # The last rule is passed over, and those passed over are in id order.
+    # Not always a run of the last ones: on a loaded machine one rule alone
+    # may take the half second a rule has, and be passed over before the
+    # two seconds are spent (seen once in CI, with other work running).
+    is_deeply([ $skipped[-1], join(',', @skipped) eq join(',', sort { $a <=> $b } @skipped) ? 1 : 0 ],
+              [ $slow[23], 1 ], 'the last one among them, in id order: the budget is spent')
+        or diag("skipped @skipped of @slow");
     ok(!grep({ ($_->{reason} // '') !~ /longer than one request/ } @{ ($res->{json} // {})->{skipped} // [] }),
        'saying why');
     my ($ran) = grep { $_->{rule_id} == $plain } @{ ($res->{json} // {})->{runs} // [] };
