@@ -175,38 +175,49 @@ static int foreign_tables(ledger_db *db, ledger_error *err)
     return LEDGER_OK;
 }
 
+/* A version of ours is not enough (user_version is any application's to
+ * set: an audit's file at 5 was switched to WAL, one at 26 taken for a
+ * ledger), nor tables by our names (one with users(id, name) was migrated
+ * into): the first two migrations' tables with their own columns must be
+ * there.  LEDGER_ERR, said in err, when they are not. */
+static int ledger_tables(ledger_db *db, int have, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db,
+        "SELECT (SELECT COUNT(*) FROM pragma_table_info('users')"
+        "         WHERE name IN ('subject', 'email', 'name')),"
+        "       (SELECT COUNT(*) FROM pragma_table_info('transactions')"
+        "         WHERE name IN ('owner_id', 'statement_id', 'amount', 'transaction_type'))", err);
+    int users = -1, txns = -1;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        users = sqlite3_column_int(st, 0);
+        txns = sqlite3_column_int(st, 1);
+    }
+    db_stmt_done(st);
+    if (users < 0)
+        return db_error(db, err, "schema");
+    if (users < 3 || (have >= 2 && txns < 4))
+        return ledger_error_set(err, 500, "not_a_ledger", NULL,
+                                "the file says schema version %d but has not the ledger's tables:"
+                                " not a ledger database", have);
+    return LEDGER_OK;
+}
+
 /* A file that is no ledger this release can serve (another application's
  * database, a newer release's), refused before anything is written: the
  * switch to WAL below changed such a file's header (an audit).  migrate()
  * checks again inside its transaction, for a file changing meanwhile. */
 static int refuse_early(ledger_db *db, ledger_error *err)
 {
-    int have = ledger_schema_version(db), latest = ledger_schema_latest(), ours = -1;
-    sqlite3_stmt *st;
+    int have = ledger_schema_version(db), latest = ledger_schema_latest();
 
     if (have > latest)
         return ledger_error_set(err, 500, "schema_too_new", NULL,
                                 "database schema version %d is newer than this program "
                                 "knows (%d); run a newer ledger-fcgi", have, latest);
-    if (have == 0)
-        return foreign_tables(db, err);
-    /* A version of ours is not enough (user_version is any application's
-     * to set: an audit's file at 5 was switched to WAL, one at 26 taken
-     * for a ledger): the tables of the first two migrations must be there. */
-    st = db_stmt(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'"
-                     " AND name IN ('users', 'transactions')", err);
-    if (st == NULL)
-        return LEDGER_ERR;
-    if (sqlite3_step(st) == SQLITE_ROW)
-        ours = sqlite3_column_int(st, 0);
-    db_stmt_done(st);
-    if (ours < 0)
-        return db_error(db, err, "schema");
-    if (ours < (have >= 2 ? 2 : 1))
-        return ledger_error_set(err, 500, "not_a_ledger", NULL,
-                                "the file says schema version %d but has not the ledger's tables:"
-                                " not a ledger database", have);
-    return LEDGER_OK;
+    return have == 0 ? foreign_tables(db, err) : ledger_tables(db, have, err);
 }
 
 /* All pending migrations run in one transaction, and the version is read
@@ -219,7 +230,7 @@ static int migrate(ledger_db *db, ledger_error *err)
     if (exec(db, "BEGIN IMMEDIATE", err))
         return LEDGER_ERR;
     have = ledger_schema_version(db);
-    if (have == 0 && foreign_tables(db, err))
+    if (have == 0 ? foreign_tables(db, err) : ledger_tables(db, have, err))
         goto fail;
     if (have > latest) {
         ledger_error_set(err, 500, "schema_too_new", NULL,

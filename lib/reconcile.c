@@ -559,9 +559,11 @@ static int undo_match(ledger_db *db, int64_t manual, int64_t stmt, const char *s
     split_row = brought ? manual : stmt;
     trip_left = brought_trip_id ? brought_trip_id : saved_trip;
     trip_moved = trip != trip_left;
-    if (trip_moved && trip_left
+    /* A trip deleted meanwhile, the row in none since, is no move (a row
+     * put in another trip since is: an audit). */
+    if (trip_moved && trip_left && trip == 0
         && run2(db, SQL_TRIP_EXISTS, trip_left, 0, NULL, 1, &trip_moved, err))
-        goto out;  /* a trip deleted meanwhile is no move */
+        goto out;
     trip_row = strcmp(splits, "[]") != 0 ? split_row : brought_trip_id ? manual : stmt;
     other_row = trip_row == manual ? stmt : manual;
     other_trip = other_row == manual ? manual_trip : saved_trip;

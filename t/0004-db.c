@@ -325,6 +325,19 @@ int main(void)
         set_user_version(other, latest);
         ok(ledger_open(other, &odb, &err) == LEDGER_ERR && strcmp(err.code, "not_a_ledger") == 0,
            "or at the latest version");
+        /* Nor do tables by our names make it one: their columns must be ours. */
+        sqlite3_open(other, &raw);
+        sqlite3_exec(raw, "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT);"
+                     "CREATE TABLE transactions (id INTEGER PRIMARY KEY, total REAL);",
+                     NULL, NULL, NULL);
+        sqlite3_close(raw);
+        set_user_version(other, 1);
+        ok(ledger_open(other, &odb, &err) == LEDGER_ERR && strcmp(err.code, "not_a_ledger") == 0,
+           "nor one with tables of our names at version 1");
+        set_user_version(other, 5);
+        ok(ledger_open(other, &odb, &err) == LEDGER_ERR && strcmp(err.code, "not_a_ledger") == 0,
+           "or at version 5");
+        is_int(count(other, "SELECT COUNT(*) FROM sqlite_master"), 3, "left with its three tables");
         {
             /* Bytes 18 and 19 of the header: 1 and 1 for a rollback
              * journal, 2 and 2 once switched to WAL. */

@@ -871,6 +871,21 @@ error_is($rig->del("/api/reconcile/$mG->{id}", user => 'alice'), 409, 'conflict'
     is($rig->del("/api/reconcile/$mm->{id}", user => 'alice')->{status}, 204, 'undone');
     is(row_of('alice', $rm)->{trip_id}, $ts, 'the statement row is back in its own trip');
 
+    # But a row put in a new trip after its trip was deleted has moved.
+    my $ta = $rig->post('/api/trips', { name => 'Ararat' }, user => 'alice')->{json}{id};
+    my $tn = $rig->post('/api/trips', { name => 'Nhill' }, user => 'alice')->{json}{id};
+    my $mn2 = manual('alice', 'ararat meal', date => '2026-11-21', amount => 80, payment_method => 'card',
+                     trip_id => $ta, splits => [{ participant_id => $uid{bob}, share_percent => 50 }]);
+    my (undef, $nv2) = statement('alice', ['ARARAT MEAL', '2026-11-21', 80]);
+    my $rn2 = $nv2->{'ARARAT MEAL'}{id};
+    is(reconcile('alice', [$mn2->{id}, $rn2])->{status}, 200, 'matched');
+    is($rig->del("/api/trips/$ta", user => 'alice')->{status}, 204, 'its trip deleted');
+    is($rig->patch("/api/transactions/$rn2", { trip_id => $tn }, user => 'alice')->{status}, 200,
+       'and the row put in another');
+    is($rig->del("/api/reconcile/$mn2->{id}", user => 'alice')->{status}, 204, 'undone');
+    is(row_of('alice', $mn2->{id})->{trip_id}, $tn, 'the manual row, with the split, is in the new trip');
+    is($rig->get("/api/trips/$tn", user => 'alice')->{json}{transaction_count}, 1, 'which holds it once');
+
     # Taken out of the trip the manual row brought, with the split on the
     # statement row: the purchase stays out.
     my $tb = $rig->post('/api/trips', { name => 'Bendigo' }, user => 'alice')->{json}{id};
