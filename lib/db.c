@@ -186,19 +186,23 @@ static int ledger_tables(ledger_db *db, int have, ledger_error *err)
         "SELECT (SELECT COUNT(*) FROM pragma_table_info('users')"
         "         WHERE name IN ('subject', 'email', 'name')),"
         "       (SELECT COUNT(*) FROM pragma_table_info('transactions')"
-        "         WHERE name IN ('owner_id', 'statement_id', 'amount', 'transaction_type'))", err);
-    int users = -1, txns = -1;
+        "         WHERE name IN ('owner_id', 'statement_id', 'amount', 'transaction_type')),"
+        "       (SELECT COUNT(*) FROM pragma_table_info('transactions'))", err);
+    int users = -1, txns = -1, txn_columns = -1;
 
     if (st == NULL)
         return LEDGER_ERR;
     if (sqlite3_step(st) == SQLITE_ROW) {
         users = sqlite3_column_int(st, 0);
         txns = sqlite3_column_int(st, 1);
+        txn_columns = sqlite3_column_int(st, 2);
     }
     db_stmt_done(st);
     if (users < 0)
         return db_error(db, err, "schema");
-    if (users < 3 || (have >= 2 && txns < 4))
+    /* From version 2 on a transactions table is there; before, one that
+     * is there is someone else's. */
+    if (users < 3 || ((have >= 2 || txn_columns > 0) && txns < 4))
         return ledger_error_set(err, 500, "not_a_ledger", NULL,
                                 "the file says schema version %d but has not the ledger's tables:"
                                 " not a ledger database", have);

@@ -334,6 +334,19 @@ int main(void)
         set_user_version(other, 1);
         ok(ledger_open(other, &odb, &err) == LEDGER_ERR && strcmp(err.code, "not_a_ledger") == 0,
            "nor one with tables of our names at version 1");
+        {
+            /* Our users table beside someone else's transactions, at 1. */
+            char mixed[200];
+
+            snprintf(mixed, sizeof mixed, "%s/mixed.db", dir);
+            sqlite3_open(mixed, &raw);
+            sqlite3_exec(raw, "CREATE TABLE users (id INTEGER PRIMARY KEY, subject TEXT, email TEXT, name TEXT);"
+                         "CREATE TABLE transactions (id INTEGER PRIMARY KEY, total REAL);"
+                         "PRAGMA user_version = 1;", NULL, NULL, NULL);
+            sqlite3_close(raw);
+            ok(ledger_open(mixed, &odb, &err) == LEDGER_ERR && strcmp(err.code, "not_a_ledger") == 0,
+               "nor one with our users beside another transactions table at version 1");
+        }
         set_user_version(other, 5);
         ok(ledger_open(other, &odb, &err) == LEDGER_ERR && strcmp(err.code, "not_a_ledger") == 0,
            "or at version 5");
