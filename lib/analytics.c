@@ -127,6 +127,14 @@ static int month_number(const char *m)
     return year * 12 + (m[5] - '0') * 10 + m[6] - '0' - 1;
 }
 
+/* How many months month is after from; -1 when either is not a month. */
+static int month_offset(const char *month, const char *from)
+{
+    int m = month_number(month), f = month_number(from);
+
+    return m < 0 || f < 0 ? -1 : m - f;
+}
+
 /* The number of a category, given a column of cells when new; -1 when
  * out of memory. */
 static long table_category(struct month_table *mt, const char *name)
@@ -528,7 +536,7 @@ static int merchant_mine(void *ctx, const struct spend_row *r)
         return r->merchant[0] ? tally_add(&w->all, r->merchant, r->mine) : 0;
     if (strcmp(r->merchant, w->merchant) != 0)
         return 0;
-    k = (atoi(r->month) - atoi(w->from)) * 12 + atoi(r->month + 5) - atoi(w->from + 5);
+    k = month_offset(r->month, w->from);
     if (k >= 0 && k < w->months) {
         w->sums[k] += r->mine;
         w->counts[k]++;
@@ -643,7 +651,7 @@ int ledger_analytics_merchant(ledger_db *db, int64_t me, const char *merchant,
         db_bind_text(st, 4, merchant);
         while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
             const char *m = (const char *)sqlite3_column_text(st, 0);
-            int k = (atoi(m) - atoi(from)) * 12 + atoi(m + 5) - atoi(from + 5);
+            int k = month_offset(m, from);
 
             if (k >= 0 && k < months) {
                 w.sums[k] = money_sum_column(st, 1);
