@@ -162,18 +162,15 @@ static const char SQL_TRIP_NOW[] = "SELECT override_trip_id FROM transactions WH
 static const char SQL_TRIP_EXISTS[] = "SELECT 1 FROM trips WHERE id = ?";
 static const char SQL_TRIP_PUT[] =
     "UPDATE transactions SET override_trip_id = (SELECT id FROM trips WHERE id = ?2) WHERE id = ?1";
-/* The matched row's splits as a snapshot keeps them. */
-static const char SQL_SPLITS_NOW[] =
-    "SELECT json_group_array(json_array(participant_id, share_percent, settled)) FROM"
-    " (SELECT * FROM splits WHERE transaction_id = ?1 ORDER BY participant_id)";
-/* Row ?1's splits become exactly ?3's (a party deleted since is left out). */
+/* Row ?1's splits become exactly those of the snapshot ?3 (the matched
+ * row's as it is at the undo; a party deleted since is left out). */
 static const char SQL_SPLITS_PRUNE[] =
     "DELETE FROM splits WHERE transaction_id = ?1"
-    "   AND participant_id NOT IN (SELECT json_extract(value, '$[0]') FROM json_each(?3))";
+    "   AND participant_id NOT IN (SELECT json_extract(value, '$[0]') FROM json_each(?3, '$.splits'))";
 static const char SQL_SPLITS_PUT[] =
     "INSERT INTO splits (transaction_id, participant_id, share_percent, settled)"
     " SELECT ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]')"
-    "   FROM json_each(?3) WHERE json_extract(value, '$[0]') IN (SELECT id FROM users)"
+    "   FROM json_each(?3, '$.splits') WHERE json_extract(value, '$[0]') IN (SELECT id FROM users)"
     " ON CONFLICT (transaction_id, participant_id) DO UPDATE"
     "    SET share_percent = excluded.share_percent, settled = excluded.settled"
     "  WHERE share_percent IS NOT excluded.share_percent OR settled IS NOT excluded.settled";
@@ -514,45 +511,39 @@ static int trip_of(ledger_db *db, int64_t id, int64_t *trip, ledger_error *err)
     return step == SQLITE_ROW ? LEDGER_OK : db_error(db, err, "reconcile");
 }
 
+/* The id at key of a parsed snapshot, 0 for none. */
+static int64_t snapshot_id(const cJSON *doc, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, key);
+
+    return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : 0;
+}
+
 /* Undoes the match of manual with stmt, whose saved state is snapshot
  * (the comment above SQL_UNCARRY_TAGS says how). */
 static int undo_match(ledger_db *db, int64_t manual, int64_t stmt, const char *snapshot,
                       ledger_error *err)
 {
-    int64_t trip = 0, manual_trip = 0, saved_trip = 0, brought_trip_id = 0, trip_left;
+    int64_t trip, manual_trip = 0, saved_trip, brought_trip_id, trip_left;
     int64_t split_row, trip_row, other_row, other_trip;
-    char *splits = NULL;
-    cJSON *saved = NULL;
-    sqlite3_stmt *st;
-    int step, brought, trip_moved, rc = LEDGER_ERR;
+    char *now = NULL;
+    cJSON *saved = NULL, *now_doc = NULL;
+    const cJSON *m;
+    int brought, trip_moved, rc = LEDGER_ERR;
 
-    if ((st = db_stmt(db, SQL_SPLITS_NOW, err)) == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, stmt);
-    if ((step = sqlite3_step(st)) == SQLITE_ROW)
-        splits = strdup((const char *)sqlite3_column_text(st, 0));
-    db_stmt_done(st);
-    if (step != SQLITE_ROW) {
-        db_error(db, err, "reconcile");
+    /* The matched row as it is, in the snapshot's form: its splits (which
+     * SQL_SPLITS_PUT writes from it) and its trip. */
+    if (row_snapshot(db, stmt, &now, err) || trip_of(db, manual, &manual_trip, err))
         goto out;
-    }
-    if (splits == NULL) {
+    if ((now_doc = cJSON_Parse(now)) == NULL || (saved = cJSON_Parse(snapshot)) == NULL) {
         ledger_error_set(err, 500, "internal", NULL, "out of memory");
         goto out;
     }
-    if (trip_of(db, stmt, &trip, err) || trip_of(db, manual, &manual_trip, err))
-        goto out;
-    brought_trip_id = manual_trip;
-    if ((saved = cJSON_Parse(snapshot)) != NULL) {
-        const cJSON *t = cJSON_GetObjectItemCaseSensitive(saved, "override_trip_id");
-        const cJSON *m = cJSON_GetObjectItemCaseSensitive(saved, "manual_trip_id");
-
-        if (cJSON_IsNumber(t))
-            saved_trip = (int64_t)t->valuedouble;
-        /* Matched before it was kept: the manual row's trip as it is. */
-        if (m != NULL)
-            brought_trip_id = cJSON_IsNumber(m) ? (int64_t)m->valuedouble : 0;
-    }
+    trip = snapshot_id(now_doc, "override_trip_id");
+    saved_trip = snapshot_id(saved, "override_trip_id");
+    /* Matched before it was kept: the manual row's trip as it is. */
+    m = cJSON_GetObjectItemCaseSensitive(saved, "manual_trip_id");
+    brought_trip_id = m != NULL ? snapshot_id(saved, "manual_trip_id") : manual_trip;
     /* Before anything changes the two rows' splits, trips or tags. */
     if (run2(db, SQL_HAS_SPLITS, manual, 0, NULL, 1, &brought, err))
         goto out;
@@ -564,7 +555,8 @@ static int undo_match(ledger_db *db, int64_t manual, int64_t stmt, const char *s
     if (trip_moved && trip_left && trip == 0
         && run2(db, SQL_TRIP_EXISTS, trip_left, 0, NULL, 1, &trip_moved, err))
         goto out;
-    trip_row = strcmp(splits, "[]") != 0 ? split_row : brought_trip_id ? manual : stmt;
+    trip_row = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(now_doc, "splits")) > 0
+               ? split_row : brought_trip_id ? manual : stmt;
     other_row = trip_row == manual ? stmt : manual;
     other_trip = other_row == manual ? manual_trip : saved_trip;
     if (run2(db, SQL_UNCARRY_TAGS, stmt, manual, NULL, 0, NULL, err)
@@ -572,8 +564,8 @@ static int undo_match(ledger_db *db, int64_t manual, int64_t stmt, const char *s
         || row_restore(db, stmt, snapshot, err)
         || run2(db, SQL_GIVE_DATE_BACK, stmt, manual, NULL, 0, NULL, err)
         || run2(db, SQL_UNHIDE, manual, 0, NULL, 0, NULL, err)
-        || run2(db, SQL_SPLITS_PRUNE, split_row, manual, splits, 0, NULL, err)
-        || run2(db, SQL_SPLITS_PUT, split_row, manual, splits, 0, NULL, err)
+        || run2(db, SQL_SPLITS_PRUNE, split_row, manual, now, 0, NULL, err)
+        || run2(db, SQL_SPLITS_PUT, split_row, manual, now, 0, NULL, err)
         || (trip_moved && run2(db, SQL_TRIP_PUT, trip_row, trip, NULL, 0, NULL, err))
         || (trip_moved && other_trip == trip_left
             && run2(db, SQL_TRIP_PUT, other_row, 0, NULL, 0, NULL, err))
@@ -582,7 +574,8 @@ static int undo_match(ledger_db *db, int64_t manual, int64_t stmt, const char *s
         goto out;
     rc = LEDGER_OK;
 out:
-    free(splits);
+    free(now);
+    cJSON_Delete(now_doc);
     cJSON_Delete(saved);
     return rc;
 }
