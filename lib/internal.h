@@ -221,6 +221,14 @@ void jw_close(struct json_writer *w, char bracket);
 void jw_string(struct json_writer *w, const char *key, const char *s);
 void jw_raw(struct json_writer *w, const char *key, const char *text);
 char *jw_finish(struct json_writer *w);
+/* An item written in pieces the caller makes JSON: jw_begin writes the
+ * comma before it and its key, jw_piece bytes as they are, and
+ * jw_piece_string a string quoted and escaped as jw_string would.  For
+ * text written once and copied into many items (the monthly report's
+ * cells: analytics.c). */
+void jw_begin(struct json_writer *w, const char *key);
+void jw_piece(struct json_writer *w, const char *text, size_t n);
+void jw_piece_string(struct json_writer *w, const char *s);
 /* The text as one cJSON_Raw item (NULL when memory ran out); w is spent
  * and zeroed either way. */
 cJSON *jw_finish_raw(struct json_writer *w);
@@ -424,6 +432,8 @@ typedef __int128 money_sum;
  * (48 bytes are enough). */
 cJSON *money_sum_to_json(money_sum cents);
 char *money_sum_format(money_sum cents, char *buf, size_t len);
+/* The same, giving the length of the text. */
+size_t money_sum_text(money_sum cents, char *buf, size_t len);
 
 /* Where a report's items go (json_sink.c): a cJSON tree when w is NULL
  * (at[0] the root once written), else w's text.  Keys are constants, not

@@ -208,6 +208,21 @@ static void jw_item(struct json_writer *w, const char *key)
     }
 }
 
+void jw_begin(struct json_writer *w, const char *key)
+{
+    jw_item(w, key);
+}
+
+void jw_piece(struct json_writer *w, const char *text, size_t n)
+{
+    put(&w->t, text, n);
+}
+
+void jw_piece_string(struct json_writer *w, const char *s)
+{
+    put_string(&w->t, s);
+}
+
 void jw_open(struct json_writer *w, const char *key, char bracket)
 {
     jw_item(w, key);

@@ -133,47 +133,70 @@ int ledger_percent_from_json(const cJSON *item, const char *field,
 
 /* A magnitude of cents as "units.cc", negative when neg, in buf.  Digits
  * from the right (every report writes thousands of these, and snprintf
- * was a tenth of a monthly report's time): two decimals, the point, then
- * at least one digit before it.  The 128-bit division only for the part
- * past 64 bits, which no single amount has. */
-static char *format_cents(unsigned __int128 mag, int neg, char *buf, size_t len)
+ * was a tenth of a monthly report's time), two at a time from a table
+ * once the cents are out: two decimals, the point, then at least one
+ * digit before it.  The 128-bit division only for the part past 64 bits,
+ * which no single amount has. */
+static const char digit_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+static size_t format_cents(unsigned __int128 mag, int neg, char *buf, size_t len)
 {
-    char tmp[48];
-    size_t n = 0, i = 0;
+    char tmp[48], *p = tmp + sizeof tmp;
+    int n = 0;  /* digits written */
     uint64_t low;
+    size_t k;
 
     while (mag > UINT64_MAX) {
-        tmp[n++] = (char)('0' + (int)(mag % 10));
+        *--p = (char)('0' + (int)(mag % 10));
         mag /= 10;
-        if (n == 2)
-            tmp[n++] = '.';
+        if (++n == 2)
+            *--p = '.';
     }
     low = (uint64_t)mag;
-    while (n < 3) {
-        tmp[n++] = (char)('0' + low % 10);
+    if (n == 0) {
+        p -= 2;
+        memcpy(p, digit_pairs + 2 * (low % 100), 2);
+        low /= 100;
+        *--p = '.';
+    } else if (n == 1) {
+        *--p = (char)('0' + low % 10);
         low /= 10;
-        if (n == 2)
-            tmp[n++] = '.';
+        *--p = '.';
     }
-    do {
-        tmp[n++] = (char)('0' + low % 10);
-        low /= 10;
-    } while (low > 0);
+    while (low >= 100) {
+        p -= 2;
+        memcpy(p, digit_pairs + 2 * (low % 100), 2);
+        low /= 100;
+    }
+    if (low >= 10) {
+        p -= 2;
+        memcpy(p, digit_pairs + 2 * low, 2);
+    } else if (low > 0 || n <= 2) {
+        /* The one digit before the point, 0 included; past 64 bits the
+         * digits already written are the low ones and a 0 here would be
+         * a leading zero. */
+        *--p = (char)('0' + low);
+    }
     if (neg)
-        tmp[n++] = '-';
+        *--p = '-';
     if (len == 0)
-        return buf;
-    while (n > 0 && i + 1 < len)
-        buf[i++] = tmp[--n];
-    buf[i] = '\0';
-    return buf;
+        return 0;
+    k = (size_t)(tmp + sizeof tmp - p);
+    if (k > len - 1)
+        k = len - 1;
+    memcpy(buf, p, k);
+    buf[k] = '\0';
+    return k;
 }
 
 char *ledger_decimal2_format(int64_t cents, char *buf, size_t len)
 {
     /* Through uint64_t so INT64_MIN has a magnitude too. */
-    return format_cents(cents < 0 ? (uint64_t)0 - (uint64_t)cents : (uint64_t)cents, cents < 0,
-                        buf, len);
+    format_cents(cents < 0 ? (uint64_t)0 - (uint64_t)cents : (uint64_t)cents, cents < 0, buf, len);
+    return buf;
 }
 
 cJSON *ledger_money_to_json(int64_t cents)
@@ -183,11 +206,17 @@ cJSON *ledger_money_to_json(int64_t cents)
     return cJSON_CreateRaw(ledger_decimal2_format(cents, buf, sizeof buf));
 }
 
-char *money_sum_format(money_sum cents, char *buf, size_t len)
+size_t money_sum_text(money_sum cents, char *buf, size_t len)
 {
     return format_cents(cents < 0 ? (unsigned __int128)0 - (unsigned __int128)cents
                                   : (unsigned __int128)cents,
                         cents < 0, buf, len);
+}
+
+char *money_sum_format(money_sum cents, char *buf, size_t len)
+{
+    money_sum_text(cents, buf, len);
+    return buf;
 }
 
 cJSON *money_sum_to_json(money_sum cents)

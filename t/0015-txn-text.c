@@ -94,6 +94,8 @@ static int same_text(report_fn tree_fn, report_fn text_fn, int64_t me, const str
     ok(same, "%s: the text is the tree's, byte for byte", what);
     if (a && b && strcmp(a, b) != 0)
         printf("# tree: %.400s\n# text: %.400s\n", a, b);
+    else if (a && must && !strstr(a, must))
+        printf("# no %s in %.2000s\n", must, a);
     if (next) {
         cur = cJSON_GetObjectItem(tree, "next_cursor");
         snprintf(next, next_len, "%s", cJSON_IsString(cur) ? cur->valuestring : "");
@@ -241,6 +243,16 @@ int main(void)
      * budget beside a category spent in and one not. */
     call(ledger_budget_put_for_test, alice, "{\"category\":\"dining\",\"amount\":50}");
     call(ledger_budget_put_for_test, alice, "{\"category\":\"fitness\",\"amount\":20.5}");
+    /* A category beyond ASCII (its punctuation folded, rule C) spent in
+     * two months, and one with a budget in a month of its own: the text
+     * writes each category's cell once and copies it into every month
+     * (analytics.c, cell_pieces). */
+    call(ledger_txn_create, alice, "{\"date\":\"2025-12-03\",\"amount\":7.5,\"description\":\"x\","
+         "\"category\":\"Caf\\u00e9 \\\"q\\\" back\\\\slash\"}");
+    call(ledger_txn_create, alice, "{\"date\":\"2026-02-03\",\"amount\":2.25,\"description\":\"y\","
+         "\"category\":\"Caf\\u00e9 \\\"q\\\" back\\\\slash\"}");
+    call(ledger_txn_create, alice, "{\"date\":\"2026-02-04\",\"amount\":3,\"description\":\"z\","
+         "\"category\":\"fitness\"}");
     {
         static const char *const kv[][6] = {
             { "from", "2025-12", "to", "2026-02", NULL, NULL },
@@ -257,6 +269,10 @@ int main(void)
             snprintf(what, sizeof what, "the monthly report (%s)", k ? "mine" : "gross");
             same_text(ledger_analytics_monthly, ledger_analytics_monthly_text, alice, &p,
                       "\"budget\":50.00", NULL, 0, what);
+            same_text(ledger_analytics_monthly, ledger_analytics_monthly_text, alice, &p,
+                      k ? NULL : "{\"category\":\"fitness\",\"total\":3.00,\"budget\":20.50}", NULL, 0, what);
+            same_text(ledger_analytics_monthly, ledger_analytics_monthly_text, alice, &p,
+                      k ? NULL : "{\"category\":\"caf\u00e9_q_back_slash\",\"total\":2.25,\"budget\":null}", NULL, 0, what);
         }
     }
     ledger_close(db);
