@@ -227,6 +227,8 @@ char *jw_finish(struct json_writer *w);
  * text written once and copied into many items (the monthly report's
  * cells: analytics.c). */
 void jw_begin(struct json_writer *w, const char *key);
+/* Room for n more bytes at once; -1 when memory ran out. */
+int jw_reserve(struct json_writer *w, size_t n);
 void jw_piece(struct json_writer *w, const char *text, size_t n);
 void jw_piece_string(struct json_writer *w, const char *s);
 /* The text as one cJSON_Raw item (NULL when memory ran out); w is spent

@@ -208,6 +208,11 @@ static void jw_item(struct json_writer *w, const char *key)
     }
 }
 
+int jw_reserve(struct json_writer *w, size_t n)
+{
+    return room(&w->t, n) ? 0 : -1;
+}
+
 void jw_begin(struct json_writer *w, const char *key)
 {
     jw_item(w, key);

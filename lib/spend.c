@@ -160,6 +160,26 @@ static void put_date(char *out, int y, int m, int d)
 {
     char buf[48];
 
+    /* Digit by digit where they fit: snprintf was 2% of a five-year
+     * monthly report's time, naming its sixty months. */
+    if (y >= 0 && y <= 9999 && m >= 0 && m <= 99 && d >= 0 && d <= 99) {
+        out[0] = (char)('0' + y / 1000);
+        out[1] = (char)('0' + y / 100 % 10);
+        out[2] = (char)('0' + y / 10 % 10);
+        out[3] = (char)('0' + y % 10);
+        out[4] = '-';
+        out[5] = (char)('0' + m / 10);
+        out[6] = (char)('0' + m % 10);
+        if (d == 0) {
+            out[7] = '\0';
+            return;
+        }
+        out[7] = '-';
+        out[8] = (char)('0' + d / 10);
+        out[9] = (char)('0' + d % 10);
+        out[10] = '\0';
+        return;
+    }
     if (d > 0) {
         snprintf(buf, sizeof buf, "%04d-%02d-%02d", y, m, d);
         memcpy(out, buf, 10);
