@@ -186,6 +186,23 @@ static int path_normalize(char *path)
     return 0;
 }
 
+/* A key other than a list filter's given twice is refused: limit=1&
+ * limit=abc was a page of one, the second value unread. */
+static int repeated_key(struct request *r)
+{
+    size_t i, j;
+
+    for (i = 0; i < r->nquery; i++) {
+        if (ledger_param_is_list(r->query[i].key))
+            continue;
+        for (j = i + 1; j < r->nquery; j++)
+            if (strcmp(r->query[i].key, r->query[j].key) == 0)
+                return request_fail(r, 400, "invalid_field", r->query[i].key,
+                                    "%s is given more than once", r->query[i].key);
+    }
+    return 0;
+}
+
 int request_parse_uri(struct request *r)
 {
     const char *uri = FCGX_GetParam("REQUEST_URI", r->fcgx->envp);
@@ -215,7 +232,7 @@ int request_parse_uri(struct request *r)
             break;
         s = amp + 1;
     }
-    return 0;
+    return repeated_key(r);
 }
 
 const char *query_get(const struct request *r, const char *key)

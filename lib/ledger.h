@@ -186,6 +186,11 @@ struct ledger_params {
     const struct ledger_param *items;
     size_t count;
 };
+/* Whether key takes several values, each as a key of its own (with or
+ * without "[]"): the list filters of ledger_txn_list.  Any other key names
+ * one value, and a caller given it twice should refuse the query rather
+ * than let the first one win. */
+int ledger_param_is_list(const char *key);
 
 /* ---- tags ------------------------------------------------------------------- */
 

@@ -101,7 +101,23 @@ static int bad(ledger_error *err, const char *field, const char *msg)
     return ledger_error_set(err, 400, "invalid_field", field, "%s %s", field, msg);
 }
 
-/* Every value of key, as a JSON array of strings (NULL when none). */
+/* The keys param_list reads. */
+static const char *const list_keys[] = {
+    "categories", "exclude_categories", "bank_names", "tag_ids", "transaction_types",
+};
+
+int ledger_param_is_list(const char *key)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof list_keys / sizeof list_keys[0]; i++)
+        if (strcmp(key, list_keys[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Every value of key, one of list_keys, as a JSON array of strings (NULL
+ * when none). */
 static cJSON *param_list(const struct ledger_params *p, const char *key)
 {
     cJSON *arr = NULL;

@@ -144,6 +144,27 @@ for my $q ('search=%zz', 'search=ab%2', 'search=%') {
     $sent++;
     is($res->{status}, 400, "GET /api/transactions?$q: 400");
 }
+# A key that names one value, given twice, is refused (limit=1&limit=abc
+# was a page of one, the second value never read); a list filter takes
+# every value, with or without "[]".
+for my $q ('limit=1&limit=abc', 'limit=5&limit=5', 'search=a&search=b', 'sort=date&offset=0&sort=amount',
+           'limit[]=1&limit=2') {
+    my ($key) = $q =~ /^(\w+)/;
+    my $res = $rig->get("/api/transactions?$q", user => 'erin');
+    $sent++;
+    is($res->{status}, 400, "GET /api/transactions?$q: 400");
+    is($res->{json}{error}{field}, $key, "... naming $key");
+    like($res->{json}{error}{message} // '', qr/\b$key is given more than once/, '... saying why');
+}
+for my $q ('categories=a&categories=b', 'categories[]=a&categories=b', 'tag_ids[]=1&tag_ids[]=2',
+           'bank_names=Manual&bank_names=CBA&transaction_types=debit&transaction_types=fee&exclude_categories=x&exclude_categories=y') {
+    my $res = $rig->get("/api/transactions?$q", user => 'erin');
+    $sent++;
+    is($res->{status}, 200, "GET /api/transactions?$q: 200");
+}
+is($rig->get('/api/analytics/monthly?from=2026-01&from=2026-02', user => 'erin')->{status}, 400,
+   'a repeated key is refused on every route (the monthly report\'s from)');
+$sent++;
 # Without an identity nothing else is looked at: a bad query is 401 too
 # (it was 400, which told an unauthenticated client about the request).
 for my $q ('search=%zz', join('&', map { "k$_=1" } 1 .. 300)) {
