@@ -24,17 +24,21 @@ struct balance {
     money_sum owed_to_me, owed_by_me, payments_to_me, payments_from_me;
 };
 
-/* The rows one of the two owns that the other has a split on. */
-static const char SQL_PAIR_ROWS[] =
-    "SELECT t.id, t.owner_id, COALESCE(t.amount_aud, t.amount),"
-    "       t.transaction_type IN ('credit', 'refund', 'payment')"
-    "  FROM splits s JOIN transactions t ON t.id = s.transaction_id"
-    " WHERE s.participant_id = ?2 AND t.owner_id = ?1 AND t.reconciled_with_id IS NULL"
-    " UNION ALL "
-    "SELECT t.id, t.owner_id, COALESCE(t.amount_aud, t.amount),"
-    "       t.transaction_type IN ('credit', 'refund', 'payment')"
-    "  FROM splits s JOIN transactions t ON t.id = s.transaction_id"
-    " WHERE s.participant_id = ?1 AND t.owner_id = ?2 AND t.reconciled_with_id IS NULL";
+/* Every split of the rows one of the two owns that the other has a split
+ * on, a row's splits together and by participant, as split_load reads
+ * them: one statement, not one more for each row (a five-year household
+ * ledger has thousands of such rows a pair, and those lookups were half
+ * of the balances' time). */
+#define PAIR_ROWS(owner, other)                                                                 \
+    "SELECT t.id, t.owner_id AS owner, COALESCE(t.amount_aud, t.amount) AS amount,"            \
+    "       t.transaction_type IN ('credit', 'refund', 'payment') AS negative"                  \
+    "  FROM splits s JOIN transactions t ON t.id = s.transaction_id"                            \
+    " WHERE s.participant_id = " other " AND t.owner_id = " owner " AND t.reconciled_with_id IS NULL"
+static const char SQL_PAIR_SPLITS[] =
+    "SELECT p.id, p.owner, p.amount, p.negative, s.participant_id, s.share_percent"
+    "  FROM (" PAIR_ROWS("?1", "?2") " UNION ALL " PAIR_ROWS("?2", "?1") ") p"
+    "  JOIN splits s ON s.transaction_id = p.id"
+    " ORDER BY p.id, s.participant_id";
 static const char SQL_PAIR_PAYMENTS[] =
     "SELECT COALESCE(ledger_sum(CASE WHEN from_user_id = ?2 THEN amount END), 0),"
     "       COALESCE(ledger_sum(CASE WHEN from_user_id = ?1 THEN amount END), 0)"
@@ -42,73 +46,69 @@ static const char SQL_PAIR_PAYMENTS[] =
     " WHERE (from_user_id = ?1 AND to_user_id = ?2) OR (from_user_id = ?2 AND to_user_id = ?1)";
 static const char SQL_USER_NAME[] = "SELECT email, name FROM users WHERE id = ?";
 
-/* The cents of `who` in one row's splits, apportioned as reads show them. */
-static int share_cents(ledger_db *db, int64_t txn_id, int64_t owner, int64_t amount,
-                       int64_t who, int64_t *cents, ledger_error *err)
-{
-    struct split_share v[128];
-    int64_t c[128];
-    size_t n = 0, i;
+/* One row's splits, gathered from SQL_PAIR_SPLITS. */
+struct pair_row {
+    int64_t id, owner, amount;
+    int negative;
+    struct split_buf splits;
+};
 
-    *cents = 0;
-    if (split_load(db, txn_id, v, 128, &n, err))
-        return LEDGER_ERR;
-    split_apportion(amount, v, n, owner, c);
-    for (i = 0; i < n; i++)
-        if (v[i].participant_id == who)
-            *cents = c[i];
-    return LEDGER_OK;
+/* Adds the row's debt between me and other to b: apportioned as every
+ * read shows its splits, counted negative for money in. */
+static void pair_row_add(struct pair_row *r, int64_t me, int64_t other, struct balance *b)
+{
+    int mine = r->owner == me;
+    int64_t who = mine ? other : me, cents = 0;
+    size_t i;
+
+    split_apportion(r->amount, r->splits.v, r->splits.n, r->owner, r->splits.cents);
+    for (i = 0; i < r->splits.n; i++)
+        if (r->splits.v[i].participant_id == who)
+            cents = r->splits.cents[i];
+    if (r->negative)
+        cents = -cents;
+    if (mine)
+        b->owed_to_me += cents;
+    else
+        b->owed_by_me += cents;
 }
 
 static int balance_pair(ledger_db *db, int64_t me, int64_t other, struct balance *b,
                         ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, SQL_PAIR_ROWS, err);
-    int64_t (*rows)[4] = NULL;
-    size_t n = 0, cap = 0, i;
+    sqlite3_stmt *st = db_stmt(db, SQL_PAIR_SPLITS, err);
+    struct pair_row r;
     int rc;
 
     memset(b, 0, sizeof *b);
+    memset(&r, 0, sizeof r);
     if (st == NULL)
         return LEDGER_ERR;
-    /* Collected first: share_cents needs the statement cache's other
-     * statements while this one would still be stepping. */
     sqlite3_bind_int64(st, 1, me);
     sqlite3_bind_int64(st, 2, other);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (n == cap) {
-            void *nr = realloc(rows, (cap = cap ? 2 * cap : 64) * sizeof *rows);
+        int64_t id = sqlite3_column_int64(st, 0);
 
-            if (nr == NULL)
-                break;
-            rows = nr;
+        if (r.splits.n > 0 && id != r.id) {
+            pair_row_add(&r, me, other, b);
+            r.splits.n = 0;
         }
-        for (i = 0; i < 4; i++)
-            rows[n][i] = sqlite3_column_int64(st, (int)i);
-        n++;
+        if (split_buf_room(&r.splits, r.splits.n + 1))
+            break;
+        r.id = id;
+        r.owner = sqlite3_column_int64(st, 1);
+        r.amount = sqlite3_column_int64(st, 2);
+        r.negative = sqlite3_column_int(st, 3);
+        r.splits.v[r.splits.n].participant_id = sqlite3_column_int64(st, 4);
+        r.splits.v[r.splits.n++].share = sqlite3_column_int64(st, 5);
     }
+    if (rc == SQLITE_DONE && r.splits.n > 0)
+        pair_row_add(&r, me, other, b);
     db_stmt_done(st);
-    if (rc != SQLITE_DONE) {
-        free(rows);
+    split_buf_free(&r.splits);
+    if (rc != SQLITE_DONE)
         return rc == SQLITE_ROW ? ledger_error_set(err, 500, "internal", NULL, "out of memory")
                                 : db_error(db, err, "balance");
-    }
-    for (i = 0; i < n; i++) {
-        int64_t owner = rows[i][1], cents;
-        int mine = owner == me;
-
-        if (share_cents(db, rows[i][0], owner, rows[i][2], mine ? other : me, &cents, err)) {
-            free(rows);
-            return LEDGER_ERR;
-        }
-        if (rows[i][3])
-            cents = -cents;
-        if (mine)
-            b->owed_to_me += cents;
-        else
-            b->owed_by_me += cents;
-    }
-    free(rows);
     if ((st = db_stmt(db, SQL_PAIR_PAYMENTS, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);

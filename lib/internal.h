@@ -482,9 +482,19 @@ int db_list(ledger_db *db, sqlite3_stmt *st, cJSON *(*row)(sqlite3_stmt *), cJSO
 
 /* A decimal whole number lo..hi (a query parameter); -1 for anything else. */
 int parse_whole(const char *s, int64_t lo, int64_t hi, int64_t *out);
-/* The split shares of one row, by participant id (at most max). */
-int split_load(ledger_db *db, int64_t txn_id, struct split_share *v, size_t max, size_t *n,
-               ledger_error *err);
+/* A row's split shares by participant id, and room for their cents
+ * (split_apportion); kept from row to row, zeroed to start. */
+struct split_buf {
+    struct split_share *v;
+    int64_t *cents;
+    size_t n, cap;
+};
+/* Room for n shares; -1 when memory ran out. */
+int split_buf_room(struct split_buf *b, size_t n);
+void split_buf_free(struct split_buf *b);
+/* Every split share of one row into b (b->n of them; no cap: a row may
+ * have any number of participants, and a read shows them all). */
+int split_load(ledger_db *db, int64_t txn_id, struct split_buf *b, ledger_error *err);
 
 /* ---- spend over a range (spend.c) ------------------------------------------------ */
 /* One row of spend in the caller's view (basis=mine). */

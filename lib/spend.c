@@ -83,6 +83,7 @@ int spend_mine_each(ledger_db *db, int64_t me, const char *from, const char *to,
 {
     sqlite3_stmt *st = db_stmt(db, different ? SQL_MINE_ROWS_DIFFERENT : SQL_MINE_ROWS, err);
     struct spend_row *rows = NULL;
+    struct split_buf sb = { NULL, NULL, 0, 0 };
     size_t n = 0, cap = 0, i;
     int rc;
 
@@ -127,17 +128,16 @@ int spend_mine_each(ledger_db *db, int64_t me, const char *from, const char *to,
         if (r->has_override && r->owner == me) {
             r->mine = share_of(r->spend, r->override_share);
         } else if (r->split) {
-            struct split_share v[128];
-            int64_t c[128], mag = r->spend < 0 ? -r->spend : r->spend;
-            size_t k, m;
+            int64_t mag = r->spend < 0 ? -r->spend : r->spend;
+            size_t k;
 
-            if (split_load(db, r->id, v, 128, &m, err))
+            if (split_load(db, r->id, &sb, err))
                 goto fail;
-            split_apportion(mag, v, m, r->owner, c);
+            split_apportion(mag, sb.v, sb.n, r->owner, sb.cents);
             r->mine = 0;
-            for (k = 0; k < m; k++)
-                if (v[k].participant_id == me)
-                    r->mine = r->spend < 0 ? -c[k] : c[k];
+            for (k = 0; k < sb.n; k++)
+                if (sb.v[k].participant_id == me)
+                    r->mine = r->spend < 0 ? -sb.cents[k] : sb.cents[k];
         } else {
             r->mine = r->owner == me ? r->spend : 0;
         }
@@ -147,9 +147,11 @@ int spend_mine_each(ledger_db *db, int64_t me, const char *from, const char *to,
         }
     }
     rows_free(rows, n);
+    split_buf_free(&sb);
     return LEDGER_OK;
 fail:
     rows_free(rows, n);
+    split_buf_free(&sb);
     return LEDGER_ERR;
 }
 

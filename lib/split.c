@@ -336,21 +336,50 @@ static const char SQL_SPLIT_LOAD[] =
     "SELECT participant_id, share_percent FROM splits WHERE transaction_id = ?"
     " ORDER BY participant_id";
 
-int split_load(ledger_db *db, int64_t txn_id, struct split_share *v, size_t max, size_t *n,
-               ledger_error *err)
+int split_buf_room(struct split_buf *b, size_t n)
+{
+    size_t cap = b->cap ? b->cap : 8;
+    struct split_share *v;
+    int64_t *cents;
+
+    if (n <= b->cap)
+        return 0;
+    while (cap < n)
+        cap *= 2;
+    if ((v = realloc(b->v, cap * sizeof *v)) == NULL)
+        return -1;
+    b->v = v;
+    if ((cents = realloc(b->cents, cap * sizeof *cents)) == NULL)
+        return -1;
+    b->cents = cents;
+    b->cap = cap;
+    return 0;
+}
+
+void split_buf_free(struct split_buf *b)
+{
+    free(b->v);
+    free(b->cents);
+    memset(b, 0, sizeof *b);
+}
+
+int split_load(ledger_db *db, int64_t txn_id, struct split_buf *b, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_SPLIT_LOAD, err);
     int rc;
 
-    *n = 0;
+    b->n = 0;
     if (st == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, txn_id);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max) {
-        v[*n].participant_id = sqlite3_column_int64(st, 0);
-        v[*n].share = sqlite3_column_int64(st, 1);
-        (*n)++;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (split_buf_room(b, b->n + 1))
+            break;
+        b->v[b->n].participant_id = sqlite3_column_int64(st, 0);
+        b->v[b->n++].share = sqlite3_column_int64(st, 1);
     }
     db_stmt_done(st);
-    return rc == SQLITE_DONE || rc == SQLITE_ROW ? LEDGER_OK : db_error(db, err, "splits");
+    if (rc == SQLITE_ROW)
+        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "splits");
 }

@@ -132,30 +132,30 @@ static int collect(ledger_db *db, const char *sql, int64_t a, int64_t b, int col
 
 /* Adds each participant's apportioned part of amount to the tally (the
  * owner takes all of an unsplit row). */
-static int apportion_into(ledger_db *db, const struct row4 *r, int64_t amount, struct id_tally *t,
-                          int64_t only, ledger_error *err)
+static int apportion_into(ledger_db *db, struct split_buf *sb, const struct row4 *r, int64_t amount,
+                          struct id_tally *t, int64_t only, ledger_error *err)
 {
-    struct split_share v[128];
-    int64_t c[128];
-    size_t n = 0, i;
+    size_t i;
 
-    if (split_load(db, r->id, v, 128, &n, err))
+    if (split_load(db, r->id, sb, err))
         return LEDGER_ERR;
-    if (n == 0) {
-        v[0].participant_id = r->owner;
-        v[0].share = 10000;
-        n = 1;
+    if (sb->n == 0) {
+        if (split_buf_room(sb, 1))
+            return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        sb->v[0].participant_id = r->owner;
+        sb->v[0].share = 10000;
+        sb->n = 1;
     }
     /* Negative spend (a refund) is apportioned as a magnitude, then signed. */
-    split_apportion(amount < 0 ? -amount : amount, v, n, r->owner, c);
-    for (i = 0; i < n; i++) {
+    split_apportion(amount < 0 ? -amount : amount, sb->v, sb->n, r->owner, sb->cents);
+    for (i = 0; i < sb->n; i++) {
         money_sum *slot;
 
-        if (only && v[i].participant_id == only)
+        if (only && sb->v[i].participant_id == only)
             continue;
-        if ((slot = id_tally_at(t, v[i].participant_id)) == NULL)
+        if ((slot = id_tally_at(t, sb->v[i].participant_id)) == NULL)
             return ledger_error_set(err, 500, "internal", NULL, "out of memory");
-        *slot += amount < 0 ? -c[i] : c[i];
+        *slot += amount < 0 ? -sb->cents[i] : sb->cents[i];
     }
     return LEDGER_OK;
 }
@@ -210,6 +210,7 @@ int ledger_trip_analytics(ledger_db *db, int64_t me, int64_t trip, cJSON **out,
     cJSON *doc = NULL, *part;
     struct row4 *rows = NULL;
     struct id_tally t = { 0 };
+    struct split_buf sb = { NULL, NULL, 0, 0 };
     money_sum total = 0;
     size_t n = 0, i;
     int participant;
@@ -231,7 +232,7 @@ int ledger_trip_analytics(ledger_db *db, int64_t me, int64_t trip, cJSON **out,
         goto fail;
     for (i = 0; i < n; i++) {
         total += rows[i].amount;
-        if (apportion_into(db, &rows[i], rows[i].amount, &t, 0, err))
+        if (apportion_into(db, &sb, &rows[i], rows[i].amount, &t, 0, err))
             goto fail;
     }
     cJSON_AddItemToObject(doc, "total", money_sum_to_json(total));
@@ -246,11 +247,13 @@ int ledger_trip_analytics(ledger_db *db, int64_t me, int64_t trip, cJSON **out,
     }
     free(rows);
     id_tally_free(&t);
+    split_buf_free(&sb);
     *out = doc;
     return LEDGER_OK;
 fail:
     free(rows);
     id_tally_free(&t);
+    split_buf_free(&sb);
     cJSON_Delete(doc);
     return LEDGER_ERR;
 }
@@ -277,6 +280,7 @@ int ledger_trip_owed(ledger_db *db, int64_t me, int64_t trip, cJSON **out, ledge
 {
     struct row4 *rows = NULL;
     struct id_tally to_me = { 0 }, by_me = { 0 };
+    struct split_buf sb = { NULL, NULL, 0, 0 };
     sqlite3_stmt *st;
     size_t n = 0, i;
     int participant, rc;
@@ -294,13 +298,13 @@ int ledger_trip_owed(ledger_db *db, int64_t me, int64_t trip, cJSON **out, ledge
 
         if (rows[i].owner == me) {
             /* What each other participant owes the viewer on this row. */
-            if (apportion_into(db, &rows[i], amount, &to_me, me, err))
+            if (apportion_into(db, &sb, &rows[i], amount, &to_me, me, err))
                 goto fail;
         } else {
             struct id_tally mine = { 0 };
             size_t k;
 
-            if (apportion_into(db, &rows[i], amount, &mine, 0, err)) {
+            if (apportion_into(db, &sb, &rows[i], amount, &mine, 0, err)) {
                 id_tally_free(&mine);
                 goto fail;
             }
@@ -337,11 +341,13 @@ int ledger_trip_owed(ledger_db *db, int64_t me, int64_t trip, cJSON **out, ledge
     cJSON_AddItemToObject(*out, "owed_by_me", tally_json(&by_me));
     free(rows);
     id_tally_free(&to_me);
+    split_buf_free(&sb);
     id_tally_free(&by_me);
     return LEDGER_OK;
 fail:
     free(rows);
     id_tally_free(&to_me);
+    split_buf_free(&sb);
     id_tally_free(&by_me);
     return LEDGER_ERR;
 }
