@@ -187,7 +187,7 @@ int trip_check_member(ledger_db *db, int64_t me, int64_t trip_id, ledger_error *
     int participant;
 
     if (access_trip(db, me, trip_id, &participant, err))
-        return err->status == 404 ? error_as_field(err, "trip_id") : LEDGER_ERR;
+        return error_in_body(err, "trip_id");
     if (!participant)
         return ledger_error_set(err, 403, "forbidden", "trip_id",
                                 "trip %lld is not one you take part in", (long long)trip_id);

@@ -37,10 +37,14 @@ int error_in_item(ledger_error *err, const char *array, size_t i)
     return LEDGER_ERR;
 }
 
-int error_as_field(ledger_error *err, const char *field)
+int error_in_body(ledger_error *err, const char *field)
 {
-    err->status = 400;
-    snprintf(err->code, sizeof err->code, "invalid_field");
+    if (err->status >= 500)
+        return LEDGER_ERR;
+    if (err->status == 404) {
+        err->status = 400;
+        snprintf(err->code, sizeof err->code, "invalid_field");
+    }
     snprintf(err->field, sizeof err->field, "%s", field);
     return LEDGER_ERR;
 }

@@ -324,9 +324,11 @@ int search_flush(ledger_db *db, int64_t min_rows, ledger_error *err);
 int search_candidates(ledger_db *db, int64_t me, struct search_query *sq, int64_t cap,
                       int64_t *n, ledger_error *err);
 
-/* Recasts a lookup failure (a missing or foreign id named in a body) as a
- * 400 invalid_field on field, keeping the message. */
-int error_as_field(ledger_error *err, const char *field);
+/* Names field in a failed lookup of an id named in a body, keeping the
+ * message, as every route answers one: a missing one is a bad value (404
+ * becomes 400 invalid_field), another user's stays 403 forbidden (API.md:
+ * it exists and the caller may not touch it); a 500 is left as it is. */
+int error_in_body(ledger_error *err, const char *field);
 /* Names the item of an array a field error is in: field "amount" of item
  * 3 of "rows" becomes "rows[3].amount" (the item itself: "rows[3]"). */
 int error_in_item(ledger_error *err, const char *array, size_t i);

@@ -209,10 +209,8 @@ static int actions_check(ledger_db *db, int64_t me, const cJSON *actions, ledger
         if (strcmp(type, "add_tag") == 0) {
             if (field_id(a, "tag_id", 1, 0, &id, NULL, err))
                 return action_error(err, i);
-            /* Another user's tag or a missing one is a bad field here. */
             if (tag_check_owner(db, me, id, err)) {
-                if (err->status < 500)
-                    error_as_field(err, "tag_id");
+                error_in_body(err, "tag_id");
                 return action_error(err, i);
             }
         } else if (strcmp(type, "set_category") == 0) {

@@ -376,7 +376,7 @@ int ledger_trip_from_tag(ledger_db *db, int64_t me, const cJSON *body, cJSON **o
     if (keep && !cJSON_IsBool(keep) && !cJSON_IsNull(keep))
         return ledger_error_set(err, 400, "invalid_field", "keep_tag", "keep_tag must be true or false");
     if (tag_check_owner(db, me, tag_id, err))
-        return err->status < 500 ? error_as_field(err, "tag_id") : LEDGER_ERR;
+        return error_in_body(err, "tag_id");
     if ((st = db_stmt(db, SQL_TAG_NAME, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, tag_id);

@@ -86,7 +86,7 @@ int txn_link_tags(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *tag_id
         int rc;
 
         if (tag_check_owner(db, me, tag, err))
-            return err->status < 500 ? error_as_field(err, "tag_ids") : LEDGER_ERR;
+            return error_in_body(err, "tag_ids");
         if ((st = db_stmt(db, SQL_TAG_LINK, err)) == NULL)
             return LEDGER_ERR;
         sqlite3_bind_int64(st, 1, txn_id);

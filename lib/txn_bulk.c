@@ -130,8 +130,7 @@ int ledger_txn_bulk(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
         if (field_id(body, "tag_id", 1, 0, &tag_id, NULL, err))
             goto out;
         if (tag_check_owner(db, me, tag_id, err)) {
-            if (err->status < 500)
-                error_as_field(err, "tag_id");
+            error_in_body(err, "tag_id");
             goto out;
         }
         if (run(db, action[0] == 't' ? SQL_BULK_TAG : SQL_BULK_UNTAG, ids_text, NULL, tag_id,

@@ -30,7 +30,7 @@ int ledger_txn_tag_add(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *b
     rc = txn_link_tags(db, me, txn_id, ids, err);
     cJSON_Delete(ids);
     if (rc)
-        return err->field[0] ? error_as_field(err, has_name ? "name" : "tag_id") : LEDGER_ERR;
+        return err->field[0] ? error_in_body(err, has_name ? "name" : "tag_id") : LEDGER_ERR;
     return txn_get(db, me, txn_id, out, err);
 }
 
@@ -65,13 +65,13 @@ int ledger_txn_tag_remove_body(ledger_db *db, int64_t me, int64_t txn_id, const 
     struct txn_access a;
     int64_t tag_id;
 
-    /* The row is the path's (403/404); the tag is named in the body, so a
-     * tag that is not the caller's is a bad field, as on every other route
-     * that takes a tag_id in its body. */
+    /* The row is the path's (403/404); the tag is named in the body: a
+     * missing one is a bad field, another user's 403 naming it, as on every
+     * route that takes an id in its body. */
     if (access_txn(db, me, txn_id, &a, err)
         || field_require_object(body, err) || field_id(body, "tag_id", 1, 0, &tag_id, NULL, err))
         return LEDGER_ERR;
     if (tag_check_owner(db, me, tag_id, err))
-        return err->status < 500 ? error_as_field(err, "tag_id") : LEDGER_ERR;
+        return error_in_body(err, "tag_id");
     return tag_unlink(db, txn_id, tag_id, err);
 }

@@ -100,7 +100,7 @@ sub post_rejected {
     my $user = $o{user} // 'alice';
     my $before = count_all($user);
     my $res = $rig->post('/api/transactions', $body, user => $user);
-    error_is($res, 400, $o{code} // 'invalid_field', $what, $field);
+    error_is($res, $o{status} // 400, $o{code} // 'invalid_field', $what, $field);
     is(count_all($user), $before, "$what: nothing was written");
     return $res;
 }
@@ -284,13 +284,17 @@ post_rejected({ %base, currency => 'AUD', amount_aud => 12.01 }, 'amount_aud',
               'an AUD row with an amount_aud a cent off');
 post_rejected({ %base, exchange_rate_to_aud => '1.5' }, 'exchange_rate_to_aud',
               'exchange_rate_to_aud as a string');
-post_rejected({ %base, tag_ids => [$bob_tag->{id}] }, 'tag_ids', "tag_ids naming bob's tag");
+# Another user's tag is there and not the caller's: 403 naming the field,
+# as a trip_id of someone else's trip.
+post_rejected({ %base, tag_ids => [$bob_tag->{id}] }, 'tag_ids', "tag_ids naming bob's tag",
+              status => 403, code => 'forbidden');
 # The row is inserted before its tags are linked: the refusal must undo it,
 # and the link to alice's own tag (the lower id) made before the bad one.
 post_rejected({ %base, tag_ids => [$alice_tag->{id}, $bob_tag->{id}] }, 'tag_ids',
-              "tag_ids with alice's tag, then bob's");
+              "tag_ids with alice's tag, then bob's", status => 403, code => 'forbidden');
 post_rejected({ %base, tag_ids => [$bob_tag->{id}, $alice_tag->{id}] }, 'tag_ids',
-              "tag_ids with bob's tag, then alice's");
+              "tag_ids with bob's tag, then alice's", status => 403, code => 'forbidden');
+post_rejected({ %base, tag_ids => [999999] }, 'tag_ids', 'tag_ids naming no tag');
 is(list('alice', "tag_ids=$alice_tag->{id}")->{json}{total}, 0, 'no row carries the tag');
 post_rejected({ %base, tag_ids => 'Receipts' }, 'tag_ids', 'tag_ids not an array');
 post_rejected({ %base, trip_id => 999999 }, 'trip_id', 'a trip that does not exist');

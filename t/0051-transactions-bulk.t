@@ -94,9 +94,10 @@ is_deeply(tag_names(txn($a2->{id})), ['Work'], 'so does the second');
 is_deeply(tag_names(txn($a3->{id})), [], 'a row not named is untouched');
 is(tag_list('alice')->{Work}{usage_count}, 2, 'usage_count counts the two links');
 
-# The tag must be the caller's: another user's tag, or none, is a 400 on tag_id.
+# The tag must be the caller's: another user's tag is 403 naming tag_id
+# (it exists, and is not hers), none at all a 400 on it.
 error_is(bulk('alice', { action => 'tag', ids => [$a3->{id}], tag_id => $bob_tag }),
-         400, 'invalid_field', "bulk tag with another user's tag", 'tag_id');
+         403, 'forbidden', "bulk tag with another user's tag", 'tag_id');
 error_is(bulk('alice', { action => 'tag', ids => [$a3->{id}], tag_id => 999999 }),
          400, 'invalid_field', 'bulk tag with a tag that does not exist', 'tag_id');
 error_is(bulk('alice', { action => 'tag', ids => [$a3->{id}] }),
@@ -113,7 +114,7 @@ is_deeply(tag_names(txn($a1->{id})), [], 'the tag is gone from the untagged row'
 is_deeply(tag_names(txn($a2->{id})), ['Work'], 'and stays on the other row');
 is(tag_list('alice')->{Work}{usage_count}, 1, 'usage_count follows');
 error_is(bulk('alice', { action => 'untag', ids => [$a2->{id}], tag_id => $bob_tag }),
-         400, 'invalid_field', "bulk untag with another user's tag", 'tag_id');
+         403, 'forbidden', "bulk untag with another user's tag", 'tag_id');
 is_deeply(tag_names(txn($a2->{id})), ['Work'], 'and the row keeps its tag');
 
 # ---- bulk categorize ----------------------------------------------------------
@@ -404,7 +405,7 @@ error_is($rig->post("/api/transactions/$p2->{id}/tags", { tag_id => $errands, na
 error_is($rig->post("/api/transactions/$p2->{id}/tags", {}, user => 'alice'),
          400, 'invalid_field', 'neither tag_id nor name');
 error_is($rig->post("/api/transactions/$p2->{id}/tags", { tag_id => $bob_tag }, user => 'alice'),
-         400, 'invalid_field', "another user's tag_id", 'tag_id');
+         403, 'forbidden', "another user's tag_id", 'tag_id');
 error_is($rig->post("/api/transactions/$p2->{id}/tags", { tag_id => 999999 }, user => 'alice'),
          400, 'invalid_field', 'a tag_id that does not exist', 'tag_id');
 error_is($rig->post("/api/transactions/$p2->{id}/tags", { name => '' }, user => 'alice'),
@@ -428,14 +429,15 @@ is(tag_list('alice')->{NewTag}{usage_count}, 1, 'usage_count follows');
 error_is($rig->request('DELETE', "/api/transactions/$p1->{id}/tags", user => 'alice', json => {}),
          400, 'invalid_field', 'a remove body without tag_id', 'tag_id');
 # On her own row: a tag in the path is a resource (403, 404); a tag named
-# in the body is a field, 400 as when adding one.
+# in the body is a field: 403 naming it when another user's, a missing one
+# 400, as when adding one.
 error_is($rig->del("/api/transactions/$p1->{id}/tags/$bob_tag", user => 'alice'),
          403, 'forbidden', "removing another user's tag by path");
 error_is($rig->del("/api/transactions/$p1->{id}/tags/999999", user => 'alice'),
          404, 'not_found', 'removing a missing tag by path');
 error_is($rig->request('DELETE', "/api/transactions/$p1->{id}/tags", user => 'alice',
                        json => { tag_id => $bob_tag }),
-         400, 'invalid_field', "removing another user's tag with a body", 'tag_id');
+         403, 'forbidden', "removing another user's tag with a body", 'tag_id');
 error_is($rig->request('DELETE', "/api/transactions/$p1->{id}/tags", user => 'alice',
                        json => { tag_id => 999999 }),
          400, 'invalid_field', 'removing a missing tag with a body', 'tag_id');

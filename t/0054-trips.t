@@ -478,8 +478,10 @@ ok(!has_tag('alice', $nz), 'the tag is deleted');
 my $bobtag_bali = new_tag('bob', 'bob-bali');
 my $bob_b = create('bob', description => 'bob bali', tag_ids => [ $bobtag_bali ]);
 $before = trip_ids('alice');
-error_is($rig->post('/api/trips/from-tag', { tag_id => $bobtag_bali }, user => 'alice'), 400, 'invalid_field',
+error_is($rig->post('/api/trips/from-tag', { tag_id => $bobtag_bali }, user => 'alice'), 403, 'forbidden',
          "from-tag with bob's tag", 'tag_id');
+error_is($rig->post('/api/trips/from-tag', { tag_id => 999999 }, user => 'alice'), 400, 'invalid_field',
+         'from-tag with no such tag', 'tag_id');
 error_is($rig->post('/api/trips/from-tag', {}, user => 'alice'), 400, 'invalid_field', 'from-tag without tag_id',
          'tag_id');
 error_is($rig->post('/api/trips/from-tag', { tag_id => 'Fiji' }, user => 'alice'), 400, 'invalid_field',

@@ -266,7 +266,7 @@ refused({ conditions => [ cond('description', 'equals', '') ] }, 'conditions[0]'
 refused({ conditions => 'amount > 1' }, 'conditions', 'conditions not an array');
 refused({ actions => [ { type => 'delete_row' } ] }, 'actions[0].type', 'an action of unknown type');
 refused({ actions => [ { type => 'set_merchant', merchant_normalized => 'X' }, { type => 'add_tag', tag_id => $tag{bobs} } ] },
-        'actions[1].tag_id', "add_tag with another user's tag");
+        'actions[1].tag_id', "add_tag with another user's tag", status => 403, code => 'forbidden');
 refused({ actions => [ { type => 'add_tag', tag_id => 999999 } ] }, 'actions[0].tag_id', 'add_tag with a missing tag');
 refused({ actions => [ { type => 'set_trip', trip_id => $bob_trip } ] }, 'actions[0].trip_id',
         'set_trip with a trip alice is not part of', status => 403, code => 'forbidden');
