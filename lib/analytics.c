@@ -703,7 +703,7 @@ int ledger_analytics_merchant(ledger_db *db, int64_t me, const char *merchant,
     char from[8], to[8], first[11], end[11];
     struct merchant_walk w;
     int months, mine, rc, i, result = LEDGER_ERR;
-    money_sum total = 0;
+    money_sum spend = 0;
     sqlite3_stmt *st;
     cJSON *doc, *items;
 
@@ -760,9 +760,12 @@ int ledger_analytics_merchant(ledger_db *db, int64_t me, const char *merchant,
         cJSON_AddItemToObject(o, "total", money_sum_to_json(w.sums[i]));
         cJSON_AddNumberToObject(o, "count", (double)w.counts[i]);
         cJSON_AddItemToArray(items, o);
-        total += w.sums[i];
+        spend += w.sums[i];
     }
-    cJSON_AddItemToObject(doc, "total", money_sum_to_json(total));
+    /* total counts the items, as in every answer with items (API.md);
+     * the money is spend. */
+    cJSON_AddNumberToObject(doc, "total", months);
+    cJSON_AddItemToObject(doc, "spend", money_sum_to_json(spend));
     *out = doc;
     result = LEDGER_OK;
 out:

@@ -147,7 +147,7 @@ int main(void)
        "GET /api/analytics/merchants/Big (%s)", err.message);
     MONEY_IS(doc, HALF, "January", "items", "#0", "total");
     MONEY_IS(doc, HALF, "February", "items", "#1", "total");
-    MONEY_IS(doc, ALL, "the two months together", "total");
+    MONEY_IS(doc, ALL, "the two months together", "spend");
     cJSON_Delete(doc);
 
     ok(ledger_analytics_fees(db, me, &range, &doc, &err) == 0, "GET /api/analytics/fees (%s)",

@@ -387,7 +387,8 @@ is_deeply([map { [$_->{month}, m2($_->{total}), $_->{count}] } @{ $res->{json}{i
           [['2024-11', '0.00', 0], ['2024-12', '9.00', 1], ['2025-01', '0.00', 0], ['2025-02', '20.00', 2],
            ['2025-03', '60.00', 1], ['2025-04', '7.00', 1], ['2025-05', '0.00', 0]],
           'per month, quiet months at 0.00');
-is(m2($res->{json}{total}), '96.00', 'total over the range 96.00');
+is(m2($res->{json}{spend}), '96.00', 'spend over the range 96.00');
+is($res->{json}{total}, 7, 'total: the seven months listed, as every answer with items counts them');
 # bob's Coles 999.00 is not in alice's Coles history: only V2 140.00.
 $res = $rig->get('/api/analytics/merchants/Coles?from=2025-02&to=2025-02', user => 'alice');
 is_deeply([map { m2($_->{total}) } @{ $res->{json}{items} // [] }], ['140.00'], "alice's Coles is hers alone");

@@ -382,7 +382,7 @@ is($rig->get('/api/transactions?search=too%20big&exclude_categories=', user => '
     is(m2($rig->get('/api/analytics/monthly/2019-03/dining', user => 'dave')->{json}{total}), '15.00',
        'the drill-down: 15.00');
     my $h = $rig->get('/api/analytics/merchants/Fx%20Shop?from=2019-03&to=2019-03', user => 'dave')->{json};
-    is(m2($h->{total}), '15.00', "the merchant's history: 15.00");
+    is(m2($h->{spend}), '15.00', "the merchant's history: 15.00");
     is(m2($rig->get("/api/trips/$trip/analytics", user => 'dave')->{json}{total}), '15.00', 'the trip: 15.00');
 }
 
@@ -440,8 +440,8 @@ is($rig->get('/api/transactions?search=too%20big&exclude_categories=', user => '
     is_deeply([ map { [ scalar @{ $_->{items} // [] }, $_->{total} ] } $top->('basis=mine&limit=1'), $top->('limit=1') ],
               [ [ 1, 2 ], [ 1, 1 ] ], 'limit=1: one item, total every merchant');
     my $h = $rig->get('/api/analytics/merchants/Woolies%20Edge?from=2019-07&to=2019-07&basis=mine', user => 'bob')->{json};
-    is_deeply([ m2($h->{total}), $h->{items}[0]{count} ], [ '4.00', 1 ], "one merchant's history, bob's part");
-    is(m2($rig->get('/api/analytics/merchants/Woolies%20Edge?from=2019-07&to=2019-07', user => 'bob')->{json}{total}),
+    is_deeply([ m2($h->{spend}), $h->{items}[0]{count} ], [ '4.00', 1 ], "one merchant's history, bob's part");
+    is(m2($rig->get('/api/analytics/merchants/Woolies%20Edge?from=2019-07&to=2019-07', user => 'bob')->{json}{spend}),
        '0.00', 'gross: none of it his');
     for my $path ('/api/analytics/merchants?basis=bogus', '/api/analytics/merchants/Woolies%20Edge?basis=bogus') {
         error_is($rig->get($path, user => 'bob'), 400, 'invalid_field', "$path", 'basis');

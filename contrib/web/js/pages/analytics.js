@@ -53,7 +53,7 @@ export async function render(main) {
           const r = await api.get(`/analytics/merchants/${encodeURIComponent(name)}`, { from: from.value, to: to.value, basis: range.basis });
           if (seq !== histSeq) return;
           clear(hist, line(`Monthly spend at ${name}`, r.items.map((x) => ({ label: x.month.slice(2), cents: toCents(x.total) }))),
-            h('p', {}, `Total ${formatMoney(r.total)}.`));
+            h('p', {}, `Total ${formatMoney(r.spend)}.`));
         });
       };
       msel.addEventListener('change', showMerchant);
