@@ -573,9 +573,14 @@ int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON 
 
     if (statement_fields_read(body, &f, err))
         return LEDGER_ERR;
+    /* The rows are part of the statement (API.md): a statement without
+     * any says so with [], so one whose rows were left out by mistake is
+     * not stored empty. */
     rows = cJSON_GetObjectItemCaseSensitive(body, "transactions");
-    if (rows && !cJSON_IsNull(rows)
-        && (!cJSON_IsArray(rows) || cJSON_GetArraySize(rows) > ROWS_MAX))
+    if (rows == NULL)
+        return ledger_error_set(err, 400, "invalid_field", "transactions",
+                                "transactions is required: the statement's rows, [] for none");
+    if (!cJSON_IsArray(rows) || cJSON_GetArraySize(rows) > ROWS_MAX)
         return ledger_error_set(err, 400, "invalid_field", "transactions",
                                 "transactions must be an array of at most %d rows", ROWS_MAX);
     if (statement_insert(db, me, &f, &id, err))

@@ -228,6 +228,12 @@ error_is(statement('alice', interest_rate => 'high'), 400, 'invalid_field', 'a r
 error_is(statement('alice', loan_term_months => 12.5), 400, 'invalid_field', 'a fractional term', 'loan_term_months');
 error_is(statement('alice', transactions => { a => 1 }), 400, 'invalid_field', 'transactions not an array',
          'transactions');
+# The rows are part of a statement (API.md lists transactions with no
+# "?"): one without them says so with [].
+error_is(statement('alice', transactions => undef), 400, 'invalid_field', 'transactions null', 'transactions');
+error_is($rig->post('/api/statements', { bank_name => 'Test Bank', account_type => 'Everyday Account',
+                                         period_start => '2026-01-01', period_end => '2026-01-31' }, user => 'alice'),
+         400, 'invalid_field', 'no transactions at all', 'transactions');
 error_is(statement('alice', transactions => [ row('debit', 1), row('debit', -5) ]), 400, 'invalid_field',
          'a negative amount in the second row', 'transactions[1].amount');
 error_is(statement('alice', transactions => [ row('gift', 1) ]), 400, 'invalid_field', 'an unknown type',

@@ -128,7 +128,7 @@ my @matrix = (
     ['DELETE', '/api/payments/([0-9]+)', sub { '/api/payments/' . fresh_payment() }, undef, qw(ok ok 403 403)],
     ['GET', '/api/statements', '/api/statements', undef, @$ALL],
     ['POST', '/api/statements', '/api/statements', { bank_name => 'Z', account_type => 'Visa',
-        period_start => '2026-04-01', period_end => '2026-04-30' }, @$ALL],
+        period_start => '2026-04-01', period_end => '2026-04-30', transactions => [] }, @$ALL],
     ['POST', '/api/statements/import', '/api/statements/import', \$ofx, qw(ok ok ok ok)],
     ['GET', '/api/statements/([0-9]+)', "/api/statements/$stmt", undef, qw(ok 403 403 403)],
     ['DELETE', '/api/statements/([0-9]+)', sub { '/api/statements/' . fresh_statement() }, undef, qw(ok 403 403 403)],
