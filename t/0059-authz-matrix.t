@@ -59,7 +59,8 @@ my $ofx = Rig::slurp(Rig::srcdir() . '/t/data/ofx/bank.qfx');
 sub fresh_row { split_row('disposable') }
 sub fresh_tag { ok_json($rig->post('/api/tags', { name => 'tmp' . rand() }, user => 'alice'), 'tag')->{id} }
 sub fresh_statement { ok_json($rig->post('/api/statements', { bank_name => 'X', account_type => 'Visa',
-    account_name => 'tmp' . rand(), period_start => '2026-03-01', period_end => '2026-03-31' }, user => 'alice'),
+    account_name => 'tmp' . rand(), period_start => '2026-03-01', period_end => '2026-03-31', transactions => [] },
+    user => 'alice'),
     'statement')->{id} }
 sub fresh_payment { ok_json($rig->post('/api/payments', { from_participant_id => $uid{alice},
     to_participant_id => $uid{bob}, date => '2026-02-12', amount => 1 }, user => 'alice'), 'payment')->{id} }
