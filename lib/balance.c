@@ -24,21 +24,31 @@ struct balance {
     money_sum owed_to_me, owed_by_me, payments_to_me, payments_from_me;
 };
 
-/* Every split of the rows one of the two owns that the other has a split
- * on, a row's splits together and by participant, as split_load reads
- * them: one statement, not one more for each row (a five-year household
- * ledger has thousands of such rows a pair, and those lookups were half
- * of the balances' time). */
-#define PAIR_ROWS(owner, other)                                                                 \
-    "SELECT t.id, t.owner_id AS owner, COALESCE(t.amount_aud, t.amount) AS amount,"            \
-    "       t.transaction_type IN ('credit', 'refund', 'payment') AS negative"                  \
-    "  FROM splits s JOIN transactions t ON t.id = s.transaction_id"                            \
-    " WHERE s.participant_id = " other " AND t.owner_id = " owner " AND t.reconciled_with_id IS NULL"
-static const char SQL_PAIR_SPLITS[] =
-    "SELECT p.id, p.owner, p.amount, p.negative, s.participant_id, s.share_percent"
-    "  FROM (" PAIR_ROWS("?1", "?2") " UNION ALL " PAIR_ROWS("?2", "?1") ") p"
-    "  JOIN splits s ON s.transaction_id = p.id"
-    " ORDER BY p.id, s.participant_id";
+/* The rows the caller's balances come from, each with every split it has,
+ * a row's splits together and by participant (as split_load reads them):
+ * the caller's own split rows (schema 0027's index of them) and the rows
+ * others own that the caller has a split of; with ?2 only those between
+ * the caller and ?2.  Both arms come in id order from their indexes (the
+ * second's id is named from its index for SQLite to see that), so only
+ * the participants of a row are sorted.  One statement for every participant, not one for
+ * each and one more for each row (a five-year household ledger has
+ * thousands of such rows a pair: those lookups were half of the
+ * balances' time, and each participant walked all of theirs again). */
+#define BALANCE_ROW(id) "SELECT " id ", t.owner_id AS owner, COALESCE(t.amount_aud, t.amount) AS amount," \
+                        "       t.transaction_type IN ('credit', 'refund', 'payment') AS negative"
+#define BALANCE_SPLITS(own_rows, their_rows)                                                    \
+    "SELECT p.id, p.owner, p.amount, p.negative, s.participant_id, s.share_percent"             \
+    "  FROM (" BALANCE_ROW("t.id") "  FROM transactions t"                                      \
+    "         WHERE t.owner_id = ?1 AND t.has_split AND t.reconciled_with_id IS NULL" own_rows   \
+    "        UNION ALL " BALANCE_ROW("m.transaction_id")                                         \
+    "          FROM splits m JOIN transactions t ON t.id = m.transaction_id"                         \
+    "         WHERE m.participant_id = ?1 AND t.reconciled_with_id IS NULL" their_rows ") p"      \
+    "  JOIN splits s ON s.transaction_id = p.id"                                                \
+    " ORDER BY p.id, s.participant_id"
+static const char SQL_BALANCE_SPLITS[] = BALANCE_SPLITS("", " AND t.owner_id <> ?1");
+static const char SQL_PAIR_SPLITS[] = BALANCE_SPLITS(
+    " AND EXISTS (SELECT 1 FROM splits o WHERE o.transaction_id = t.id AND o.participant_id = ?2)",
+    " AND t.owner_id = ?2");
 static const char SQL_PAIR_PAYMENTS[] =
     "SELECT COALESCE(ledger_sum(CASE WHEN from_user_id = ?2 THEN amount END), 0),"
     "       COALESCE(ledger_sum(CASE WHEN from_user_id = ?1 THEN amount END), 0)"
@@ -46,70 +56,96 @@ static const char SQL_PAIR_PAYMENTS[] =
     " WHERE (from_user_id = ?1 AND to_user_id = ?2) OR (from_user_id = ?2 AND to_user_id = ?1)";
 static const char SQL_USER_NAME[] = "SELECT email, name FROM users WHERE id = ?";
 
-/* One row's splits, gathered from SQL_PAIR_SPLITS. */
-struct pair_row {
-    int64_t id, owner, amount;
-    int negative;
-    struct split_buf splits;
+/* The caller's balances with each of n others, by id (ascending: found by
+ * bsearch). */
+struct balances {
+    int64_t me;
+    const int64_t *ids;
+    struct balance *b;
+    size_t n;
 };
 
-/* Adds the row's debt between me and other to b: apportioned as every
- * read shows its splits, counted negative for money in. */
-static void pair_row_add(struct pair_row *r, int64_t me, int64_t other, struct balance *b)
+static int by_id(const void *a, const void *b)
 {
-    int mine = r->owner == me;
-    int64_t who = mine ? other : me, cents = 0;
-    size_t i;
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
-    split_apportion(r->amount, r->splits.v, r->splits.n, r->owner, r->splits.cents);
-    for (i = 0; i < r->splits.n; i++)
-        if (r->splits.v[i].participant_id == who)
-            cents = r->splits.cents[i];
-    if (r->negative)
-        cents = -cents;
-    if (mine)
-        b->owed_to_me += cents;
-    else
-        b->owed_by_me += cents;
+    return x < y ? -1 : x > y;
 }
 
-static int balance_pair(ledger_db *db, int64_t me, int64_t other, struct balance *b,
-                        ledger_error *err)
+static struct balance *balance_of(const struct balances *all, int64_t id)
 {
-    sqlite3_stmt *st = db_stmt(db, SQL_PAIR_SPLITS, err);
-    struct pair_row r;
-    int rc;
+    const int64_t *at = bsearch(&id, all->ids, all->n, sizeof *all->ids, by_id);
 
-    memset(b, 0, sizeof *b);
-    memset(&r, 0, sizeof r);
+    return at ? &all->b[at - all->ids] : NULL;
+}
+
+/* One row's debts, apportioned as every read shows its splits, counted
+ * negative for money in: on the caller's row each other participant owes
+ * their part; on another's row the caller owes the owner theirs. */
+static void row_add(const struct balances *all, int64_t owner, int64_t amount, int negative,
+                    struct split_buf *sb)
+{
+    struct balance *b;
+    size_t i;
+
+    split_apportion(amount, sb->v, sb->n, owner, sb->cents);
+    for (i = 0; i < sb->n; i++) {
+        int64_t who = sb->v[i].participant_id, cents = negative ? -sb->cents[i] : sb->cents[i];
+
+        if (owner == all->me && who != all->me && (b = balance_of(all, who)))
+            b->owed_to_me += cents;
+        else if (owner != all->me && who == all->me && (b = balance_of(all, owner)))
+            b->owed_by_me += cents;
+    }
+}
+
+/* The split debts of every balance in all: with other 0, of each; else of
+ * that one alone. */
+static int balance_splits(ledger_db *db, const struct balances *all, int64_t other,
+                          ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, other ? SQL_PAIR_SPLITS : SQL_BALANCE_SPLITS, err);
+    struct split_buf sb = { NULL, NULL, 0, 0 };
+    int64_t id = 0, owner = 0, amount = 0;
+    int negative = 0, rc;
+
     if (st == NULL)
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, me);
-    sqlite3_bind_int64(st, 2, other);
+    sqlite3_bind_int64(st, 1, all->me);
+    if (other)
+        sqlite3_bind_int64(st, 2, other);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(st, 0);
-
-        if (r.splits.n > 0 && id != r.id) {
-            pair_row_add(&r, me, other, b);
-            r.splits.n = 0;
+        if (sb.n > 0 && sqlite3_column_int64(st, 0) != id) {
+            row_add(all, owner, amount, negative, &sb);
+            sb.n = 0;
         }
-        if (split_buf_room(&r.splits, r.splits.n + 1))
+        if (split_buf_room(&sb, sb.n + 1))
             break;
-        r.id = id;
-        r.owner = sqlite3_column_int64(st, 1);
-        r.amount = sqlite3_column_int64(st, 2);
-        r.negative = sqlite3_column_int(st, 3);
-        r.splits.v[r.splits.n].participant_id = sqlite3_column_int64(st, 4);
-        r.splits.v[r.splits.n++].share = sqlite3_column_int64(st, 5);
+        id = sqlite3_column_int64(st, 0);
+        owner = sqlite3_column_int64(st, 1);
+        amount = sqlite3_column_int64(st, 2);
+        negative = sqlite3_column_int(st, 3);
+        sb.v[sb.n].participant_id = sqlite3_column_int64(st, 4);
+        sb.v[sb.n++].share = sqlite3_column_int64(st, 5);
     }
-    if (rc == SQLITE_DONE && r.splits.n > 0)
-        pair_row_add(&r, me, other, b);
+    if (rc == SQLITE_DONE && sb.n > 0)
+        row_add(all, owner, amount, negative, &sb);
     db_stmt_done(st);
-    split_buf_free(&r.splits);
-    if (rc != SQLITE_DONE)
-        return rc == SQLITE_ROW ? ledger_error_set(err, 500, "internal", NULL, "out of memory")
-                                : db_error(db, err, "balance");
-    if ((st = db_stmt(db, SQL_PAIR_PAYMENTS, err)) == NULL)
+    split_buf_free(&sb);
+    if (rc == SQLITE_DONE)
+        return LEDGER_OK;
+    return rc == SQLITE_ROW ? ledger_error_set(err, 500, "internal", NULL, "out of memory")
+                            : db_error(db, err, "balance");
+}
+
+/* The payments between the caller and other. */
+static int balance_payments(ledger_db *db, int64_t me, int64_t other, struct balance *b,
+                            ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_PAIR_PAYMENTS, err);
+    int rc;
+
+    if (st == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);
     sqlite3_bind_int64(st, 2, other);
@@ -143,6 +179,7 @@ static cJSON *balance_json(int64_t other, const struct balance *b)
 int ledger_balance_get(ledger_db *db, int64_t me, int64_t other, cJSON **out, ledger_error *err)
 {
     struct balance b;
+    struct balances one = { me, &other, &b, 1 };
     int known;
 
     if (other == me)
@@ -151,7 +188,8 @@ int ledger_balance_get(ledger_db *db, int64_t me, int64_t other, cJSON **out, le
         return LEDGER_ERR;
     if (!known)
         return ledger_error_set(err, 404, "not_found", NULL, "no such participant of yours");
-    if (balance_pair(db, me, other, &b, err))
+    memset(&b, 0, sizeof b);
+    if (balance_splits(db, &one, other, err) || balance_payments(db, me, other, &b, err))
         return LEDGER_ERR;
     *out = balance_json(other, &b);
     return LEDGER_OK;
@@ -180,23 +218,32 @@ int ledger_balance_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *er
     int64_t *ids = NULL;
     size_t n = 0, i;
     struct ranked *r = NULL;
+    struct balance *b = NULL;
+    struct balances all;
     cJSON *doc, *items;
 
     if (participant_ids(db, me, &ids, &n, err))
         return LEDGER_ERR;
-    if (n && (r = calloc(n, sizeof *r)) == NULL) {
+    if (n && ((r = calloc(n, sizeof *r)) == NULL || (b = calloc(n, sizeof *b)) == NULL)) {
         free(ids);
+        free(r);
         return ledger_error_set(err, 500, "internal", NULL, "out of memory");
     }
+    qsort(ids, n, sizeof *ids, by_id);
+    all.me = me;
+    all.ids = ids;
+    all.b = b;
+    all.n = n;
+    if (n && balance_splits(db, &all, 0, err))
+        goto fail;
     for (i = 0; i < n; i++) {
+        if (balance_payments(db, me, ids[i], &b[i], err))
+            goto fail;
         r[i].id = ids[i];
-        if (balance_pair(db, me, ids[i], &r[i].b, err)) {
-            free(ids);
-            free(r);
-            return LEDGER_ERR;
-        }
+        r[i].b = b[i];
     }
     free(ids);
+    free(b);
     /* Largest first: by the size of the net, whichever way it runs. */
     if (n)
         qsort(r, n, sizeof *r, by_size);
@@ -229,4 +276,9 @@ int ledger_balance_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *er
     cJSON_AddNumberToObject(doc, "total", cJSON_GetArraySize(items));
     *out = doc;
     return LEDGER_OK;
+fail:
+    free(ids);
+    free(b);
+    free(r);
+    return LEDGER_ERR;
 }

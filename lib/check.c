@@ -1,7 +1,8 @@
 /*
  * The operator's consistency check: SQLite's own integrity and foreign-key
  * checks, then every table the triggers keep (spend_monthly, visible_count
- * and visible_total, shared_rows, the eff_* columns, the search index)
+ * and visible_total, shared_rows, has_split, the eff_* columns, the search
+ * index)
  * against a recount from the rows, and Business rule A (splits total
  * 100%).  A summary that drifted answers wrong totals without any error,
  * so only a recount finds it.
@@ -75,6 +76,12 @@ static const struct check checks[] = {
      * transaction prevents; if it ever is, no insert is counted. */
     { "bulk_insert",
       "SELECT 'a row in bulk_insert holds the summaries'' insert triggers off' FROM bulk_insert" },
+    /* The flag schema 0027 keeps for the index of split rows. */
+    { "has_split",
+      "SELECT printf('transaction %d: has_split %d, with %d splits', t.id, t.has_split,"
+      "              (SELECT COUNT(*) FROM splits s WHERE s.transaction_id = t.id))"
+      "  FROM transactions t"
+      " WHERE t.has_split <> EXISTS (SELECT 1 FROM splits s WHERE s.transaction_id = t.id)" },
     { "shared_rows",
       "WITH recount AS (SELECT t.id AS transaction_id, s.participant_id AS viewer_id, t.date,"
       "                        t.amount, t.created_at, t.eff_merchant AS merchant,"

@@ -497,15 +497,25 @@ void split_buf_free(struct split_buf *b);
 /* Every split share of one row into b (b->n of them; no cap: a row may
  * have any number of participants, and a read shows them all). */
 int split_load(ledger_db *db, int64_t txn_id, struct split_buf *b, ledger_error *err);
+/* A row's splits as one text, "participant,share;..." by participant, for
+ * a statement that reads many rows' splits with the rows (rather than a
+ * split_load for each); NULL for none.  split_buf_parse reads it into b
+ * (-1 when memory ran out or it is no such text). */
+#define SPLITS_TEXT_SQL(id)                                                             \
+    "(SELECT group_concat(participant_id || ',' || share_percent, ';')"                 \
+    "   FROM (SELECT participant_id, share_percent FROM splits"                          \
+    "          WHERE transaction_id = " id " ORDER BY participant_id))"
+int split_buf_parse(struct split_buf *b, const char *text);
 
 /* ---- spend over a range (spend.c) ------------------------------------------------ */
 /* One row of spend in the caller's view (basis=mine). */
 struct spend_row {
     int64_t id, owner, spend, override_share;
     int64_t mine;        /* the caller's part of spend, in cents */
-    int has_override, split;
+    int has_override;
     char month[8], category[LEDGER_CATEGORY_MAX], date[11];
     char *merchant;      /* owned by the walk; valid during the callback */
+    char *splits;        /* SPLITS_TEXT_SQL's text, NULL when unsplit; the walk's */
 };
 /* basis=gross (0, the default) or mine (1); anything else 400. */
 int spend_basis(const struct ledger_params *p, int *mine, ledger_error *err);

@@ -20,7 +20,7 @@
     "SELECT contact_id AS uid FROM user_contacts WHERE user_id = ?1" \
     " UNION SELECT user_id FROM user_contacts WHERE contact_id = ?1" \
     " UNION SELECT s.participant_id FROM transactions t JOIN splits s ON s.transaction_id = t.id" \
-    "        WHERE t.owner_id = ?1" \
+    "        WHERE t.owner_id = ?1 AND t.has_split" \
     " UNION SELECT t.owner_id FROM splits s JOIN transactions t ON t.id = s.transaction_id" \
     "        WHERE s.participant_id = ?1" \
     " UNION SELECT to_user_id FROM split_payments WHERE from_user_id = ?1" \

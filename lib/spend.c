@@ -25,7 +25,7 @@
  * condition `which` on t picks. */
 #define MINE_ROWS(which) \
     "SELECT t.id, t.owner_id, " SPEND_SQL("t") ", t.override_share," \
-    "       EXISTS (SELECT 1 FROM splits s WHERE s.transaction_id = t.id)," \
+    "       CASE WHEN t.has_split THEN " SPLITS_TEXT_SQL("t.id") " END," \
     "       substr(t.date, 1, 7), " SPEND_CATEGORY_SQL("t") ", t.eff_merchant, t.date" \
     "  FROM transactions t" \
     " WHERE t.reconciled_with_id IS NULL AND t.date >= ?2 AND t.date < ?3" \
@@ -34,14 +34,15 @@
 static const char SQL_MINE_ROWS[] = MINE_ROWS(
     "(t.owner_id = ?1 OR t.id IN (SELECT transaction_id FROM splits WHERE participant_id = ?1))");
 /* Only those whose mine part may differ from their spend: the caller's
- * split rows and the rows with an override share (schema 0012 indexes
- * them), and the rows shared with the caller.  Every other row the caller
- * owns counts its whole spend, which the gross summary already holds. */
+ * split rows (schema 0027 indexes them), the rows with an override share
+ * (schema 0012), and the rows shared with the caller.  Every other row the
+ * caller owns counts its whole spend, which the gross summary already
+ * holds. */
 static const char SQL_MINE_ROWS_DIFFERENT[] = MINE_ROWS(
     "t.id IN (SELECT transaction_id FROM splits WHERE participant_id = ?1"
     "         UNION ALL"
     "         SELECT o.id FROM transactions o WHERE o.owner_id = ?1 AND o.date >= ?2 AND o.date < ?3"
-    "            AND EXISTS (SELECT 1 FROM splits s WHERE s.transaction_id = o.id)"
+    "            AND o.has_split"
     "         UNION ALL"
     "         SELECT o.id FROM transactions o WHERE o.owner_id = ?1 AND o.override_share IS NOT NULL"
     "            AND o.date >= ?2 AND o.date < ?3)");
@@ -72,8 +73,10 @@ static void rows_free(struct spend_row *rows, size_t n)
 {
     size_t i;
 
-    for (i = 0; i < n; i++)
+    for (i = 0; i < n; i++) {
         free(rows[i].merchant);
+        free(rows[i].splits);
+    }
     free(rows);
 }
 
@@ -92,7 +95,7 @@ int spend_mine_each(ledger_db *db, int64_t me, const char *from, const char *to,
     sqlite3_bind_int64(st, 1, me);
     db_bind_text(st, 2, from);
     db_bind_text(st, 3, to);
-    /* Collected first: apportioning reads splits through the cache. */
+    /* Collected first: a callback may use the statement cache. */
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         struct spend_row *r;
 
@@ -110,7 +113,9 @@ int spend_mine_each(ledger_db *db, int64_t me, const char *from, const char *to,
         r->spend = sqlite3_column_int64(st, 2);
         r->has_override = sqlite3_column_type(st, 3) != SQLITE_NULL;
         r->override_share = sqlite3_column_int64(st, 3);
-        r->split = sqlite3_column_int(st, 4);
+        if (sqlite3_column_type(st, 4) != SQLITE_NULL
+            && (r->splits = strdup((const char *)sqlite3_column_text(st, 4))) == NULL)
+            break;
         snprintf(r->month, sizeof r->month, "%s", (const char *)sqlite3_column_text(st, 5));
         snprintf(r->category, sizeof r->category, "%s", (const char *)sqlite3_column_text(st, 6));
         r->merchant = strdup((const char *)sqlite3_column_text(st, 7));
@@ -127,12 +132,14 @@ int spend_mine_each(ledger_db *db, int64_t me, const char *from, const char *to,
 
         if (r->has_override && r->owner == me) {
             r->mine = share_of(r->spend, r->override_share);
-        } else if (r->split) {
+        } else if (r->splits) {
             int64_t mag = r->spend < 0 ? -r->spend : r->spend;
             size_t k;
 
-            if (split_load(db, r->id, &sb, err))
+            if (split_buf_parse(&sb, r->splits)) {
+                ledger_error_set(err, 500, "internal", NULL, "out of memory");
                 goto fail;
+            }
             split_apportion(mag, sb.v, sb.n, r->owner, sb.cents);
             r->mine = 0;
             for (k = 0; k < sb.n; k++)

@@ -363,6 +363,28 @@ void split_buf_free(struct split_buf *b)
     memset(b, 0, sizeof *b);
 }
 
+int split_buf_parse(struct split_buf *b, const char *text)
+{
+    const char *p = text;
+    char *end;
+
+    b->n = 0;
+    while (p && *p) {
+        long long who = strtoll(p, &end, 10), share;
+
+        if (end == p || *end != ',')
+            return -1;
+        p = end + 1;
+        share = strtoll(p, &end, 10);
+        if (end == p || (*end != ';' && *end != '\0') || split_buf_room(b, b->n + 1))
+            return -1;
+        b->v[b->n].participant_id = who;
+        b->v[b->n++].share = share;
+        p = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
 int split_load(ledger_db *db, int64_t txn_id, struct split_buf *b, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_SPLIT_LOAD, err);

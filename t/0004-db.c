@@ -22,9 +22,16 @@ static int user_version(const char *path)
     return v;
 }
 
-/* SQL taking away what migrations 0026, 0023 and 0022 add, for a
+/* SQL taking away what migrations 0027, 0026, 0023 and 0022 add, for a
  * database set back to an older version. */
+#define UNDO_0027                                                  \
+    "DROP TRIGGER has_split_insert;"                               \
+    "DROP TRIGGER has_split_delete;"                               \
+    "DROP TRIGGER has_split_move;"                                 \
+    "DROP INDEX transactions_owner_split;"                         \
+    "ALTER TABLE transactions DROP COLUMN has_split;"
 #define UNDO_0026                                                  \
+    UNDO_0027                                                      \
     "ALTER TABLE transactions DROP COLUMN fitid_out;"
 #define UNDO_0023                                                  \
     UNDO_0026                                                      \
@@ -47,6 +54,16 @@ static void set_user_version(const char *path, int v)
     snprintf(sql, sizeof sql, "PRAGMA user_version = %d", v);
     sqlite3_open(path, &db);
     sqlite3_exec(db, sql, NULL, NULL, NULL);
+    sqlite3_close(db);
+}
+
+static void run_sql(const char *path, const char *sql)
+{
+    sqlite3 *db;
+
+    sqlite3_open(path, &db);
+    if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
+        printf("# %s: %s\n", sql, sqlite3_errmsg(db));
     sqlite3_close(db);
 }
 
@@ -638,6 +655,40 @@ int main(void)
                              " AND category = 'loan_interest'"), 50000,
                "0025: its interest is spent under loan_interest");
         remove_db(path24);
+    }
+
+    /* 0027: the rows with a split are flagged, and the flag then follows
+     * their splits. */
+    {
+        char path26[140];
+
+        snprintf(path26, sizeof path26, "%s/v26.db", dir);
+        is_int(database_with_user(path26,
+                           UNDO_0027
+                           "INSERT INTO users (id, subject) VALUES (2, 'ben');"
+                           "INSERT INTO transactions (id, owner_id, date, description, transaction_type, amount)"
+                           " VALUES (1, 1, '2026-03-01', 'split', 'debit', 1000),"
+                           "        (2, 1, '2026-03-02', 'whole', 'debit', 500);"
+                           "INSERT INTO splits (transaction_id, participant_id, share_percent)"
+                           " VALUES (1, 1, 5000), (1, 2, 5000);"),
+               SQLITE_OK, "a version-26 database: one row split, one not");
+        set_user_version(path26, 26);
+        db = NULL;
+        ok(ledger_open(path26, &db, &err) == LEDGER_OK, "a version-26 database is migrated forward");
+        ledger_close(db);
+        is_int(count(path26, "SELECT has_split FROM transactions WHERE id = 1"), 1, "0027: the split row is flagged");
+        is_int(count(path26, "SELECT has_split FROM transactions WHERE id = 2"), 0, "0027: the other is not");
+        run_sql(path26, "DELETE FROM splits WHERE transaction_id = 1 AND participant_id = 2;");
+        is_int(count(path26, "SELECT has_split FROM transactions WHERE id = 1"), 1,
+               "0027: a row keeps its flag while a split is left");
+        run_sql(path26, "UPDATE splits SET transaction_id = 2 WHERE transaction_id = 1;");
+        is_int(count(path26, "SELECT 10 * (SELECT has_split FROM transactions WHERE id = 1)"
+                             " + (SELECT has_split FROM transactions WHERE id = 2)"), 1,
+               "0027: a split moved to another row takes the flag with it");
+        run_sql(path26, "DELETE FROM splits;");
+        is_int(count(path26, "SELECT COUNT(*) FROM transactions WHERE has_split"), 0,
+               "0027: the last split gone, no row is flagged");
+        remove_db(path26);
     }
 
     /* An in-memory database works for tests. */

@@ -76,11 +76,19 @@ static int search_drift(ledger_db *db)
     return a < 0 || b < 0 ? -1 : a + b;
 }
 
+/* The same for has_split (schema 0027): rows flagged and rows split. */
+static int split_flag_drift(ledger_db *db)
+{
+    return sql_differ(db, "", "SELECT id FROM transactions WHERE has_split",
+                      "SELECT DISTINCT transaction_id FROM splits");
+}
+
 static int both_drift(ledger_db *db)
 {
     int a = drift(db), b = shared_drift(db), c = search_drift(db), d = total_drift(db);
+    int e = split_flag_drift(db);
 
-    return a < 0 || b < 0 || c < 0 || d < 0 ? -1 : a + b + c + d;
+    return a < 0 || b < 0 || c < 0 || d < 0 || e < 0 ? -1 : a + b + c + d + e;
 }
 
 /* The list's total and the number of rows it returns on one 500-row page,

@@ -383,6 +383,18 @@ is($report->{ok}, JSON::PP::false, '--json: ok false');
 is($report->{checks}{shared_rows}, 1, 'one shared_rows problem');
 is($report->{checks}{integrity_check}, 0, 'and the file itself is sound');
 is($report->{checks}{split_owner_alone}, 0, 'no split names its owner alone');
+is($report->{checks}{has_split}, 0, 'every row flagged split has a split, and only those');
+# The flag of the index of split rows (schema 0027), wrong both ways.
+File::Copy::copy("$dir/backup.db", "$dir/flag.db") or die;
+system('sqlite3', "$dir/flag.db",
+       "UPDATE transactions SET has_split = 0 WHERE id = $party;"
+       . " UPDATE transactions SET has_split = 1"
+       . "  WHERE id = (SELECT MIN(id) FROM transactions WHERE id NOT IN (SELECT transaction_id FROM splits))")
+    == 0 or die;
+($rc, $out) = admin('check', '--db', "$dir/flag.db");
+is($rc, 1, 'check: a wrong has_split is a problem');
+like($out, qr/^has_split: transaction $party: has_split 0, with \d+ splits$/m, 'a split row not flagged, named');
+like($out, qr/^has_split: transaction \d+: has_split 1, with 0 splits$/m, 'and a row flagged without a split');
 # A split left naming its owner alone (what the API now refuses, and an
 # older merge left) is named.
 File::Copy::copy("$dir/backup.db", "$dir/lone.db") or die;
