@@ -229,7 +229,8 @@ int ledger_balance_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *er
         free(r);
         return ledger_error_set(err, 500, "internal", NULL, "out of memory");
     }
-    qsort(ids, n, sizeof *ids, by_id);
+    if (n)
+        qsort(ids, n, sizeof *ids, by_id);
     all.me = me;
     all.ids = ids;
     all.b = b;
