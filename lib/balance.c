@@ -29,21 +29,22 @@ struct balance {
  * the caller's own split rows (schema 0027's index of them) and the rows
  * others own that the caller has a split of; with ?2 only those between
  * the caller and ?2.  Both arms come in id order from their indexes (the
- * second's id is named from its index for SQLite to see that), so only
- * the participants of a row are sorted.  One statement for every participant, not one for
- * each and one more for each row (a five-year household ledger has
- * thousands of such rows a pair: those lookups were half of the
- * balances' time, and each participant walked all of theirs again). */
-#define BALANCE_ROW(id) "SELECT " id ", t.owner_id AS owner, COALESCE(t.amount_aud, t.amount) AS amount," \
-                        "       t.transaction_type IN ('credit', 'refund', 'payment') AS negative"
-#define BALANCE_SPLITS(own_rows, their_rows)                                                    \
-    "SELECT p.id, p.owner, p.amount, p.negative, s.participant_id, s.share_percent"             \
-    "  FROM (" BALANCE_ROW("t.id") "  FROM transactions t"                                      \
-    "         WHERE t.owner_id = ?1 AND t.has_split AND t.reconciled_with_id IS NULL" own_rows   \
-    "        UNION ALL " BALANCE_ROW("m.transaction_id")                                         \
-    "          FROM splits m JOIN transactions t ON t.id = m.transaction_id"                         \
-    "         WHERE m.participant_id = ?1 AND t.reconciled_with_id IS NULL" their_rows ") p"      \
-    "  JOIN splits s ON s.transaction_id = p.id"                                                \
+ * second names its id from its index for SQLite to see that), so only a
+ * row's participants are sorted.  One statement for every participant,
+ * not one for each and one more for each row: a five-year household
+ * ledger has thousands of such rows a pair, those lookups were half of
+ * the balances' time, and each participant walked all of theirs again. */
+#define BALANCE_ROW(id)                                                                       \
+    "SELECT " id ", t.owner_id AS owner, COALESCE(t.amount_aud, t.amount) AS amount,"         \
+    "       t.transaction_type IN ('credit', 'refund', 'payment') AS negative"
+#define BALANCE_SPLITS(own_rows, their_rows)                                                  \
+    "SELECT p.id, p.owner, p.amount, p.negative, s.participant_id, s.share_percent"           \
+    "  FROM (" BALANCE_ROW("t.id") "  FROM transactions t"                                    \
+    "         WHERE t.owner_id = ?1 AND t.has_split AND t.reconciled_with_id IS NULL" own_rows \
+    "        UNION ALL " BALANCE_ROW("m.transaction_id")                                       \
+    "          FROM splits m JOIN transactions t ON t.id = m.transaction_id"                   \
+    "         WHERE m.participant_id = ?1 AND t.reconciled_with_id IS NULL" their_rows ") p"    \
+    "  JOIN splits s ON s.transaction_id = p.id"                                              \
     " ORDER BY p.id, s.participant_id"
 static const char SQL_BALANCE_SPLITS[] = BALANCE_SPLITS("", " AND t.owner_id <> ?1");
 static const char SQL_PAIR_SPLITS[] = BALANCE_SPLITS(

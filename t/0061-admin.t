@@ -268,7 +268,10 @@ if ($writer == 0) {
         my $r = $rig->post('/api/transactions', { date => '2026-04-01', amount => 1,
                                                   description => "during backup $ok" }, user => 'erin');
         $r->{status} == 201 ? $ok++ : $bad++;
-        Rig::write_file($tally, "$ok $bad\n");
+        # Renamed into place: a read between write_file's truncate and its
+        # write found the tally empty (once, under ASan on a loaded machine).
+        Rig::write_file("$tally.new", "$ok $bad\n");
+        rename "$tally.new", $tally or die "$tally: $!";
     }
     POSIX::_exit(0);    # not END: that would stop the rig's processes
 }
