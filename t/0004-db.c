@@ -1,4 +1,5 @@
 /* Opening, migrating, users, categories: the library against a database. */
+#include <pthread.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -55,6 +56,37 @@ static void set_user_version(const char *path, int v)
     sqlite3_open(path, &db);
     sqlite3_exec(db, sql, NULL, NULL, NULL);
     sqlite3_close(db);
+}
+
+/* Whether a database file is in rollback-journal mode (bytes 18 and 19 of
+ * its header 1 and 1; 2 and 2 once switched to WAL). */
+static int in_rollback_mode(const char *path)
+{
+    unsigned char hdr[20] = { 0 };
+    FILE *f = fopen(path, "rb");
+    int yes = f && fread(hdr, 1, sizeof hdr, f) == sizeof hdr && hdr[18] == 1 && hdr[19] == 1;
+
+    if (f)
+        fclose(f);
+    return yes;
+}
+
+/* ledger_open of a path in a thread of its own, for the lock race below. */
+struct opening {
+    const char *path;
+    int rc;
+    ledger_error err;
+};
+
+static void *open_in_thread(void *arg)
+{
+    struct opening *o = arg;
+    ledger_db *db = NULL;
+
+    ledger_error_clear(&o->err);
+    o->rc = ledger_open(o->path, &db, &o->err);
+    ledger_close(db);
+    return NULL;
 }
 
 static void run_sql(const char *path, const char *sql)
@@ -368,16 +400,48 @@ int main(void)
         ok(ledger_open(other, &odb, &err) == LEDGER_ERR && strcmp(err.code, "not_a_ledger") == 0,
            "or at version 5");
         is_int(count(other, "SELECT COUNT(*) FROM sqlite_master"), 3, "left with its three tables");
+        ok(in_rollback_mode(other), "in its own journal mode, not switched to WAL");
+        /* A users table with fewer of our columns than it takes, and a
+         * transactions table with all but one. */
         {
-            /* Bytes 18 and 19 of the header: 1 and 1 for a rollback
-             * journal, 2 and 2 once switched to WAL. */
-            unsigned char hdr[20] = { 0 };
-            FILE *f = fopen(other, "rb");
+            char few[200];
 
-            ok(f && fread(hdr, 1, sizeof hdr, f) == sizeof hdr && hdr[18] == 1 && hdr[19] == 1,
-               "in its own journal mode, not switched to WAL");
-            if (f)
-                fclose(f);
+            snprintf(few, sizeof few, "%s/few-users.db", dir);
+            run_sql(few, "CREATE TABLE users (id INTEGER PRIMARY KEY, email TEXT, name TEXT);"
+                         "PRAGMA user_version = 1;");
+            ok(ledger_open(few, &odb, &err) == LEDGER_ERR && strcmp(err.code, "not_a_ledger") == 0,
+               "nor one whose users table has only id, email and name, at version 1");
+            snprintf(few, sizeof few, "%s/few-txns.db", dir);
+            run_sql(few, "CREATE TABLE users (id INTEGER PRIMARY KEY, subject TEXT, email TEXT, name TEXT);"
+                         "CREATE TABLE transactions (id INTEGER PRIMARY KEY, owner_id INTEGER,"
+                         " amount INTEGER, transaction_type TEXT);"
+                         "PRAGMA user_version = 5;");
+            ok(ledger_open(few, &odb, &err) == LEDGER_ERR && strcmp(err.code, "not_a_ledger") == 0,
+               "nor one whose transactions table has no statement_id, at version 5");
+            ok(in_rollback_mode(few), "and it is not switched to WAL");
+        }
+        /* Another program's tables committed while ledger_open waits for
+         * the lock on an empty file: migrate looks again once it holds it. */
+        {
+            char race[200];
+            sqlite3 *holder;
+            pthread_t t;
+            struct opening o;
+
+            snprintf(race, sizeof race, "%s/race.db", dir);
+            o.path = race;
+            o.rc = -7;
+            sqlite3_open(race, &holder);
+            sqlite3_exec(holder, "BEGIN IMMEDIATE; CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);",
+                         NULL, NULL, NULL);
+            ok(pthread_create(&t, NULL, open_in_thread, &o) == 0, "an open waits on the lock");
+            usleep(300000);
+            sqlite3_exec(holder, "COMMIT", NULL, NULL, NULL);
+            pthread_join(t, NULL);
+            sqlite3_close(holder);
+            ok(o.rc == LEDGER_ERR && strcmp(o.err.code, "not_a_ledger") == 0,
+               "a table committed while the open waited makes it no ledger (%s)", o.err.message);
+            is_int(count(race, "SELECT COUNT(*) FROM sqlite_master"), 1, "and nothing was written into it");
         }
     }
 
@@ -388,6 +452,26 @@ int main(void)
     ok(ledger_open(path, &db, &err) == LEDGER_ERR && db == NULL
        && strstr(err.message, "newer") != NULL, "a newer database is refused (%s)", err.message);
     is_int(user_version(path), latest + 1, "and left as it was");
+    {
+        /* One in rollback-journal mode stays in it. */
+        char newer[160];
+
+        snprintf(newer, sizeof newer, "%s/newer.db", dir);
+        ok(ledger_open(newer, &db, &err) == LEDGER_OK, "a ledger");
+        ledger_close(db);
+        db = NULL;
+        {
+            char sql[96];
+
+            snprintf(sql, sizeof sql, "PRAGMA journal_mode = DELETE; PRAGMA user_version = %d;", latest + 1);
+            run_sql(newer, sql);
+        }
+        ok(in_rollback_mode(newer), "(set back to a rollback journal, at a newer version)");
+        ok(ledger_open(newer, &db, &err) == LEDGER_ERR && strcmp(err.code, "schema_too_new") == 0,
+           "a newer release's ledger in rollback mode is refused");
+        ok(in_rollback_mode(newer), "before it was switched to WAL");
+        db = NULL;
+    }
 
     /* A partly migrated database catches up. */
     {
@@ -689,6 +773,46 @@ int main(void)
         is_int(count(path26, "SELECT COUNT(*) FROM transactions WHERE has_split"), 0,
                "0027: the last split gone, no row is flagged");
         remove_db(path26);
+    }
+
+    /* A placeholder bound late (the account's first sign-in had no email
+     * claim) whose merge into the account is refused (both are on one
+     * row's split) leaves the two apart, and still signs the account in. */
+    {
+        char pathu[140], sql[400];
+        static const char row_json[] = "{\"date\":\"2025-01-01\",\"amount\":10,\"description\":\"x\"}";
+        int64_t carol = 0, u = 0, signed_in = 0, row = 0;
+        cJSON *body = NULL, *out = NULL;
+
+        snprintf(pathu, sizeof pathu, "%s/late.db", dir);
+        db = NULL;
+        ok(ledger_open(pathu, &db, &err) == LEDGER_OK
+           && ledger_user_resolve(db, "carol-sub", "carol@example.org", "Carol", &carol, &err) == LEDGER_OK
+           && ledger_user_resolve(db, "u-sub", NULL, "U", &u, &err) == LEDGER_OK,
+           "carol, and an account that signed in without an email claim");
+        if (ledger_json_parse(row_json, strlen(row_json), &body, &err) == LEDGER_OK
+            && ledger_begin(db, 1, &err) == LEDGER_OK) {
+            if (ledger_txn_create(db, carol, body, &out, &err) == LEDGER_OK)
+                row = (int64_t)cJSON_GetObjectItem(out, "id")->valuedouble;
+            ledger_commit(db, &err);
+        }
+        cJSON_Delete(body);
+        cJSON_Delete(out);
+        ledger_close(db);
+        snprintf(sql, sizeof sql,
+                 "INSERT INTO users (email, name) VALUES ('u@example.org', 'typed');"
+                 "INSERT INTO splits VALUES (%lld, (SELECT id FROM users WHERE email = 'u@example.org'), 3000, 1);"
+                 "INSERT INTO splits VALUES (%lld, %lld, 3000, 0);",
+                 (long long)row, (long long)row, (long long)u);
+        run_sql(pathu, sql);
+        db = NULL;
+        ok(row > 0 && ledger_open(pathu, &db, &err) == LEDGER_OK, "carol's row split with both");
+        ok(ledger_user_resolve(db, "u-sub", "u@example.org", "U", &signed_in, &err) == LEDGER_OK && signed_in == u,
+           "the email claim whose late binding is refused still signs the account in (%s)", err.message);
+        is_int(count(pathu, "SELECT COUNT(*) FROM users WHERE email = 'u@example.org' AND subject IS NULL"), 1,
+               "and the placeholder is left as it was");
+        ledger_close(db);
+        remove_db(pathu);
     }
 
     /* An in-memory database works for tests. */

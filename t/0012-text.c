@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "ledger.h"
 #include "text.h"
 #include "tap.h"
 
@@ -76,5 +77,14 @@ int main(void)
     ok(has("anything", ""), "the empty term is in every text");
     ok(has("caf\xc3\xa9 noir", "caf\xc3\xa9"), "bytes beyond ASCII compared as they are");
     ok(!has("CAF\xc3\x89", "caf\xc3\xa9"), "and not folded here (the caller lowers the text)");
+
+    /* An identity of nothing a person could read is none (401), whatever
+     * characters make it up; one visible character makes it a name. */
+    ok(ledger_identity_blank("\x01\x1f"), "C0 controls alone are no identity");
+    ok(ledger_identity_blank("\xef\xbe\xa0"), "nor the halfwidth Hangul filler U+FFA0 alone");
+    ok(ledger_identity_blank("\xf0\x93\x90\xbf"), "nor U+1343F, the last Egyptian format control");
+    ok(ledger_identity_blank("\xf0\x93\x90\xb0"), "nor U+13430, the first");
+    ok(!ledger_identity_blank("\x01" "a"), "a letter after a control is a name");
+    ok(!ledger_identity_blank("\xf0\x93\x80\x80"), "U+13000, a hieroglyph, is a name");
     return done_testing();
 }

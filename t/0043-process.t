@@ -268,6 +268,13 @@ like(Rig::slurp($log), qr{GET /api/budgets/\*/\* 404 }, 'one no route has');
 like(Rig::slurp($log), qr{GET //api/budgets/\* 404 }, 'one a web server passed unnormalised');
 like(Rig::slurp($log), qr{GET /api/transactions/123456 404 }, 'ids and route words are shown');
 like(Rig::slurp($log), qr{GET /api/analytics/monthly/2025-02/\* 400 }, 'and one with a bad escape');
+# Names that look like what is shown: one starting like a month or with a
+# digit, and one that begins a route word.
+for my $name ('2024-05-rent', '7eleven', 'tran') {
+    FCGIClient->new(path => $sock)->request(FCGIClient::params('GET', "/api/analytics/merchants/$name",
+                                                               REMOTE_USER => 'alice'));
+    unlike(Rig::slurp($log), qr{merchants/\Q$name\E}, "a merchant named $name is not in the log");
+}
 unlike(Rig::slurp($log), qr/Secret|private_matters|[Hh]idden/, 'no name is in the log');
 
 # SIGTERM in the middle of a request: the request finishes, then the process exits 0.

@@ -482,6 +482,14 @@ is($rig->del("/api/rules/$dave_split_rule", user => 'dave')->{status}, 204, 'dav
 is($rc, 1, 'merge-users refuses the rule that would split with its owner alone');
 like($err, qr/1 conflict: rule $bob_gift_rule would split with its own owner alone/, 'naming it');
 is($rig->del("/api/rules/$bob_gift_rule", user => 'bob')->{status}, 204, 'bob deletes that rule');
+# The other way round: dave's rule giving rows wholly to bob becomes bob's,
+# splitting with bob alone.
+my $dave_gift_rule = rule('dave', 'Present', { type => 'apply_split',
+                                               shares => [{ participant_id => $uid{bob}, share_percent => 100 }] });
+($rc, undef, $err) = admin('merge-users', '--db', $db, '--from', 'dave', '--into', 'bob');
+is($rc, 1, "merge-users refuses the merged user's rule that would split with its new owner alone");
+like($err, qr/1 conflict: rule $dave_gift_rule would split with its own owner alone/, 'naming it');
+is($rig->del("/api/rules/$dave_gift_rule", user => 'dave')->{status}, 204, 'dave deletes that rule');
 my $bob_before = total('bob');
 ($rc, $out, $err) = admin('merge-users', '--db', $db, '--from', 'dave', '--into', 'bob', '--dry-run');
 is($rc, 0, '--dry-run') or diag($err);
