@@ -34,15 +34,16 @@
 static const char SQL_MINE_ROWS[] = MINE_ROWS(
     "(t.owner_id = ?1 OR t.id IN (SELECT transaction_id FROM splits WHERE participant_id = ?1))");
 /* Only those whose mine part may differ from their spend: the caller's
- * split rows (schema 0027 indexes them), the rows with an override share
- * (schema 0012), and the rows shared with the caller.  Every other row the
- * caller owns counts its whole spend, which the gross summary already
- * holds. */
+ * split rows (schema 0027 indexes them; "+" keeps SQLite off the date
+ * index, which would test every row of the range: 9 ms, not 0.4), the rows
+ * with an override share (schema 0012), and the rows shared with the
+ * caller.  Every other row the caller owns counts its whole spend, which
+ * the gross summary already holds. */
 static const char SQL_MINE_ROWS_DIFFERENT[] = MINE_ROWS(
     "t.id IN (SELECT transaction_id FROM splits WHERE participant_id = ?1"
     "         UNION ALL"
-    "         SELECT o.id FROM transactions o WHERE o.owner_id = ?1 AND o.date >= ?2 AND o.date < ?3"
-    "            AND o.has_split"
+    "         SELECT o.id FROM transactions o WHERE o.owner_id = ?1 AND o.has_split"
+    "            AND +o.date >= ?2 AND +o.date < ?3"
     "         UNION ALL"
     "         SELECT o.id FROM transactions o WHERE o.owner_id = ?1 AND o.override_share IS NOT NULL"
     "            AND o.date >= ?2 AND o.date < ?3)");
