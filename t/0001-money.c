@@ -1,4 +1,5 @@
-/* Money and percentages: decimal text to integer hundredths and back. */
+/* Money and percentages: decimal text to integer hundredths and back; and
+ * how a failed lookup of an id in a body is answered (error_in_body). */
 #include "internal.h"
 #include "tap.h"
 
@@ -127,6 +128,29 @@ int main(void)
     is_str(ledger_decimal2_format(1000000000, buf, sizeof buf), "10000000.00", "format 10^9");
     is_str(ledger_decimal2_format(INT64_MAX, buf, sizeof buf), "92233720368547758.07", "format INT64_MAX");
     is_str(ledger_decimal2_format(-123456, buf, 5), "-123", "a short buffer keeps the start, terminated");
+    /* A buffer as long as the text, but for its NUL: all but the last
+     * character, and nothing past the buffer (the text is written in
+     * place only when the NUL fits too). */
+    {
+        char b[16];
+        size_t n;
+
+        memset(b, 'X', sizeof b);
+        ledger_decimal2_format(-123456, b, 8);
+        is_str(b, "-1234.5", "-1234.56 in 8 bytes keeps all but its last character");
+        ok(b[8] == 'X', "and writes nothing past the 8 bytes");
+        memset(b, 'X', sizeof b);
+        ledger_decimal2_format(5, b, 4);
+        is_str(b, "0.0", "0.05 in 4 bytes is 0.0");
+        ok(b[4] == 'X', "and writes nothing past the 4 bytes");
+        memset(b, 'X', sizeof b);
+        n = money_sum_text((money_sum)123456, b, 7);
+        ok(n == 6 && strcmp(b, "1234.5") == 0 && b[7] == 'X',
+           "money_sum_text of 1234.56 in 7 bytes: 6 characters, in bounds");
+        memset(b, 'X', sizeof b);
+        n = money_sum_text((money_sum)123456, b, 8);
+        ok(n == 7 && strcmp(b, "1234.56") == 0, "and in 8: all of it");
+    }
     is_str(ledger_decimal2_format(INT64_MIN, buf, sizeof buf), "-92233720368547758.08",
            "format INT64_MIN without overflow");
 
@@ -153,5 +177,23 @@ int main(void)
         free(text);
     }
     cJSON_Delete(doc);
+
+    /* An id named in a body: a missing one is the body's fault (400 naming
+     * the field), another user's 403 naming it; a server's failure while
+     * looking it up is not the body's, and names nothing. */
+    ledger_error_clear(&err);
+    ledger_error_set(&err, 503, "busy", NULL, "the database is busy");
+    ok(error_in_body(&err, "tag_id") == LEDGER_ERR && err.status == 503 && strcmp(err.code, "busy") == 0
+       && err.field[0] == '\0', "a 503 while looking up a tag_id stays 503 busy, naming no field");
+    ledger_error_clear(&err);
+    ledger_error_set(&err, 404, "not_found", NULL, "no such tag");
+    error_in_body(&err, "tag_id");
+    ok(err.status == 400 && strcmp(err.code, "invalid_field") == 0 && strcmp(err.field, "tag_id") == 0,
+       "a missing tag_id: 400 invalid_field naming it");
+    ledger_error_clear(&err);
+    ledger_error_set(&err, 403, "forbidden", NULL, "not yours");
+    error_in_body(&err, "tag_id");
+    ok(err.status == 403 && strcmp(err.code, "forbidden") == 0 && strcmp(err.field, "tag_id") == 0,
+       "another user's tag_id: 403 forbidden naming it");
     return done_testing();
 }
