@@ -516,7 +516,7 @@ int ledger_analytics_drilldown(ledger_db *db, int64_t me, const char *month,
                                cJSON **out, ledger_error *err)
 {
     char first[11], end[11], folded[LEDGER_CATEGORY_MAX];
-    struct drill d = { NULL, 0, { NULL, 0, 0 }, cJSON_CreateArray() };
+    struct drill d = { NULL, 0, { NULL, 0, 0, NULL, 0 }, cJSON_CreateArray() };
     cJSON *doc = NULL, *arr, *m, *rows;
     sqlite3_stmt *st;
     size_t i;

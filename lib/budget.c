@@ -24,7 +24,7 @@ int ledger_budget_list(ledger_db *db, int64_t me, const struct ledger_params *p,
 {
     const char *month = param_get(p, "month");
     char now[8], first[11], end[11];
-    struct tally spent = { NULL, 0, 0 };
+    struct tally spent = { NULL, 0, 0, NULL, 0 };
     cJSON *doc = NULL, *items;
     sqlite3_stmt *st;
     int mine, rc;

@@ -558,6 +558,8 @@ struct tally_item {
 struct tally {
     struct tally_item *v;
     size_t n, cap;
+    size_t *slots;         /* a hash index of v by name: i + 1, 0 empty */
+    size_t nslots;         /* a power of two, 0 when there is none */
 };
 /* The item called name, made at 0 when new (NULL when out of memory). */
 struct tally_item *tally_get(struct tally *t, const char *name);

@@ -8,13 +8,58 @@
 
 #include "internal.h"
 
+/* FNV-1a: names are a word or a few. */
+static size_t name_hash(const char *s)
+{
+    uint64_t h = 14695981039346656037ULL;
+
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return (size_t)h;
+}
+
+/* The slot of name in the index: where it is, or the empty one where it
+ * would go. */
+static size_t *slot_of(const struct tally *t, const char *name)
+{
+    size_t mask = t->nslots - 1, k = name_hash(name) & mask;
+
+    while (t->slots[k] && strcmp(t->v[t->slots[k] - 1].name, name) != 0)
+        k = (k + 1) & mask;
+    return &t->slots[k];
+}
+
+/* An index of every item in 4 slots an item (at least 16); -1 when memory
+ * ran out, and then there is none. */
+static int index_build(struct tally *t)
+{
+    size_t nslots = 16, i;
+
+    while (nslots < 4 * (t->n + 1))
+        nslots *= 2;
+    free(t->slots);
+    t->nslots = 0;
+    if ((t->slots = calloc(nslots, sizeof *t->slots)) == NULL)
+        return -1;
+    t->nslots = nslots;
+    for (i = 0; i < t->n; i++)
+        *slot_of(t, t->v[i].name) = i + 1;
+    return 0;
+}
+
+/* Found by a hash index rather than compared with every name: a monthly
+ * report over a sparse ledger, or the mine basis's merchants, looked each
+ * row's name up among all of them (a seventh of the time, and growing
+ * with rows times names). */
 struct tally_item *tally_get(struct tally *t, const char *name)
 {
-    size_t i;
+    size_t *slot;
 
-    for (i = 0; i < t->n; i++)
-        if (strcmp(t->v[i].name, name) == 0)
-            return &t->v[i];
+    if ((t->nslots == 0 || 2 * (t->n + 1) > t->nslots) && index_build(t))
+        return NULL;
+    slot = slot_of(t, name);
+    if (*slot)
+        return &t->v[*slot - 1];
     if (t->n == t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 8;
         struct tally_item *v = realloc(t->v, cap * sizeof *v);
@@ -28,6 +73,7 @@ struct tally_item *tally_get(struct tally *t, const char *name)
         return NULL;
     t->v[t->n].cents = 0;
     t->v[t->n].count = 0;
+    *slot = t->n + 1;
     return &t->v[t->n++];
 }
 
@@ -46,6 +92,11 @@ const struct tally_item *tally_find(const struct tally *t, const char *name)
 {
     size_t i;
 
+    if (t->nslots) {
+        const size_t *slot = slot_of(t, name);
+
+        return *slot ? &t->v[*slot - 1] : NULL;
+    }
     for (i = 0; i < t->n; i++)
         if (strcmp(t->v[i].name, name) == 0)
             return &t->v[i];
@@ -61,10 +112,15 @@ static int by_cents(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
+/* The index no longer matches once the items move: it is dropped, and
+ * made again by the next tally_get. */
 void tally_sort(struct tally *t)
 {
     if (t->n > 1)
         qsort(t->v, t->n, sizeof *t->v, by_cents);
+    free(t->slots);
+    t->slots = NULL;
+    t->nslots = 0;
 }
 
 void tally_free(struct tally *t)
@@ -74,6 +130,8 @@ void tally_free(struct tally *t)
     for (i = 0; i < t->n; i++)
         free(t->v[i].name);
     free(t->v);
+    free(t->slots);
     t->v = NULL;
-    t->n = t->cap = 0;
+    t->slots = NULL;
+    t->n = t->cap = t->nslots = 0;
 }

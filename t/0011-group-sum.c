@@ -2,7 +2,8 @@
  * group_sum (lib/group_sum.c) must give the groups and sums SQL's GROUP BY
  * gives, for keys of integers, text (of different lengths, empty, with the
  * same bytes as another key's integer) and NULL, across enough groups that
- * its table grows several times.
+ * its table grows several times.  And tally, the named sums the reports
+ * keep in memory.
  */
 #include <stdio.h>
 #include <string.h>
@@ -74,5 +75,40 @@ int main(void)
     ok(group_sum(db, "SELECT k, v FROM temp.big", NULL, 0, "INSERT INTO temp.got (a, v) VALUES (?1, ?2)",
                  &err) != 0 && err.status == 400, "a sum past 64 bits: a 400 (%s)", err.message);
     ledger_close(db);
+
+    /* tally (lib/tally.c), named sums found through a hash index: many
+     * names, so the index grows several times, each summed in turn; the
+     * same after tally_sort has moved every item (the index is made
+     * again). */
+    {
+        struct tally t = { NULL, 0, 0, NULL, 0 };
+        char name[32];
+        int i, round, right = 0;
+        const struct tally_item *it;
+
+        for (round = 1; round <= 3; round++) {
+            for (i = 0; i < 3000; i++) {
+                snprintf(name, sizeof name, "name %d", i);
+                if (tally_add(&t, name, i) != 0)
+                    break;
+            }
+            if (round == 2)
+                tally_sort(&t);
+        }
+        is_int((int)t.n, 3000, "3,000 names, each once");
+        ok(t.v[0].cents == 3 * 2999 && strcmp(t.v[0].name, "name 2999") == 0,
+           "sorted, the largest sum first (before its third round)");
+        for (i = 0; i < 3000; i++) {
+            snprintf(name, sizeof name, "name %d", i);
+            it = tally_find(&t, name);
+            right += it && it->cents == 3 * (money_sum)i && it->count == 3;
+        }
+        is_int(right, 3000, "each found with its three amounts summed");
+        ok(tally_find(&t, "name 3000") == NULL && tally_find(&t, "") == NULL, "and no name never added");
+        tally_sort(&t);
+        ok(tally_find(&t, "name 17") && tally_find(&t, "name 17")->cents == 51, "found after a sort too");
+        tally_free(&t);
+        ok(t.n == 0 && t.slots == NULL, "freed");
+    }
     return done_testing();
 }
