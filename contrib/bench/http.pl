@@ -6,7 +6,9 @@
 # accept loop answering a fixed body) behind the same web server and
 # process count, and the in-process time of the library call behind each
 # endpoint and of the SQLite statements within it (ledger-libbench
-# --families, on its own copy of the ledger, with the same bodies).
+# --families, on its own copy of the ledger, with the same bodies).  The
+# empty responder also answers the first page's own bytes, for what the
+# page costs beyond carrying them.
 #
 #   contrib/bench/http.pl --build DIR --db LEDGER.db [--server nginx|apache]
 #                         [--duration SECONDS] [--connections N] [--procs 1,2]
@@ -111,6 +113,9 @@ Mutex file:$dir default
 <Location "/empty/">
     SetHandler "proxy:unix:$dir/empty.sock|fcgi://localhost/"
 </Location>
+<Location "/empty-page/">
+    SetHandler "proxy:unix:$dir/empty-page.sock|fcgi://localhost/"
+</Location>
 CONF
         close $fh;
         my $pid = fork // die;
@@ -148,6 +153,10 @@ http {
         location /empty/ {
             include $src/etc/nginx-fastcgi-params.conf;
             fastcgi_pass unix:$dir/empty.sock;
+        }
+        location /empty-page/ {
+            include $src/etc/nginx-fastcgi-params.conf;
+            fastcgi_pass unix:$dir/empty-page.sock;
         }
     }
 }
@@ -257,8 +266,19 @@ for my $n (split /,/, $procs_list) {
         $cursor = $j->{next_cursor} or last;
     }
     my $first = decode_json($http->get("$base/api/transactions?limit=1")->{content})->{items}[0]{id};
+    # The second ceiling: the empty responder answering the first page's
+    # own bytes, so that the page's share of it is what the service costs
+    # beyond carrying a page through FastCGI and the web server.
+    my $page = $http->get("$base/api/transactions")->{content} // '';
+    {
+        open my $fh, '>', "$dir/page-body.json" or die "$dir/page-body.json: $!";
+        print $fh $page;
+        close $fh;
+    }
+    my @empty_page = serve("$dir/empty-page.sock", $n, "$build/contrib/bench/empty-fcgi", "$dir/page-body.json");
     my @families = (
         ['empty responder (ceiling)', '/empty/', 'GET'],
+        [sprintf('empty, a page\'s %.0f kB', length($page) / 1024), '/empty-page/', 'GET'],
         ['transaction page', '/api/transactions', 'GET'],
         ['filtered page', '/api/transactions?categories=dining', 'GET'],
         ['deep page by cursor', '/api/transactions?cursor=' . ($cursor // ''), 'GET'],
@@ -279,7 +299,7 @@ for my $n (split /,/, $procs_list) {
     printf "%d process%s\n", $n, $n > 1 ? 'es' : '';
     printf "  %-30s %9s %9s %9s %8s %10s %10s %7s %6s\n", 'endpoint', 'req/s', 'p50 ms', 'p99 ms',
         'vs empty', 'lib p50', 'sqlite p50', 'lib/sql', 'errors';
-    my $ceiling;
+    my ($ceiling, $page_ceiling, $page_rps);
     for my $f (@families) {
         my ($name, $path, $method, $body) = @$f;
         # One request first: a rules apply's first run over rows no run has
@@ -300,6 +320,8 @@ for my $n (split /,/, $procs_list) {
         push @failed, "$name ($n process" . ($n > 1 ? 'es' : '') . "): $r->{errors} errors"
             if $r->{errors} || !$r->{rps};
         $ceiling //= $r->{rps};
+        $page_ceiling = $r->{rps} if $path eq '/empty-page/';
+        $page_rps = $r->{rps} if $path eq '/api/transactions';
         $name .= " (-c$c)" if $c != $conns;
         printf "  %-30s %9.1f %9s %9s %7.0f%% %10s %10s %7s %6d\n", $name, $r->{rps},
             defined $r->{p50} ? sprintf('%.2f', $r->{p50}) : '-',
@@ -308,8 +330,10 @@ for my $n (split /,/, $procs_list) {
             $in ? sprintf('%.3f', $in->{lib}) : '-', $in ? sprintf('%.3f', $in->{sql}) : '-',
             $in && $in->{sql} > 0 ? sprintf('%.2fx', $in->{lib} / $in->{sql}) : '-', $r->{errors};
     }
+    printf "  transaction page: %.0f%% of the empty responder answering a page's bytes\n",
+        100 * $page_rps / $page_ceiling if $page_rps && $page_ceiling;
     printf "  peak RSS of ledger-fcgi: %.1f MiB\n", peak_rss(@ledger) / 1024;
-    stop($web, @ledger, @empty);
+    stop($web, @ledger, @empty, @empty_page);
     sleep 0.5;
 }
 # Exit 3 as ledger-libbench does when a call fails: every family must answer.
