@@ -220,6 +220,8 @@ void jw_open(struct json_writer *w, const char *key, char bracket);
 void jw_close(struct json_writer *w, char bracket);
 void jw_string(struct json_writer *w, const char *key, const char *s);
 void jw_raw(struct json_writer *w, const char *key, const char *text);
+/* A number as a cJSON number of that value prints. */
+void jw_number(struct json_writer *w, const char *key, double d);
 char *jw_finish(struct json_writer *w);
 /* An item written in pieces the caller makes JSON: jw_begin writes the
  * comma before it and its key, jw_piece bytes as they are, and

@@ -254,6 +254,12 @@ void jw_string(struct json_writer *w, const char *key, const char *s)
         put(&w->t, "null", 4);
 }
 
+void jw_number(struct json_writer *w, const char *key, double d)
+{
+    jw_item(w, key);
+    put_number(&w->t, d);
+}
+
 void jw_raw(struct json_writer *w, const char *key, const char *text)
 {
     jw_item(w, key);

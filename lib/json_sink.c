@@ -7,9 +7,6 @@
  * where building, printing and freeing a tree of a thousand items or more
  * took longer than the SQL (t/0015 holds the two forms to the same bytes).
  */
-#include <inttypes.h>
-#include <stdio.h>
-
 #include "internal.h"
 
 /* The item goes into the container being filled; the first is the root. */
@@ -61,16 +58,15 @@ void sink_raw(struct json_sink *s, const char *k, const char *v)
         put_node(s, k, v ? cJSON_CreateRaw(v) : cJSON_CreateNull());
 }
 
+/* As a number item of the tree prints (an id, a count: whole numbers
+ * below 2^53, so the double is exact), digit by digit rather than by
+ * snprintf, which was 4% of a page's time in ledger-fcgi. */
 void sink_int(struct json_sink *s, const char *k, int64_t v)
 {
-    char buf[24];
-
-    if (s->w) {
-        snprintf(buf, sizeof buf, "%" PRId64, v);
-        jw_raw(s->w, k, buf);
-    } else {
+    if (s->w)
+        jw_number(s->w, k, (double)v);
+    else
         put_node(s, k, cJSON_CreateNumber((double)v));
-    }
 }
 
 void sink_bool(struct json_sink *s, const char *k, int v)
