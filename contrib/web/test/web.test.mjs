@@ -450,6 +450,15 @@ await step('analytics', async () => {
   await page.getByLabel('Merchant', { exact: true }).selectOption({ index: 0 });
   await page.locator('figure svg polyline.line').waitFor();
   ok((await page.locator('figure svg circle.dot').count()) === 6, 'analytics: the merchant history has one point per month');
+  {
+    // Its total is the API's spend over the range (total counts the months).
+    const name = await page.getByLabel('Merchant', { exact: true }).inputValue();
+    const hist = await api('alice', 'GET', `/analytics/merchants/${encodeURIComponent(name)}?from=2025-01&to=2025-06`);
+    const text = (await page.locator('div[aria-live="polite"]', { has: page.locator('figure svg circle.dot') })
+      .textContent()).replace(/,/g, '');
+    ok(hist.total === 6 && text.includes(`Total $${hist.spend.toFixed(2)}.`),
+      'analytics: the merchant history’s total is the API’s spend', { name, total: hist.total, spend: hist.spend, text: text.slice(-80) });
+  }
   await labelsChecked('analytics');
   await shot('analytics');
 });
