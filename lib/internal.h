@@ -499,10 +499,12 @@ void split_buf_free(struct split_buf *b);
 /* Every split share of one row into b (b->n of them; no cap: a row may
  * have any number of participants, and a read shows them all). */
 int split_load(ledger_db *db, int64_t txn_id, struct split_buf *b, ledger_error *err);
-/* A row's splits as one text, "participant,share;..." by participant, for
- * a statement that reads many rows' splits with the rows (rather than a
- * split_load for each); NULL for none.  split_buf_parse reads it into b
- * (-1 when memory ran out or it is no such text). */
+/* A row's splits as one text, "participant,share;...", for a statement
+ * that reads many rows' splits with the rows (rather than a split_load
+ * for each); NULL for none.  Their order is SQLite's to keep or not, and
+ * nothing depends on it: split_apportion breaks ties by participant id,
+ * not by place.  split_buf_parse reads it into b (-1 when memory ran out
+ * or it is no such text). */
 #define SPLITS_TEXT_SQL(id)                                                             \
     "(SELECT group_concat(participant_id || ',' || share_percent, ';')"                 \
     "   FROM (SELECT participant_id, share_percent FROM splits"                          \
