@@ -66,16 +66,9 @@ struct balances {
     size_t n;
 };
 
-static int by_id(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-    return x < y ? -1 : x > y;
-}
-
 static struct balance *balance_of(const struct balances *all, int64_t id)
 {
-    const int64_t *at = bsearch(&id, all->ids, all->n, sizeof *all->ids, by_id);
+    const int64_t *at = bsearch(&id, all->ids, all->n, sizeof *all->ids, cmp_int64);
 
     return at ? &all->b[at - all->ids] : NULL;
 }
@@ -231,7 +224,7 @@ int ledger_balance_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *er
         return ledger_error_set(err, 500, "internal", NULL, "out of memory");
     }
     if (n)
-        qsort(ids, n, sizeof *ids, by_id);
+        qsort(ids, n, sizeof *ids, cmp_int64);
     all.me = me;
     all.ids = ids;
     all.b = b;
