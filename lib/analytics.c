@@ -236,6 +236,14 @@ static int fill_table(ledger_db *db, int64_t me, int mine, const char *first, co
     return mine ? spend_mine_each(db, me, first, end, 1, table_correct_mine, mt, err) : LEDGER_OK;
 }
 
+/* Whether category c shows in month i: a category whose parts net to
+ * nothing (rows given away whole on basis=mine) is left out, as on gross,
+ * unless it has a budget. */
+static int cell_shown(const struct month_table *mt, const cJSON *const *budget, size_t c, int i)
+{
+    return mt->cells[c * (size_t)mt->n + (size_t)i] != 0 || budget[c] != NULL;
+}
+
 /* One category of a month as the report shows it. */
 struct month_cell {
     money_sum cents;
@@ -294,7 +302,7 @@ static size_t monthly_text_size(const struct month_table *mt, const struct cell_
     for (i = 0; i < mt->n; i++) {
         size += 96;
         for (c = 0; c < mt->names.n; c++)
-            if (mt->cells[c * (size_t)mt->n + (size_t)i] != 0 || budget[c])
+            if (cell_shown(mt, budget, c, i))
                 size += cp->at[c + 1] - cp->at[c] + 16;
     }
     return size;
@@ -354,13 +362,9 @@ static void month_categories(struct json_sink *s, const struct month_table *mt, 
     size_t c, k = 0, j;
 
     for (c = 0; c < mt->names.n; c++) {
-        money_sum cents = mt->cells[c * (size_t)mt->n + (size_t)i];
-
-        /* A category whose parts net to nothing (rows given away whole on
-         * basis=mine) is left out, as on gross, unless it has a budget. */
-        if (cents == 0 && budget[c] == NULL)
+        if (!cell_shown(mt, budget, c, i))
             continue;
-        cell[k].cents = cents;
+        cell[k].cents = mt->cells[c * (size_t)mt->n + (size_t)i];
         cell[k].category = mt->names.v[c].name;
         cell[k++].column = c;
     }
