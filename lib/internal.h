@@ -496,12 +496,9 @@ struct split_buf {
 /* Room for n shares; -1 when memory ran out. */
 int split_buf_room(struct split_buf *b, size_t n);
 void split_buf_free(struct split_buf *b);
-/* Every split share of one row into b (b->n of them; no cap: a row may
- * have any number of participants, and a read shows them all). */
-int split_load(ledger_db *db, int64_t txn_id, struct split_buf *b, ledger_error *err);
 /* A row's splits as one text, "participant,share;...", for a statement
- * that reads many rows' splits with the rows (rather than a split_load
- * for each); NULL for none.  Their order is SQLite's to keep or not, and
+ * that reads many rows' splits with the rows (rather than a query for
+ * each); NULL for none.  Their order is SQLite's to keep or not, and
  * nothing depends on it: split_apportion breaks ties by participant id,
  * not by place.  split_buf_parse reads it into b (-1 when memory ran out
  * or it is no such text). */

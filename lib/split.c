@@ -332,10 +332,6 @@ int ledger_split_settle(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *
     return splits_doc(db, me, txn_id, out, err);
 }
 
-static const char SQL_SPLIT_LOAD[] =
-    "SELECT participant_id, share_percent FROM splits WHERE transaction_id = ?"
-    " ORDER BY participant_id";
-
 int split_buf_room(struct split_buf *b, size_t n)
 {
     size_t cap = b->cap ? b->cap : 8;
@@ -383,25 +379,4 @@ int split_buf_parse(struct split_buf *b, const char *text)
         p = *end ? end + 1 : end;
     }
     return 0;
-}
-
-int split_load(ledger_db *db, int64_t txn_id, struct split_buf *b, ledger_error *err)
-{
-    sqlite3_stmt *st = db_stmt(db, SQL_SPLIT_LOAD, err);
-    int rc;
-
-    b->n = 0;
-    if (st == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, txn_id);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (split_buf_room(b, b->n + 1))
-            break;
-        b->v[b->n].participant_id = sqlite3_column_int64(st, 0);
-        b->v[b->n++].share = sqlite3_column_int64(st, 1);
-    }
-    db_stmt_done(st);
-    if (rc == SQLITE_ROW)
-        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
-    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "splits");
 }

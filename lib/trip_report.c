@@ -33,16 +33,18 @@ static const char SQL_BY_TAG[] =
     "  JOIN tags g ON g.id = tt.tag_id AND g.owner_id = ?2"
     " WHERE t.override_trip_id = ?1 AND t.reconciled_with_id IS NULL AND " SPEND_COUNTS_SQL("t")
     " GROUP BY g.id ORDER BY 3 DESC, g.name";
+/* Each counted row with its splits (SPLITS_TEXT_SQL: NULL when unsplit),
+ * read with the row rather than by a query of their own for each. */
 static const char SQL_SPEND_ROWS[] =
-    "SELECT t.id, t.owner_id, " SPEND_SQL("t") TRIP_ROWS;
+    "SELECT t.id, t.owner_id, " SPEND_SQL("t") ", 0,"
+    "       CASE WHEN t.has_split THEN " SPLITS_TEXT_SQL("t.id") " END" TRIP_ROWS;
 static const char SQL_USER[] = "SELECT name, email FROM users WHERE id = ?";
 /* Split rows of the trip that involve the viewer as owner or participant. */
 static const char SQL_OWED_ROWS[] =
     "SELECT t.id, t.owner_id, COALESCE(t.amount_aud, t.amount),"
-    "       t.transaction_type IN ('credit', 'refund', 'payment')"
+    "       t.transaction_type IN ('credit', 'refund', 'payment'), " SPLITS_TEXT_SQL("t.id")
     "  FROM transactions t"
-    " WHERE t.override_trip_id = ?1 AND t.reconciled_with_id IS NULL"
-    "   AND EXISTS (SELECT 1 FROM splits s WHERE s.transaction_id = t.id)"
+    " WHERE t.override_trip_id = ?1 AND t.reconciled_with_id IS NULL AND t.has_split"
     "   AND (t.owner_id = ?2 OR EXISTS (SELECT 1 FROM splits s"
     "        WHERE s.transaction_id = t.id AND s.participant_id = ?2))";
 static const char SQL_OWED_PAYMENTS[] =
@@ -87,58 +89,28 @@ static void id_tally_free(struct id_tally *t)
     free(t->amount);
 }
 
-/* Rows collected before their splits are read, so no two uses of the
- * statement cache overlap. */
-struct row4 {
+/* One row as SQL_SPEND_ROWS and SQL_OWED_ROWS give it. */
+struct trip_row {
     int64_t id, owner, amount, negative;
+    const char *splits;  /* the statement's; valid until its next step */
 };
 
-static int collect(ledger_db *db, const char *sql, int64_t a, int64_t b, int cols,
-                   struct row4 **out, size_t *n, ledger_error *err)
+static void trip_row_read(sqlite3_stmt *st, struct trip_row *r)
 {
-    sqlite3_stmt *st = db_stmt(db, sql, err);
-    struct row4 *v = NULL;
-    size_t cap = 0;
-    int rc;
-
-    *n = 0;
-    if (st == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, a);
-    sqlite3_bind_int64(st, 2, b);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            struct row4 *nv = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof *v);
-
-            if (nv == NULL)
-                break;
-            v = nv;
-        }
-        v[*n].id = sqlite3_column_int64(st, 0);
-        v[*n].owner = sqlite3_column_int64(st, 1);
-        v[*n].amount = sqlite3_column_int64(st, 2);
-        v[*n].negative = cols > 3 ? sqlite3_column_int64(st, 3) : 0;
-        (*n)++;
-    }
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE) {
-        free(v);
-        return rc == SQLITE_ROW ? ledger_error_set(err, 500, "internal", NULL, "out of memory")
-                                : db_error(db, err, "trip rows");
-    }
-    *out = v;
-    return LEDGER_OK;
+    r->id = sqlite3_column_int64(st, 0);
+    r->owner = sqlite3_column_int64(st, 1);
+    r->amount = sqlite3_column_int64(st, 2);
+    r->negative = sqlite3_column_int64(st, 3);
+    r->splits = (const char *)sqlite3_column_text(st, 4);
 }
 
-/* Adds each participant's apportioned part of amount to the tally (the
- * owner takes all of an unsplit row). */
-static int apportion_into(ledger_db *db, struct split_buf *sb, const struct row4 *r, int64_t amount,
-                          struct id_tally *t, int64_t only, ledger_error *err)
+/* Each participant's apportioned part of amount's magnitude into
+ * sb->cents, by sb->v (the owner takes all of an unsplit row). */
+static int apportion(struct split_buf *sb, const struct trip_row *r, int64_t amount,
+                     ledger_error *err)
 {
-    size_t i;
-
-    if (split_load(db, r->id, sb, err))
-        return LEDGER_ERR;
+    if (split_buf_parse(sb, r->splits))
+        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
     if (sb->n == 0) {
         if (split_buf_room(sb, 1))
             return ledger_error_set(err, 500, "internal", NULL, "out of memory");
@@ -146,18 +118,102 @@ static int apportion_into(ledger_db *db, struct split_buf *sb, const struct row4
         sb->v[0].share = 10000;
         sb->n = 1;
     }
-    /* Negative spend (a refund) is apportioned as a magnitude, then signed. */
     split_apportion(amount < 0 ? -amount : amount, sb->v, sb->n, r->owner, sb->cents);
-    for (i = 0; i < sb->n; i++) {
-        money_sum *slot;
+    return LEDGER_OK;
+}
 
-        if (only && sb->v[i].participant_id == only)
-            continue;
-        if ((slot = id_tally_at(t, sb->v[i].participant_id)) == NULL)
-            return ledger_error_set(err, 500, "internal", NULL, "out of memory");
-        *slot += amount < 0 ? -sb->cents[i] : sb->cents[i];
+/* Adds amount to id's sum in t. */
+static int id_tally_add(struct id_tally *t, int64_t id, money_sum amount, ledger_error *err)
+{
+    money_sum *slot = id_tally_at(t, id);
+
+    if (slot == NULL)
+        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+    *slot += amount;
+    return LEDGER_OK;
+}
+
+/* Every participant's part of a row of spend (a refund's part negative). */
+static int spend_row_add(struct split_buf *sb, const struct trip_row *r, struct id_tally *t,
+                         ledger_error *err)
+{
+    size_t i;
+
+    if (apportion(sb, r, r->amount, err))
+        return LEDGER_ERR;
+    for (i = 0; i < sb->n; i++)
+        if (id_tally_add(t, sb->v[i].participant_id,
+                         r->amount < 0 ? -sb->cents[i] : sb->cents[i], err))
+            return LEDGER_ERR;
+    return LEDGER_OK;
+}
+
+/* What a split row makes owed between the viewer and the others: on the
+ * viewer's own row, each other participant's part to the viewer; on
+ * another's, the viewer's part to its owner. */
+static int owed_row_add(struct split_buf *sb, const struct trip_row *r, int64_t me,
+                        struct id_tally *to_me, struct id_tally *by_me, ledger_error *err)
+{
+    int64_t amount = r->negative ? -r->amount : r->amount;
+    size_t i;
+
+    if (apportion(sb, r, amount, err))
+        return LEDGER_ERR;
+    for (i = 0; i < sb->n; i++) {
+        int64_t part = amount < 0 ? -sb->cents[i] : sb->cents[i];
+
+        if (r->owner == me && sb->v[i].participant_id != me) {
+            if (id_tally_add(to_me, sb->v[i].participant_id, part, err))
+                return LEDGER_ERR;
+        } else if (r->owner != me && sb->v[i].participant_id == me) {
+            if (id_tally_add(by_me, r->owner, part, err))
+                return LEDGER_ERR;
+        }
     }
     return LEDGER_OK;
+}
+
+/* The sums a walk over a trip's rows keeps: the spend (total, and each
+ * participant's part in a) or what is owed (a to the viewer, b by them). */
+struct trip_sums {
+    int64_t me;
+    money_sum total;
+    struct id_tally a, b;
+    struct split_buf sb;
+};
+
+static void trip_sums_free(struct trip_sums *t)
+{
+    id_tally_free(&t->a);
+    id_tally_free(&t->b);
+    split_buf_free(&t->sb);
+}
+
+/* Steps sql (?1 the trip, ?2 the viewer) and adds each row to t, as spend
+ * or, with owed, as what it makes owed. */
+static int walk_rows(ledger_db *db, const char *sql, int owed, int64_t trip, struct trip_sums *t,
+                     ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, sql, err);
+    struct trip_row r;
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, trip);
+    sqlite3_bind_int64(st, 2, t->me);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        trip_row_read(st, &r);
+        if (!owed)
+            t->total += r.amount;
+        if (owed ? owed_row_add(&t->sb, &r, t->me, &t->a, &t->b, err)
+                 : spend_row_add(&t->sb, &r, &t->a, err))
+            break;
+    }
+    db_stmt_done(st);
+    if (rc == SQLITE_ROW)
+        return LEDGER_ERR;
+    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "trip rows");
 }
 
 static int grouped(ledger_db *db, const char *sql, int64_t trip, int64_t me, cJSON *arr,
@@ -208,11 +264,8 @@ int ledger_trip_analytics(ledger_db *db, int64_t me, int64_t trip, cJSON **out,
                           ledger_error *err)
 {
     cJSON *doc = NULL, *part;
-    struct row4 *rows = NULL;
-    struct id_tally t = { 0 };
-    struct split_buf sb = { NULL, NULL, 0, 0 };
-    money_sum total = 0;
-    size_t n = 0, i;
+    struct trip_sums t = { .me = me };
+    size_t i;
     int participant;
 
     if (access_trip(db, me, trip, &participant, err)) {
@@ -228,32 +281,23 @@ int ledger_trip_analytics(ledger_db *db, int64_t me, int64_t trip, cJSON **out,
         || grouped(db, SQL_BY_MERCHANT, trip, me, cJSON_AddArrayToObject(doc, "by_merchant"),
                    "merchant", 0, err)
         || grouped(db, SQL_BY_TAG, trip, me, cJSON_AddArrayToObject(doc, "by_tag"), "name", 1, err)
-        || collect(db, SQL_SPEND_ROWS, trip, 0, 3, &rows, &n, err))
+        || walk_rows(db, SQL_SPEND_ROWS, 0, trip, &t, err))
         goto fail;
-    for (i = 0; i < n; i++) {
-        total += rows[i].amount;
-        if (apportion_into(db, &sb, &rows[i], rows[i].amount, &t, 0, err))
-            goto fail;
-    }
-    cJSON_AddItemToObject(doc, "total", money_sum_to_json(total));
+    cJSON_AddItemToObject(doc, "total", money_sum_to_json(t.total));
     part = cJSON_AddArrayToObject(doc, "by_participant");
-    for (i = 0; i < t.n; i++) {
+    for (i = 0; i < t.a.n; i++) {
         cJSON *o = cJSON_CreateObject();
 
-        cJSON_AddNumberToObject(o, "participant_id", (double)t.id[i]);
-        add_user_names(db, o, t.id[i], err);
-        cJSON_AddItemToObject(o, "total", money_sum_to_json(t.amount[i]));
+        cJSON_AddNumberToObject(o, "participant_id", (double)t.a.id[i]);
+        add_user_names(db, o, t.a.id[i], err);
+        cJSON_AddItemToObject(o, "total", money_sum_to_json(t.a.amount[i]));
         cJSON_AddItemToArray(part, o);
     }
-    free(rows);
-    id_tally_free(&t);
-    split_buf_free(&sb);
+    trip_sums_free(&t);
     *out = doc;
     return LEDGER_OK;
 fail:
-    free(rows);
-    id_tally_free(&t);
-    split_buf_free(&sb);
+    trip_sums_free(&t);
     cJSON_Delete(doc);
     return LEDGER_ERR;
 }
@@ -278,11 +322,8 @@ static cJSON *tally_json(const struct id_tally *t)
 
 int ledger_trip_owed(ledger_db *db, int64_t me, int64_t trip, cJSON **out, ledger_error *err)
 {
-    struct row4 *rows = NULL;
-    struct id_tally to_me = { 0 }, by_me = { 0 };
-    struct split_buf sb = { NULL, NULL, 0, 0 };
+    struct trip_sums t = { .me = me };
     sqlite3_stmt *st;
-    size_t n = 0, i;
     int participant, rc;
 
     if (access_trip(db, me, trip, &participant, err)) {
@@ -291,33 +332,8 @@ int ledger_trip_owed(ledger_db *db, int64_t me, int64_t trip, cJSON **out, ledge
     }
     if (!participant)
         return ledger_error_set(err, 403, "forbidden", NULL, "you do not take part in this trip");
-    if (collect(db, SQL_OWED_ROWS, trip, me, 4, &rows, &n, err))
+    if (walk_rows(db, SQL_OWED_ROWS, 1, trip, &t, err))
         goto fail;
-    for (i = 0; i < n; i++) {
-        int64_t amount = rows[i].negative ? -rows[i].amount : rows[i].amount;
-
-        if (rows[i].owner == me) {
-            /* What each other participant owes the viewer on this row. */
-            if (apportion_into(db, &sb, &rows[i], amount, &to_me, me, err))
-                goto fail;
-        } else {
-            struct id_tally mine = { 0 };
-            size_t k;
-
-            if (apportion_into(db, &sb, &rows[i], amount, &mine, 0, err)) {
-                id_tally_free(&mine);
-                goto fail;
-            }
-            for (k = 0; k < mine.n; k++)
-                if (mine.id[k] == me) {
-                    money_sum *slot = id_tally_at(&by_me, rows[i].owner);
-
-                    if (slot)
-                        *slot += mine.amount[k];
-                }
-            id_tally_free(&mine);
-        }
-    }
     /* Payments scoped to the trip reduce the direction they settle. */
     if ((st = db_stmt(db, SQL_OWED_PAYMENTS, err)) == NULL)
         goto fail;
@@ -325,29 +341,26 @@ int ledger_trip_owed(ledger_db *db, int64_t me, int64_t trip, cJSON **out, ledge
     sqlite3_bind_int64(st, 2, me);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t from = sqlite3_column_int64(st, 0), to = sqlite3_column_int64(st, 1);
-        money_sum *slot = to == me ? id_tally_at(&to_me, from) : id_tally_at(&by_me, to);
 
-        if (slot)
-            *slot -= money_sum_column(st, 2);
+        money_sum paid = money_sum_column(st, 2);
+
+        if (to == me ? id_tally_add(&t.a, from, -paid, err) : id_tally_add(&t.b, to, -paid, err))
+            break;
     }
     db_stmt_done(st);
+    if (rc == SQLITE_ROW)
+        goto fail;
     if (rc != SQLITE_DONE) {
         db_error(db, err, "trip owed");
         goto fail;
     }
     *out = cJSON_CreateObject();
     cJSON_AddNumberToObject(*out, "trip_id", (double)trip);
-    cJSON_AddItemToObject(*out, "owed_to_me", tally_json(&to_me));
-    cJSON_AddItemToObject(*out, "owed_by_me", tally_json(&by_me));
-    free(rows);
-    id_tally_free(&to_me);
-    split_buf_free(&sb);
-    id_tally_free(&by_me);
+    cJSON_AddItemToObject(*out, "owed_to_me", tally_json(&t.a));
+    cJSON_AddItemToObject(*out, "owed_by_me", tally_json(&t.b));
+    trip_sums_free(&t);
     return LEDGER_OK;
 fail:
-    free(rows);
-    id_tally_free(&to_me);
-    split_buf_free(&sb);
-    id_tally_free(&by_me);
+    trip_sums_free(&t);
     return LEDGER_ERR;
 }
