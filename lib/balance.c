@@ -25,9 +25,8 @@ struct balance {
 };
 
 /* The rows the caller's balances come from, each with every split it has,
- * a row's splits together and by participant (as split_load reads them):
- * the caller's own split rows (schema 0027's index of them) and the rows
- * others own that the caller has a split of; with ?2 only those between
+ * a row's splits together and by participant: the caller's own split rows
+ * (schema 0027's index of them) and the rows others own that the caller has a split of; with ?2 only those between
  * the caller and ?2.  Both arms come in id order from their indexes (the
  * second names its id from its index for SQLite to see that), so only a
  * row's participants are sorted.  One statement for every participant,
@@ -50,27 +49,38 @@ static const char SQL_BALANCE_SPLITS[] = BALANCE_SPLITS("", " AND t.owner_id <> 
 static const char SQL_PAIR_SPLITS[] = BALANCE_SPLITS(
     " AND EXISTS (SELECT 1 FROM splits o WHERE o.transaction_id = t.id AND o.participant_id = ?2)",
     " AND t.owner_id = ?2");
-static const char SQL_PAIR_PAYMENTS[] =
-    "SELECT COALESCE(ledger_sum(CASE WHEN from_user_id = ?2 THEN amount END), 0),"
-    "       COALESCE(ledger_sum(CASE WHEN from_user_id = ?1 THEN amount END), 0)"
-    "  FROM split_payments"
-    " WHERE (from_user_id = ?1 AND to_user_id = ?2) OR (from_user_id = ?2 AND to_user_id = ?1)";
-static const char SQL_USER_NAME[] = "SELECT email, name FROM users WHERE id = ?";
+/* The payments between the caller (?1) and each other user, or with ?2
+ * only that one: to the caller, then from them. */
+#define PAYMENTS(where)                                                                        \
+    "SELECT CASE WHEN from_user_id = ?1 THEN to_user_id ELSE from_user_id END,"               \
+    "       COALESCE(ledger_sum(CASE WHEN to_user_id = ?1 THEN amount END), 0),"              \
+    "       COALESCE(ledger_sum(CASE WHEN from_user_id = ?1 THEN amount END), 0)"             \
+    "  FROM split_payments WHERE " where " GROUP BY 1"
+static const char SQL_ALL_PAYMENTS[] = PAYMENTS("from_user_id = ?1 OR to_user_id = ?1");
+static const char SQL_PAIR_PAYMENTS[] = PAYMENTS(
+    "(from_user_id = ?1 AND to_user_id = ?2) OR (from_user_id = ?2 AND to_user_id = ?1)");
+
+/* One other user's balance with the caller, and their participant entry
+ * (a list's; NULL for a single balance). */
+struct ranked {
+    int64_t id;  /* first: found by cmp_int64 */
+    struct balance b;
+    const cJSON *who;
+};
 
 /* The caller's balances with each of n others, by id (ascending: found by
  * bsearch). */
 struct balances {
     int64_t me;
-    const int64_t *ids;
-    struct balance *b;
+    struct ranked *r;
     size_t n;
 };
 
 static struct balance *balance_of(const struct balances *all, int64_t id)
 {
-    const int64_t *at = bsearch(&id, all->ids, all->n, sizeof *all->ids, cmp_int64);
+    struct ranked *at = bsearch(&id, all->r, all->n, sizeof *all->r, cmp_int64);
 
-    return at ? &all->b[at - all->ids] : NULL;
+    return at ? &at->b : NULL;
 }
 
 /* One row's debts, apportioned as every read shows its splits, counted
@@ -132,24 +142,27 @@ static int balance_splits(ledger_db *db, const struct balances *all, int64_t oth
                             : db_error(db, err, "balance");
 }
 
-/* The payments between the caller and other. */
-static int balance_payments(ledger_db *db, int64_t me, int64_t other, struct balance *b,
+/* The payments of every balance in all: with other 0, of each; else of
+ * that one alone. */
+static int balance_payments(ledger_db *db, const struct balances *all, int64_t other,
                             ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, SQL_PAIR_PAYMENTS, err);
+    sqlite3_stmt *st = db_stmt(db, other ? SQL_PAIR_PAYMENTS : SQL_ALL_PAYMENTS, err);
+    struct balance *b;
     int rc;
 
     if (st == NULL)
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, me);
-    sqlite3_bind_int64(st, 2, other);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        b->payments_to_me = money_sum_column(st, 0);
-        b->payments_from_me = money_sum_column(st, 1);
-    }
+    sqlite3_bind_int64(st, 1, all->me);
+    if (other)
+        sqlite3_bind_int64(st, 2, other);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        if ((b = balance_of(all, sqlite3_column_int64(st, 0)))) {
+            b->payments_to_me = money_sum_column(st, 1);
+            b->payments_from_me = money_sum_column(st, 2);
+        }
     db_stmt_done(st);
-    return rc == SQLITE_ROW ? LEDGER_OK : db_error(db, err, "balance");
+    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "balance");
 }
 
 static money_sum net_of(const struct balance *b)
@@ -172,8 +185,8 @@ static cJSON *balance_json(int64_t other, const struct balance *b)
 
 int ledger_balance_get(ledger_db *db, int64_t me, int64_t other, cJSON **out, ledger_error *err)
 {
-    struct balance b;
-    struct balances one = { me, &other, &b, 1 };
+    struct ranked r = { other, { 0, 0, 0, 0 }, NULL };
+    struct balances one = { me, &r, 1 };
     int known;
 
     if (other == me)
@@ -182,17 +195,11 @@ int ledger_balance_get(ledger_db *db, int64_t me, int64_t other, cJSON **out, le
         return LEDGER_ERR;
     if (!known)
         return ledger_error_set(err, 404, "not_found", NULL, "no such participant of yours");
-    memset(&b, 0, sizeof b);
-    if (balance_splits(db, &one, other, err) || balance_payments(db, me, other, &b, err))
+    if (balance_splits(db, &one, other, err) || balance_payments(db, &one, other, err))
         return LEDGER_ERR;
-    *out = balance_json(other, &b);
+    *out = balance_json(other, &r.b);
     return LEDGER_OK;
 }
-
-struct ranked {
-    int64_t id;
-    struct balance b;
-};
 
 static int by_size(const void *x, const void *y)
 {
@@ -207,73 +214,60 @@ static int by_size(const void *x, const void *y)
     return a->id < c->id ? -1 : a->id > c->id;
 }
 
+/* A participant entry's email or name into a balance's object. */
+static void who_text(cJSON *row, const cJSON *who, const char *k)
+{
+    const cJSON *v = json_get(who, k);
+
+    if (cJSON_IsString(v))
+        cJSON_AddStringToObject(row, k, v->valuestring);
+    else
+        cJSON_AddNullToObject(row, k);
+}
+
 int ledger_balance_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *err)
 {
-    int64_t *ids = NULL;
-    size_t n = 0, i;
-    struct ranked *r = NULL;
-    struct balance *b = NULL;
-    struct balances all;
-    cJSON *doc, *items;
+    cJSON *people = NULL, *doc = NULL, *items, *p;
+    struct balances all = { me, NULL, 0 };
+    size_t n, i = 0;
+    int rc = LEDGER_ERR;
 
-    if (participant_ids(db, me, &ids, &n, err))
+    /* The participants with their names: one read for every balance. */
+    if (ledger_participant_list(db, me, &people, err))
         return LEDGER_ERR;
-    if (n && ((r = calloc(n, sizeof *r)) == NULL || (b = calloc(n, sizeof *b)) == NULL)) {
-        free(ids);
-        free(r);
-        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+    n = (size_t)cJSON_GetArraySize(json_get(people, "items"));
+    if (n && (all.r = calloc(n, sizeof *all.r)) == NULL) {
+        ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        goto out;
     }
-    if (n)
-        qsort(ids, n, sizeof *ids, cmp_int64);
-    all.me = me;
-    all.ids = ids;
-    all.b = b;
+    cJSON_ArrayForEach(p, json_get(people, "items")) {
+        all.r[i].id = (int64_t)json_get(p, "id")->valuedouble;
+        all.r[i++].who = p;
+    }
     all.n = n;
-    if (n && balance_splits(db, &all, 0, err))
-        goto fail;
-    for (i = 0; i < n; i++) {
-        if (balance_payments(db, me, ids[i], &b[i], err))
-            goto fail;
-        r[i].id = ids[i];
-        r[i].b = b[i];
-    }
-    free(ids);
-    free(b);
+    if (n)
+        qsort(all.r, n, sizeof *all.r, cmp_int64);
+    if (n && (balance_splits(db, &all, 0, err) || balance_payments(db, &all, 0, err)))
+        goto out;
     /* Largest first: by the size of the net, whichever way it runs. */
     if (n)
-        qsort(r, n, sizeof *r, by_size);
+        qsort(all.r, n, sizeof *all.r, by_size);
     doc = cJSON_CreateObject();
     items = cJSON_AddArrayToObject(doc, "items");
     for (i = 0; i < n; i++) {
-        cJSON *row = balance_json(r[i].id, &r[i].b);
-        sqlite3_stmt *st = db_stmt(db, SQL_USER_NAME, err);
+        cJSON *row = balance_json(all.r[i].id, &all.r[i].b);
 
-        if (st) {
-            sqlite3_bind_int64(st, 1, r[i].id);
-            if (sqlite3_step(st) == SQLITE_ROW) {
-                const char *email = (const char *)sqlite3_column_text(st, 0);
-                const char *name = (const char *)sqlite3_column_text(st, 1);
-
-                if (name)
-                    cJSON_AddStringToObject(row, "name", name);
-                else
-                    cJSON_AddNullToObject(row, "name");
-                if (email)
-                    cJSON_AddStringToObject(row, "email", email);
-                else
-                    cJSON_AddNullToObject(row, "email");
-            }
-            db_stmt_done(st);
-        }
+        who_text(row, all.r[i].who, "name");
+        who_text(row, all.r[i].who, "email");
         cJSON_AddItemToArray(items, row);
     }
-    free(r);
-    cJSON_AddNumberToObject(doc, "total", cJSON_GetArraySize(items));
+    cJSON_AddNumberToObject(doc, "total", (double)n);
     *out = doc;
-    return LEDGER_OK;
-fail:
-    free(ids);
-    free(b);
-    free(r);
-    return LEDGER_ERR;
+    doc = NULL;
+    rc = LEDGER_OK;
+out:
+    free(all.r);
+    cJSON_Delete(people);
+    cJSON_Delete(doc);
+    return rc;
 }

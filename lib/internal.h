@@ -347,9 +347,6 @@ int participant_known(ledger_db *db, int64_t me, int64_t other, int *known, ledg
  * message speaks to me (yours) or to someone acting on my row. */
 int participant_check(ledger_db *db, int64_t me, int64_t other, const char *field, int yours,
                       ledger_error *err);
-/* The ids of everyone the caller shares with (not the caller); the caller
- * frees *ids. */
-int participant_ids(ledger_db *db, int64_t me, int64_t **ids, size_t *n, ledger_error *err);
 
 /* An exchange rate: a positive decimal, kept as its text. */
 int field_rate(const cJSON *obj, const char **out, ledger_error *err);

@@ -105,37 +105,6 @@ static cJSON *user_row(sqlite3_stmt *st)
     return row;
 }
 
-int participant_ids(ledger_db *db, int64_t me, int64_t **ids, size_t *n, ledger_error *err)
-{
-    sqlite3_stmt *st = db_stmt(db, SQL_PARTICIPANTS, err);
-    int64_t *v = NULL;
-    size_t cap = 0;
-    int rc;
-
-    *n = 0;
-    if (st == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, me);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            int64_t *nv = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof *v);
-
-            if (nv == NULL)
-                break;
-            v = nv;
-        }
-        v[(*n)++] = sqlite3_column_int64(st, 0);
-    }
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE) {
-        free(v);
-        return rc == SQLITE_ROW ? ledger_error_set(err, 500, "internal", NULL, "out of memory")
-                                : db_error(db, err, "participants");
-    }
-    *ids = v;
-    return LEDGER_OK;
-}
-
 int ledger_participant_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_PARTICIPANTS, err);
