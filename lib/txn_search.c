@@ -187,7 +187,8 @@ int search_candidates(ledger_db *db, int64_t me, struct search_query *sq, int64_
                       int64_t *n, ledger_error *err)
 {
     sqlite3_stmt *st;
-    int i, best = 0, rc = SQLITE_ROW;
+    int order[SEARCH_TERMS_MAX];
+    int i, k, best = 0, rc = SQLITE_ROW;
 
     *n = cap + 1;
     sq->best = 0;
@@ -195,18 +196,26 @@ int search_candidates(ledger_db *db, int64_t me, struct search_query *sq, int64_
         return LEDGER_OK;
     if ((st = db_stmt(db, SQL_CANDIDATES, err)) == NULL)
         return LEDGER_ERR;
-    /* Each term's set, each counted only as far as cap: the smallest is
-     * the one to read. */
-    for (i = 0; i < sq->n && rc == SQLITE_ROW; i++) {
+    /* The terms with the most trigrams first (by the length of their
+     * queries): they are most often the rarest.  Each is counted only as
+     * far as the smallest set so far, as past it it cannot be the one to
+     * read: "debit coffee" counted debit's 45,000 rows to the cap (10,001)
+     * and then coffee's 3,019; now coffee's, then debit's to 3,019. */
+    for (i = 0; i < sq->n; i++) {
+        for (k = i; k > 0 && strlen(sq->match[order[k - 1]]) < strlen(sq->match[i]); k--)
+            order[k] = order[k - 1];
+        order[k] = i;
+    }
+    for (k = 0; k < sq->n && rc == SQLITE_ROW; k++) {
         int64_t count;
 
-        sq->best = i;
+        sq->best = order[k];
         search_bind(st, me, sq);
-        sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":search_cap"), cap + 1);
+        sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":search_cap"), *n);
         sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":search_span"), SEARCH_OWNER_SPAN);
         if ((rc = sqlite3_step(st)) == SQLITE_ROW && (count = sqlite3_column_int64(st, 0)) < *n) {
             *n = count;
-            best = i;
+            best = order[k];
         }
         sqlite3_reset(st);
     }
