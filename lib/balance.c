@@ -26,13 +26,14 @@ struct balance {
 
 /* The rows the caller's balances come from, each with every split it has,
  * a row's splits together and by participant: the caller's own split rows
- * (schema 0027's index of them) and the rows others own that the caller has a split of; with ?2 only those between
- * the caller and ?2.  Both arms come in id order from their indexes (the
- * second names its id from its index for SQLite to see that), so only a
- * row's participants are sorted.  One statement for every participant,
- * not one for each and one more for each row: a five-year household
- * ledger has thousands of such rows a pair, those lookups were half of
- * the balances' time, and each participant walked all of theirs again. */
+ * (schema 0027's index of them) and the rows others own that the caller
+ * has a split of; with ?2 only those between the caller and ?2.  Both
+ * arms come in id order from their indexes (the second names its id from
+ * its index for SQLite to see that), so only a row's participants are
+ * sorted.  One statement for every participant, not one for each and one
+ * more for each row: a five-year household ledger has thousands of such
+ * rows a pair, those lookups were half of the balances' time, and each
+ * participant walked all of theirs again. */
 #define BALANCE_ROW(id)                                                                       \
     "SELECT " id ", t.owner_id AS owner, COALESCE(t.amount_aud, t.amount) AS amount,"         \
     "       t.transaction_type IN ('credit', 'refund', 'payment') AS negative"
