@@ -658,10 +658,25 @@ const char *ledger_home_currency(const ledger_db *db)
     return db->home_currency;
 }
 
+/* Each request begins and ends a transaction: prepared once, like every
+ * other statement (parsing BEGIN and COMMIT again each time was a few
+ * microseconds a request for nothing). */
+int db_step_once(ledger_db *db, const char *sql, const char *what, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, sql, err);
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    rc = sqlite3_step(st);
+    db_stmt_done(st);
+    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, what);
+}
+
 int ledger_begin(ledger_db *db, int write, ledger_error *err)
 {
-    if (sqlite3_exec(db->sql, write ? "BEGIN IMMEDIATE" : "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
-        return db_error(db, err, "begin");
+    if (db_step_once(db, write ? "BEGIN IMMEDIATE" : "BEGIN", "begin", err))
+        return LEDGER_ERR;
     db->regexp->spent_ns = 0;  /* the transaction's matching budget (ledger_regexp) */
     return LEDGER_OK;
 }
@@ -671,12 +686,7 @@ int ledger_commit(ledger_db *db, ledger_error *err)
     /* The rows written are indexed for search as one statement (schema
      * 0017), once there are enough of them (see SEARCH_FLUSH_ROWS); a
      * failure is the commit's. */
-    if (search_flush(db, SEARCH_FLUSH_ROWS, err)) {
-        ledger_rollback(db);
-        return LEDGER_ERR;
-    }
-    if (sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-        db_error(db, err, "commit");
+    if (search_flush(db, SEARCH_FLUSH_ROWS, err) || db_step_once(db, "COMMIT", "commit", err)) {
         ledger_rollback(db);
         return LEDGER_ERR;
     }
@@ -685,7 +695,12 @@ int ledger_commit(ledger_db *db, ledger_error *err)
 
 void ledger_rollback(ledger_db *db)
 {
-    if (!sqlite3_get_autocommit(db->sql))
+    ledger_error err;
+
+    /* Without the prepared statement (memory ran out), parsed as it is:
+     * a transaction is never left open. */
+    if (!sqlite3_get_autocommit(db->sql) && db_step_once(db, "ROLLBACK", "rollback", &err)
+        && !sqlite3_get_autocommit(db->sql))
         sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
 }
 

@@ -35,6 +35,9 @@ extern const int db_migration_count;
 sqlite3_stmt *db_stmt(ledger_db *db, const char *sql, ledger_error *err);
 void db_stmt_done(sqlite3_stmt *st);
 void db_stmt_cache_free(struct stmt_cache *cache);
+/* Steps sql, a statement without parameters or rows (BEGIN, SAVEPOINT...),
+ * from the cache; nonzero, with err set (db_error's what), when it fails. */
+int db_step_once(ledger_db *db, const char *sql, const char *what, ledger_error *err);
 
 /* Turns the connection's last error into a 500 (or 409 for a constraint). */
 int db_error(ledger_db *db, ledger_error *err, const char *what);
