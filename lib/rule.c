@@ -973,6 +973,7 @@ static int preview(ledger_db *db, int64_t me, const struct prepared *p, const in
                    size_t n, cJSON **out, ledger_error *err)
 {
     cJSON *doc = cJSON_CreateObject(), *items = cJSON_AddArrayToObject(doc, "items"), **before;
+    ledger_error undo;
     size_t i;
     int rc = LEDGER_ERR;
 
@@ -981,7 +982,11 @@ static int preview(ledger_db *db, int64_t me, const struct prepared *p, const in
         cJSON_Delete(doc);
         return ledger_error_set(err, 500, "internal", NULL, "out of memory");
     }
-    sqlite3_exec(db->sql, "SAVEPOINT preview", NULL, NULL, NULL);
+    if (db_step_once(db, "SAVEPOINT preview", "rule preview", err)) {
+        free(before);
+        cJSON_Delete(doc);
+        return LEDGER_ERR;
+    }
     for (i = 0; i < n; i++)
         if (txn_get(db, me, ids[i], &before[i], err))
             goto out;
@@ -1004,7 +1009,19 @@ static int preview(ledger_db *db, int64_t me, const struct prepared *p, const in
     doc = NULL;
     rc = LEDGER_OK;
 out:
-    sqlite3_exec(db->sql, "ROLLBACK TO preview; RELEASE preview", NULL, NULL, NULL);
+    /* What the preview changed goes.  Should that fail, so does the
+     * request, and its transaction is rolled back rather than committed
+     * with the preview's changes in it. */
+    if (db_step_once(db, "ROLLBACK TO preview", "rule preview", &undo)) {
+        if (rc == LEDGER_OK) {
+            cJSON_Delete(*out);
+            *out = NULL;
+            *err = undo;
+            rc = LEDGER_ERR;
+        }
+    } else {
+        db_step_once(db, "RELEASE preview", "rule preview", &undo);
+    }
     for (i = 0; i < n; i++)
         cJSON_Delete(before[i]);
     free(before);
