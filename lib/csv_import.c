@@ -940,8 +940,11 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
 out:
     /* The caller rolls a failed commit back; should it not, the summary
      * insert triggers must not be left off. */
-    if (bulk)
-        sqlite3_exec(db->sql, SQL_BULK_END, NULL, NULL, NULL);
+    if (bulk) {
+        ledger_error ignored;
+
+        db_step_once(db, SQL_BULK_END, "csv import", &ignored);
+    }
     cJSON_Delete(ids);
     free(v);
     free(cats);
