@@ -208,7 +208,7 @@ static const struct admin_usage check_usage = {
     "Checks the database: PRAGMA integrity_check and foreign_key_check, then\n"
     "every table the triggers keep (spend_monthly, visible_count and\n"
     "visible_total, shared_rows, the effective category and merchant, the\n"
-    "search indexes) against a recount from the rows,\n"
+    "has_split flag, the search indexes) against a recount from the rows,\n"
     "splits totalling 100% and naming someone besides the row's owner, and\n"
     "statement rows owned by their statement's owner.  Read-only: a database\n"
     "with pending migrations is refused (run migrate first), and one snapshot\n"

@@ -75,11 +75,12 @@ static void block_stop_signals(int block)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: ledger-fcgi [--config FILE] [--db PATH] [--log FILE]\n"
+            "usage: ledger-fcgi [--config FILE] [--db PATH] [--log FILE] [--log-level LEVEL]\n"
             "                   [--socket PATH [--socket-group GROUP] | --listen HOST:PORT [--allow-remote]]\n"
             "                   [--check] [--no-jit] [--routes]\n"
             "Without --socket or --listen, serves the FastCGI socket inherited on fd 0\n"
             "(spawn-fcgi, supervisord fcgi-program, mod_fcgid).\n"
+            "--log-level is error, warn, info (a line a request, the default) or debug.\n"
             "--check opens and migrates the database, compiles the routes and exits.\n"
             "--no-jit matches routes without PCRE2's JIT (for valgrind, which cannot\n"
             "follow JIT-compiled code).\n"
