@@ -100,7 +100,8 @@ int access_txn_set(ledger_db *db, int64_t me, const cJSON *ids, const char *fiel
         return db_error(db, err, "access");
     if (found < asked)
         return ledger_error_set(err, 404, "not_found", field,
-                                "%lld of the transactions do not exist",
+                                asked - found == 1 ? "%lld of the transactions does not exist"
+                                                   : "%lld of the transactions do not exist",
                                 (long long)(asked - found));
     if (allowed < found)
         return ledger_error_set(err, 403, "forbidden", field,

@@ -381,13 +381,13 @@ static int parse_query(const struct ledger_params *p, struct list_query *q, ledg
     if ((v = param_get(p, "amount_min"))) {
         if (ledger_decimal2_parse(v, &q->amount_min))
             return bad(err, "amount_min",
-                       "must be an amount of at most 10000000000000 with at most 2 decimals");
+                       "must be an amount of at most 10000000000000 with at most 2 decimal places");
         q->has_min = 1;
     }
     if ((v = param_get(p, "amount_max"))) {
         if (ledger_decimal2_parse(v, &q->amount_max))
             return bad(err, "amount_max",
-                       "must be an amount of at most 10000000000000 with at most 2 decimals");
+                       "must be an amount of at most 10000000000000 with at most 2 decimal places");
         q->has_max = 1;
     }
     if ((v = param_get(p, "has_split"))) {
