@@ -3,7 +3,7 @@
 # budget.c and txn_bulk.c broke each of these in the code and the suite
 # stayed green):
 # - GET /api/budgets is a list: its total is the number of its items
-#   (API.md 1, "Lists answer {items, total}");
+#   (API.md 1, "Lists answer {items, total}"), in category order;
 # - bulk untag removes that one tag and leaves the rows' other tags;
 # - every field a bulk body carries is checked, whichever the action uses:
 #   a wrong type or value is a 400 naming the field (API.md 1, "wrong JSON
@@ -37,13 +37,15 @@ sub bulk { $rig->post('/api/transactions/bulk', $_[1], user => $_[0]) }
 sub tag_names { [sort map { $_->{name} } @{ $_[0]{tags} // [] }] }
 
 # ---- budgets: total is the count of items ------------------------------------------
-for my $c (qw(dining groceries health)) {
+for my $c (qw(health dining groceries)) {
     ok_json($rig->put("/api/budgets/$c", { amount => 10 }, user => 'dave'), "dave budgets $c");
 }
 my $res = $rig->get('/api/budgets?month=2024-03', user => 'dave');
 is($res->{status}, 200, 'GET /api/budgets');
 is_deeply([ scalar @{ $res->{json}{items} // [] }, $res->{json}{total} ], [ 3, 3 ],
           'budget list: total is the number of items (three budgets, total 3)');
+is_deeply([ map { $_->{category} } @{ $res->{json}{items} // [] } ], [qw(dining groceries health)],
+          'budget list: by category (etc/openapi.yaml), not in the order they were set');
 ok_json($rig->del('/api/budgets/health', user => 'dave'), 'dave deletes a budget');
 $res = $rig->get('/api/budgets?month=2024-03', user => 'dave');
 is($res->{json}{total}, 2, 'budget list: after a delete, total 2');

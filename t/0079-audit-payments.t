@@ -5,7 +5,9 @@
 #   21 refused;
 # - the payment as a whole is money too: scopes that together pass
 #   10^13 are refused, though each alone is within it (API.md 1, Money);
-# - notes are at most 1000 characters.
+# - notes are at most 1000 characters;
+# - the orders etc/openapi.yaml states: a payment's scopes (household
+#   first, then by trip) and the list (latest date first).
 use strict;
 use warnings;
 use Test::More;
@@ -56,5 +58,22 @@ is($res->{status}, 201, 'two scopes of 5 * 10^12: exactly 10^13 in all, accepted
 $res = pay({ %base, amount => 1, notes => 'n' x 1000 });
 is($res->{status}, 201, 'notes of exactly 1000 characters are accepted') or diag($res->{content});
 error_is(pay({ %base, amount => 1, notes => 'n' x 1001 }), 400, 'invalid_field', 'notes of 1001 characters', 'notes');
+
+# ---- the orders etc/openapi.yaml states ---------------------------------------------
+# A payment's scopes: the household one first, then by trip.
+$res = pay({ %base, date => '2026-03-01',
+             scopes => [ { trip_id => $trips[5], amount => 1 }, { trip_id => undef, amount => 2 },
+                         { trip_id => $trips[2], amount => 3 } ] });
+is($res->{status}, 201, 'a payment of three scopes, given trip, household, trip') or diag($res->{content});
+is_deeply([ map { $_->{trip_id} } @{ $res->{json}{scopes} // [] } ], [ undef, $trips[2], $trips[5] ],
+          'its scopes: the household one first, then by trip');
+# The list: latest date first, and the later recorded first on one date.
+my $early = pay({ %base, date => '2026-01-01', amount => 1 });
+my $late1 = pay({ %base, date => '2027-01-01', amount => 1 });
+my $late2 = pay({ %base, date => '2027-01-01', amount => 2 });
+my @listed = map { $_->{id} } @{ $rig->get('/api/payments?limit=500', user => 'alice')->{json}{items} // [] };
+is_deeply([ @listed[0, 1] ], [ $late2->{json}{id}, $late1->{json}{id} ],
+          'the payments list: the latest date first, the later recorded first on the same date');
+is($listed[-1], $early->{json}{id}, '  and the earliest date last');
 
 done_testing();
