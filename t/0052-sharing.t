@@ -18,7 +18,7 @@ use strict;
 use warnings;
 use Test::More;
 use Rig;
-use CommonChecks qw(error_is participant_ok);
+use CommonChecks qw(error_is participant_ok m2);
 
 my $rig = Rig->new;
 
@@ -26,7 +26,6 @@ my $rig = Rig->new;
 
 # Money and percentages come back as JSON numbers with two decimals; compare
 # them as two-decimal text so 75 and 75.00 read the same in a failure.
-sub m2 { defined $_[0] ? sprintf('%.2f', $_[0]) : undef }
 sub cents { int(sprintf('%.0f', $_[0] * 100)) }
 
 # Runs SQL on the service's database (for what the API has no route for yet:

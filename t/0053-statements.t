@@ -7,12 +7,11 @@ use strict;
 use warnings;
 use Test::More;
 use Rig;
-use CommonChecks qw(error_is participant_ok);
+use CommonChecks qw(error_is participant_ok m2);
 
 my $rig = Rig->new;
 my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
 
-sub m2 { defined $_[0] ? sprintf('%.2f', $_[0]) : undef }
 
 sub statement {
     my ($user, %f) = @_;

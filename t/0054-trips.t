@@ -15,14 +15,13 @@ use strict;
 use warnings;
 use Test::More;
 use Rig;
-use CommonChecks qw(error_is participant_ok);
+use CommonChecks qw(error_is participant_ok m2);
 
 my $rig = Rig->new;
 
 # ---- helpers -----------------------------------------------------------------
 
 # Money comes back as JSON numbers; compare as two-decimal text.
-sub m2 { defined $_[0] ? sprintf('%.2f', $_[0]) : undef }
 
 my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
 ok(!grep({ !$_ } values %uid), 'every test user has an id');

@@ -15,7 +15,7 @@ use Test::More;
 use POSIX qw(strftime);
 use Time::Local qw(timegm);
 use Rig;
-use CommonChecks qw(error_is participant_ok);
+use CommonChecks qw(error_is participant_ok m2);
 
 my $rig = Rig->new;
 my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
@@ -23,7 +23,6 @@ my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS
 # ---- helpers ------------------------------------------------------------------
 
 # Money comes back as JSON numbers with two decimals; compare as text.
-sub m2 { defined $_[0] ? sprintf('%.2f', $_[0]) : undef }
 
 # Runs SQL on the service's database, as t/0052 does, for what the API has
 # no route for (a reconciled row).

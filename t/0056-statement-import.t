@@ -6,7 +6,7 @@ use strict;
 use warnings;
 use Test::More;
 use Rig;
-use CommonChecks qw(error_is);
+use CommonChecks qw(error_is m2);
 
 my $rig = Rig->new;
 my $data = Rig::srcdir() . '/t/data/ofx';
@@ -17,7 +17,6 @@ sub import_file {
     return $rig->request('POST', '/api/statements/import', user => $user, body => $body,
                          type => $o{type} // 'application/x-ofx');
 }
-sub m2 { defined $_[0] ? sprintf('%.2f', $_[0]) : undef }
 sub rows_of {
     my ($user, $sid) = @_;
     return @{ $rig->get("/api/transactions?statement_id=$sid&sort=date&order=asc&limit=500",

@@ -21,14 +21,12 @@ use warnings;
 use Test::More;
 use Time::HiRes qw(sleep);
 use Rig;
-use CommonChecks qw(error_is participant_ok);
+use CommonChecks qw(error_is participant_ok m2 user_ids);
 
 my $rig = Rig->new;
-my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
-ok(!grep({ !$_ } values %uid), 'every user has an id');
+my %uid = user_ids($rig);
 
 # ---- helpers ---------------------------------------------------------------------
-sub m2 { defined $_[0] ? sprintf('%.2f', $_[0]) : undef }
 sub cents { int(sprintf('%.0f', $_[0] * 100)) }
 
 # Names for ids, so a failing set reads "s_m3 s_p3", not numbers.

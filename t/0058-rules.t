@@ -16,13 +16,12 @@ use warnings;
 use Test::More;
 use JSON::PP ();
 use Rig;
-use CommonChecks qw(error_is participant_ok);
+use CommonChecks qw(error_is participant_ok m2);
 
 my $rig = Rig->new;
 
 # ---- helpers ----------------------------------------------------------------
 
-sub m2 { defined $_[0] ? sprintf('%.2f', $_[0]) : undef }
 
 # Runs SQL on the service's database; returns the output, trimmed.
 sub sql { $rig->sql(@_) }

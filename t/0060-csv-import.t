@@ -15,13 +15,12 @@ use warnings;
 use Test::More;
 use JSON::PP ();
 use Rig;
-use CommonChecks qw(error_is);
+use CommonChecks qw(error_is m2);
 
 my $rig = Rig->new;
 my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
 
 # ---- helpers ---------------------------------------------------------------------
-sub m2 { defined $_[0] ? sprintf('%.2f', $_[0]) : undef }
 # A preview row's amount with its sign: money out is negative.
 sub signed {
     my ($r) = @_;

@@ -13,17 +13,15 @@ use strict;
 use warnings;
 use Test::More;
 use Rig;
-use CommonChecks qw(error_is participant_ok);
+use CommonChecks qw(error_is participant_ok m2 user_ids);
 
 my $rig = Rig->new;
-my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
-ok(!grep({ !$_ } values %uid), 'every user has an id');
+my %uid = user_ids($rig);
 participant_ok($rig, @$_) for [alice => 'bob'], [bob => 'alice'];
 my $tag = $rig->post('/api/tags', { name => 'ruled' }, user => 'alice')->{json}{id};
 ok($tag, 'alice has the tag ruled');
 
 # ---- helpers ---------------------------------------------------------------------
-sub m2 { defined $_[0] ? sprintf('%.2f', $_[0]) : undef }
 
 # What runs and reconciliations change on a row, comparable with is_deeply.
 sub state_of {

@@ -16,19 +16,12 @@ use strict;
 use warnings;
 use Test::More;
 use Rig;
-use CommonChecks qw(participant_ok);
+use CommonChecks qw(participant_ok ok_json user_ids);
 
 my $rig = Rig->new;
-my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
-ok(!grep({ !$_ } values %uid), 'every user has an id');
+my %uid = user_ids($rig);
 participant_ok($rig, alice => $_) for qw(bob carol);
 
-# The body of a 2xx answer; a failed setup step stops the test.
-sub ok_json {
-    my ($res, $what) = @_;
-    BAIL_OUT("$what: $res->{status} $res->{content}") if $res->{status} >= 300;
-    return $res->{json};
-}
 sub trip_ids_of {
     my ($user) = @_;
     return [map { $_->{id} } @{ $rig->get('/api/trips', user => $user)->{json}{items} // [] }];

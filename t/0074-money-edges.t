@@ -28,7 +28,7 @@ use strict;
 use warnings;
 use Test::More;
 use Rig;
-use CommonChecks qw(error_is participant_ok);
+use CommonChecks qw(error_is participant_ok m2);
 
 my $rig = Rig->new;
 my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
@@ -37,7 +37,6 @@ ok(!grep({ !$_ } values %uid), 'every test user has an id');
 # ---- helpers ------------------------------------------------------------------
 
 # Money comes back as JSON numbers with two decimals; compare as text.
-sub m2 { defined $_[0] ? sprintf('%.2f', $_[0]) : undef }
 
 # alice shares with everyone, and everyone with alice.
 for my $o (qw(bob carol dave erin)) {

@@ -21,19 +21,12 @@ use strict;
 use warnings;
 use Test::More;
 use Rig;
+use CommonChecks qw(ok_json m2 user_ids);
 use Time::HiRes ();
 
 my $rig = Rig->new;
-my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
-ok(!grep({ !$_ } values %uid), 'every user has an id');
+my %uid = user_ids($rig);
 
-sub m2 { defined $_[0] ? sprintf('%.2f', $_[0]) : undef }
-# The body of a 2xx answer; a failed setup step stops the test.
-sub ok_json {
-    my ($res, $what) = @_;
-    BAIL_OUT("$what: $res->{status} $res->{content}") if $res->{status} >= 300;
-    return $res->{json};
-}
 sub manual {
     my ($user, %row) = @_;
     return ok_json($rig->post('/api/transactions', \%row, user => $user), "$user creates $row{description}")->{id};

@@ -12,9 +12,9 @@ use strict;
 use warnings;
 use Test::More;
 use Rig;
+use CommonChecks qw(m2);
 
 my $rig = Rig->new;
-sub m2 { defined $_[0] ? sprintf('%.2f', $_[0]) : undef }
 
 # Users signed in in reverse alphabetical order: their ids then run the other
 # way from the participants list's order (by name or email).

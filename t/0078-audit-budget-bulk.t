@@ -15,17 +15,11 @@ use strict;
 use warnings;
 use Test::More;
 use Rig;
-use CommonChecks qw(error_is);
+use CommonChecks qw(error_is ok_json user_ids);
 
 my $rig = Rig->new;
-my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
-ok(!grep({ !$_ } values %uid), 'every user has an id');
+my %uid = user_ids($rig);
 
-sub ok_json {
-    my ($res, $what) = @_;
-    BAIL_OUT("$what: $res->{status} $res->{content}") if $res->{status} >= 300;
-    return $res->{json};
-}
 sub mk {
     my ($user, %f) = @_;
     my $body = { date => '2024-03-01', amount => 10, description => 'row', %f };

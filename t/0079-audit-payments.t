@@ -12,11 +12,10 @@ use strict;
 use warnings;
 use Test::More;
 use Rig;
-use CommonChecks qw(error_is participant_ok);
+use CommonChecks qw(error_is participant_ok user_ids);
 
 my $rig = Rig->new;
-my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
-ok(!grep({ !$_ } values %uid), 'every user has an id');
+my %uid = user_ids($rig);
 participant_ok($rig, 'alice', 'bob');
 
 sub pay { $rig->post('/api/payments', $_[0], user => 'alice') }

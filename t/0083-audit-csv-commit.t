@@ -18,18 +18,11 @@ use strict;
 use warnings;
 use Test::More;
 use Rig;
-use CommonChecks qw(error_is);
+use CommonChecks qw(error_is ok_json m2 user_ids);
 
 my $rig = Rig->new;
-my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
-ok(!grep({ !$_ } values %uid), 'every user has an id');
+my %uid = user_ids($rig);
 
-sub m2 { defined $_[0] ? sprintf('%.2f', $_[0]) : undef }
-sub ok_json {
-    my ($res, $what) = @_;
-    BAIL_OUT("$what: $res->{status} $res->{content}") if $res->{status} >= 300;
-    return $res->{json};
-}
 sub manual {
     my ($user, %row) = @_;
     return ok_json($rig->post('/api/transactions', \%row, user => $user), "$user creates $row{description}")->{id};

@@ -11,7 +11,7 @@ use IO::Socket::INET;
 use JSON::PP;
 use MIME::Base64 ();
 
-our @EXPORT_OK = qw(run error_is participant_ok);
+our @EXPORT_OK = qw(run error_is participant_ok ok_json m2 user_ids);
 use Exporter 'import';
 
 # error_is($res, $status, $code, $name, [$field])
@@ -34,6 +34,25 @@ sub participant_ok {
     my $res = $rig->post('/api/participants', { email => "$other\@example.org" }, user => $user);
     return ok($res->{status} == 200 || $res->{status} == 201, "$user adds $other as a participant")
         || diag($res->{content});
+}
+
+# ok_json($res, $what): the body of a 2xx answer; a failed setup step
+# stops the test (BAIL_OUT), as nothing after it would mean anything.
+sub ok_json {
+    my ($res, $what) = @_;
+    BAIL_OUT("$what: $res->{status} $res->{content}") if $res->{status} >= 300;
+    return $res->{json};
+}
+
+# m2($n): a JSON number as money text with two decimals (undef stays).
+sub m2 { defined $_[0] ? sprintf('%.2f', $_[0]) : undef }
+
+# user_ids($rig): every rig user's id by name, each checked present.
+sub user_ids {
+    my ($rig) = @_;
+    my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
+    ok(!grep({ !$_ } values %uid), 'every user has an id');
+    return %uid;
 }
 
 sub run {
