@@ -40,6 +40,18 @@ charge('Steady Eighty', sprintf('2025-%02d-16', $_ + 6), $steady[$_ - 1]) for 1 
 # typical_amount: the median of the last three (10.00, 11.00, 10.50 -> 10.50).
 my @median = (10, 10, 10, 11, 10.5);
 charge('Median', sprintf('2025-%02d-18', $_ + 7), $median[$_ - 1]) for 1 .. 5;
+# Monthly with two gaps of 68 days: two periods within twice the tolerance
+# (60.9 +/- 9 days); 5 of 7 gaps one period, so only with those two is it
+# 85% one to three periods.  (68 days is no three periods: 91.3 -/+ 13.5.)
+{
+    my $d = '2025-01-10';
+    for my $gap (0, 31, 30, 68, 31, 68, 30, 31) {
+        $d = add_days($d, $gap);
+        charge('Stretched', $d, 15);
+    }
+}
+# Monthly alternating 10.00 and 11.51: 15% and a cent apart, one chain.
+charge('Cent Apart', "2025-$_-24", $_ % 2 ? 10 : 11.51) for qw(01 02 03 04 05 06);
 # Yearly: two charges make one.
 charge('Yearly Two', $_, 99) for '2024-06-01', '2025-06-01';
 # Two plans 20% apart at one merchant are two subscriptions.
@@ -86,6 +98,10 @@ is((one_of('Skipper') // {})->{cadence}, 'monthly',
    'monthly with two gaps of three months: one to three periods count as missed charges');
 is((one_of('Loose') // {})->{cadence}, 'monthly', '6 of 7 gaps (85.7%) one to three periods: at least 85% fits');
 is((one_of('Sixty') // {})->{cadence}, 'monthly', 'exactly 60% of gaps one period: at least 60% fits');
+is((one_of('Cent Apart') // {})->{cadence}, 'monthly',
+   '10.00 and 11.51 are near (within 15% and a cent): one monthly subscription');
+is((one_of('Stretched') // {})->{cadence}, 'monthly',
+   'gaps of 68 days are two monthly periods: k periods within k times the tolerance');
 is_deeply([ map { ($_->{cadence}, m2($_->{typical_amount})) } @{ subs_of('Steady Eighty') } ],
           [ 'monthly', '10.00' ], 'amounts near from one charge to the next at exactly 80% of the steps: steady');
 is(m2((one_of('Median') // {})->{typical_amount}), '10.50',
