@@ -87,17 +87,36 @@ if (!defined $rc) { kill 'KILL', -$pid; waitpid($pid, 0) }
 my $dead = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port", Timeout => 2);
 ok(!$dead, '  its nginx is gone too');
 
-# A port another program holds: it says it did not start, and exits 1.
-my $holder = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Listen => 5,
-                                   ReuseAddr => 1) or die "listen: $!";
-my $log2 = "$dir/quickstart2.out";
-$pid = start($holder->sockport, $log2);
-$rc = finished($pid, 30);
-is($rc, 1, 'a port another program holds: the quick-start exits 1');
-my $out = Rig::slurp($log2);
-unlike($out, qr/is running at/, '  never saying it is running');
-like($out, qr/did not start on 127\.0\.0\.1:\d+/, '  but that it did not start');
-if (!defined $rc) { kill 'KILL', -$pid; waitpid($pid, 0) }
-close $holder;
+# A port another program holds: it says it did not start, and exits 1;
+# whether that program never answers, or answers 200 to everything (as
+# another quick-start would) while nginx is still trying to bind.
+for my $answers (0, 1) {
+    my $holder = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Listen => 5,
+                                       ReuseAddr => 1) or die "listen: $!";
+    my $server;
+    if ($answers) {
+        $server = fork // die "fork: $!";
+        if ($server == 0) {
+            while (my $c = $holder->accept) {
+                my $req = '';
+                while (defined(my $line = <$c>)) { last if $line =~ /^\r?\n$/; $req .= $line }
+                print $c "HTTP/1.0 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
+                close $c;
+            }
+            POSIX::_exit(0);
+        }
+    }
+    my $what = $answers ? 'a program answering 200 to everything' : 'a program that never answers';
+    my $log2 = "$dir/quickstart-held-$answers.out";
+    $pid = start($holder->sockport, $log2);
+    $rc = finished($pid, 30);
+    is($rc, 1, "the port held by $what: the quick-start exits 1");
+    my $out = Rig::slurp($log2);
+    unlike($out, qr/is running at/, '  never saying it is running');
+    like($out, qr/did not start on 127\.0\.0\.1:\d+/, '  but that it did not start');
+    if (!defined $rc) { kill 'KILL', -$pid; waitpid($pid, 0) }
+    if ($server) { kill 'KILL', $server; waitpid($server, 0) }
+    close $holder;
+}
 
 done_testing();
