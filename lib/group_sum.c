@@ -35,17 +35,6 @@ struct groups {
     size_t scratch_cap;
 };
 
-static uint64_t hash_bytes(const unsigned char *p, size_t n)
-{
-    uint64_t h = UINT64_C(1469598103934665603);
-
-    while (n--) {
-        h ^= *p++;
-        h *= UINT64_C(1099511628211);
-    }
-    return h;
-}
-
 static int reserve(unsigned char **buf, size_t *cap, size_t need)
 {
     unsigned char *b;
@@ -129,7 +118,7 @@ static int grow(struct groups *g)
  * (where SQL's SUM stops with "integer overflow"). */
 static int add(struct groups *g, size_t len, int64_t v)
 {
-    uint64_t h = hash_bytes(g->scratch, len);
+    uint64_t h = hash_bytes(HASH_START, g->scratch, len);
     size_t j;
 
     if (2 * (g->count + 1) > g->nslot && grow(g))

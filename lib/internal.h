@@ -29,6 +29,29 @@ struct db_migration {
 extern const struct db_migration db_migrations[];
 extern const int db_migration_count;
 
+/* FNV-1a, the one hash of the library's own tables (the statement cache,
+ * tallies, grouped sums, OFX row keys): n bytes at p, going on from h
+ * (HASH_START to begin); hash_text hashes a string to its NUL. */
+#define HASH_START UINT64_C(0xcbf29ce484222325)
+#define HASH_PRIME UINT64_C(0x100000001b3)
+static inline uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+
+    while (n--)
+        h = (h ^ *b++) * HASH_PRIME;
+    return h;
+}
+
+static inline uint64_t hash_text(const char *s)
+{
+    uint64_t h = HASH_START;
+
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * HASH_PRIME;
+    return h;
+}
+
 /* Returns the cached prepared statement for sql, preparing it (persistent)
  * on first use.  The statement is reset and its bindings cleared; the caller
  * hands it back with db_stmt_done when finished.  The cache owns it. */

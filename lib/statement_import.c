@@ -204,29 +204,18 @@ struct row_key {
 
 #define KEY_TEXT_SIZE (sizeof ((struct ofx_txn *)0)->fitid + 24)
 
-static uint64_t fnv1a(uint64_t h, const char *s, size_t n)
-{
-    size_t i;
-
-    for (i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= UINT64_C(0x100000001b3);
-    }
-    return h;
-}
-
 static uint64_t row_hash(const struct ofx_txn *t)
 {
     char desc[800], amount[32];
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    uint64_t h = HASH_START;
 
     row_description(t, desc, sizeof desc);
     snprintf(amount, sizeof amount, "%lld", (long long)t->amount);
     /* Each field ends with a byte no field holds. */
-    h = fnv1a(h, t->date, strlen(t->date) + 1);
-    h = fnv1a(h, t->trntype, strlen(t->trntype) + 1);
-    h = fnv1a(h, amount, strlen(amount) + 1);
-    return fnv1a(h, desc, strlen(desc) + 1);
+    h = hash_bytes(h, t->date, strlen(t->date) + 1);
+    h = hash_bytes(h, t->trntype, strlen(t->trntype) + 1);
+    h = hash_bytes(h, amount, strlen(amount) + 1);
+    return hash_bytes(h, desc, strlen(desc) + 1);
 }
 
 /* Sorts row indexes by FITID, then what the rows say, then place in the

@@ -22,17 +22,6 @@ struct stmt_cache {
     struct stmt_entry **buckets;
 };
 
-static uint64_t fnv1a(const char *s)
-{
-    uint64_t h = UINT64_C(1469598103934665603);
-
-    while (*s) {
-        h ^= (unsigned char)*s++;
-        h *= UINT64_C(1099511628211);
-    }
-    return h;
-}
-
 static int cache_grow(struct stmt_cache *c)
 {
     size_t n = c->nbuckets ? c->nbuckets * 2 : 64, i;
@@ -59,7 +48,7 @@ sqlite3_stmt *db_stmt(ledger_db *db, const char *sql, ledger_error *err)
 {
     struct stmt_cache *c = db->cache;
     struct stmt_entry *e;
-    uint64_t h = fnv1a(sql);
+    uint64_t h = hash_text(sql);
 
     if (c == NULL) {
         c = db->cache = calloc(1, sizeof *c);

@@ -8,21 +8,11 @@
 
 #include "internal.h"
 
-/* FNV-1a: names are a word or a few. */
-static size_t name_hash(const char *s)
-{
-    uint64_t h = 14695981039346656037ULL;
-
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return (size_t)h;
-}
-
 /* The slot of name in the index: where it is, or the empty one where it
  * would go. */
 static size_t *slot_of(const struct tally *t, const char *name)
 {
-    size_t mask = t->nslots - 1, k = name_hash(name) & mask;
+    size_t mask = t->nslots - 1, k = (size_t)hash_text(name) & mask;
 
     while (t->slots[k] && strcmp(t->v[t->slots[k] - 1].name, name) != 0)
         k = (k + 1) & mask;
