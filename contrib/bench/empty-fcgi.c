@@ -15,7 +15,8 @@
 #include <string.h>
 #include <fcgiapp.h>
 
-static const char head[] = "Status: 200 OK\r\nContent-Type: application/json; charset=utf-8\r\n\r\n";
+#define HEAD "Status: 200 OK\r\nContent-Type: application/json; charset=utf-8\r\n\r\n"
+static const char head[] = HEAD;
 
 /* The file's bytes after head, in one buffer; NULL when it cannot be read. */
 static char *reply_of_file(const char *path, size_t *len)
@@ -40,9 +41,7 @@ static char *reply_of_file(const char *path, size_t *len)
 
 int main(int argc, char **argv)
 {
-    static const char fixed[] =
-        "Status: 200 OK\r\nContent-Type: application/json; charset=utf-8\r\n\r\n"
-        "{\"items\":[],\"total\":0}\n";
+    static const char fixed[] = HEAD "{\"items\":[],\"total\":0}\n";
     const char *reply = fixed;
     char *file_reply = NULL;
     size_t len = sizeof fixed - 1;
