@@ -38,7 +38,10 @@ static const char SQL_BY_TAG[] =
 static const char SQL_SPEND_ROWS[] =
     "SELECT t.id, t.owner_id, " SPEND_SQL("t") ", 0,"
     "       CASE WHEN t.has_split THEN " SPLITS_TEXT_SQL("t.id") " END" TRIP_ROWS;
-static const char SQL_USER[] = "SELECT name, email FROM users WHERE id = ?";
+/* The names of the participants listed in ?1 (a JSON array of ids): a
+ * user's name, or without one their email. */
+static const char SQL_USERS[] =
+    "SELECT u.id, COALESCE(u.name, u.email) FROM json_each(?1) j JOIN users u ON u.id = j.value";
 /* Split rows of the trip that involve the viewer as owner or participant. */
 static const char SQL_OWED_ROWS[] =
     "SELECT t.id, t.owner_id, COALESCE(t.amount_aud, t.amount),"
@@ -241,23 +244,52 @@ static int grouped(ledger_db *db, const char *sql, int64_t trip, int64_t me, cJS
     return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "trip analytics");
 }
 
-static void add_user_names(ledger_db *db, cJSON *o, int64_t id, ledger_error *err)
+/* Names each object of part (by its participant_id, its "name" null until
+ * then): one statement for them all.  A user with neither name nor email
+ * stays null. */
+static int add_user_names(ledger_db *db, cJSON *part, ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, SQL_USER, err);
+    cJSON *ids = cJSON_CreateArray(), *o;
+    sqlite3_stmt *st = NULL;
+    char *list = NULL;
+    int rc = LEDGER_ERR, step;
 
-    if (st == NULL)
-        return;
-    sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(st, 0);
-        const char *email = (const char *)sqlite3_column_text(st, 1);
-
-        if (name || email)
-            cJSON_AddStringToObject(o, "name", name ? name : email);
-        else
-            cJSON_AddNullToObject(o, "name");
+    if (ids == NULL)
+        goto oom;
+    cJSON_ArrayForEach(o, part) {
+        if (!cJSON_AddItemToArray(ids, cJSON_CreateNumber(
+                 cJSON_GetNumberValue(cJSON_GetObjectItem(o, "participant_id")))))
+            goto oom;
     }
+    if ((list = cJSON_PrintUnformatted(ids)) == NULL)
+        goto oom;
+    if ((st = db_stmt(db, SQL_USERS, err)) == NULL)
+        goto out;
+    sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        const char *name = (const char *)sqlite3_column_text(st, 1);
+
+        if (name == NULL)
+            continue;
+        cJSON_ArrayForEach(o, part)
+            if ((int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(o, "participant_id")) == id
+                && !cJSON_ReplaceItemInObject(o, "name", cJSON_CreateString(name)))
+                goto oom;
+    }
+    if (step != SQLITE_DONE) {
+        db_error(db, err, "trip participants");
+        goto out;
+    }
+    rc = LEDGER_OK;
+    goto out;
+oom:
+    ledger_error_set(err, 500, "internal", NULL, "out of memory");
+out:
     db_stmt_done(st);
+    free(list);
+    cJSON_Delete(ids);
+    return rc;
 }
 
 int ledger_trip_analytics(ledger_db *db, int64_t me, int64_t trip, cJSON **out,
@@ -289,10 +321,12 @@ int ledger_trip_analytics(ledger_db *db, int64_t me, int64_t trip, cJSON **out,
         cJSON *o = cJSON_CreateObject();
 
         cJSON_AddNumberToObject(o, "participant_id", (double)t.a.id[i]);
-        add_user_names(db, o, t.a.id[i], err);
+        cJSON_AddNullToObject(o, "name");
         cJSON_AddItemToObject(o, "total", money_sum_to_json(t.a.amount[i]));
         cJSON_AddItemToArray(part, o);
     }
+    if (add_user_names(db, part, err))
+        goto fail;
     trip_sums_free(&t);
     *out = doc;
     return LEDGER_OK;

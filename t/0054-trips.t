@@ -572,6 +572,16 @@ is_deeply([map { $_->{name} } @{ $an->{by_tag} // [] }], ['food'], 'by_tag names
 is_deeply(as_map($an->{by_participant}, 'participant_id', 'total'),
           { $uid{alice} => '182.50', $uid{bob} => '145.00' },
           'by_participant: split shares apportioned, unsplit rows to their owner');
+# Each participant named as /api/me names them (the rig's users have an
+# email and no name, so the email).
+my %me_name;
+for my $who (qw(alice bob)) {
+    my $m = $rig->get('/api/me', user => $who)->{json} // {};
+    $me_name{$who} = $m->{name} // $m->{email};
+}
+is_deeply({ map { ($_->{participant_id} => $_->{name}) } @{ $an->{by_participant} // [] } },
+          { $uid{alice} => $me_name{alice}, $uid{bob} => $me_name{bob} },
+          'by_participant names each participant');
 
 my $ban = analytics('bob');
 is(m2($ban->{total}), '327.50', 'bob (a participant) sees the same total');
