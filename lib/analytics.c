@@ -203,10 +203,13 @@ static int load_budgets(ledger_db *db, int64_t me, cJSON **out, ledger_error *er
                                 (double)sqlite3_column_int64(st, 1));
     db_stmt_done(st);
     if (rc != SQLITE_DONE) {
+        /* The caller frees *out on every path: not twice (a failed read
+         * here was a double free). */
         cJSON_Delete(*out);
+        *out = NULL;
         return db_error(db, err, "budgets");
     }
-    return LEDGER_OK;
+    return *out ? LEDGER_OK : ledger_error_set(err, 500, "internal", NULL, "out of memory");
 }
 
 /* Fills mt over [first, end) on the basis asked for: gross from the
@@ -524,7 +527,7 @@ int ledger_analytics_drilldown(ledger_db *db, int64_t me, const char *month,
     cJSON *doc = NULL, *arr, *m, *rows;
     sqlite3_stmt *st;
     size_t i;
-    int mine, rc = LEDGER_ERR;
+    int mine, step, rc = LEDGER_ERR;
 
     if (spend_basis(p, &mine, err))
         goto out;
@@ -585,11 +588,20 @@ int ledger_analytics_drilldown(ledger_db *db, int64_t me, const char *month,
             goto out;
         sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":id"), (int64_t)m->valuedouble);
         sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":me"), me);
-        if (sqlite3_step(st) == SQLITE_ROW)
+        /* Each id is a row just summed in this transaction: no row, or
+         * no memory for it, is an error, not a row to leave out. */
+        if ((step = sqlite3_step(st)) == SQLITE_ROW)
             row = txn_row_json(st, me);
         db_stmt_done(st);
-        if (row)
-            cJSON_AddItemToArray(rows, row);
+        if (step != SQLITE_ROW) {
+            db_error(db, err, "monthly drill-down");
+            goto out;
+        }
+        if (row == NULL) {
+            ledger_error_set(err, 500, "internal", NULL, "out of memory");
+            goto out;
+        }
+        cJSON_AddItemToArray(rows, row);
     }
     *out = doc;
     doc = NULL;

@@ -199,14 +199,6 @@ static int run2(ledger_db *db, const char *sql, int64_t a, int64_t b, const char
     return LEDGER_OK;
 }
 
-static cJSON *row_of(ledger_db *db, int64_t me, int64_t id, ledger_error *err)
-{
-    cJSON *row = NULL;
-
-    txn_get(db, me, id, &row, err);
-    return row;
-}
-
 int ledger_reconcile_list(ledger_db *db, int64_t me, const struct ledger_params *p, cJSON **out,
                           ledger_error *err)
 {
@@ -234,9 +226,11 @@ int ledger_reconcile_list(ledger_db *db, int64_t me, const struct ledger_params 
     if ((st = db_stmt(db, SQL_PENDING_COUNT, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);
-    if (sqlite3_step(st) == SQLITE_ROW)
+    if ((rc = sqlite3_step(st)) == SQLITE_ROW)
         total = sqlite3_column_int64(st, 0);
     db_stmt_done(st);
+    if (rc != SQLITE_ROW)
+        return db_error(db, err, "reconcile");
     if ((st = db_stmt(db, SQL_PENDING, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);
@@ -255,8 +249,11 @@ int ledger_reconcile_list(ledger_db *db, int64_t me, const struct ledger_params 
         if (n == cap) {
             int64_t *nv = realloc(ids, (cap = cap ? 2 * cap : 64) * sizeof *ids);
 
-            if (nv == NULL)
-                break;
+            if (nv == NULL) {
+                db_stmt_done(st);
+                free(ids);
+                return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+            }
             ids = nv;
         }
         ids[n++] = sqlite3_column_int64(st, 0);
@@ -270,11 +267,15 @@ int ledger_reconcile_list(ledger_db *db, int64_t me, const struct ledger_params 
     pending = cJSON_AddArrayToObject(doc, "pending");
     unmatched = cJSON_AddArrayToObject(doc, "unmatched");
     for (i = 0; i < n; i++) {
-        cJSON *cands = cJSON_CreateArray(), *row = row_of(db, me, ids[i], err);
+        cJSON *cands = cJSON_CreateArray(), *row = NULL;
         int64_t cids[64];
         size_t nc = 0, k;
 
-        if ((st = db_stmt(db, SQL_CANDIDATES, err)) == NULL) {
+        /* Every row here is the caller's and unreconciled, read in this
+         * transaction: one that cannot be read is an error, not a row to
+         * leave out. */
+        if (cands == NULL || txn_get(db, me, ids[i], &row, err)
+            || (st = db_stmt(db, SQL_CANDIDATES, err)) == NULL) {
             cJSON_Delete(cands);
             cJSON_Delete(row);
             goto fail;
@@ -291,14 +292,14 @@ int ledger_reconcile_list(ledger_db *db, int64_t me, const struct ledger_params 
             goto fail;
         }
         for (k = 0; k < nc; k++) {
-            cJSON *c = row_of(db, me, cids[k], err);
+            cJSON *c = NULL;
 
-            if (c)
-                cJSON_AddItemToArray(cands, c);
-        }
-        if (row == NULL) {
-            cJSON_Delete(cands);
-            continue;
+            if (txn_get(db, me, cids[k], &c, err)) {
+                cJSON_Delete(cands);
+                cJSON_Delete(row);
+                goto fail;
+            }
+            cJSON_AddItemToArray(cands, c);
         }
         if (nc) {
             cJSON *o = cJSON_CreateObject();
@@ -465,8 +466,11 @@ int ledger_reconcile_apply(ledger_db *db, int64_t me, const cJSON *body, cJSON *
             cJSON_Delete(done);
             goto fail;
         }
-        if ((row = row_of(db, me, pairs[i][1], err)) != NULL)
-            cJSON_AddItemToArray(done, row);
+        if (txn_get(db, me, pairs[i][1], &row, err)) {
+            cJSON_Delete(done);
+            goto fail;
+        }
+        cJSON_AddItemToArray(done, row);
     }
     free(pairs);
     *out = cJSON_CreateObject();
@@ -585,7 +589,7 @@ int ledger_reconcile_undo(ledger_db *db, int64_t me, int64_t manual, ledger_erro
     int64_t owner, statement, reconciled, stmt = 0, after_run = 0, later = 0;
     char method[16], *snapshot = NULL;
     sqlite3_stmt *st;
-    int rc = LEDGER_ERR;
+    int step, rc = LEDGER_ERR;
 
     if (row_state(db, manual, &owner, &statement, &reconciled, method, err))
         return LEDGER_ERR;
@@ -594,12 +598,20 @@ int ledger_reconcile_undo(ledger_db *db, int64_t me, int64_t manual, ledger_erro
     if ((st = db_stmt(db, SQL_RECORD_GET, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, manual);
-    if (sqlite3_step(st) == SQLITE_ROW) {
+    if ((step = sqlite3_step(st)) == SQLITE_ROW) {
         stmt = sqlite3_column_int64(st, 0);
         snapshot = strdup((const char *)sqlite3_column_text(st, 1));
         after_run = sqlite3_column_int64(st, 2);
     }
     db_stmt_done(st);
+    if (step != SQLITE_ROW && step != SQLITE_DONE) {
+        db_error(db, err, "reconcile record");
+        goto out;
+    }
+    if (step == SQLITE_ROW && snapshot == NULL) {
+        ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        goto out;
+    }
     if (!reconciled || snapshot == NULL) {
         ledger_error_set(err, 409, "conflict", NULL, "the transaction is not reconciled");
         goto out;

@@ -708,9 +708,13 @@ static int act_on_all(ledger_db *db, int64_t me, const struct prepared *p, const
                 if (st == NULL)
                     return LEDGER_ERR;
                 sqlite3_bind_int64(st, 1, ids[i]);
-                if (sqlite3_step(st) == SQLITE_ROW)
+                if ((step = sqlite3_step(st)) == SQLITE_ROW)
                     snprintf(merchant, sizeof merchant, "%s", (const char *)sqlite3_column_text(st, 0));
                 db_stmt_done(st);
+                /* A failed read must not resolve the refund as if the row
+                 * had no merchant: that category would be written. */
+                if (step != SQLITE_ROW && step != SQLITE_DONE)
+                    return db_error(db, err, "rule action");
                 if (category_resolve(db, me, merchant, category, folded, err)
                     || (st = db_stmt(db, SQL_ROW_CATEGORY, err)) == NULL)
                     return LEDGER_ERR;

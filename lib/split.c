@@ -314,9 +314,11 @@ int ledger_split_settle(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *
     if ((st = db_stmt(db, SQL_SPLIT_COUNT, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, txn_id);
-    if (sqlite3_step(st) == SQLITE_ROW)
+    if ((rc = sqlite3_step(st)) == SQLITE_ROW)
         n = sqlite3_column_int64(st, 0);
     db_stmt_done(st);
+    if (rc != SQLITE_ROW)
+        return db_error(db, err, "splits");
     if (n == 0)
         return ledger_error_set(err, 409, "conflict", NULL, "the transaction is not split");
     if ((st = db_stmt(db, SQL_SPLIT_SETTLE, err)) == NULL)

@@ -380,9 +380,12 @@ int ledger_trip_from_tag(ledger_db *db, int64_t me, const cJSON *body, cJSON **o
     if ((st = db_stmt(db, SQL_TAG_NAME, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, tag_id);
-    if (sqlite3_step(st) == SQLITE_ROW)
+    if ((rc = sqlite3_step(st)) == SQLITE_ROW)
         snprintf(tag_name, sizeof tag_name, "%s", (const char *)sqlite3_column_text(st, 0));
     db_stmt_done(st);
+    /* The tag is the caller's (checked above), so it has a name. */
+    if (rc != SQLITE_ROW)
+        return db_error(db, err, "tag");
     if (trip_insert(db, me, name ? name : tag_name, NULL, NULL, NULL, &trip_id, err))
         return LEDGER_ERR;
     /* Every row with the tag that the caller may access. */
