@@ -21,8 +21,11 @@
 
 struct fixture {
     ledger_db *db;
-    int64_t alice, bob;
-    int64_t split_row, manual_free, stmt_free, manual_done, trip, tag, refund_rule;
+    int64_t alice, bob, carl;
+    int64_t split_row, manual_free, stmt_free, manual_done, trip, tag, refund_rule, tag_rule;
+    int64_t tag_run, payment;
+    char *ofx;  /* t/data/ofx/bank.qfx */
+    size_t ofx_len;
 };
 
 /* The interrupt: the progress handler stops the call at its k-th step. */
@@ -80,6 +83,23 @@ static uint64_t digest(ledger_db *db)
     return h;
 }
 
+/* Takes the times out of an answer, as digest does of the rows: a run a
+ * second later (valgrind's are slow) stamps a new row with another. */
+static void strip_times(cJSON *o)
+{
+    cJSON *c = o ? o->child : NULL, *next;
+
+    for (; c; c = next) {
+        size_t len = c->string ? strlen(c->string) : 0;
+
+        next = c->next;
+        if (len > 3 && strcmp(c->string + len - 3, "_at") == 0)
+            cJSON_Delete(cJSON_DetachItemViaPointer(o, c));
+        else
+            strip_times(c);
+    }
+}
+
 typedef int call_fn(struct fixture *f, cJSON **out, ledger_error *err);
 
 /* One run of fn in a write transaction, rolled back after; the answer as
@@ -101,11 +121,17 @@ static int run_once(struct fixture *f, call_fn *fn, struct sweep *s, char **text
     /* An interrupted write may have rolled the transaction back already. */
     *dig = sqlite3_get_autocommit(f->db->sql) ? 0 : digest(f->db);
     sqlite3_exec(f->db->sql, "ROLLBACK", NULL, NULL, NULL);
+    strip_times(out);
     if (rc == LEDGER_OK)
         *text = out ? cJSON_PrintUnformatted(out) : strdup("(none)");
     cJSON_Delete(out);
     return rc;
 }
+
+/* Every step; under valgrind (make check-valgrind), which is some fifty
+ * times slower, every STRIDE_VALGRIND-th: its errors are in the paths
+ * the failures take, which neighbouring steps mostly share. */
+#define STRIDE_VALGRIND 5
 
 static void sweep(struct fixture *f, const char *name, call_fn *fn)
 {
@@ -114,12 +140,13 @@ static void sweep(struct fixture *f, const char *name, call_fn *fn)
     ledger_error err;
     struct sweep s;
     long bad_ok = 0, bad_status = 0, runs = 0;
+    long stride = getenv("LEDGER_VALGRIND") ? STRIDE_VALGRIND : 1;
 
     if (run_once(f, fn, NULL, &want, &want_dig, &err)) {
         ok(0, "%s: the call itself fails: %d %s", name, err.status, err.message);
         return;
     }
-    for (s.k = 1;; s.k++) {
+    for (s.k = 1;; s.k += stride) {
         s.steps = 0;
         runs++;
         if (run_once(f, fn, &s, &got, &got_dig, &err) == LEDGER_OK) {
@@ -139,7 +166,7 @@ static void sweep(struct fixture *f, const char *name, call_fn *fn)
             break;
     }
     ok(bad_ok == 0 && bad_status == 0,
-       "%s: interrupted at each of its %ld steps, it fails with a 500 or answers as without"
+       "%s: interrupted at %ld of its steps, it fails with a 500 or answers as without"
        " (%ld otherwise answered, %ld other statuses)", name, runs - 1, bad_ok, bad_status);
     free(want);
 }
@@ -183,7 +210,8 @@ static cJSON *body(const char *json)
 
 /* Alice's ledger: a statement, manual rows (one reconciled, one pending
  * with a candidate), a row split with bob and settled, a trip, a tag on
- * rows, a refund rule. */
+ * rows, a refund rule, a rule's run, a payment, a budget; carl, with a
+ * row of his own, to merge into alice. */
 static int setup(struct fixture *f, const char *path)
 {
     ledger_error err = { 0 };
@@ -194,6 +222,7 @@ static int setup(struct fixture *f, const char *path)
     if (ledger_open(path, &f->db, &err)
         || ledger_user_resolve(f->db, "alice", "alice@example.org", NULL, &f->alice, &err)
         || ledger_user_resolve(f->db, "bob", "bob@example.org", NULL, &f->bob, &err)
+        || ledger_user_resolve(f->db, "carl", "carl@example.org", NULL, &f->carl, &err)
         || ledger_begin(f->db, 1, &err))
         return printf("# fixture: %s\n", err.message), -1;
     b = body("{\"email\": \"bob@example.org\"}");
@@ -250,8 +279,50 @@ static int setup(struct fixture *f, const char *path)
              " \"value\": \"refund\"}], \"actions\": [{\"type\": \"set_category\", \"category\": \"refund\"}]}");
     f->refund_rule = id_of(DO("rule", ledger_rule_create(f->db, f->alice, b, &out, &err)));
     cJSON_Delete(b);
+    /* A rule run to revert, a payment to delete, a budget. */
+    snprintf(json, sizeof json, "{\"name\": \"tag hotels\", \"conditions\": [{\"field\": \"merchant\","
+             " \"operator\": \"contains\", \"value\": \"hotel\"}], \"actions\": [{\"type\": \"add_tag\","
+             " \"tag_id\": %lld}]}", (long long)f->tag);
+    b = body(json);
+    f->tag_rule = id_of(DO("rule", ledger_rule_create(f->db, f->alice, b, &out, &err)));
+    cJSON_Delete(b);
+    out = DO("run", ledger_rule_apply(f->db, f->alice, f->tag_rule, &out, &err));
+    f->tag_run = out ? (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(out, "run_id")) : 0;
+    cJSON_Delete(out);
+    b = body("{\"from_participant_id\": 2, \"to_participant_id\": 1, \"date\": \"2026-03-26\","
+             " \"amount\": 7.5}");
+    f->payment = id_of(DO("payment", ledger_payment_create(f->db, f->alice, b, &out, &err)));
+    cJSON_Delete(b);
+    b = body("{\"date\": \"2026-03-15\", \"amount\": 9.99, \"description\": \"carl's\"}");
+    cJSON_Delete(DO("carl's row", ledger_txn_create(f->db, f->carl, b, &out, &err)));
+    cJSON_Delete(b);
+    b = body("{\"amount\": 400}");
+    cJSON_Delete(DO("budget", ledger_budget_put(f->db, f->alice, "groceries", b, &out, &err)));
+    cJSON_Delete(b);
     if (ledger_commit(f->db, &err))
         return printf("# fixture: %s\n", err.message), -1;
+    return 0;
+}
+
+/* A file of the source tree (LEDGER_SRCDIR, or the current directory). */
+static int read_file(const char *rel, char **buf, size_t *len)
+{
+    const char *dir = getenv("LEDGER_SRCDIR");
+    char path[1024];
+    FILE *fp;
+    long n;
+
+    snprintf(path, sizeof path, "%s/%s", dir ? dir : ".", rel);
+    if ((fp = fopen(path, "rb")) == NULL)
+        return -1;
+    if (fseek(fp, 0, SEEK_END) || (n = ftell(fp)) < 0 || fseek(fp, 0, SEEK_SET)
+        || (*buf = malloc((size_t)n + 1)) == NULL) {
+        fclose(fp);
+        return -1;
+    }
+    *len = fread(*buf, 1, (size_t)n, fp);
+    (*buf)[*len] = '\0';
+    fclose(fp);
     return 0;
 }
 
@@ -323,12 +394,7 @@ static int settle(struct fixture *f, cJSON **out, ledger_error *err)
 
 static int rule_apply(struct fixture *f, cJSON **out, ledger_error *err)
 {
-    int rc = ledger_rule_apply(f->db, f->alice, f->refund_rule, out, err);
-
-    /* The run's time is the clock's: not part of what is compared. */
-    if (rc == LEDGER_OK)
-        cJSON_DeleteItemFromObject(*out, "created_at");
-    return rc;
+    return ledger_rule_apply(f->db, f->alice, f->refund_rule, out, err);
 }
 
 static int txn_list(struct fixture *f, cJSON **out, ledger_error *err)
@@ -388,6 +454,141 @@ static int bulk(struct fixture *f, cJSON **out, ledger_error *err)
     return rc;
 }
 
+/* Writes with a body of their own. */
+#define WRITE(name, json, call)                                          \
+    static int name(struct fixture *f, cJSON **out, ledger_error *err)   \
+    {                                                                     \
+        cJSON *b = cJSON_Parse(json);                                     \
+        int rc = call;                                                    \
+                                                                          \
+        cJSON_Delete(b);                                                  \
+        return rc;                                                        \
+    }
+WRITE(txn_create, "{\"date\": \"2026-03-20\", \"amount\": 33.33, \"description\": \"Dinner\","
+                  " \"category\": \"Dining\", \"splits\": [{\"participant_id\": 2, \"share_percent\": 33.33}]}",
+      ledger_txn_create(f->db, f->alice, b, out, err))
+WRITE(statement_create, "{\"bank_name\": \"Other\", \"account_type\": \"savings\","
+                        " \"period_start\": \"2026-04-01\", \"period_end\": \"2026-04-30\","
+                        " \"opening_balance\": 10, \"closing_balance\": 5, \"transactions\": ["
+                        " {\"date\": \"2026-04-02\", \"description\": \"FEE\", \"amount\": 5,"
+                        "  \"transaction_type\": \"fee\"}]}",
+      ledger_statement_create(f->db, f->alice, b, out, err))
+WRITE(csv_commit, "{\"rows\": [{\"date\": \"2026-03-05\", \"description\": \"GROCER\", \"amount\": 80},"
+                  " {\"date\": \"2026-03-21\", \"description\": \"Cafe Nero\", \"amount\": 4.5}]}",
+      ledger_csv_commit(f->db, f->alice, b, out, err))
+static int payment_create(struct fixture *f, cJSON **out, ledger_error *err)
+{
+    cJSON *b = cJSON_Parse("{\"from_participant_id\": 2, \"to_participant_id\": 1,"
+                           " \"date\": \"2026-03-25\", \"amount\": 20}");
+    int rc = ledger_payment_create(f->db, f->alice, b, out, err);
+
+    /* A random token, another each time: not part of what is compared. */
+    if (rc == LEDGER_OK)
+        cJSON_DeleteItemFromObject(*out, "linked_transaction_id");
+    cJSON_Delete(b);
+    return rc;
+}
+
+static int trip_delete(struct fixture *f, cJSON **out, ledger_error *err)
+{
+    (void)out;
+    return ledger_trip_delete(f->db, f->alice, f->trip, err);
+}
+
+static int tag_delete(struct fixture *f, cJSON **out, ledger_error *err)
+{
+    (void)out;
+    return ledger_tag_delete(f->db, f->alice, f->tag, err);
+}
+
+static int statement_delete(struct fixture *f, cJSON **out, ledger_error *err)
+{
+    (void)out;
+    return ledger_statement_delete(f->db, f->alice, 1, err);
+}
+
+READ(one_txn, ledger_txn_get(f->db, f->bob, f->split_row, out, err))
+READ(one_statement, ledger_statement_get(f->db, f->alice, 1, out, err))
+READ(merchant_history, ledger_analytics_merchant(f->db, f->alice, "Grocer", &no_params, out, err))
+READ(subscriptions, ledger_analytics_subscriptions(f->db, f->alice, &no_params, out, err))
+READ(rule_runs, ledger_rule_runs(f->db, f->alice, out, err))
+READ(rule_revert, ledger_rule_revert(f->db, f->alice, f->tag_run, out, err))
+READ(apply_all, ledger_rule_apply_all(f->db, f->alice, out, err))
+READ(check, ledger_check(f->db, out, err))
+READ(monthly_text, ledger_analytics_monthly_text(f->db, f->bob, &no_params, out, err))
+READ(list_text, ledger_txn_list_text(f->db, f->alice, &no_params, out, err))
+WRITE(tag_create, "{\"name\": \"new tag\"}", ledger_tag_create(f->db, f->alice, b, out, err))
+WRITE(tag_rename, "{\"name\": \"renamed\"}", ledger_tag_update(f->db, f->alice, f->tag, b, out, err))
+WRITE(manual_patch, "{\"amount\": 81.25, \"date\": \"2026-03-06\", \"description\": \"big shop\"}",
+      ledger_txn_update(f->db, f->alice, f->manual_free, b, out, err))
+WRITE(split_set, "[{\"participant_id\": 2, \"share_percent\": 25}]",
+      ledger_split_set(f->db, f->alice, f->stmt_free, b, out, err))
+WRITE(participant_add, "{\"email\": \"carol@example.org\", \"name\": \"Carol\"}",
+      ledger_participant_add(f->db, f->alice, b, out, &(int){ 0 }, err))
+WRITE(trip_create, "{\"name\": \"Later\", \"start_date\": \"2026-05-01\"}",
+      ledger_trip_create(f->db, f->alice, b, out, err))
+WRITE(trip_update, "{\"name\": \"Away again\", \"notes\": \"n\"}",
+      ledger_trip_update(f->db, f->alice, f->trip, b, out, err))
+WRITE(budget_put, "{\"amount\": 55.55}", ledger_budget_put(f->db, f->alice, "Dining", b, out, err))
+WRITE(rule_create, "{\"name\": \"r\", \"conditions\": [{\"field\": \"amount\", \"operator\": \"gt\","
+                   " \"value\": 100}], \"actions\": [{\"type\": \"set_category\", \"category\": \"Travel\"}]}",
+      ledger_rule_create(f->db, f->alice, b, out, err))
+WRITE(rule_update, "{\"enabled\": false, \"name\": \"off\"}",
+      ledger_rule_update(f->db, f->alice, f->refund_rule, b, out, err))
+WRITE(csv_preview, "{\"csv\": \"Date,Description,Amount\\n2026-03-05,GROCER,-80.00\\n"
+                   "2026-03-07,\\\"Cafe, Two\\\",-4.50\\n\","
+                   " \"mapping\": {\"date\": \"Date\", \"description\": \"Description\", \"amount\": \"Amount\"}}",
+      ledger_csv_preview(f->db, f->alice, NULL, 0, b, &no_params, out, err))
+
+static int unassign(struct fixture *f, cJSON **out, ledger_error *err)
+{
+    char json[64];
+    cJSON *b;
+    int rc;
+
+    snprintf(json, sizeof json, "{\"transaction_ids\": [%lld]}", (long long)f->split_row);
+    b = cJSON_Parse(json);
+    rc = ledger_trip_rows(f->db, f->alice, f->trip, b, 0, out, err);
+    cJSON_Delete(b);
+    return rc;
+}
+
+static int selection(struct fixture *f, cJSON **out, ledger_error *err)
+{
+    char json[64];
+    cJSON *b;
+    int rc;
+
+    snprintf(json, sizeof json, "{\"transaction_ids\": [%lld]}", (long long)f->split_row);
+    b = cJSON_Parse(json);
+    rc = ledger_rule_run_selection(f->db, f->alice, f->refund_rule, b, out, err);
+    cJSON_Delete(b);
+    return rc;
+}
+
+#define DROP(name, call)                                                  \
+    static int name(struct fixture *f, cJSON **out, ledger_error *err)   \
+    {                                                                     \
+        (void)out;                                                        \
+        return call;                                                      \
+    }
+DROP(txn_delete, ledger_txn_delete(f->db, f->alice, f->manual_free, err))
+DROP(split_clear, ledger_split_clear(f->db, f->alice, f->split_row, err))
+DROP(untag, ledger_txn_tag_remove(f->db, f->alice, f->split_row, f->tag, err))
+DROP(payment_delete, ledger_payment_delete(f->db, f->alice, f->payment, err))
+DROP(budget_delete, ledger_budget_delete(f->db, f->alice, "groceries", err))
+DROP(rule_delete, ledger_rule_delete(f->db, f->alice, f->tag_rule, err))
+
+static int ofx_import(struct fixture *f, cJSON **out, ledger_error *err)
+{
+    return ledger_statement_import(f->db, f->alice, f->ofx, f->ofx_len, out, &(int){ 0 }, err);
+}
+
+static int merge(struct fixture *f, cJSON **out, ledger_error *err)
+{
+    return ledger_user_merge(f->db, f->carl, f->alice, out, err);
+}
+
 int main(void)
 {
     char path[] = "/tmp/ledger-t0017-XXXXXX";
@@ -400,6 +601,8 @@ int main(void)
     close(fd);
     snprintf(db_path, sizeof db_path, "%s.db", path);
     unlink(path);
+    if (read_file("t/data/ofx/bank.qfx", &f.ofx, &f.ofx_len))
+        return printf("Bail out! t/data/ofx/bank.qfx\n"), 1;
     if (setup(&f, db_path))
         return printf("Bail out! the fixture\n"), 1;
     sweep(&f, "reconcile list", reconcile_list);
@@ -431,7 +634,46 @@ int main(void)
     sweep(&f, "rule preview", preview);
     sweep(&f, "transaction patch", txn_patch);
     sweep(&f, "bulk categorize (refund)", bulk);
+    sweep(&f, "transaction create with a split", txn_create);
+    sweep(&f, "statement create", statement_create);
+    sweep(&f, "CSV commit (one duplicate)", csv_commit);
+    sweep(&f, "payment create", payment_create);
+    sweep(&f, "trip delete", trip_delete);
+    sweep(&f, "tag delete", tag_delete);
+    sweep(&f, "statement delete", statement_delete);
+    sweep(&f, "transaction get", one_txn);
+    sweep(&f, "statement get", one_statement);
+    sweep(&f, "merchant history", merchant_history);
+    sweep(&f, "subscriptions", subscriptions);
+    sweep(&f, "rule runs", rule_runs);
+    sweep(&f, "rule revert", rule_revert);
+    sweep(&f, "apply all rules", apply_all);
+    sweep(&f, "ledger-admin check", check);
+    sweep(&f, "monthly as text (mine)", monthly_text);
+    sweep(&f, "transaction list as text", list_text);
+    sweep(&f, "tag create", tag_create);
+    sweep(&f, "tag rename", tag_rename);
+    sweep(&f, "manual row patch", manual_patch);
+    sweep(&f, "split set", split_set);
+    sweep(&f, "participant add", participant_add);
+    sweep(&f, "trip create", trip_create);
+    sweep(&f, "trip update", trip_update);
+    sweep(&f, "budget put", budget_put);
+    sweep(&f, "rule create", rule_create);
+    sweep(&f, "rule update", rule_update);
+    sweep(&f, "CSV preview", csv_preview);
+    sweep(&f, "trip unassign", unassign);
+    sweep(&f, "rule on a selection", selection);
+    sweep(&f, "transaction delete", txn_delete);
+    sweep(&f, "split clear", split_clear);
+    sweep(&f, "untag", untag);
+    sweep(&f, "payment delete", payment_delete);
+    sweep(&f, "budget delete", budget_delete);
+    sweep(&f, "rule delete", rule_delete);
+    sweep(&f, "OFX import", ofx_import);
+    sweep(&f, "user merge", merge);
     ledger_close(f.db);
+    free(f.ofx);
     unlink(db_path);
     snprintf(side, sizeof side, "%s-wal", db_path);
     unlink(side);
