@@ -17,6 +17,7 @@
 #include <sqlite3.h>
 
 #include "internal.h"
+#include "sqltest.h"
 #include "tap.h"
 
 struct fixture {
@@ -171,18 +172,6 @@ static void sweep(struct fixture *f, const char *name, call_fn *fn)
     free(want);
 }
 
-/* The first column of the first row of sql, or -1. */
-static double sql_first(ledger_db *db, const char *sql)
-{
-    sqlite3_stmt *st;
-    double v = -1;
-
-    if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        v = sqlite3_column_double(st, 0);
-    sqlite3_finalize(st);
-    return v;
-}
-
 /* A fixture call's answer (NULL, said, when it fails). */
 static cJSON *take(cJSON **out)
 {
@@ -240,8 +229,8 @@ static int setup(struct fixture *f, const char *path)
              "  \"amount\": 300.00, \"transaction_type\": \"debit\", \"category\": \"accommodation\"}]}");
     cJSON_Delete(DO("statement", ledger_statement_create(f->db, f->alice, b, &out, &err)));
     cJSON_Delete(b);
-    f->stmt_free = (int64_t)sql_first(f->db, "SELECT id FROM transactions WHERE description = 'GROCER'");
-    f->split_row = (int64_t)sql_first(f->db, "SELECT id FROM transactions WHERE description = 'HOTEL'");
+    f->stmt_free = sql_int(f->db, "SELECT id FROM transactions WHERE description = 'GROCER'");
+    f->split_row = sql_int(f->db, "SELECT id FROM transactions WHERE description = 'HOTEL'");
     b = body("{\"date\": \"2026-03-05\", \"amount\": 80.00, \"description\": \"groceries\","
              " \"payment_method\": \"card\"}");
     f->manual_free = id_of(DO("manual", ledger_txn_create(f->db, f->alice, b, &out, &err)));
@@ -252,7 +241,7 @@ static int setup(struct fixture *f, const char *path)
     cJSON_Delete(b);
     snprintf(json, sizeof json, "{\"matches\": [{\"manual_id\": %lld, \"statement_transaction_id\": %lld}]}",
              (long long)f->manual_done,
-             (long long)sql_first(f->db, "SELECT id FROM transactions WHERE description = 'CAFE ONE'"));
+             (long long)sql_int(f->db, "SELECT id FROM transactions WHERE description = 'CAFE ONE'"));
     b = body(json);
     cJSON_Delete(DO("reconcile", ledger_reconcile_apply(f->db, f->alice, b, &out, &err)));
     cJSON_Delete(b);
