@@ -318,6 +318,12 @@ static int read_file(const char *rel, char **buf, size_t *len)
 /* ---- the calls ------------------------------------------------------------------- */
 
 static struct ledger_params no_params = { NULL, 0 };
+/* The months and day the reports would otherwise take from the clock:
+ * a sweep running over midnight must compare like with like. */
+static struct ledger_param dated_items[] = {
+    { "from", "2026-01" }, { "to", "2026-06" }, { "month", "2026-03" }, { "as_of", "2026-04-01" },
+};
+static struct ledger_params dated = { dated_items, sizeof dated_items / sizeof dated_items[0] };
 
 static int reconcile_list(struct fixture *f, cJSON **out, ledger_error *err)
 {
@@ -403,10 +409,10 @@ static int balances(struct fixture *f, cJSON **out, ledger_error *err)
     {                                                                     \
         return call;                                                      \
     }
-READ(monthly, ledger_analytics_monthly(f->db, f->alice, &no_params, out, err))
-READ(merchants, ledger_analytics_merchants(f->db, f->alice, &no_params, out, err))
-READ(fees, ledger_analytics_fees(f->db, f->alice, &no_params, out, err))
-READ(budgets, ledger_budget_list(f->db, f->alice, &no_params, out, err))
+READ(monthly, ledger_analytics_monthly(f->db, f->alice, &dated, out, err))
+READ(merchants, ledger_analytics_merchants(f->db, f->alice, &dated, out, err))
+READ(fees, ledger_analytics_fees(f->db, f->alice, &dated, out, err))
+READ(budgets, ledger_budget_list(f->db, f->alice, &dated, out, err))
 READ(payments, ledger_payment_list(f->db, f->alice, &no_params, out, err))
 READ(merchant_list, ledger_merchant_list(f->db, f->alice, &no_params, out, err))
 READ(categories, ledger_categories_list(f->db, f->alice, out, err))
@@ -498,13 +504,13 @@ static int statement_delete(struct fixture *f, cJSON **out, ledger_error *err)
 
 READ(one_txn, ledger_txn_get(f->db, f->bob, f->split_row, out, err))
 READ(one_statement, ledger_statement_get(f->db, f->alice, 1, out, err))
-READ(merchant_history, ledger_analytics_merchant(f->db, f->alice, "Grocer", &no_params, out, err))
-READ(subscriptions, ledger_analytics_subscriptions(f->db, f->alice, &no_params, out, err))
+READ(merchant_history, ledger_analytics_merchant(f->db, f->alice, "Grocer", &dated, out, err))
+READ(subscriptions, ledger_analytics_subscriptions(f->db, f->alice, &dated, out, err))
 READ(rule_runs, ledger_rule_runs(f->db, f->alice, out, err))
 READ(rule_revert, ledger_rule_revert(f->db, f->alice, f->tag_run, out, err))
 READ(apply_all, ledger_rule_apply_all(f->db, f->alice, out, err))
 READ(check, ledger_check(f->db, out, err))
-READ(monthly_text, ledger_analytics_monthly_text(f->db, f->bob, &no_params, out, err))
+READ(monthly_text, ledger_analytics_monthly_text(f->db, f->bob, &dated, out, err))
 READ(list_text, ledger_txn_list_text(f->db, f->alice, &no_params, out, err))
 WRITE(tag_create, "{\"name\": \"new tag\"}", ledger_tag_create(f->db, f->alice, b, out, err))
 WRITE(tag_rename, "{\"name\": \"renamed\"}", ledger_tag_update(f->db, f->alice, f->tag, b, out, err))
