@@ -60,6 +60,13 @@ int db_bind_text(sqlite3_stmt *st, int idx, const char *text)
     return sqlite3_bind_text(st, idx, text, -1, SQLITE_TRANSIENT);
 }
 
+char *db_column_dup(sqlite3_stmt *st, int col)
+{
+    const char *text = (const char *)sqlite3_column_text(st, col);
+
+    return text ? strdup(text) : NULL;
+}
+
 static int exec(ledger_db *db, const char *sql, ledger_error *err)
 {
     char *msg = NULL;

@@ -67,6 +67,10 @@ int db_error(ledger_db *db, ledger_error *err, const char *what);
 
 /* Binds NULL when text is NULL. */
 int db_bind_text(sqlite3_stmt *st, int idx, const char *text);
+/* A malloc'd copy of column col's text; NULL when the value is NULL or
+ * memory ran out, in SQLite (reading it as text) or here: the caller who
+ * expects text takes NULL for out of memory. */
+char *db_column_dup(sqlite3_stmt *st, int col);
 
 
 /* ---- reading fields of a JSON request body (fields.c) ----------------------

@@ -600,7 +600,7 @@ int ledger_reconcile_undo(ledger_db *db, int64_t me, int64_t manual, ledger_erro
     sqlite3_bind_int64(st, 1, manual);
     if ((step = sqlite3_step(st)) == SQLITE_ROW) {
         stmt = sqlite3_column_int64(st, 0);
-        snapshot = strdup((const char *)sqlite3_column_text(st, 1));
+        snapshot = db_column_dup(st, 1);
         after_run = sqlite3_column_int64(st, 2);
     }
     db_stmt_done(st);
@@ -658,7 +658,7 @@ int reconcile_release_statement(ledger_db *db, int64_t statement_id, ledger_erro
         m[n].manual = sqlite3_column_int64(st, 0);
         m[n].stmt = sqlite3_column_int64(st, 1);
         m[n].after_run = sqlite3_column_int64(st, 3);
-        if ((m[n].snapshot = strdup((const char *)sqlite3_column_text(st, 2))) == NULL)
+        if ((m[n].snapshot = db_column_dup(st, 2)) == NULL)
             break;
         n++;
     }

@@ -110,7 +110,7 @@ int row_snapshot(ledger_db *db, int64_t id, char **out, ledger_error *err)
     sqlite3_bind_int64(st, 1, id);
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
-        *out = strdup((const char *)sqlite3_column_text(st, 0));
+        *out = db_column_dup(st, 0);
     db_stmt_done(st);
     if (rc != SQLITE_ROW)
         return db_error(db, err, "snapshot");

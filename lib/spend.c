@@ -115,11 +115,12 @@ int spend_mine_each(ledger_db *db, int64_t me, const char *from, const char *to,
         r->has_override = sqlite3_column_type(st, 3) != SQLITE_NULL;
         r->override_share = sqlite3_column_int64(st, 3);
         if (sqlite3_column_type(st, 4) != SQLITE_NULL
-            && (r->splits = strdup((const char *)sqlite3_column_text(st, 4))) == NULL)
+            && (r->splits = db_column_dup(st, 4)) == NULL)
             break;
         snprintf(r->month, sizeof r->month, "%s", (const char *)sqlite3_column_text(st, 5));
         snprintf(r->category, sizeof r->category, "%s", (const char *)sqlite3_column_text(st, 6));
-        r->merchant = strdup((const char *)sqlite3_column_text(st, 7));
+        if ((r->merchant = db_column_dup(st, 7)) == NULL)  /* NOT NULL: memory ran out */
+            break;
         snprintf(r->date, sizeof r->date, "%s", (const char *)sqlite3_column_text(st, 8));
     }
     db_stmt_done(st);

@@ -299,9 +299,13 @@ static int ids_needing_access(ledger_db *db, int64_t trip_id, const char *text, 
     sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 2, trip_id);
     rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
-        ledger_json_parse((const char *)sqlite3_column_text(st, 0),
-                          (size_t)sqlite3_column_bytes(st, 0), rest, &e);
+    if (rc == SQLITE_ROW) {
+        /* The text first, then its length (NULL when memory ran out). */
+        const char *json = (const char *)sqlite3_column_text(st, 0);
+
+        if (json)
+            ledger_json_parse(json, (size_t)sqlite3_column_bytes(st, 0), rest, &e);
+    }
     db_stmt_done(st);
     return rc == SQLITE_ROW && *rest ? LEDGER_OK : db_error(db, err, "trip rows");
 }
@@ -394,9 +398,12 @@ int ledger_trip_from_tag(ledger_db *db, int64_t me, const cJSON *body, cJSON **o
     sqlite3_bind_int64(st, 1, me);
     sqlite3_bind_int64(st, 2, tag_id);
     rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
-        ledger_json_parse((const char *)sqlite3_column_text(st, 0),
-                          (size_t)sqlite3_column_bytes(st, 0), &ids, &e);
+    if (rc == SQLITE_ROW) {
+        const char *json = (const char *)sqlite3_column_text(st, 0);  /* as above */
+
+        if (json)
+            ledger_json_parse(json, (size_t)sqlite3_column_bytes(st, 0), &ids, &e);
+    }
     db_stmt_done(st);
     if (rc != SQLITE_ROW || ids == NULL)
         return db_error(db, err, "trip from tag");

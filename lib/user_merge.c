@@ -245,7 +245,7 @@ static int user_profile(ledger_db *db, int64_t id, struct profile *p, ledger_err
     rc = sqlite3_step(st);
     for (i = 0; i < 3 && rc == SQLITE_ROW; i++)
         if (sqlite3_column_type(st, i) != SQLITE_NULL)
-            oom |= (p->text[i] = strdup((const char *)sqlite3_column_text(st, i))) == NULL;
+            oom |= (p->text[i] = db_column_dup(st, i)) == NULL;
     db_stmt_done(st);
     if (rc == SQLITE_DONE)
         return ledger_error_set(err, 404, "not_found", NULL, "no user %lld", (long long)id);

@@ -9,6 +9,16 @@
  * through every allocation; each run in a transaction rolled back after,
  * as a request's is.  A run that succeeds must give the same answer and
  * leave the same rows as the first; one that fails must say 500.
+ *
+ * SWEEP_NOMEM=1 sweeps SQLite's allocations as well, failing the 1st,
+ * 2nd, 3rd... of each call's.  It is not part of the suite yet: 37 of
+ * the 67 calls fail it today, most because a failed bind of a text
+ * parameter (SQLITE_TRANSIENT copies it; out of memory, it stays NULL)
+ * is not checked, so the query runs on NULL and answers nothing, and
+ * because SQLite may roll a transaction back when memory runs out in the
+ * middle of it.  It found two crashes, fixed (a strdup and a parse of a
+ * column that memory had run out reading).  SWEEP_ONLY=name sweeps one
+ * call; fault_hit is where a debugger stops at the injected failure.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +39,12 @@ struct fixture {
     size_t ofx_len;
 };
 
-/* The interrupt: the progress handler stops the call at its k-th step. */
+/* The fault: SQLite stops the call at its k-th virtual machine step (a
+ * progress handler), or fails its k-th allocation (SQLite's allocator,
+ * wrapped: the library's own malloc and cJSON's are not swept). */
+enum fault { FAULT_INTERRUPT, FAULT_NOMEM };
 struct sweep {
+    enum fault fault;
     long k, steps;
 };
 
@@ -39,6 +53,43 @@ static int progress(void *p)
     struct sweep *s = p;
 
     return ++s->steps == s->k;
+}
+
+static sqlite3_mem_methods real_mem;
+static struct sweep *armed;  /* the sweep whose allocations count, or NULL */
+
+/* Where a failure is injected: a breakpoint for a debugger (with
+ * SWEEP_ONLY naming the one call to sweep). */
+__attribute__((noinline)) static void *fault_hit(void)
+{
+    return NULL;
+}
+
+static void *mem_malloc(int n)
+{
+    if (armed && ++armed->steps == armed->k)
+        return fault_hit();
+    return real_mem.xMalloc(n);
+}
+
+static void *mem_realloc(void *p, int n)
+{
+    if (armed && ++armed->steps == armed->k)
+        return fault_hit();
+    return real_mem.xRealloc(p, n);
+}
+
+/* Before SQLite starts: its allocator with a failure that can be armed. */
+static int mem_install(void)
+{
+    sqlite3_mem_methods m;
+
+    if (sqlite3_config(SQLITE_CONFIG_GETMALLOC, &real_mem) != SQLITE_OK)
+        return -1;
+    m = real_mem;
+    m.xMalloc = mem_malloc;
+    m.xRealloc = mem_realloc;
+    return sqlite3_config(SQLITE_CONFIG_MALLOC, &m) == SQLITE_OK ? 0 : -1;
 }
 
 /* A digest of the rows a call may write: every column of every row of
@@ -115,9 +166,12 @@ static int run_once(struct fixture *f, call_fn *fn, struct sweep *s, char **text
     memset(err, 0, sizeof *err);
     if (ledger_begin(f->db, 1, err))
         return LEDGER_ERR;
-    if (s)
+    if (s && s->fault == FAULT_INTERRUPT)
         sqlite3_progress_handler(f->db->sql, 1, progress, s);
+    if (s && s->fault == FAULT_NOMEM)
+        armed = s;
     rc = fn(f, &out, err);
+    armed = NULL;
     sqlite3_progress_handler(f->db->sql, 0, NULL, NULL);
     /* An interrupted write may have rolled the transaction back already. */
     *dig = sqlite3_get_autocommit(f->db->sql) ? 0 : digest(f->db);
@@ -134,7 +188,7 @@ static int run_once(struct fixture *f, call_fn *fn, struct sweep *s, char **text
  * the failures take, which neighbouring steps mostly share. */
 #define STRIDE_VALGRIND 5
 
-static void sweep(struct fixture *f, const char *name, call_fn *fn)
+static void sweep_one(struct fixture *f, const char *name, call_fn *fn, enum fault fault)
 {
     char *want, *got;
     uint64_t want_dig, got_dig;
@@ -143,23 +197,26 @@ static void sweep(struct fixture *f, const char *name, call_fn *fn)
     long bad_ok = 0, bad_status = 0, runs = 0;
     long stride = getenv("LEDGER_VALGRIND") ? STRIDE_VALGRIND : 1;
 
+    const char *what = fault == FAULT_INTERRUPT ? "interrupted at" : "out of memory at";
+
     if (run_once(f, fn, NULL, &want, &want_dig, &err)) {
         ok(0, "%s: the call itself fails: %d %s", name, err.status, err.message);
         return;
     }
+    s.fault = fault;
     for (s.k = 1;; s.k += stride) {
         s.steps = 0;
         runs++;
         if (run_once(f, fn, &s, &got, &got_dig, &err) == LEDGER_OK) {
             if (strcmp(got, want) != 0 || got_dig != want_dig) {
                 if (bad_ok++ == 0)
-                    printf("# %s: interrupted at step %ld, it succeeded with %s%s\n", name, s.k,
+                    printf("# %s: %s step %ld, it succeeded with %s%s\n", name, what, s.k,
                            strcmp(got, want) ? "another answer: " : "other rows written",
                            strcmp(got, want) ? got : "");
             }
         } else if (err.status != 500) {
             if (bad_status++ == 0)
-                printf("# %s: interrupted at step %ld, it answered %d %s\n", name, s.k,
+                printf("# %s: %s step %ld, it answered %d %s\n", name, what, s.k,
                        err.status, err.message);
         }
         free(got);
@@ -167,9 +224,21 @@ static void sweep(struct fixture *f, const char *name, call_fn *fn)
             break;
     }
     ok(bad_ok == 0 && bad_status == 0,
-       "%s: interrupted at %ld of its steps, it fails with a 500 or answers as without"
-       " (%ld otherwise answered, %ld other statuses)", name, runs - 1, bad_ok, bad_status);
+       "%s: %s %ld of its %s, it fails with a 500 or answers as without"
+       " (%ld otherwise answered, %ld other statuses)", name, what, runs - 1,
+       fault == FAULT_INTERRUPT ? "steps" : "allocations", bad_ok, bad_status);
     free(want);
+}
+
+static void sweep(struct fixture *f, const char *name, call_fn *fn)
+{
+    const char *only = getenv("SWEEP_ONLY");
+
+    if (only && strcmp(only, name) != 0)
+        return;
+    sweep_one(f, name, fn, FAULT_INTERRUPT);
+    if (getenv("SWEEP_NOMEM"))
+        sweep_one(f, name, fn, FAULT_NOMEM);
 }
 
 /* A fixture call's answer (NULL, said, when it fails). */
@@ -596,6 +665,8 @@ int main(void)
     close(fd);
     snprintf(db_path, sizeof db_path, "%s.db", path);
     unlink(path);
+    if (mem_install())
+        return printf("Bail out! SQLITE_CONFIG_MALLOC\n"), 1;
     if (read_file("t/data/ofx/bank.qfx", &f.ofx, &f.ofx_len))
         return printf("Bail out! t/data/ofx/bank.qfx\n"), 1;
     if (setup(&f, db_path))
