@@ -684,6 +684,7 @@ int ledger_begin(ledger_db *db, int write, ledger_error *err)
 {
     if (db_step_once(db, write ? "BEGIN IMMEDIATE" : "BEGIN", "begin", err))
         return LEDGER_ERR;
+    db->in_txn = 1;
     db->regexp->spent_ns = 0;  /* the transaction's matching budget (ledger_regexp) */
     return LEDGER_OK;
 }
@@ -697,6 +698,7 @@ int ledger_commit(ledger_db *db, ledger_error *err)
         ledger_rollback(db);
         return LEDGER_ERR;
     }
+    db->in_txn = 0;
     return LEDGER_OK;
 }
 
@@ -704,6 +706,7 @@ void ledger_rollback(ledger_db *db)
 {
     ledger_error err;
 
+    db->in_txn = 0;
     /* Without the prepared statement (memory ran out), parsed as it is:
      * a transaction is never left open. */
     if (!sqlite3_get_autocommit(db->sql) && db_step_once(db, "ROLLBACK", "rollback", &err)

@@ -15,6 +15,7 @@ struct ledger_db {
     long busy_waited_us;  /* slept so far waiting for the current lock (db.c) */
     struct regexp_ctx *regexp; /* ledger_regexp's limits and budget (db.c); SQLite owns it */
     int wal_frames;       /* pages in the write-ahead log at the last commit (deferred checkpoints) */
+    int in_txn;           /* ledger_begin's transaction has not been ended (see db_stmt) */
     int has_file;         /* the file opened, as stat saw it (ledger_db_current) */
     dev_t file_dev;
     ino_t file_ino;

@@ -173,9 +173,17 @@ static int run_once(struct fixture *f, call_fn *fn, struct sweep *s, char **text
     rc = fn(f, &out, err);
     armed = NULL;
     sqlite3_progress_handler(f->db->sql, 0, NULL, NULL);
-    /* An interrupted write may have rolled the transaction back already. */
-    *dig = sqlite3_get_autocommit(f->db->sql) ? 0 : digest(f->db);
-    sqlite3_exec(f->db->sql, "ROLLBACK", NULL, NULL, NULL);
+    /* A fault may have rolled the transaction back already: a call that
+     * answers then fails at its commit, as a request does (ledger_commit:
+     * db_stmt hands out no statement once the transaction is gone). */
+    if (sqlite3_get_autocommit(f->db->sql)) {
+        *dig = 0;
+        if (rc == LEDGER_OK)
+            rc = ledger_error_set(err, 500, "internal", NULL, "the transaction is gone");
+    } else {
+        *dig = digest(f->db);
+    }
+    ledger_rollback(f->db);
     strip_times(out);
     if (rc == LEDGER_OK)
         *text = out ? cJSON_PrintUnformatted(out) : strdup("(none)");
@@ -653,6 +661,40 @@ static int merge(struct fixture *f, cJSON **out, ledger_error *err)
     return ledger_user_merge(f->db, f->carl, f->alice, out, err);
 }
 
+/* SQLite rolls a transaction back by itself on some failures (out of
+ * memory, a full disk, an I/O error).  Whatever a call does next must not
+ * run outside the transaction, each write committed alone: here the
+ * rollback happens behind the library's back, as SQLite's would, and a
+ * write after it must fail and leave nothing. */
+static void after_rollback(struct fixture *f)
+{
+    ledger_error err = { 0 };
+    cJSON *b = cJSON_Parse("{\"name\": \"written alone\"}"), *out = NULL;
+    int rc, n;
+
+    if (ledger_begin(f->db, 1, &err)) {
+        ok(0, "begin: %s", err.message);
+        cJSON_Delete(b);
+        return;
+    }
+    sqlite3_exec(f->db->sql, "ROLLBACK", NULL, NULL, NULL);
+    rc = ledger_tag_create(f->db, f->alice, b, &out, &err);
+    if (rc == LEDGER_OK)
+        rc = ledger_commit(f->db, &err);
+    else
+        ledger_rollback(f->db);
+    n = sql_int(f->db, "SELECT COUNT(*) FROM tags WHERE name = 'written alone'");
+    ok(rc == LEDGER_ERR && err.status == 500 && n == 0,
+       "a write after SQLite rolled the transaction back fails (%d: %s) and writes nothing (%d)",
+       err.status, err.message, n);
+    memset(&err, 0, sizeof err);
+    ok(ledger_begin(f->db, 1, &err) == LEDGER_OK && ledger_tag_create(f->db, f->alice, b, &out, &err) == LEDGER_OK
+       && ledger_commit(f->db, &err) == LEDGER_OK,
+       "and the next transaction works (%s)", err.message);
+    cJSON_Delete(out);
+    cJSON_Delete(b);
+}
+
 int main(void)
 {
     char path[] = "/tmp/ledger-t0017-XXXXXX";
@@ -738,6 +780,7 @@ int main(void)
     sweep(&f, "rule delete", rule_delete);
     sweep(&f, "OFX import", ofx_import);
     sweep(&f, "user merge", merge);
+    after_rollback(&f);
     ledger_close(f.db);
     free(f.ofx);
     unlink(db_path);
