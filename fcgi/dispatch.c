@@ -126,6 +126,12 @@ static void run_handler(struct request *r, const struct route *route)
     if (ledger_begin(r->db, write, &r->err))
         return;
     if (route->handler(r)) {
+        ledger_error failed;
+
+        /* A 404 or 409 decided on what a failed statement gave (see
+         * ledger_txn_failed) is that failure's 500. */
+        if (ledger_txn_failed(r->db, &failed))
+            r->err = failed;
         ledger_rollback(r->db);
         cJSON_Delete(r->out);
         r->out = NULL;

@@ -86,7 +86,7 @@ int access_txn_set(ledger_db *db, int64_t me, const cJSON *ids, const char *fiel
         free(text);
         return st ? ledger_error_set(err, 500, "internal", NULL, "out of memory") : LEDGER_ERR;
     }
-    sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
+    db_bind_text(db, st, 1, text);
     sqlite3_bind_int64(st, 2, me);
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
@@ -161,7 +161,7 @@ int trip_check_row_owners(ledger_db *db, int64_t me, int64_t trip_id, const char
 
     if (st == NULL)
         return LEDGER_ERR;
-    sqlite3_bind_text(st, 1, ids, -1, SQLITE_TRANSIENT);
+    db_bind_text(db, st, 1, ids);
     sqlite3_bind_int64(st, 2, me);
     sqlite3_bind_int64(st, 3, trip_id);
     while (participant && (rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -224,8 +224,8 @@ static int fill_table(ledger_db *db, int64_t me, int mine, const char *first, co
     if ((st = db_stmt(db, SQL_MONTHLY, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);
-    db_bind_text(st, 2, first);
-    db_bind_text(st, 3, end);
+    db_bind_text(db, st, 2, first);
+    db_bind_text(db, st, 3, end);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
         if (table_add(mt, (const char *)sqlite3_column_text(st, 0),
                       (const char *)sqlite3_column_text(st, 1), sqlite3_column_int64(st, 2)))
@@ -549,9 +549,9 @@ int ledger_analytics_drilldown(ledger_db *db, int64_t me, const char *month,
         if ((st = db_stmt(db, SQL_DRILL, err)) == NULL)
             goto out;
         sqlite3_bind_int64(st, 1, me);
-        db_bind_text(st, 2, first);
-        db_bind_text(st, 3, end);
-        db_bind_text(st, 4, folded);
+        db_bind_text(db, st, 2, first);
+        db_bind_text(db, st, 3, end);
+        db_bind_text(db, st, 4, folded);
         while ((rc = sqlite3_step(st)) == SQLITE_ROW)
             if (drill_add(&d, (const char *)sqlite3_column_text(st, 1), sqlite3_column_int64(st, 2),
                           sqlite3_column_int64(st, 0)))
@@ -692,8 +692,8 @@ int ledger_analytics_merchants(ledger_db *db, int64_t me, const struct ledger_pa
             return LEDGER_ERR;
         }
         sqlite3_bind_int64(st, 1, me);
-        db_bind_text(st, 2, first);
-        db_bind_text(st, 3, end);
+        db_bind_text(db, st, 2, first);
+        db_bind_text(db, st, 3, end);
         sqlite3_bind_int64(st, 4, limit);
         while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
             /* The last column: how many merchants there are in all. */
@@ -745,9 +745,9 @@ int ledger_analytics_merchant(ledger_db *db, int64_t me, const char *merchant,
         if ((st = db_stmt(db, SQL_MERCHANT_MONTHS, err)) == NULL)
             goto out;
         sqlite3_bind_int64(st, 1, me);
-        db_bind_text(st, 2, first);
-        db_bind_text(st, 3, end);
-        db_bind_text(st, 4, merchant);
+        db_bind_text(db, st, 2, first);
+        db_bind_text(db, st, 3, end);
+        db_bind_text(db, st, 4, merchant);
         while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
             const char *m = (const char *)sqlite3_column_text(st, 0);
             int k = month_offset(m, from);
@@ -811,8 +811,8 @@ int ledger_analytics_fees(ledger_db *db, int64_t me, const struct ledger_params 
     if ((st = db_stmt(db, SQL_FEES_MONTHS, err)) == NULL)
         goto fail;
     sqlite3_bind_int64(st, 1, me);
-    db_bind_text(st, 2, first);
-    db_bind_text(st, 3, end);
+    db_bind_text(db, st, 2, first);
+    db_bind_text(db, st, 3, end);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         cJSON *o = cJSON_CreateObject();
 
@@ -833,8 +833,8 @@ int ledger_analytics_fees(ledger_db *db, int64_t me, const struct ledger_params 
     if ((st = db_stmt(db, SQL_FEES_STATEMENTS, err)) == NULL)
         goto fail;
     sqlite3_bind_int64(st, 1, me);
-    db_bind_text(st, 2, first);
-    db_bind_text(st, 3, end);
+    db_bind_text(db, st, 2, first);
+    db_bind_text(db, st, 3, end);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         cJSON *o = cJSON_CreateObject();
 

@@ -45,8 +45,8 @@ int ledger_budget_list(ledger_db *db, int64_t me, const struct ledger_params *p,
         if ((st = db_stmt(db, SQL_SPENT, err)) == NULL)
             goto fail;
         sqlite3_bind_int64(st, 1, me);
-        db_bind_text(st, 2, first);
-        db_bind_text(st, 3, end);
+        db_bind_text(db, st, 2, first);
+        db_bind_text(db, st, 3, end);
         while ((rc = sqlite3_step(st)) == SQLITE_ROW)
             if (tally_add(&spent, (const char *)sqlite3_column_text(st, 0),
                           sqlite3_column_int64(st, 1)))
@@ -111,7 +111,7 @@ int ledger_budget_put(ledger_db *db, int64_t me, const char *category, const cJS
     if ((st = db_stmt(db, SQL_BUDGET_UPSERT, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);
-    db_bind_text(st, 2, folded);
+    db_bind_text(db, st, 2, folded);
     sqlite3_bind_int64(st, 3, amount);
     rc = sqlite3_step(st);
     db_stmt_done(st);
@@ -132,7 +132,7 @@ int ledger_budget_delete(ledger_db *db, int64_t me, const char *category, ledger
     if (category_of_report(category, folded, err) || (st = db_stmt(db, SQL_BUDGET_DELETE, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);
-    db_bind_text(st, 2, folded);
+    db_bind_text(db, st, 2, folded);
     rc = sqlite3_step(st);
     db_stmt_done(st);
     if (rc != SQLITE_DONE)

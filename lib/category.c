@@ -204,7 +204,7 @@ int category_resolve(ledger_db *db, int64_t owner, const char *merchant, const c
     if ((st = db_stmt(db, SQL_MERCHANT_USUAL, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, owner);
-    db_bind_text(st, 2, merchant ? merchant : "");
+    db_bind_text(db, st, 2, merchant ? merchant : "");
     rc = sqlite3_step(st);
     snprintf(out, LEDGER_CATEGORY_MAX, "%s",
              rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : "other");
@@ -227,7 +227,7 @@ int category_resolve_refund_row(ledger_db *db, int64_t owner, int64_t id, const 
         || (st = db_stmt(db, SQL_ROW_CATEGORY, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, id);
-    db_bind_text(st, 2, category);
+    db_bind_text(db, st, 2, category);
     rc = sqlite3_step(st);
     db_stmt_done(st);
     return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "refund category");

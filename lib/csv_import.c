@@ -125,9 +125,9 @@ static int find_duplicate(ledger_db *db, int64_t me, const char *date, int64_t a
     if (st == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);
-    db_bind_text(st, 2, date);
+    db_bind_text(db, st, 2, date);
     sqlite3_bind_int64(st, 3, amount);
-    db_bind_text(st, 4, description);
+    db_bind_text(db, st, 4, description);
     sqlite3_bind_text(st, 5, out ? "[\"debit\",\"fee\",\"interest\"]"
                                  : "[\"credit\",\"refund\",\"payment\"]", -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 6, nth);
@@ -272,8 +272,8 @@ static int find_duplicates(ledger_db *db, int64_t me, const struct dup_key *k, s
         goto out;
     }
     sqlite3_bind_int64(st, 1, me);
-    db_bind_text(st, 2, lo);
-    db_bind_text(st, 3, hi);
+    db_bind_text(db, st, 2, lo);
+    db_bind_text(db, st, 3, hi);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         struct dup_key row;
         size_t j;

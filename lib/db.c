@@ -18,6 +18,11 @@ int db_error(ledger_db *db, ledger_error *err, const char *what)
 {
     int rc = sqlite3_extended_errcode(db->sql);
 
+    /* After a failed bind a statement runs on NULL: a NOT NULL or other
+     * constraint it then breaks is not the client's conflict. */
+    if (db->in_txn && db->bind_failed)
+        return ledger_txn_failed(db, err);
+
     /* A sum past 2^63 cents: a summary cell that would stop being exact
      * (schema 0018), or SQL's SUM() where reports do not use ledger_sum.
      * Rows of the largest amounts the API takes (10^15 cents each), some
@@ -53,11 +58,16 @@ int db_error(ledger_db *db, ledger_error *err, const char *what)
                             sqlite3_errmsg(db->sql));
 }
 
-int db_bind_text(sqlite3_stmt *st, int idx, const char *text)
+int db_bind_text(ledger_db *db, sqlite3_stmt *st, int idx, const char *text)
 {
-    if (text == NULL)
-        return sqlite3_bind_null(st, idx);
-    return sqlite3_bind_text(st, idx, text, -1, SQLITE_TRANSIENT);
+    int rc = text ? sqlite3_bind_text(st, idx, text, -1, SQLITE_TRANSIENT)
+                  : sqlite3_bind_null(st, idx);
+
+    /* Not SQLITE_RANGE: a parameter the statement does not have is bound
+     * to nothing, and some callers bind what only some statements use. */
+    if (rc == SQLITE_NOMEM || rc == SQLITE_TOOBIG)
+        db->bind_failed = 1;
+    return rc;
 }
 
 char *db_column_dup(sqlite3_stmt *st, int col)
@@ -680,11 +690,28 @@ int db_step_once(ledger_db *db, const char *sql, const char *what, ledger_error 
     return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, what);
 }
 
+int ledger_txn_failed(ledger_db *db, ledger_error *err)
+{
+    if (!db->in_txn)
+        return LEDGER_OK;
+    if (sqlite3_get_autocommit(db->sql))
+        return ledger_error_set(err, 500, "internal", NULL,
+                                "the transaction was rolled back by a failure in it;"
+                                " nothing of it was written");
+    /* A statement that ran with a failed bind ran on NULL: its answer and
+     * its writes are not the request's (db_bind_text). */
+    if (db->bind_failed)
+        return ledger_error_set(err, 500, "internal", NULL,
+                                "out of memory binding a statement's text");
+    return LEDGER_OK;
+}
+
 int ledger_begin(ledger_db *db, int write, ledger_error *err)
 {
     if (db_step_once(db, write ? "BEGIN IMMEDIATE" : "BEGIN", "begin", err))
         return LEDGER_ERR;
     db->in_txn = 1;
+    db->bind_failed = 0;
     db->regexp->spent_ns = 0;  /* the transaction's matching budget (ledger_regexp) */
     return LEDGER_OK;
 }
@@ -694,6 +721,10 @@ int ledger_commit(ledger_db *db, ledger_error *err)
     /* The rows written are indexed for search as one statement (schema
      * 0017), once there are enough of them (see SEARCH_FLUSH_ROWS); a
      * failure is the commit's. */
+    if (ledger_txn_failed(db, err)) {
+        ledger_rollback(db);
+        return LEDGER_ERR;
+    }
     if (search_flush(db, SEARCH_FLUSH_ROWS, err) || db_step_once(db, "COMMIT", "commit", err)) {
         ledger_rollback(db);
         return LEDGER_ERR;
@@ -707,6 +738,7 @@ void ledger_rollback(ledger_db *db)
     ledger_error err;
 
     db->in_txn = 0;
+    db->bind_failed = 0;
     /* Without the prepared statement (memory ran out), parsed as it is:
      * a transaction is never left open. */
     if (!sqlite3_get_autocommit(db->sql) && db_step_once(db, "ROLLBACK", "rollback", &err)

@@ -16,6 +16,7 @@ struct ledger_db {
     struct regexp_ctx *regexp; /* ledger_regexp's limits and budget (db.c); SQLite owns it */
     int wal_frames;       /* pages in the write-ahead log at the last commit (deferred checkpoints) */
     int in_txn;           /* ledger_begin's transaction has not been ended (see db_stmt) */
+    int bind_failed;      /* a text bind failed in it (db_bind_text) */
     int has_file;         /* the file opened, as stat saw it (ledger_db_current) */
     dev_t file_dev;
     ino_t file_ino;
@@ -66,8 +67,11 @@ int db_step_once(ledger_db *db, const char *sql, const char *what, ledger_error 
 /* Turns the connection's last error into a 500 (or 409 for a constraint). */
 int db_error(ledger_db *db, ledger_error *err, const char *what);
 
-/* Binds NULL when text is NULL. */
-int db_bind_text(sqlite3_stmt *st, int idx, const char *text);
+/* Binds text (a copy; NULL binds NULL).  A bind that fails (memory ran
+ * out copying) would leave NULL in its place and the statement run on
+ * it: it marks the connection instead, and db_stmt hands out nothing
+ * more and ledger_commit fails until the transaction is ended. */
+int db_bind_text(ledger_db *db, sqlite3_stmt *st, int idx, const char *text);
 /* A malloc'd copy of column col's text; NULL when the value is NULL or
  * memory ran out, in SQLite (reading it as text) or here: the caller who
  * expects text takes NULL for out of memory. */

@@ -79,6 +79,13 @@ const char *ledger_home_currency(const ledger_db *db);
 int ledger_begin(ledger_db *db, int write, ledger_error *err);
 int ledger_commit(ledger_db *db, ledger_error *err);
 void ledger_rollback(ledger_db *db);
+/* LEDGER_ERR, a 500 said in err, when the transaction ledger_begin began
+ * can no longer be the caller's: SQLite rolled it back by itself (memory,
+ * the disk or I/O failing in a statement), or memory ran out binding a
+ * statement's text, which then ran on NULL.  Then no statement runs until
+ * it is ended, ledger_commit fails, and an error a call gave was decided
+ * on what such a statement did: a caller reports this one instead. */
+int ledger_txn_failed(ledger_db *db, ledger_error *err);
 
 /* A server that has answered before its work is done: after
  * ledger_defer_checkpoints, a commit no longer copies the write-ahead log

@@ -61,7 +61,7 @@ int ledger_merchant_list(ledger_db *db, int64_t me, const struct ledger_params *
     if ((st = db_stmt(db, SQL_MERCHANT_COUNT, err)) == NULL)
         goto fail;
     sqlite3_bind_int64(st, 1, me);
-    db_bind_text(st, 2, term);
+    db_bind_text(db, st, 2, term);
     rc = sqlite3_step(st);
     total = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     db_stmt_done(st);
@@ -72,7 +72,7 @@ int ledger_merchant_list(ledger_db *db, int64_t me, const struct ledger_params *
     if ((st = db_stmt(db, SQL_MERCHANTS, err)) == NULL)
         goto fail;
     sqlite3_bind_int64(st, 1, me);
-    db_bind_text(st, 2, term);
+    db_bind_text(db, st, 2, term);
     sqlite3_bind_int64(st, 3, limit);
     sqlite3_bind_int64(st, 4, offset);
     doc = cJSON_CreateObject();

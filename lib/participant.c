@@ -165,7 +165,7 @@ int ledger_participant_add(ledger_db *db, int64_t me, const cJSON *body, cJSON *
                                 "email must be an address such as someone@example.org");
     if ((st = db_stmt(db, SQL_USER_BY_EMAIL, err)) == NULL)
         return LEDGER_ERR;
-    db_bind_text(st, 1, email);
+    db_bind_text(db, st, 1, email);
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
         id = sqlite3_column_int64(st, 0);
@@ -178,8 +178,8 @@ int ledger_participant_add(ledger_db *db, int64_t me, const cJSON *body, cJSON *
     if (id == 0) {
         if ((st = db_stmt(db, SQL_PLACEHOLDER_INSERT, err)) == NULL)
             return LEDGER_ERR;
-        db_bind_text(st, 1, email);
-        db_bind_text(st, 2, name);
+        db_bind_text(db, st, 1, email);
+        db_bind_text(db, st, 2, name);
         rc = sqlite3_step(st);
         db_stmt_done(st);
         if (rc != SQLITE_DONE)

@@ -186,11 +186,11 @@ int ledger_payment_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **
         sqlite3_bind_int64(st, 1, from);
         sqlite3_bind_int64(st, 2, to);
         sqlite3_bind_int64(st, 3, scopes[i].amount);
-        db_bind_text(st, 4, date);
-        db_bind_text(st, 5, notes);
+        db_bind_text(db, st, 4, date);
+        db_bind_text(db, st, 5, notes);
         if (scopes[i].trip_id)
             sqlite3_bind_int64(st, 6, scopes[i].trip_id);
-        db_bind_text(st, 7, link);
+        db_bind_text(db, st, 7, link);
         sqlite3_bind_int64(st, 8, me);
         rc = sqlite3_step(st);
         db_stmt_done(st);
@@ -200,7 +200,7 @@ int ledger_payment_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **
     /* The payment as a whole, with its rows as scopes. */
     if ((st = db_stmt(db, SQL_PAY_BY_LINK, err)) == NULL)
         return LEDGER_ERR;
-    db_bind_text(st, 1, link);
+    db_bind_text(db, st, 1, link);
     doc = NULL;
     list = cJSON_CreateArray();
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -285,7 +285,7 @@ int ledger_payment_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *e
                                 "only the two people a payment is between can delete it");
     if ((st = db_stmt(db, SQL_PAY_DELETE, err)) == NULL)
         return LEDGER_ERR;
-    db_bind_text(st, 1, link);
+    db_bind_text(db, st, 1, link);
     rc = sqlite3_step(st);
     db_stmt_done(st);
     return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "payment delete");

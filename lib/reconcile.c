@@ -189,7 +189,7 @@ static int run2(ledger_db *db, const char *sql, int64_t a, int64_t b, const char
     if (b)
         sqlite3_bind_int64(st, 2, b);
     if (text)
-        sqlite3_bind_text(st, b ? 3 : 2, text, -1, SQLITE_TRANSIENT);
+        db_bind_text(db, st, b ? 3 : 2, text);
     rc = sqlite3_step(st);
     if (row)
         *row = rc == SQLITE_ROW;
@@ -237,7 +237,7 @@ int ledger_reconcile_list(ledger_db *db, int64_t me, const struct ledger_params 
     sqlite3_bind_int64(st, 2, limit + 1);  /* one more: is there a next page? */
     sqlite3_bind_int64(st, 3, offset);
     if (after_id) {
-        db_bind_text(st, 4, after_date);
+        db_bind_text(db, st, 4, after_date);
         sqlite3_bind_int64(st, 5, after_id);
     }
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

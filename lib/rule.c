@@ -342,10 +342,10 @@ static int rule_write(ledger_db *db, int64_t me, int64_t id, const struct rule_i
     if (st == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, id ? id : me);
-    db_bind_text(st, 2, in->name);
-    db_bind_text(st, 3, in->match);
-    db_bind_text(st, 4, in->conditions);
-    db_bind_text(st, 5, in->actions);
+    db_bind_text(db, st, 2, in->name);
+    db_bind_text(db, st, 3, in->match);
+    db_bind_text(db, st, 4, in->conditions);
+    db_bind_text(db, st, 5, in->actions);
     sqlite3_bind_int(st, 6, in->enabled);
     sqlite3_bind_int(st, 7, in->manual_only);
     rc = sqlite3_step(st);
@@ -538,7 +538,7 @@ static int exec_action(ledger_db *db, const char *sql, const char *text, int64_t
     if (st == NULL)
         return LEDGER_ERR;
     if (text)
-        sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
+        db_bind_text(db, st, 1, text);
     else if (num)
         sqlite3_bind_int64(st, 1, num);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
@@ -559,7 +559,7 @@ static int exec1(ledger_db *db, const char *sql, const char *text, int64_t num, 
     if (st == NULL)
         return LEDGER_ERR;
     if (text)
-        sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
+        db_bind_text(db, st, 1, text);
     else if (num)
         sqlite3_bind_int64(st, 1, num);
     rc = sqlite3_step(st);
@@ -631,7 +631,7 @@ static int match_ids(ledger_db *db, int64_t me, const struct prepared *p, const 
         goto out;
     }
     sqlite3_bind_int64(st, 1, me);
-    rule_bind(st, 2, binds);
+    rule_bind(db, st, 2, binds);
     if (sqlite3_step(st) != SQLITE_DONE) {
         db_error(db, err, "rule match");
         goto out;
@@ -719,7 +719,7 @@ static int act_on_all(ledger_db *db, int64_t me, const struct prepared *p, const
                     || (st = db_stmt(db, SQL_ROW_CATEGORY, err)) == NULL)
                     return LEDGER_ERR;
                 sqlite3_bind_int64(st, 1, ids[i]);
-                sqlite3_bind_text(st, 2, folded, -1, SQLITE_TRANSIENT);
+                db_bind_text(db, st, 2, folded);
                 while ((step = sqlite3_step(st)) == SQLITE_ROW)
                     if (changed && changed_add(changed, ids[i]))
                         step = SQLITE_NOMEM;
@@ -825,8 +825,8 @@ static int run_rule(ledger_db *db, int64_t me, const struct prepared *p, const i
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);
     sqlite3_bind_int64(st, 2, p->id);
-    db_bind_text(st, 3, p->name);
-    db_bind_text(st, 4, source);
+    db_bind_text(db, st, 3, p->name);
+    db_bind_text(db, st, 4, source);
     sqlite3_bind_int64(st, 5, (int64_t)n);
     rc = sqlite3_step(st);
     db_stmt_done(st);
@@ -935,7 +935,7 @@ int ledger_rule_apply_all(ledger_db *db, int64_t me, cJSON **out, ledger_error *
     }
     if ((st = db_stmt(db, SQL_RUNS_ROWS, err)) == NULL)
         goto out;
-    sqlite3_bind_text(st, 1, run_ids_text, -1, SQLITE_TRANSIENT);
+    db_bind_text(db, st, 1, run_ids_text);
     if (sqlite3_step(st) != SQLITE_ROW) {
         db_stmt_done(st);
         db_error(db, err, "rule runs");

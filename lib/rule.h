@@ -30,6 +30,6 @@ int rule_conditions_check(const cJSON *conds, ledger_error *err);
 int rule_conditions_sql(const cJSON *conds, int any, struct sqlbuf *b, cJSON *binds,
                         ledger_error *err);
 /* Binds binds to st from parameter number first on; returns the next. */
-int rule_bind(sqlite3_stmt *st, int first, const cJSON *binds);
+int rule_bind(ledger_db *db, sqlite3_stmt *st, int first, const cJSON *binds);
 
 #endif

@@ -234,7 +234,7 @@ oom:
     return ledger_error_set(err, 500, "internal", NULL, "cannot build the rule's query");
 }
 
-int rule_bind(sqlite3_stmt *st, int first, const cJSON *binds)
+int rule_bind(ledger_db *db, sqlite3_stmt *st, int first, const cJSON *binds)
 {
     const cJSON *v;
     int i = first;
@@ -243,7 +243,7 @@ int rule_bind(sqlite3_stmt *st, int first, const cJSON *binds)
         if (cJSON_IsNumber(v))
             sqlite3_bind_int64(st, i, (int64_t)v->valuedouble);
         else
-            sqlite3_bind_text(st, i, v->valuestring, -1, SQLITE_TRANSIENT);
+            db_bind_text(db, st, i, v->valuestring);
         i++;
     }
     return i;

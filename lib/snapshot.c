@@ -132,7 +132,7 @@ int row_restore(ledger_db *db, int64_t id, const char *snapshot, ledger_error *e
         if (st == NULL)
             return LEDGER_ERR;
         sqlite3_bind_int64(st, 1, id);
-        sqlite3_bind_text(st, 2, snapshot, -1, SQLITE_TRANSIENT);
+        db_bind_text(db, st, 2, snapshot);
         rc = sqlite3_step(st);
         db_stmt_done(st);
         if (rc != SQLITE_DONE)

@@ -94,8 +94,8 @@ int spend_mine_each(ledger_db *db, int64_t me, const char *from, const char *to,
     if (st == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);
-    db_bind_text(st, 2, from);
-    db_bind_text(st, 3, to);
+    db_bind_text(db, st, 2, from);
+    db_bind_text(db, st, 3, to);
     /* Collected first: a callback may use the statement cache. */
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         struct spend_row *r;

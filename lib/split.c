@@ -146,7 +146,7 @@ int split_write(ledger_db *db, int64_t txn_id, const struct split_set *s, ledger
         goto out;
     }
     sqlite3_bind_int64(st, 1, txn_id);
-    sqlite3_bind_text(st, 2, text, -1, SQLITE_TRANSIENT);
+    db_bind_text(db, st, 2, text);
     if (sqlite3_step(st) != SQLITE_DONE) {
         db_stmt_done(st);
         db_error(db, err, "split");

@@ -260,22 +260,22 @@ int statement_insert(ledger_db *db, int64_t me, const struct statement_fields *f
     if (st == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);
-    db_bind_text(st, 2, f->bank_name);
-    db_bind_text(st, 3, f->account_name);
-    db_bind_text(st, 4, f->account_type);
-    db_bind_text(st, 5, f->statement_type);
-    db_bind_text(st, 6, f->period_start);
-    db_bind_text(st, 7, f->period_end);
-    db_bind_text(st, 8, f->due_date);
+    db_bind_text(db, st, 2, f->bank_name);
+    db_bind_text(db, st, 3, f->account_name);
+    db_bind_text(db, st, 4, f->account_type);
+    db_bind_text(db, st, 5, f->statement_type);
+    db_bind_text(db, st, 6, f->period_start);
+    db_bind_text(db, st, 7, f->period_end);
+    db_bind_text(db, st, 8, f->due_date);
     for (i = 0; i < 5; i++)
         if (money[i])
             sqlite3_bind_int64(st, 9 + i, *money[i]);
-    db_bind_text(st, 14, f->repayment_frequency);
+    db_bind_text(db, st, 14, f->repayment_frequency);
     if (f->has_redraw)
         sqlite3_bind_int64(st, 15, f->redraw_available);
     if (f->has_term)
         sqlite3_bind_int64(st, 16, f->loan_term_months);
-    db_bind_text(st, 17, f->account_id);
+    db_bind_text(db, st, 17, f->account_id);
     rc = sqlite3_step(st);
     db_stmt_done(st);
     if (rc != SQLITE_DONE)
@@ -295,22 +295,22 @@ int statement_row_insert(ledger_db *db, int64_t me, int64_t statement_id,
     if (statement_id)
         sqlite3_bind_int64(st, 1, statement_id);
     sqlite3_bind_int64(st, 2, me);
-    db_bind_text(st, 3, r->date);
-    db_bind_text(st, 4, r->description);
-    db_bind_text(st, 5, r->merchant);
-    db_bind_text(st, 6, r->category);
-    db_bind_text(st, 7, r->type);
+    db_bind_text(db, st, 3, r->date);
+    db_bind_text(db, st, 4, r->description);
+    db_bind_text(db, st, 5, r->merchant);
+    db_bind_text(db, st, 6, r->category);
+    db_bind_text(db, st, 7, r->type);
     sqlite3_bind_int64(st, 8, r->amount);
-    db_bind_text(st, 9, r->currency ? r->currency : ledger_home_currency(db));
+    db_bind_text(db, st, 9, r->currency ? r->currency : ledger_home_currency(db));
     if (r->has_amount_aud)
         sqlite3_bind_int64(st, 10, r->amount_aud);
-    db_bind_text(st, 11, r->rate);
+    db_bind_text(db, st, 11, r->rate);
     if (r->has_principal)
         sqlite3_bind_int64(st, 12, r->principal);
     if (r->has_interest)
         sqlite3_bind_int64(st, 13, r->interest);
-    db_bind_text(st, 14, r->fitid);
-    db_bind_text(st, 15, r->payment_method);
+    db_bind_text(db, st, 14, r->fitid);
+    db_bind_text(db, st, 15, r->payment_method);
     if (r->import_id)
         sqlite3_bind_int64(st, 16, r->import_id);
     if (r->has_fitid_out)

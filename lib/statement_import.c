@@ -106,12 +106,12 @@ static const char *row_merchant(const struct ofx_txn *t, char *buf, size_t size)
 }
 
 /* Binds an account_key at the three parameters SAME_ACCOUNT names. */
-static void bind_account(sqlite3_stmt *st, const struct account_key *k, int id, int legacy,
+static void bind_account(ledger_db *db, sqlite3_stmt *st, const struct account_key *k, int id, int legacy,
                          int bank)
 {
-    db_bind_text(st, id, k->id);
-    db_bind_text(st, legacy, k->legacy[0] ? k->legacy : NULL);
-    db_bind_text(st, bank, k->bank_name);
+    db_bind_text(db, st, id, k->id);
+    db_bind_text(db, st, legacy, k->legacy[0] ? k->legacy : NULL);
+    db_bind_text(db, st, bank, k->bank_name);
 }
 
 /* desc is t's description (row_description). */
@@ -125,11 +125,11 @@ static int seen_plain(ledger_db *db, int64_t me, const struct account_key *accou
     if (st == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);
-    bind_account(st, account, 2, 7, 8);
-    db_bind_text(st, 3, t->date);
+    bind_account(db, st, account, 2, 7, 8);
+    db_bind_text(db, st, 3, t->date);
     sqlite3_bind_int64(st, 4, t->amount < 0 ? -t->amount : t->amount);
-    db_bind_text(st, 5, row_type(t, credit_card));
-    db_bind_text(st, 6, desc);
+    db_bind_text(db, st, 5, row_type(t, credit_card));
+    db_bind_text(db, st, 6, desc);
     rc = sqlite3_step(st);
     db_stmt_done(st);
     *yes = rc == SQLITE_ROW;
@@ -147,12 +147,12 @@ static int seen(ledger_db *db, int64_t me, const struct account_key *account, co
     if (st == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);
-    bind_account(st, account, 2, 4, 5);
-    db_bind_text(st, 3, fitid);
+    bind_account(db, st, account, 2, 4, 5);
+    db_bind_text(db, st, 3, fitid);
     sqlite3_bind_int64(st, 6, t->amount < 0 ? -t->amount : t->amount);
     sqlite3_bind_int(st, 7, t->amount < 0);
-    db_bind_text(st, 8, t->date);
-    db_bind_text(st, 9, desc);
+    db_bind_text(db, st, 8, t->date);
+    db_bind_text(db, st, 9, desc);
     rc = sqlite3_step(st);
     *yes = rc == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0;
     *same = rc == SQLITE_ROW && sqlite3_column_int(st, 1);
@@ -398,9 +398,9 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
         if ((st = db_stmt(db, SQL_SAME_STATEMENT, err)) == NULL)
             goto out;
         sqlite3_bind_int64(st, 1, me);
-        bind_account(st, &account, 2, 5, 6);
-        db_bind_text(st, 3, from);
-        db_bind_text(st, 4, to);
+        bind_account(db, st, &account, 2, 5, 6);
+        db_bind_text(db, st, 3, from);
+        db_bind_text(db, st, 4, to);
         rc = sqlite3_step(st);
         db_stmt_done(st);
         if (rc == SQLITE_ROW)

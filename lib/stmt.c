@@ -53,14 +53,11 @@ sqlite3_stmt *db_stmt(ledger_db *db, const char *sql, ledger_error *err)
     /* SQLite rolls a transaction back by itself when memory or the disk
      * fails in the middle of some statements.  Whatever the caller would
      * run next must not run outside it, each write then committed on its
-     * own: once ledger_begin's transaction is gone, no statement is
-     * handed out until ledger_commit or ledger_rollback ends it. */
-    if (db->in_txn && sqlite3_get_autocommit(db->sql)) {
-        ledger_error_set(err, 500, "internal", NULL,
-                         "the transaction was rolled back by a failure before this statement;"
-                         " nothing of it was written");
+     * own: once ledger_begin's transaction is gone (or a bind failed in
+     * it), no statement is handed out until ledger_commit or
+     * ledger_rollback ends it. */
+    if (db->in_txn && ledger_txn_failed(db, err))
         return NULL;
-    }
     if (c == NULL) {
         c = db->cache = calloc(1, sizeof *c);
         if (c == NULL || cache_grow(c))

@@ -232,7 +232,7 @@ int ledger_analytics_subscriptions(ledger_db *db, int64_t me, const struct ledge
     /* The charges known on as_of: a report as of a past day is the one
      * that day would have given (an audit found one "active" five years
      * before its first charge). */
-    db_bind_text(st, 2, as_of_text);
+    db_bind_text(db, st, 2, as_of_text);
     doc = cJSON_CreateObject();
     items = cJSON_AddArrayToObject(doc, "items");
     /* Rows arrive merchant by merchant; each merchant is detected when the

@@ -114,7 +114,7 @@ static int check_name(ledger_db *db, int64_t user_id, int64_t tag_id, const char
     if (st == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, user_id);
-    db_bind_text(st, 2, name);
+    db_bind_text(db, st, 2, name);
     if (tag_id)
         sqlite3_bind_int64(st, 3, tag_id);
     rc = sqlite3_step(st);
@@ -141,8 +141,8 @@ int ledger_tag_create(ledger_db *db, int64_t user_id, const cJSON *body, cJSON *
     if ((st = db_stmt(db, SQL_TAG_INSERT, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, user_id);
-    db_bind_text(st, 2, name);
-    db_bind_text(st, 3, color);
+    db_bind_text(db, st, 2, name);
+    db_bind_text(db, st, 3, color);
     rc = sqlite3_step(st);
     db_stmt_done(st);
     if (rc != SQLITE_DONE)
@@ -183,9 +183,9 @@ int ledger_tag_update(ledger_db *db, int64_t user_id, int64_t tag_id, const cJSO
     if ((st = db_stmt(db, SQL_TAG_UPDATE, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, tag_id);
-    db_bind_text(st, 2, name);
+    db_bind_text(db, st, 2, name);
     sqlite3_bind_int(st, 3, has_color);
-    db_bind_text(st, 4, color);
+    db_bind_text(db, st, 4, color);
     rc = sqlite3_step(st);
     db_stmt_done(st);
     if (rc != SQLITE_DONE)
@@ -222,7 +222,7 @@ int tag_find_or_create(ledger_db *db, int64_t user_id, const char *name, int64_t
     if (st == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, user_id);
-    db_bind_text(st, 2, name);
+    db_bind_text(db, st, 2, name);
     rc = sqlite3_step(st);
     *id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     db_stmt_done(st);
@@ -233,7 +233,7 @@ int tag_find_or_create(ledger_db *db, int64_t user_id, const char *name, int64_t
     if (check_name(db, user_id, 0, name, err) || (st = db_stmt(db, SQL_TAG_INSERT, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, user_id);
-    db_bind_text(st, 2, name);
+    db_bind_text(db, st, 2, name);
     rc = sqlite3_step(st);
     db_stmt_done(st);
     if (rc != SQLITE_DONE)

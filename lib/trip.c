@@ -155,10 +155,10 @@ static int trip_insert(ledger_db *db, int64_t me, const char *name, const char *
     if (st == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);
-    db_bind_text(st, 2, name);
-    db_bind_text(st, 3, start);
-    db_bind_text(st, 4, end);
-    db_bind_text(st, 5, notes);
+    db_bind_text(db, st, 2, name);
+    db_bind_text(db, st, 3, start);
+    db_bind_text(db, st, 4, end);
+    db_bind_text(db, st, 5, notes);
     rc = sqlite3_step(st);
     db_stmt_done(st);
     if (rc != SQLITE_DONE)
@@ -227,13 +227,13 @@ int ledger_trip_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
     if ((st = db_stmt(db, SQL_TRIP_UPDATE, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, id);
-    db_bind_text(st, 2, name);
+    db_bind_text(db, st, 2, name);
     sqlite3_bind_int(st, 3, hs);
-    db_bind_text(st, 4, start);
+    db_bind_text(db, st, 4, start);
     sqlite3_bind_int(st, 5, he);
-    db_bind_text(st, 6, end);
+    db_bind_text(db, st, 6, end);
     sqlite3_bind_int(st, 7, hn);
-    db_bind_text(st, 8, notes);
+    db_bind_text(db, st, 8, notes);
     rc = sqlite3_step(st);
     db_stmt_done(st);
     if (rc != SQLITE_DONE)
@@ -296,7 +296,7 @@ static int ids_needing_access(ledger_db *db, int64_t trip_id, const char *text, 
         return LEDGER_OK;
     if ((st = db_stmt(db, SQL_NOT_IN_TRIP, err)) == NULL)
         return LEDGER_ERR;
-    sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
+    db_bind_text(db, st, 1, text);
     sqlite3_bind_int64(st, 2, trip_id);
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
@@ -331,7 +331,7 @@ static int set_rows(ledger_db *db, int64_t me, int64_t trip_id, const cJSON *ids
         return LEDGER_ERR;
     }
     cJSON_Delete(rest);
-    sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
+    db_bind_text(db, st, 1, text);
     sqlite3_bind_int64(st, 2, trip_id);
     rc = sqlite3_step(st);
     db_stmt_done(st);

@@ -148,17 +148,17 @@ int ledger_txn_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
     if ((st = db_stmt(db, SQL_TXN_INSERT, err)) == NULL)
         goto fail;
     sqlite3_bind_int64(st, 1, me);
-    db_bind_text(st, 2, date);
-    db_bind_text(st, 3, description);
-    db_bind_text(st, 4, merchant);
-    db_bind_text(st, 5, type ? type : "debit");
-    db_bind_text(st, 6, category ? folded : NULL);
+    db_bind_text(db, st, 2, date);
+    db_bind_text(db, st, 3, description);
+    db_bind_text(db, st, 4, merchant);
+    db_bind_text(db, st, 5, type ? type : "debit");
+    db_bind_text(db, st, 6, category ? folded : NULL);
     sqlite3_bind_int64(st, 7, amount);
-    db_bind_text(st, 8, currency ? currency : ledger_home_currency(db));
+    db_bind_text(db, st, 8, currency ? currency : ledger_home_currency(db));
     if (has_aud)
         sqlite3_bind_int64(st, 9, amount_aud);
-    db_bind_text(st, 10, rate);
-    db_bind_text(st, 11, method);
+    db_bind_text(db, st, 10, rate);
+    db_bind_text(db, st, 11, method);
     if (trip_id)
         sqlite3_bind_int64(st, 12, trip_id);
     rc = sqlite3_step(st);
@@ -332,9 +332,9 @@ int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, id);
     sqlite3_bind_int(st, 2, has_cat);
-    db_bind_text(st, 3, category ? folded : NULL);
+    db_bind_text(db, st, 3, category ? folded : NULL);
     sqlite3_bind_int(st, 4, has_merchant);
-    db_bind_text(st, 5, merchant);
+    db_bind_text(db, st, 5, merchant);
     sqlite3_bind_int(st, 6, has_share);
     if (share_set)
         sqlite3_bind_int64(st, 7, share);
@@ -342,15 +342,15 @@ int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
     if (trip_id)
         sqlite3_bind_int64(st, 9, trip_id);
     sqlite3_bind_int(st, 10, has_type);
-    db_bind_text(st, 11, type);
+    db_bind_text(db, st, 11, type);
     sqlite3_bind_int(st, 12, has_method);
-    db_bind_text(st, 13, method);
+    db_bind_text(db, st, 13, method);
     sqlite3_bind_int(st, 14, has_date);
-    db_bind_text(st, 15, date);
+    db_bind_text(db, st, 15, date);
     sqlite3_bind_int(st, 16, has_amount);
     sqlite3_bind_int64(st, 17, amount);
     sqlite3_bind_int(st, 18, has_desc);
-    db_bind_text(st, 19, description);
+    db_bind_text(db, st, 19, description);
     sqlite3_bind_int(st, 20, aud_set);
     sqlite3_bind_int64(st, 21, aud);
     rc = sqlite3_step(st);

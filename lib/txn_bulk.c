@@ -44,9 +44,9 @@ static int run(ledger_db *db, const char *sql, const char *ids, const char *text
 
     if (st == NULL)
         return LEDGER_ERR;
-    sqlite3_bind_text(st, 1, ids, -1, SQLITE_TRANSIENT);
+    db_bind_text(db, st, 1, ids);
     if (text)
-        sqlite3_bind_text(st, 2, text, -1, SQLITE_TRANSIENT);
+        db_bind_text(db, st, 2, text);
     else if (num)
         sqlite3_bind_int64(st, 2, num);
     rc = sqlite3_step(st);

@@ -685,7 +685,7 @@ static int has_shared_arm(const struct list_query *q)
 /* Binds the array as JSON text to `name` (for json_each), and its values
  * one by one to `name`_1, `name`_2... where the SQL names them (one value
  * compared directly, see is_one; search terms, see TERMS_INLINE). */
-static void bind_list(sqlite3_stmt *st, const char *name, const cJSON *arr)
+static void bind_list(ledger_db *db, sqlite3_stmt *st, const char *name, const cJSON *arr)
 {
     int idx = sqlite3_bind_parameter_index(st, name), one_idx, k = 0;
     const cJSON *v;
@@ -697,14 +697,16 @@ static void bind_list(sqlite3_stmt *st, const char *name, const cJSON *arr)
         if ((one_idx = sqlite3_bind_parameter_index(st, one)) == 0)
             break;
         if (cJSON_IsString(v))
-            sqlite3_bind_text(st, one_idx, v->valuestring, -1, SQLITE_TRANSIENT);
+            db_bind_text(db, st, one_idx, v->valuestring);
         else if (cJSON_IsNumber(v))
             sqlite3_bind_int64(st, one_idx, (sqlite3_int64)v->valuedouble);
     }
     if (idx == 0 || arr == NULL)
         return;
-    text = cJSON_PrintUnformatted(arr);
-    sqlite3_bind_text(st, idx, text ? text : "[]", -1, SQLITE_TRANSIENT);
+    /* No memory for the text is a failed bind too (not an empty list). */
+    if ((text = cJSON_PrintUnformatted(arr)) == NULL)
+        db->bind_failed = 1;
+    db_bind_text(db, st, idx, text);
     free(text);
 }
 
@@ -716,27 +718,27 @@ static void bind_int(sqlite3_stmt *st, const char *name, int64_t v)
         sqlite3_bind_int64(st, idx, v);
 }
 
-static void bind_str(sqlite3_stmt *st, const char *name, const char *v)
+static void bind_str(ledger_db *db, sqlite3_stmt *st, const char *name, const char *v)
 {
     int idx = sqlite3_bind_parameter_index(st, name);
 
     if (idx && v)
-        sqlite3_bind_text(st, idx, v, -1, SQLITE_TRANSIENT);
+        db_bind_text(db, st, idx, v);
 }
 
-static void bind_query(sqlite3_stmt *st, int64_t me, const struct list_query *q)
+static void bind_query(ledger_db *db, sqlite3_stmt *st, int64_t me, const struct list_query *q)
 {
     bind_int(st, ":me", me);
-    bind_str(st, ":date_from", q->date_from);
-    bind_str(st, ":date_to", q->date_to);
-    bind_str(st, ":from_month_end", q->from_month_end);
-    bind_str(st, ":to_month_start", q->to_month_start);
-    bind_list(st, ":categories", q->categories);
-    bind_list(st, ":exclude", q->exclude);
-    bind_list(st, ":banks", q->banks);
-    bind_list(st, ":tags", q->tags);
-    bind_list(st, ":types", q->types);
-    bind_list(st, ":terms", q->terms);
+    bind_str(db, st, ":date_from", q->date_from);
+    bind_str(db, st, ":date_to", q->date_to);
+    bind_str(db, st, ":from_month_end", q->from_month_end);
+    bind_str(db, st, ":to_month_start", q->to_month_start);
+    bind_list(db, st, ":categories", q->categories);
+    bind_list(db, st, ":exclude", q->exclude);
+    bind_list(db, st, ":banks", q->banks);
+    bind_list(db, st, ":tags", q->tags);
+    bind_list(db, st, ":types", q->types);
+    bind_list(db, st, ":terms", q->terms);
     search_bind(st, me, &q->search);
     bind_int(st, ":amount_min", q->amount_min);
     bind_int(st, ":amount_max", q->amount_max);
@@ -748,7 +750,7 @@ static void bind_query(sqlite3_stmt *st, int64_t me, const struct list_query *q)
     if (q->sort->integer)
         bind_int(st, ":ck", strtoll(q->cursor_key, NULL, 10));
     else
-        bind_str(st, ":ck", q->cursor_key);
+        bind_str(db, st, ":ck", q->cursor_key);
 }
 
 /* Whether the only filters are on the category, the type, the date, the
@@ -842,7 +844,7 @@ static int count_rows(ledger_db *db, int64_t me, struct list_query *q, int trip_
     count_sql(sql, sizeof sql, q, trip_scope);
     if ((st = db_stmt(db, sql, err)) == NULL)
         return LEDGER_ERR;
-    bind_query(st, me, q);
+    bind_query(db, st, me, q);
     rc = sqlite3_step(st);
     *total = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     db_stmt_done(st);
@@ -916,7 +918,7 @@ static int txn_list(ledger_db *db, int64_t me, const struct ledger_params *param
         txn_list_sql(sql, sizeof sql, &q, trip_scope);
         if ((st = db_stmt(db, sql, err)) == NULL)
             goto fail;
-        bind_query(st, me, &q);
+        bind_query(db, st, me, &q);
         while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
             cJSON *row;
 
@@ -1025,7 +1027,7 @@ int txn_list_plan(ledger_db *db, int64_t me, const struct ledger_params *params,
             db_error(db, err, "explain");
             goto out;
         }
-        bind_query(st, me, &q);
+        bind_query(db, st, me, &q);
         while (sqlite3_step(st) == SQLITE_ROW) {
             int id = sqlite3_column_int(st, 0), parent = sqlite3_column_int(st, 1);
             int d = parent > 0 && parent < PLAN_NODES_MAX ? depth[parent] + 1 : 0;

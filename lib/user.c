@@ -57,9 +57,9 @@ static int lookup(ledger_db *db, const char *subject, const char *email,
 
     if (st == NULL)
         return LEDGER_ERR;
-    db_bind_text(st, 1, subject);
-    db_bind_text(st, 2, email);
-    db_bind_text(st, 3, name);
+    db_bind_text(db, st, 1, subject);
+    db_bind_text(db, st, 2, email);
+    db_bind_text(db, st, 3, name);
     rc = sqlite3_step(st);
     *found = rc == SQLITE_ROW;
     if (*found) {
@@ -85,11 +85,11 @@ static int write_user(ledger_db *db, const char *sql, const char *subject,
     if (st == NULL)
         return LEDGER_ERR;
     if (subject)
-        db_bind_text(st, 1, subject);
+        db_bind_text(db, st, 1, subject);
     else
         sqlite3_bind_int64(st, 1, id);
-    db_bind_text(st, 2, email);
-    db_bind_text(st, 3, name);
+    db_bind_text(db, st, 2, email);
+    db_bind_text(db, st, 3, name);
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW && out)
         *out = sqlite3_column_int64(st, 0);
@@ -122,7 +122,7 @@ static int bind_late(ledger_db *db, int64_t id, const char *email, int had_name,
 
     if (st == NULL)
         return LEDGER_ERR;
-    db_bind_text(st, 1, email);
+    db_bind_text(db, st, 1, email);
     if ((rc = sqlite3_step(st)) == SQLITE_ROW)
         placeholder = sqlite3_column_int64(st, 0);
     db_stmt_done(st);

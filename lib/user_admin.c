@@ -46,7 +46,7 @@ int ledger_user_find(ledger_db *db, const char *who, int64_t *id, ledger_error *
     }
     if ((st = db_stmt(db, SQL_USER_FIND, err)) == NULL)
         return LEDGER_ERR;
-    db_bind_text(st, 1, who);
+    db_bind_text(db, st, 1, who);
     sqlite3_bind_int64(st, 2, by_id);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < 3)
         found[n++] = sqlite3_column_int64(st, 0);

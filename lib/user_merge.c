@@ -378,7 +378,7 @@ static int rules_pass(struct merge *m, int write, ledger_error *err)
                   || (up = db_stmt(m->db, SQL_RULE_SET_ACTIONS, err)) == NULL;
             if (!bad) {
                 sqlite3_bind_int64(up, 1, id);
-                db_bind_text(up, 2, printed);
+                db_bind_text(m->db, up, 2, printed);
                 bad = sqlite3_step(up) != SQLITE_DONE;
                 if (bad)
                     db_error(m->db, err, "rule");
@@ -476,7 +476,7 @@ static int snapshots_pass(struct merge *m, const char *select, const char *updat
         }
         sqlite3_bind_int64(up, 1, sqlite3_column_int64(st, 0));
         sqlite3_bind_int64(up, 2, sqlite3_column_int64(st, 1));
-        db_bind_text(up, 3, text);
+        db_bind_text(m->db, up, 3, text);
         ok = sqlite3_step(up) == SQLITE_DONE;
         db_stmt_done(up);
         free(text);
@@ -562,7 +562,7 @@ static int take_profile(struct merge *m, const struct profile *from, ledger_erro
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, m->into);
     for (i = 0; i < 3; i++)
-        db_bind_text(st, 2 + i, from->text[i]);
+        db_bind_text(m->db, st, 2 + i, from->text[i]);
     rc = sqlite3_step(st);
     db_stmt_done(st);
     return rc == SQLITE_DONE ? LEDGER_OK : db_error(m->db, err, "user");

@@ -5,20 +5,13 @@
  * merchant and written, "not split" for a split row).  Each call below is
  * run once for its answer and the database it leaves, then again and
  * again with SQLite interrupted at its 1st, 2nd, 3rd... virtual machine
- * step (a progress handler), the way SQLite's own tests sweep a fault
- * through every allocation; each run in a transaction rolled back after,
- * as a request's is.  A run that succeeds must give the same answer and
- * leave the same rows as the first; one that fails must say 500.
- *
- * SWEEP_NOMEM=1 sweeps SQLite's allocations as well, failing the 1st,
- * 2nd, 3rd... of each call's.  It is not part of the suite yet: 37 of
- * the 67 calls fail it today, most because a failed bind of a text
- * parameter (SQLITE_TRANSIENT copies it; out of memory, it stays NULL)
- * is not checked, so the query runs on NULL and answers nothing, and
- * because SQLite may roll a transaction back when memory runs out in the
- * middle of it.  It found two crashes, fixed (a strdup and a parse of a
- * column that memory had run out reading).  SWEEP_ONLY=name sweeps one
- * call; fault_hit is where a debugger stops at the injected failure.
+ * step (a progress handler), and again with SQLite's 1st, 2nd, 3rd...
+ * allocation failing, the way SQLite's own tests sweep a fault; each run
+ * in a transaction rolled back after, as a request's is.  A run that
+ * succeeds must give the same answer and leave the same rows as the
+ * first; one that fails must say 500, as a request would report it
+ * (ledger_txn_failed).  SWEEP_ONLY=name sweeps one call; fault_hit is
+ * where a debugger stops at an injected allocation failure.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,6 +153,7 @@ static int run_once(struct fixture *f, call_fn *fn, struct sweep *s, char **text
                     ledger_error *err)
 {
     cJSON *out = NULL;
+    ledger_error failed;
     int rc;
 
     *text = NULL;
@@ -173,16 +167,12 @@ static int run_once(struct fixture *f, call_fn *fn, struct sweep *s, char **text
     rc = fn(f, &out, err);
     armed = NULL;
     sqlite3_progress_handler(f->db->sql, 0, NULL, NULL);
-    /* A fault may have rolled the transaction back already: a call that
-     * answers then fails at its commit, as a request does (ledger_commit:
-     * db_stmt hands out no statement once the transaction is gone). */
-    if (sqlite3_get_autocommit(f->db->sql)) {
-        *dig = 0;
-        if (rc == LEDGER_OK)
-            rc = ledger_error_set(err, 500, "internal", NULL, "the transaction is gone");
-    } else {
-        *dig = digest(f->db);
-    }
+    /* A fault may have rolled the transaction back already, or failed a
+     * bind: the call then fails with a 500 whatever it answered, as a
+     * request does (ledger_commit, and dispatch for a call's own error). */
+    *dig = sqlite3_get_autocommit(f->db->sql) ? 0 : digest(f->db);
+    if (ledger_txn_failed(f->db, &failed))
+        rc = LEDGER_ERR, *err = failed;  /* as fcgi/dispatch.c reports it */
     ledger_rollback(f->db);
     strip_times(out);
     if (rc == LEDGER_OK)
@@ -232,9 +222,9 @@ static void sweep_one(struct fixture *f, const char *name, call_fn *fn, enum fau
             break;
     }
     ok(bad_ok == 0 && bad_status == 0,
-       "%s: %s %ld of its %s, it fails with a 500 or answers as without"
+       "%s: %s %ld %ss (one in %ld), it fails with a 500 or answers as without"
        " (%ld otherwise answered, %ld other statuses)", name, what, runs - 1,
-       fault == FAULT_INTERRUPT ? "steps" : "allocations", bad_ok, bad_status);
+       fault == FAULT_INTERRUPT ? "step" : "allocation", stride, bad_ok, bad_status);
     free(want);
 }
 
@@ -245,8 +235,7 @@ static void sweep(struct fixture *f, const char *name, call_fn *fn)
     if (only && strcmp(only, name) != 0)
         return;
     sweep_one(f, name, fn, FAULT_INTERRUPT);
-    if (getenv("SWEEP_NOMEM"))
-        sweep_one(f, name, fn, FAULT_NOMEM);
+    sweep_one(f, name, fn, FAULT_NOMEM);
 }
 
 /* A fixture call's answer (NULL, said, when it fails). */
