@@ -242,7 +242,13 @@ int ledger_balance_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *er
         goto out;
     }
     cJSON_ArrayForEach(p, json_get(people, "items")) {
-        all.r[i].id = (int64_t)json_get(p, "id")->valuedouble;
+        const cJSON *id = json_get(p, "id");
+
+        if (!cJSON_IsNumber(id)) {  /* memory ran out making the list */
+            ledger_error_set(err, 500, "internal", NULL, "out of memory");
+            goto out;
+        }
+        all.r[i].id = (int64_t)id->valuedouble;
         all.r[i++].who = p;
     }
     all.n = n;

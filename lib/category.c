@@ -114,6 +114,22 @@ static const char SQL_CATEGORY_USAGE[] =
     " WHERE owner_id = ? AND reconciled_with_id IS NULL AND eff_category IS NOT NULL"
     " GROUP BY eff_category ORDER BY eff_category";
 
+/* One category's row added to items, or NULL when memory ran out (never
+ * a row with a part left out: the usage count finds rows by "category"). */
+static cJSON *add_category(cJSON *items, const char *name, int is_builtin, double count)
+{
+    cJSON *row = cJSON_CreateObject();
+
+    if (row == NULL || !cJSON_AddStringToObject(row, "category", name)
+        || !cJSON_AddBoolToObject(row, "builtin", is_builtin)
+        || !cJSON_AddNumberToObject(row, "usage_count", count)
+        || !cJSON_AddItemToArray(items, row)) {
+        cJSON_Delete(row);
+        return NULL;
+    }
+    return row;
+}
+
 int ledger_categories_list(ledger_db *db, int64_t user_id, cJSON **out,
                            ledger_error *err)
 {
@@ -123,14 +139,9 @@ int ledger_categories_list(ledger_db *db, int64_t user_id, cJSON **out,
 
     if (doc == NULL || (items = cJSON_AddArrayToObject(doc, "items")) == NULL)
         goto oom;
-    for (i = 0; builtin[i]; i++) {
-        if ((row = cJSON_CreateObject()) == NULL)
+    for (i = 0; builtin[i]; i++)
+        if (add_category(items, builtin[i], 1, 0) == NULL)
             goto oom;
-        cJSON_AddItemToArray(items, row);
-        cJSON_AddStringToObject(row, "category", builtin[i]);
-        cJSON_AddBoolToObject(row, "builtin", 1);
-        cJSON_AddNumberToObject(row, "usage_count", 0);
-    }
     st = db_stmt(db, SQL_CATEGORY_USAGE, err);
     if (st == NULL)
         goto fail;
@@ -139,16 +150,14 @@ int ledger_categories_list(ledger_db *db, int64_t user_id, cJSON **out,
         const char *name = (const char *)sqlite3_column_text(st, 0);
         double count = (double)sqlite3_column_int64(st, 1);
 
+        if (name == NULL)
+            goto oom;
         cJSON_ArrayForEach(row, items)
             if (strcmp(json_get(row, "category")->valuestring, name) == 0)
                 break;
         if (row == NULL) {
-            if ((row = cJSON_CreateObject()) == NULL)
+            if (add_category(items, name, 0, count) == NULL)
                 goto oom;
-            cJSON_AddItemToArray(items, row);
-            cJSON_AddStringToObject(row, "category", name);
-            cJSON_AddBoolToObject(row, "builtin", 0);
-            cJSON_AddNumberToObject(row, "usage_count", count);
         } else {
             cJSON_SetNumberValue(json_get(row, "usage_count"), count);
         }

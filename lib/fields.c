@@ -250,8 +250,11 @@ int field_id_array(const cJSON *obj, const char *name, size_t max, cJSON **ids,
     qsort(v, n, sizeof *v, cmp_int64);
     out = cJSON_CreateArray();
     for (k = 0; out && k < n; k++)
-        if (k == 0 || v[k] != v[k - 1])
-            cJSON_AddItemToArray(out, cJSON_CreateNumber((double)v[k]));
+        if ((k == 0 || v[k] != v[k - 1])
+            && !cJSON_AddItemToArray(out, cJSON_CreateNumber((double)v[k]))) {
+            cJSON_Delete(out);  /* never a selection with an id left out */
+            out = NULL;
+        }
     free(v);
     if (out == NULL)
         return ledger_error_set(err, 500, "internal", NULL, "out of memory");

@@ -262,13 +262,16 @@ static int parse_container(struct reader *r, int object, cJSON **out)
             free(key);
             goto bad;
         }
-        if (object) {
-            /* The first of repeated keys wins, as cJSON_GetObjectItem finds it. */
-            cJSON_AddItemToObject(c, key, v);
+        /* The first of repeated keys wins, as cJSON_GetObjectItem finds
+         * it.  An item cJSON has no memory to add is an error, not a
+         * member left out of the body. */
+        if (object ? !cJSON_AddItemToObject(c, key, v) : !cJSON_AddItemToArray(c, v)) {
             free(key);
-        } else {
-            cJSON_AddItemToArray(c, v);
+            cJSON_Delete(v);
+            ledger_error_set(r->err, 500, "internal", NULL, "out of memory");
+            goto bad;
         }
+        free(key);
         skip_ws(r);
         if (r->p < r->end && *r->p == ',') {
             r->p++;

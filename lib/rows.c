@@ -30,12 +30,16 @@ int db_list(ledger_db *db, sqlite3_stmt *st, cJSON *(*row)(sqlite3_stmt *), cJSO
             ledger_error *err)
 {
     cJSON *doc = cJSON_CreateObject(), *items = cJSON_AddArrayToObject(doc, "items"), *o;
-    int rc;
+    int rc = SQLITE_ROW;
 
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    /* Each row added, or out of memory: never a list with rows left out. */
+    while (items && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         if ((o = row(st)) == NULL)
             break;
-        cJSON_AddItemToArray(items, o);
+        if (!cJSON_AddItemToArray(items, o)) {
+            cJSON_Delete(o);
+            break;
+        }
     }
     db_stmt_done(st);
     if (rc != SQLITE_DONE) {

@@ -147,6 +147,10 @@ static const char SQL_EFF_MERCHANT[] = "SELECT eff_merchant FROM transactions WH
 
 /* ---- rules as JSON, checked -------------------------------------------------------- */
 
+/* The rule of a row, or NULL when memory ran out: never one with a part
+ * left out, which a run would take as it is (its conditions read as none
+ * matched every row). */
+#define RULE_KEYS 9
 static cJSON *rule_json(sqlite3_stmt *st)
 {
     cJSON *o = cJSON_CreateObject(), *c = NULL, *a = NULL;
@@ -154,17 +158,26 @@ static cJSON *rule_json(sqlite3_stmt *st)
     const char *at = (const char *)sqlite3_column_text(st, 5);
     ledger_error e;
 
-    cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
-    json_text_col(o, "name", st, 2);
-    cJSON_AddBoolToObject(o, "enabled", sqlite3_column_int(st, 6));
-    cJSON_AddBoolToObject(o, "manual_only", sqlite3_column_int(st, 7));
-    json_text_col(o, "match", st, 3);
-    ledger_json_parse(ct, strlen(ct), &c, &e);
-    ledger_json_parse(at, strlen(at), &a, &e);
-    cJSON_AddItemToObject(o, "conditions", c ? c : cJSON_CreateArray());
-    cJSON_AddItemToObject(o, "actions", a ? a : cJSON_CreateArray());
-    json_text_col(o, "created_at", st, 8);
-    json_text_col(o, "updated_at", st, 9);
+    if (o && ct && at && ledger_json_parse(ct, strlen(ct), &c, &e) == LEDGER_OK
+        && ledger_json_parse(at, strlen(at), &a, &e) == LEDGER_OK) {
+        cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
+        json_text_col(o, "name", st, 2);
+        cJSON_AddBoolToObject(o, "enabled", sqlite3_column_int(st, 6));
+        cJSON_AddBoolToObject(o, "manual_only", sqlite3_column_int(st, 7));
+        json_text_col(o, "match", st, 3);
+        if (cJSON_AddItemToObject(o, "conditions", c))
+            c = NULL;
+        if (cJSON_AddItemToObject(o, "actions", a))
+            a = NULL;
+        json_text_col(o, "created_at", st, 8);
+        json_text_col(o, "updated_at", st, 9);
+    }
+    if (c || a || cJSON_GetArraySize(o) != RULE_KEYS) {
+        cJSON_Delete(c);
+        cJSON_Delete(a);
+        cJSON_Delete(o);
+        return NULL;
+    }
     return o;
 }
 
@@ -323,8 +336,11 @@ static int rule_load(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_
     sqlite3_bind_int64(st, 1, id);
     rc = sqlite3_step(st);
     *out = NULL;
-    if (rc == SQLITE_ROW && (mine = sqlite3_column_int64(st, 1) == me))
-        *out = rule_json(st);
+    if (rc == SQLITE_ROW && (mine = sqlite3_column_int64(st, 1) == me)
+        && (*out = rule_json(st)) == NULL) {
+        db_stmt_done(st);
+        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+    }
     db_stmt_done(st);
     if (rc == SQLITE_DONE)
         return ledger_error_set(err, 404, "not_found", NULL, "no such rule");
@@ -603,6 +619,8 @@ static int match_ids(ledger_db *db, int64_t me, const struct prepared *p, const 
 
     *ids = NULL;
     *n = 0;
+    if (binds == NULL)
+        goto oom;
     if (exec1(db, SQL_IDS_CLEAR, NULL, 0, err))
         goto out;
     if (sqlbuf_put(&b, "INSERT INTO temp.rule_matches (id)"
@@ -630,6 +648,10 @@ static int match_ids(ledger_db *db, int64_t me, const struct prepared *p, const 
         db_error(db, err, "rule match");
         goto out;
     }
+    /* Every value went into binds as the SQL took its "?": one cJSON had
+     * no memory to add would move each later value to another's place. */
+    if (sqlite3_bind_parameter_count(st) != 1 + cJSON_GetArraySize(binds))
+        goto oom;
     sqlite3_bind_int64(st, 1, me);
     rule_bind(db, st, 2, binds);
     if (sqlite3_step(st) != SQLITE_DONE) {
@@ -903,6 +925,10 @@ int ledger_rule_apply_all(ledger_db *db, int64_t me, cJSON **out, ledger_error *
         int64_t *ids = NULL;
         size_t n = 0;
 
+        if (copy == NULL) {
+            ledger_error_set(err, 500, "internal", NULL, "out of memory");
+            goto out;
+        }
         if (prepare(db, me, copy, &p, err)) {
             cJSON_Delete(copy);
             if (skip_rule(skipped, rule, err))
@@ -923,7 +949,16 @@ int ledger_rule_apply_all(ledger_db *db, int64_t me, cJSON **out, ledger_error *
         free(ids);
         prepared_free(&p);
         if (run) {
-            cJSON_AddItemToArray(run_ids, cJSON_CreateNumber(json_get(run, "id")->valuedouble));
+            const cJSON *id = json_get(run, "id");
+
+            /* Its id counts its rows below: a run without one (memory ran
+             * out making it) is an error, not a run left out of them. */
+            if (!cJSON_IsNumber(id)
+                || !cJSON_AddItemToArray(run_ids, cJSON_CreateNumber(id->valuedouble))) {
+                cJSON_Delete(run);
+                ledger_error_set(err, 500, "internal", NULL, "out of memory");
+                goto out;
+            }
             cJSON_AddItemToArray(runs, run);
         }
     }
@@ -1050,7 +1085,12 @@ static int rule_one(ledger_db *db, int64_t me, int64_t rule_id, const cJSON *bod
             goto out;
         if (access_txn_set(db, me, sel, "transaction_ids", err))
             goto out;
-        sel_text = cJSON_PrintUnformatted(sel);
+        /* Without it the rule would run by its conditions, not on the
+         * selection. */
+        if ((sel_text = cJSON_PrintUnformatted(sel)) == NULL) {
+            ledger_error_set(err, 500, "internal", NULL, "out of memory");
+            goto out;
+        }
     } else if (cJSON_IsTrue(json_get(rule, "manual_only"))) {
         /* Its conditions are ignored when it runs, so a preview by them
          * would show rows it never touches (every row, with none). */

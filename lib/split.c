@@ -137,7 +137,11 @@ int split_write(ledger_db *db, int64_t txn_id, const struct split_set *s, ledger
             goto out;
         }
         db_stmt_done(st);
-        cJSON_AddItemToArray(keep, cJSON_CreateNumber((double)s->v[i].participant_id));
+        /* One left out of keep would have its share pruned below. */
+        if (!cJSON_AddItemToArray(keep, cJSON_CreateNumber((double)s->v[i].participant_id))) {
+            ledger_error_set(err, 500, "internal", NULL, "out of memory");
+            goto out;
+        }
     }
     text = cJSON_PrintUnformatted(keep);
     if (text == NULL || (st = db_stmt(db, SQL_SPLIT_PRUNE, err)) == NULL) {

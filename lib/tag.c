@@ -171,6 +171,10 @@ int ledger_tag_update(ledger_db *db, int64_t user_id, int64_t tag_id, const cJSO
          * and no other tag can take it. */
         if (tag_get(db, tag_id, &cur, err))
             return LEDGER_ERR;
+        if (!cJSON_IsString(json_get(cur, "name"))) {  /* memory ran out reading it */
+            cJSON_Delete(cur);
+            return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        }
         is_csv = strcmp(json_get(cur, "name")->valuestring, LEDGER_TAG_CSV_IMPORT) == 0;
         cJSON_Delete(cur);
         to_csv = strcasecmp(name, LEDGER_TAG_CSV_IMPORT) == 0;

@@ -147,6 +147,50 @@ static void print_trees(void)
 #define GOOD(s, why) good(s, sizeof(s) - 1, why)
 #define BAD(s, why) bad(s, sizeof(s) - 1, why)
 
+/* cJSON's allocator, failing its k-th allocation once armed. */
+static long fail_at, allocations;
+
+static void *failing_malloc(size_t n)
+{
+    return fail_at && ++allocations == fail_at ? NULL : malloc(n);
+}
+
+/* Out of memory at each of cJSON's allocations in turn, a body parses
+ * whole or not at all: a member cJSON had no memory to add was left out
+ * and the body taken without it (a PATCH would have dropped a field). */
+static void parse_out_of_memory(void)
+{
+    static const char body[] = "{\"date\": \"2026-03-01\", \"amount\": 12.5,"
+                               " \"tags\": [1, 2, {\"x\": null}], \"note\": \"n\"}";
+    cJSON_Hooks hooks = { failing_malloc, free };
+    cJSON *want = NULL, *doc;
+    ledger_error err;
+    long partial = 0, not_500 = 0, swept;
+
+    ledger_json_parse(body, strlen(body), &want, &err);
+    cJSON_InitHooks(&hooks);
+    for (fail_at = 1;; fail_at++) {
+        allocations = 0;
+        doc = NULL;
+        ledger_error_clear(&err);
+        if (ledger_json_parse(body, strlen(body), &doc, &err) == LEDGER_OK) {
+            partial += !cJSON_Compare(doc, want, 1);
+        } else {
+            not_500 += err.status != 500;
+        }
+        cJSON_Delete(doc);
+        if (allocations < fail_at)
+            break;
+    }
+    swept = fail_at - 1;
+    fail_at = 0;
+    cJSON_InitHooks(NULL);
+    ok(want && partial == 0 && not_500 == 0,
+       "out of memory at each of %ld allocations, a body parses whole or fails with a 500"
+       " (%ld partial, %ld other statuses)", swept, partial, not_500);
+    cJSON_Delete(want);
+}
+
 int main(void)
 {
     cJSON *doc = NULL;
@@ -256,5 +300,6 @@ int main(void)
 
     print_numbers();
     print_trees();
+    parse_out_of_memory();
     return done_testing();
 }
