@@ -742,10 +742,15 @@ static int act_on_all(ledger_db *db, int64_t me, const struct prepared *p, const
                     return LEDGER_ERR;
                 sqlite3_bind_int64(st, 1, ids[i]);
                 db_bind_text(db, st, 2, folded);
+                /* A row changed but not listed would be marked unchanged,
+                 * and its revert skipped: out of memory is the run's end
+                 * (the step it set was overwritten by the next step). */
                 while ((step = sqlite3_step(st)) == SQLITE_ROW)
                     if (changed && changed_add(changed, ids[i]))
-                        step = SQLITE_NOMEM;
-                if (step != SQLITE_DONE)
+                        break;
+                if (step == SQLITE_ROW)
+                    rc = ledger_error_set(err, 500, "internal", NULL, "out of memory");
+                else if (step != SQLITE_DONE)
                     rc = db_error(db, err, "rule action");
                 db_stmt_done(st);
             }

@@ -45,7 +45,7 @@ struct fixture {
 /* The fault: SQLite stops the call at its k-th virtual machine step (a
  * progress handler), or fails its k-th allocation (SQLite's allocator,
  * wrapped: the library's own malloc and cJSON's are not swept). */
-enum fault { FAULT_INTERRUPT, FAULT_NOMEM, FAULT_CJSON };
+enum fault { FAULT_INTERRUPT, FAULT_NOMEM, FAULT_CJSON, FAULT_LIBC };
 struct sweep {
     enum fault fault;
     long k, steps;
@@ -90,6 +90,44 @@ static void *cjson_malloc(size_t n)
     if (armed_cjson && ++armed_cjson->steps == armed_cjson->k)
         return fault_hit();
     return malloc(n);
+}
+
+/* And the library's own: the test links with --wrap for malloc, calloc,
+ * realloc and strdup (Makefile.am), which reroutes the calls of its own
+ * objects and of libledger.a's, not those inside SQLite's or cJSON's. */
+static struct sweep *armed_libc;
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t m);
+void *__real_realloc(void *p, size_t n);
+char *__real_strdup(const char *s);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t m);
+void *__wrap_realloc(void *p, size_t n);
+char *__wrap_strdup(const char *s);
+
+static int libc_fails(void)
+{
+    return armed_libc && ++armed_libc->steps == armed_libc->k && fault_hit() == NULL;
+}
+
+void *__wrap_malloc(size_t n)
+{
+    return libc_fails() ? NULL : __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t n, size_t m)
+{
+    return libc_fails() ? NULL : __real_calloc(n, m);
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+    return libc_fails() ? NULL : __real_realloc(p, n);
+}
+
+char *__wrap_strdup(const char *s)
+{
+    return libc_fails() ? NULL : __real_strdup(s);
 }
 
 /* Before SQLite starts: its allocator with a failure that can be armed. */
@@ -186,9 +224,12 @@ static int run_once(struct fixture *f, call_fn *fn, struct sweep *s, char **text
         armed = s;
     if (s && s->fault == FAULT_CJSON)
         armed_cjson = s;
+    if (s && s->fault == FAULT_LIBC)
+        armed_libc = s;
     rc = fn(f, &out, err);
     armed = NULL;
     armed_cjson = NULL;
+    armed_libc = NULL;
     sqlite3_progress_handler(f->db->sql, 0, NULL, NULL);
     /* A fault may have rolled the transaction back already, or failed a
      * bind: the call then fails with a 500 whatever it answered, as a
@@ -251,19 +292,21 @@ static void sweep_one(struct fixture *f, const char *name, call_fn *fn, enum fau
     free(want);
 }
 
-/* cJSON's allocations failing one by one, the rows only: an answer may
- * still lack a part cJSON had no memory for, and what an unchecked add
- * was handed leaks (neither is swept yet: the leak checkers are told to
- * look away, and valgrind's run skips this), but a write must write what
- * it would or nothing.  A rule read without its conditions had matched
- * every row; a quick action without its selection ran by its conditions;
- * a split pruned a share it had just written. */
-static void sweep_rows(struct fixture *f, const char *name, call_fn *fn)
+/* cJSON's allocations, or the library's own, failing one by one, the
+ * rows only: an answer may still lack a part cJSON had no memory for, and
+ * what an unchecked add was handed leaks (neither is swept yet: the leak
+ * checkers are told to look away, and valgrind's run skips this), but a
+ * write must write what it would or nothing.  A rule read without its
+ * conditions had matched every row; a quick action without its
+ * selection ran by its conditions; a split pruned a share it had just
+ * written; a refund rule's run marked a row it changed unchanged. */
+static void sweep_rows(struct fixture *f, const char *name, call_fn *fn, enum fault fault)
 {
     char *want, *got;
     uint64_t want_dig, got_dig;
     ledger_error err;
-    struct sweep s = { FAULT_CJSON, 0, 0 };
+    struct sweep s = { fault, 0, 0 };
+    const char *who = fault == FAULT_CJSON ? "cJSON" : "the library";
     long other_rows = 0, runs = 0;
     const char *only = getenv("SWEEP_ONLY");
 
@@ -282,13 +325,13 @@ static void sweep_rows(struct fixture *f, const char *name, call_fn *fn)
         rc = run_once(f, fn, &s, &got, &got_dig, &err);
         LEAKS_IGNORED_END();
         if (rc == LEDGER_OK && got_dig != want_dig && other_rows++ == 0)
-            printf("# %s: cJSON out of memory at %ld, it wrote other rows\n", name, s.k);
+            printf("# %s: %s out of memory at %ld, it wrote other rows\n", name, who, s.k);
         free(got);
         if (s.steps < s.k)
             break;
     }
-    ok(other_rows == 0, "%s: cJSON out of memory at %ld allocations, it writes what it would"
-       " or nothing (%ld wrote other rows)", name, runs - 1, other_rows);
+    ok(other_rows == 0, "%s: %s out of memory at %ld allocations, it writes what it would"
+       " or nothing (%ld wrote other rows)", name, who, runs - 1, other_rows);
     free(want);
 }
 
@@ -300,7 +343,8 @@ static void sweep(struct fixture *f, const char *name, call_fn *fn)
         return;
     sweep_one(f, name, fn, FAULT_INTERRUPT);
     sweep_one(f, name, fn, FAULT_NOMEM);
-    sweep_rows(f, name, fn);
+    sweep_rows(f, name, fn, FAULT_CJSON);
+    sweep_rows(f, name, fn, FAULT_LIBC);
 }
 
 /* A fixture call's answer (NULL, said, when it fails). */
