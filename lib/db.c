@@ -718,13 +718,13 @@ int ledger_begin(ledger_db *db, int write, ledger_error *err)
 
 int ledger_commit(ledger_db *db, ledger_error *err)
 {
-    /* The rows written are indexed for search as one statement (schema
-     * 0017), once there are enough of them (see SEARCH_FLUSH_ROWS); a
-     * failure is the commit's. */
     if (ledger_txn_failed(db, err)) {
         ledger_rollback(db);
         return LEDGER_ERR;
     }
+    /* The rows written are indexed for search as one statement (schema
+     * 0017), once there are enough of them (see SEARCH_FLUSH_ROWS); a
+     * failure is the commit's. */
     if (search_flush(db, SEARCH_FLUSH_ROWS, err) || db_step_once(db, "COMMIT", "commit", err)) {
         ledger_rollback(db);
         return LEDGER_ERR;

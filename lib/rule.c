@@ -148,8 +148,8 @@ static const char SQL_EFF_MERCHANT[] = "SELECT eff_merchant FROM transactions WH
 /* ---- rules as JSON, checked -------------------------------------------------------- */
 
 /* The rule of a row, or NULL when memory ran out: never one with a part
- * left out, which a run would take as it is (its conditions read as none
- * matched every row). */
+ * left out, which a run would take as it is (a rule whose conditions were
+ * read as none matched every row). */
 #define RULE_KEYS 9
 static cJSON *rule_json(sqlite3_stmt *st)
 {
