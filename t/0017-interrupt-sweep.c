@@ -6,13 +6,16 @@
  * run once for its answer and the database it leaves, then again and
  * again with SQLite interrupted at its 1st, 2nd, 3rd... virtual machine
  * step (a progress handler), and again with SQLite's 1st, 2nd, 3rd...
- * allocation failing, the way SQLite's own tests sweep a fault; each run
- * in a transaction rolled back after, as a request's is.  A run that
- * succeeds must give the same answer and leave the same rows as the
- * first; one that fails must say 500, as a request would report it
- * (ledger_txn_failed).  SWEEP_ONLY=name sweeps one call; fault_hit is
- * where a debugger stops at an injected allocation failure.
+ * allocation failing, then cJSON's and the library's own, the way
+ * SQLite's own tests sweep a fault; each run in a transaction rolled back
+ * after, as a request's is.  A run that succeeds must give the same
+ * answer and leave the same rows as the first; one that fails must say
+ * 500, as a request would report it (ledger_txn_failed).  For cJSON's
+ * and the library's allocations only the rows are held (see sweep_one).
+ * SWEEP_ONLY=name sweeps one call; fault_hit is where a debugger stops
+ * at an injected fault.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +26,7 @@
 #include "sqltest.h"
 #include "tap.h"
 
-/* See sweep_rows: what cJSON's failures leak is not this test's to find. */
+/* See sweep_one: what cJSON's failures leak is not this test's to find. */
 #ifdef __SANITIZE_ADDRESS__
 #include <sanitizer/lsan_interface.h>
 #define LEAKS_IGNORED_BEGIN() __lsan_disable()
@@ -42,60 +45,57 @@ struct fixture {
     size_t ofx_len;
 };
 
-/* The fault: SQLite stops the call at its k-th virtual machine step (a
- * progress handler), or fails its k-th allocation (SQLite's allocator,
- * wrapped: the library's own malloc and cJSON's are not swept). */
+/* The fault: SQLite stopped at its k-th virtual machine step (a progress
+ * handler), or the k-th allocation failing: SQLite's (its allocator,
+ * wrapped), cJSON's (its hooks), or the library's own (the test links
+ * with --wrap for malloc, calloc, realloc and strdup, see Makefile.am,
+ * which reroutes the calls of its own objects and of libledger.a's, not
+ * those inside SQLite's or cJSON's). */
 enum fault { FAULT_INTERRUPT, FAULT_NOMEM, FAULT_CJSON, FAULT_LIBC };
 struct sweep {
     enum fault fault;
     long k, steps;
 };
 
-static int progress(void *p)
-{
-    struct sweep *s = p;
-
-    return ++s->steps == s->k;
-}
-
-static sqlite3_mem_methods real_mem;
-static struct sweep *armed;  /* the sweep whose allocations count, or NULL */
+static struct sweep *armed;  /* the sweep under way in a call, or NULL */
 
 /* Where a failure is injected: a breakpoint for a debugger (with
  * SWEEP_ONLY naming the one call to sweep). */
-__attribute__((noinline)) static void *fault_hit(void)
+__attribute__((noinline)) static int fault_hit(void)
 {
-    return NULL;
+    return 1;
 }
+
+/* Whether a fault of this kind strikes now: the armed sweep's k-th. */
+static int strikes(enum fault kind)
+{
+    return armed && armed->fault == kind && ++armed->steps == armed->k && fault_hit();
+}
+
+static int progress(void *unused)
+{
+    (void)unused;
+    return strikes(FAULT_INTERRUPT);
+}
+
+static sqlite3_mem_methods real_mem;
 
 static void *mem_malloc(int n)
 {
-    if (armed && ++armed->steps == armed->k)
-        return fault_hit();
-    return real_mem.xMalloc(n);
+    return strikes(FAULT_NOMEM) ? NULL : real_mem.xMalloc(n);
 }
 
 static void *mem_realloc(void *p, int n)
 {
-    if (armed && ++armed->steps == armed->k)
-        return fault_hit();
-    return real_mem.xRealloc(p, n);
+    return strikes(FAULT_NOMEM) ? NULL : real_mem.xRealloc(p, n);
 }
 
-/* cJSON's allocator too (ledger.h: it must stay malloc and free). */
-static struct sweep *armed_cjson;
-
+/* cJSON's allocator (ledger.h: it must stay malloc and free). */
 static void *cjson_malloc(size_t n)
 {
-    if (armed_cjson && ++armed_cjson->steps == armed_cjson->k)
-        return fault_hit();
-    return malloc(n);
+    return strikes(FAULT_CJSON) ? NULL : malloc(n);
 }
 
-/* And the library's own: the test links with --wrap for malloc, calloc,
- * realloc and strdup (Makefile.am), which reroutes the calls of its own
- * objects and of libledger.a's, not those inside SQLite's or cJSON's. */
-static struct sweep *armed_libc;
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t m);
 void *__real_realloc(void *p, size_t n);
@@ -105,29 +105,24 @@ void *__wrap_calloc(size_t n, size_t m);
 void *__wrap_realloc(void *p, size_t n);
 char *__wrap_strdup(const char *s);
 
-static int libc_fails(void)
-{
-    return armed_libc && ++armed_libc->steps == armed_libc->k && fault_hit() == NULL;
-}
-
 void *__wrap_malloc(size_t n)
 {
-    return libc_fails() ? NULL : __real_malloc(n);
+    return strikes(FAULT_LIBC) ? NULL : __real_malloc(n);
 }
 
 void *__wrap_calloc(size_t n, size_t m)
 {
-    return libc_fails() ? NULL : __real_calloc(n, m);
+    return strikes(FAULT_LIBC) ? NULL : __real_calloc(n, m);
 }
 
 void *__wrap_realloc(void *p, size_t n)
 {
-    return libc_fails() ? NULL : __real_realloc(p, n);
+    return strikes(FAULT_LIBC) ? NULL : __real_realloc(p, n);
 }
 
 char *__wrap_strdup(const char *s)
 {
-    return libc_fails() ? NULL : __real_strdup(s);
+    return strikes(FAULT_LIBC) ? NULL : __real_strdup(s);
 }
 
 /* Before SQLite starts: its allocator with a failure that can be armed. */
@@ -141,6 +136,16 @@ static int mem_install(void)
     m.xMalloc = mem_malloc;
     m.xRealloc = mem_realloc;
     return sqlite3_config(SQLITE_CONFIG_MALLOC, &m) == SQLITE_OK ? 0 : -1;
+}
+
+/* Whether a column or key holds a time (created_at and the like): the
+ * clock's, not the call's, so a run a second later (valgrind's are slow)
+ * writes and answers another. */
+static int is_time(const char *name)
+{
+    size_t len = name ? strlen(name) : 0;
+
+    return len > 3 && strcmp(name + len - 3, "_at") == 0;
 }
 
 /* A digest of the rows a call may write: every column of every row of
@@ -169,14 +174,11 @@ static uint64_t digest(ledger_db *db)
             int c;
 
             for (c = 0; c < sqlite3_column_count(st); c++) {
-                const char *col = sqlite3_column_name(st, c);
-                size_t len = strlen(col);
                 const unsigned char *v;
 
-                if (len > 3 && strcmp(col + len - 3, "_at") == 0)
-                    continue;  /* the clock's, not the call's */
+                if (is_time(sqlite3_column_name(st, c)))
+                    continue;
                 v = sqlite3_column_text(st, c);
-
                 h = hash_bytes(h, v ? (const char *)v : "\1", v ? (size_t)sqlite3_column_bytes(st, c) : 1);
                 h = hash_bytes(h, "\0", 1);
             }
@@ -186,17 +188,14 @@ static uint64_t digest(ledger_db *db)
     return h;
 }
 
-/* Takes the times out of an answer, as digest does of the rows: a run a
- * second later (valgrind's are slow) stamps a new row with another. */
+/* Takes the times out of an answer, as digest does of the rows. */
 static void strip_times(cJSON *o)
 {
     cJSON *c = o ? o->child : NULL, *next;
 
     for (; c; c = next) {
-        size_t len = c->string ? strlen(c->string) : 0;
-
         next = c->next;
-        if (len > 3 && strcmp(c->string + len - 3, "_at") == 0)
+        if (is_time(c->string))
             cJSON_Delete(cJSON_DetachItemViaPointer(o, c));
         else
             strip_times(c);
@@ -219,17 +218,10 @@ static int run_once(struct fixture *f, call_fn *fn, struct sweep *s, char **text
     if (ledger_begin(f->db, 1, err))
         return LEDGER_ERR;
     if (s && s->fault == FAULT_INTERRUPT)
-        sqlite3_progress_handler(f->db->sql, 1, progress, s);
-    if (s && s->fault == FAULT_NOMEM)
-        armed = s;
-    if (s && s->fault == FAULT_CJSON)
-        armed_cjson = s;
-    if (s && s->fault == FAULT_LIBC)
-        armed_libc = s;
+        sqlite3_progress_handler(f->db->sql, 1, progress, NULL);
+    armed = s;
     rc = fn(f, &out, err);
     armed = NULL;
-    armed_cjson = NULL;
-    armed_libc = NULL;
     sqlite3_progress_handler(f->db->sql, 0, NULL, NULL);
     /* A fault may have rolled the transaction back already, or failed a
      * bind: the call then fails with a 500 whatever it answered, as a
@@ -245,93 +237,74 @@ static int run_once(struct fixture *f, call_fn *fn, struct sweep *s, char **text
     return rc;
 }
 
-/* Every step; under valgrind (make check-valgrind), which is some fifty
+/* Every point; under valgrind (make check-valgrind), which is some fifty
  * times slower, every STRIDE_VALGRIND-th: its errors are in the paths
- * the failures take, which neighbouring steps mostly share. */
+ * the failures take, which neighbouring points mostly share. */
 #define STRIDE_VALGRIND 5
 
+/* SQLite's faults are held to the whole rule: a run that succeeds gives
+ * the undisturbed answer and rows, one that fails says 500.  cJSON's and
+ * the library's own allocations, the rows only: an answer may still lack
+ * a part cJSON had no memory for, and what an unchecked add was handed
+ * leaks (neither is swept yet: the leak checkers are told to look away,
+ * and valgrind's run skips these), but a write must write what it would
+ * or nothing.  A rule read without its conditions had matched every row;
+ * a quick action without its selection ran by its conditions; a split
+ * pruned a share it had just written; a refund rule's run marked a row
+ * it changed unchanged. */
 static void sweep_one(struct fixture *f, const char *name, call_fn *fn, enum fault fault)
 {
-    char *want, *got;
-    uint64_t want_dig, got_dig;
-    ledger_error err;
-    struct sweep s;
-    long bad_ok = 0, bad_status = 0, runs = 0;
-    long stride = getenv("LEDGER_VALGRIND") ? STRIDE_VALGRIND : 1;
-
-    const char *what = fault == FAULT_INTERRUPT ? "interrupted at" : "out of memory at";
-
-    if (run_once(f, fn, NULL, &want, &want_dig, &err)) {
-        ok(0, "%s: the call itself fails: %d %s", name, err.status, err.message);
-        return;
-    }
-    s.fault = fault;
-    for (s.k = 1;; s.k += stride) {
-        s.steps = 0;
-        runs++;
-        if (run_once(f, fn, &s, &got, &got_dig, &err) == LEDGER_OK) {
-            if (strcmp(got, want) != 0 || got_dig != want_dig) {
-                if (bad_ok++ == 0)
-                    printf("# %s: %s step %ld, it succeeded with %s%s\n", name, what, s.k,
-                           strcmp(got, want) ? "another answer: " : "other rows written",
-                           strcmp(got, want) ? got : "");
-            }
-        } else if (err.status != 500) {
-            if (bad_status++ == 0)
-                printf("# %s: %s step %ld, it answered %d %s\n", name, what, s.k,
-                       err.status, err.message);
-        }
-        free(got);
-        if (s.steps < s.k)  /* it finished before the k-th step: swept */
-            break;
-    }
-    ok(bad_ok == 0 && bad_status == 0,
-       "%s: %s %ld %ss (one in %ld), it fails with a 500 or answers as without"
-       " (%ld otherwise answered, %ld other statuses)", name, what, runs - 1,
-       fault == FAULT_INTERRUPT ? "step" : "allocation", stride, bad_ok, bad_status);
-    free(want);
-}
-
-/* cJSON's allocations, or the library's own, failing one by one, the
- * rows only: an answer may still lack a part cJSON had no memory for, and
- * what an unchecked add was handed leaks (neither is swept yet: the leak
- * checkers are told to look away, and valgrind's run skips this), but a
- * write must write what it would or nothing.  A rule read without its
- * conditions had matched every row; a quick action without its
- * selection ran by its conditions; a split pruned a share it had just
- * written; a refund rule's run marked a row it changed unchanged. */
-static void sweep_rows(struct fixture *f, const char *name, call_fn *fn, enum fault fault)
-{
+    static const char *const what[] = {
+        [FAULT_INTERRUPT] = "interrupted at", [FAULT_NOMEM] = "out of memory at",
+        [FAULT_CJSON] = "cJSON out of memory at", [FAULT_LIBC] = "the library out of memory at",
+    };
+    int rows_only = fault == FAULT_CJSON || fault == FAULT_LIBC;
     char *want, *got;
     uint64_t want_dig, got_dig;
     ledger_error err;
     struct sweep s = { fault, 0, 0 };
-    const char *who = fault == FAULT_CJSON ? "cJSON" : "the library";
-    long other_rows = 0, runs = 0;
-    const char *only = getenv("SWEEP_ONLY");
+    long bad_ok = 0, bad_status = 0, runs = 0;
+    long stride = getenv("LEDGER_VALGRIND") ? STRIDE_VALGRIND : 1;
 
-    if ((only && strcmp(only, name) != 0) || getenv("LEDGER_VALGRIND"))
+    if (rows_only && getenv("LEDGER_VALGRIND"))
         return;
     if (run_once(f, fn, NULL, &want, &want_dig, &err)) {
         ok(0, "%s: the call itself fails: %d %s", name, err.status, err.message);
         return;
     }
-    for (s.k = 1;; s.k++) {
-        int rc;
+    for (s.k = 1;; s.k += stride) {
+        int rc, other_answer;
 
         s.steps = 0;
         runs++;
-        LEAKS_IGNORED_BEGIN();
+        if (rows_only)
+            LEAKS_IGNORED_BEGIN();
         rc = run_once(f, fn, &s, &got, &got_dig, &err);
-        LEAKS_IGNORED_END();
-        if (rc == LEDGER_OK && got_dig != want_dig && other_rows++ == 0)
-            printf("# %s: %s out of memory at %ld, it wrote other rows\n", name, who, s.k);
+        if (rows_only)
+            LEAKS_IGNORED_END();
+        other_answer = rc == LEDGER_OK && !rows_only && strcmp(got, want) != 0;
+        if (rc == LEDGER_OK && (other_answer || got_dig != want_dig)) {
+            if (bad_ok++ == 0)
+                printf("# %s: %s %ld, it succeeded with %s%s\n", name, what[fault], s.k,
+                       other_answer ? "another answer: " : "other rows written",
+                       other_answer ? got : "");
+        } else if (rc != LEDGER_OK && !rows_only && err.status != 500) {
+            if (bad_status++ == 0)
+                printf("# %s: %s %ld, it answered %d %s\n", name, what[fault], s.k,
+                       err.status, err.message);
+        }
         free(got);
-        if (s.steps < s.k)
+        if (s.steps < s.k)  /* it finished before the k-th point: swept */
             break;
     }
-    ok(other_rows == 0, "%s: %s out of memory at %ld allocations, it writes what it would"
-       " or nothing (%ld wrote other rows)", name, who, runs - 1, other_rows);
+    if (rows_only)
+        ok(bad_ok == 0, "%s: %s each of %ld allocations, it writes what it would or nothing"
+           " (%ld wrote other rows)", name, what[fault], runs - 1, bad_ok);
+    else
+        ok(bad_ok == 0 && bad_status == 0,
+           "%s: %s %ld %ss (one in %ld), it fails with a 500 or answers as without"
+           " (%ld otherwise answered, %ld other statuses)", name, what[fault], runs - 1,
+           fault == FAULT_INTERRUPT ? "step" : "allocation", stride, bad_ok, bad_status);
     free(want);
 }
 
@@ -343,8 +316,8 @@ static void sweep(struct fixture *f, const char *name, call_fn *fn)
         return;
     sweep_one(f, name, fn, FAULT_INTERRUPT);
     sweep_one(f, name, fn, FAULT_NOMEM);
-    sweep_rows(f, name, fn, FAULT_CJSON);
-    sweep_rows(f, name, fn, FAULT_LIBC);
+    sweep_one(f, name, fn, FAULT_CJSON);
+    sweep_one(f, name, fn, FAULT_LIBC);
 }
 
 /* A fixture call's answer (NULL, said, when it fails). */
@@ -367,8 +340,15 @@ static int64_t id_of(cJSON *o)
     return v;
 }
 
-static cJSON *body(const char *json)
+/* A request body: JSON text, printf's way. */
+__attribute__((format(printf, 1, 2))) static cJSON *body(const char *fmt, ...)
 {
+    char json[1024];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(json, sizeof json, fmt, ap);
+    va_end(ap);
     return cJSON_Parse(json);
 }
 
@@ -380,7 +360,6 @@ static int setup(struct fixture *f, const char *path)
 {
     ledger_error err = { 0 };
     cJSON *b, *out = NULL;
-    char json[512];
     int created;
 
     if (ledger_open(path, &f->db, &err)
@@ -414,29 +393,25 @@ static int setup(struct fixture *f, const char *path)
              " \"payment_method\": \"card\", \"category\": \"coffee\"}");
     f->manual_done = id_of(DO("manual", ledger_txn_create(f->db, f->alice, b, &out, &err)));
     cJSON_Delete(b);
-    snprintf(json, sizeof json, "{\"matches\": [{\"manual_id\": %lld, \"statement_transaction_id\": %lld}]}",
+    b = body("{\"matches\": [{\"manual_id\": %lld, \"statement_transaction_id\": %lld}]}",
              (long long)f->manual_done,
              (long long)sql_int(f->db, "SELECT id FROM transactions WHERE description = 'CAFE ONE'"));
-    b = body(json);
     cJSON_Delete(DO("reconcile", ledger_reconcile_apply(f->db, f->alice, b, &out, &err)));
     cJSON_Delete(b);
-    snprintf(json, sizeof json, "[{\"participant_id\": %lld, \"share_percent\": 40}]", (long long)f->bob);
-    b = body(json);
+    b = body("[{\"participant_id\": %lld, \"share_percent\": 40}]", (long long)f->bob);
     cJSON_Delete(DO("split", ledger_split_set(f->db, f->alice, f->split_row, b, &out, &err)));
     cJSON_Delete(b);
     b = body("{\"name\": \"away\"}");
     f->tag = id_of(DO("tag", ledger_tag_create(f->db, f->alice, b, &out, &err)));
     cJSON_Delete(b);
-    snprintf(json, sizeof json, "{\"tag_id\": %lld}", (long long)f->tag);
-    b = body(json);
+    b = body("{\"tag_id\": %lld}", (long long)f->tag);
     cJSON_Delete(DO("tag row", ledger_txn_tag_add(f->db, f->alice, f->split_row, b, &out, &err)));
     cJSON_Delete(b);
     b = body("{\"name\": \"Away\", \"start_date\": \"2026-03-01\", \"end_date\": \"2026-03-31\"}");
     f->trip = id_of(DO("trip", ledger_trip_create(f->db, f->alice, b, &out, &err)));
     cJSON_Delete(b);
-    snprintf(json, sizeof json, "{\"transaction_ids\": [%lld, %lld]}", (long long)f->split_row,
+    b = body("{\"transaction_ids\": [%lld, %lld]}", (long long)f->split_row,
              (long long)f->stmt_free);
-    b = body(json);
     cJSON_Delete(DO("trip rows", ledger_trip_rows(f->db, f->alice, f->trip, b, 1, &out, &err)));
     cJSON_Delete(b);
     b = body("{\"name\": \"refunds\", \"conditions\": [{\"field\": \"description\", \"operator\": \"contains\","
@@ -444,17 +419,16 @@ static int setup(struct fixture *f, const char *path)
     f->refund_rule = id_of(DO("rule", ledger_rule_create(f->db, f->alice, b, &out, &err)));
     cJSON_Delete(b);
     /* A rule run to revert, a payment to delete, a budget. */
-    snprintf(json, sizeof json, "{\"name\": \"tag hotels\", \"conditions\": [{\"field\": \"merchant\","
+    b = body("{\"name\": \"tag hotels\", \"conditions\": [{\"field\": \"merchant\","
              " \"operator\": \"contains\", \"value\": \"hotel\"}], \"actions\": [{\"type\": \"add_tag\","
              " \"tag_id\": %lld}]}", (long long)f->tag);
-    b = body(json);
     f->tag_rule = id_of(DO("rule", ledger_rule_create(f->db, f->alice, b, &out, &err)));
     cJSON_Delete(b);
     out = DO("run", ledger_rule_apply(f->db, f->alice, f->tag_rule, &out, &err));
     f->tag_run = out ? (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(out, "run_id")) : 0;
     cJSON_Delete(out);
-    b = body("{\"from_participant_id\": 2, \"to_participant_id\": 1, \"date\": \"2026-03-26\","
-             " \"amount\": 7.5}");
+    b = body("{\"from_participant_id\": %lld, \"to_participant_id\": %lld, \"date\": \"2026-03-26\","
+             " \"amount\": 7.5}", (long long)f->bob, (long long)f->alice);
     f->payment = id_of(DO("payment", ledger_payment_create(f->db, f->alice, b, &out, &err)));
     cJSON_Delete(b);
     b = body("{\"date\": \"2026-03-15\", \"amount\": 9.99, \"description\": \"carl's\"}");
@@ -500,156 +474,88 @@ static struct ledger_param dated_items[] = {
 };
 static struct ledger_params dated = { dated_items, sizeof dated_items / sizeof dated_items[0] };
 
-static int reconcile_list(struct fixture *f, cJSON **out, ledger_error *err)
-{
-    return ledger_reconcile_list(f->db, f->alice, &no_params, out, err);
-}
-
-static int reconcile_apply(struct fixture *f, cJSON **out, ledger_error *err)
-{
-    char json[160];
-    cJSON *b;
-    int rc;
-
-    snprintf(json, sizeof json, "{\"matches\": [{\"manual_id\": %lld, \"statement_transaction_id\": %lld}]}",
-             (long long)f->manual_free, (long long)f->stmt_free);
-    b = cJSON_Parse(json);
-    rc = ledger_reconcile_apply(f->db, f->alice, b, out, err);
-    cJSON_Delete(b);
-    return rc;
-}
-
-static int reconcile_undo(struct fixture *f, cJSON **out, ledger_error *err)
-{
-    (void)out;
-    return ledger_reconcile_undo(f->db, f->alice, f->manual_done, err);
-}
-
-static int trip_analytics(struct fixture *f, cJSON **out, ledger_error *err)
-{
-    return ledger_trip_analytics(f->db, f->alice, f->trip, out, err);
-}
-
-static int trip_owed(struct fixture *f, cJSON **out, ledger_error *err)
-{
-    return ledger_trip_owed(f->db, f->bob, f->trip, out, err);
-}
-
-static int trip_from_tag(struct fixture *f, cJSON **out, ledger_error *err)
-{
-    char json[64];
-    cJSON *b;
-    int rc;
-
-    snprintf(json, sizeof json, "{\"tag_id\": %lld}", (long long)f->tag);
-    b = cJSON_Parse(json);
-    rc = ledger_trip_from_tag(f->db, f->alice, b, out, err);
-    cJSON_Delete(b);
-    return rc;
-}
-
-static int drilldown(struct fixture *f, cJSON **out, ledger_error *err)
-{
-    return ledger_analytics_drilldown(f->db, f->alice, "2026-03", "groceries", &no_params, out, err);
-}
-
-static int settle(struct fixture *f, cJSON **out, ledger_error *err)
-{
-    cJSON *b = cJSON_Parse("{\"settled\": true}");
-    int rc = ledger_split_settle(f->db, f->bob, f->split_row, b, out, err);
-
-    cJSON_Delete(b);
-    return rc;
-}
-
-static int rule_apply(struct fixture *f, cJSON **out, ledger_error *err)
-{
-    return ledger_rule_apply(f->db, f->alice, f->refund_rule, out, err);
-}
-
-static int txn_list(struct fixture *f, cJSON **out, ledger_error *err)
-{
-    return ledger_txn_list(f->db, f->bob, &no_params, out, err);
-}
-
-static int balances(struct fixture *f, cJSON **out, ledger_error *err)
-{
-    return ledger_balance_list(f->db, f->bob, out, err);
-}
-
-
-/* Reads that take only the caller and no parameters. */
-#define READ(name, call)                                                  \
+/* A call of the sweep: one without a body; one with a body (body(),
+ * printf's way, with the fixture's ids), freed after; one that answers
+ * nothing. */
+#define CALL(name, call)                                                  \
     static int name(struct fixture *f, cJSON **out, ledger_error *err)   \
     {                                                                     \
         return call;                                                      \
     }
-READ(monthly, ledger_analytics_monthly(f->db, f->alice, &dated, out, err))
-READ(merchants, ledger_analytics_merchants(f->db, f->alice, &dated, out, err))
-READ(fees, ledger_analytics_fees(f->db, f->alice, &dated, out, err))
-READ(budgets, ledger_budget_list(f->db, f->alice, &dated, out, err))
-READ(payments, ledger_payment_list(f->db, f->alice, &no_params, out, err))
-READ(merchant_list, ledger_merchant_list(f->db, f->alice, &no_params, out, err))
-READ(categories, ledger_categories_list(f->db, f->alice, out, err))
-READ(participants, ledger_participant_list(f->db, f->alice, out, err))
-READ(trips, ledger_trip_list(f->db, f->bob, out, err))
-READ(trip_people, ledger_trip_participants(f->db, f->alice, f->trip, out, err))
-READ(tags, ledger_tag_list(f->db, f->alice, out, err))
-READ(splits, ledger_split_get(f->db, f->bob, f->split_row, out, err))
-READ(statements, ledger_statement_list(f->db, f->alice, out, err))
-READ(rules, ledger_rule_list(f->db, f->alice, out, err))
-READ(preview, ledger_rule_preview(f->db, f->alice, f->refund_rule, out, err))
-READ(balance_one, ledger_balance_get(f->db, f->alice, f->bob, out, err))
-
-static int txn_patch(struct fixture *f, cJSON **out, ledger_error *err)
-{
-    cJSON *b = cJSON_Parse("{\"category\": \"Refund\", \"my_share_percent\": 50}");
-    int rc = ledger_txn_update(f->db, f->alice, f->split_row, b, out, err);
-
-    cJSON_Delete(b);
-    return rc;
-}
-
-static int bulk(struct fixture *f, cJSON **out, ledger_error *err)
-{
-    char json[160];
-    cJSON *b;
-    int rc;
-
-    snprintf(json, sizeof json, "{\"action\": \"categorize\", \"category\": \"refund\","
-             " \"ids\": [%lld, %lld]}", (long long)f->split_row, (long long)f->stmt_free);
-    b = cJSON_Parse(json);
-    rc = ledger_txn_bulk(f->db, f->alice, b, out, err);
-    cJSON_Delete(b);
-    return rc;
-}
-
-/* Writes with a body of their own. */
 #define WRITE(name, json, call)                                          \
     static int name(struct fixture *f, cJSON **out, ledger_error *err)   \
     {                                                                     \
-        cJSON *b = cJSON_Parse(json);                                     \
+        cJSON *b = json;                                                  \
         int rc = call;                                                    \
                                                                           \
         cJSON_Delete(b);                                                  \
         return rc;                                                        \
     }
-WRITE(txn_create, "{\"date\": \"2026-03-20\", \"amount\": 33.33, \"description\": \"Dinner\","
-                  " \"category\": \"Dining\", \"splits\": [{\"participant_id\": 2, \"share_percent\": 33.33}]}",
+#define DROP(name, call)                                                  \
+    static int name(struct fixture *f, cJSON **out, ledger_error *err)   \
+    {                                                                     \
+        (void)out;                                                        \
+        return call;                                                      \
+    }
+
+CALL(reconcile_list, ledger_reconcile_list(f->db, f->alice, &no_params, out, err))
+WRITE(reconcile_apply,
+      body("{\"matches\": [{\"manual_id\": %lld, \"statement_transaction_id\": %lld}]}",
+           (long long)f->manual_free, (long long)f->stmt_free),
+      ledger_reconcile_apply(f->db, f->alice, b, out, err))
+DROP(reconcile_undo, ledger_reconcile_undo(f->db, f->alice, f->manual_done, err))
+CALL(trip_analytics, ledger_trip_analytics(f->db, f->alice, f->trip, out, err))
+CALL(trip_owed, ledger_trip_owed(f->db, f->bob, f->trip, out, err))
+WRITE(trip_from_tag, body("{\"tag_id\": %lld}", (long long)f->tag),
+      ledger_trip_from_tag(f->db, f->alice, b, out, err))
+CALL(drilldown, ledger_analytics_drilldown(f->db, f->alice, "2026-03", "groceries", &no_params, out, err))
+WRITE(settle, body("{\"settled\": true}"), ledger_split_settle(f->db, f->bob, f->split_row, b, out, err))
+CALL(rule_apply, ledger_rule_apply(f->db, f->alice, f->refund_rule, out, err))
+CALL(txn_list, ledger_txn_list(f->db, f->bob, &no_params, out, err))
+CALL(balances, ledger_balance_list(f->db, f->bob, out, err))
+CALL(monthly, ledger_analytics_monthly(f->db, f->alice, &dated, out, err))
+CALL(merchants, ledger_analytics_merchants(f->db, f->alice, &dated, out, err))
+CALL(fees, ledger_analytics_fees(f->db, f->alice, &dated, out, err))
+CALL(budgets, ledger_budget_list(f->db, f->alice, &dated, out, err))
+CALL(payments, ledger_payment_list(f->db, f->alice, &no_params, out, err))
+CALL(merchant_list, ledger_merchant_list(f->db, f->alice, &no_params, out, err))
+CALL(categories, ledger_categories_list(f->db, f->alice, out, err))
+CALL(participants, ledger_participant_list(f->db, f->alice, out, err))
+CALL(trips, ledger_trip_list(f->db, f->bob, out, err))
+CALL(trip_people, ledger_trip_participants(f->db, f->alice, f->trip, out, err))
+CALL(tags, ledger_tag_list(f->db, f->alice, out, err))
+CALL(splits, ledger_split_get(f->db, f->bob, f->split_row, out, err))
+CALL(statements, ledger_statement_list(f->db, f->alice, out, err))
+CALL(rules, ledger_rule_list(f->db, f->alice, out, err))
+CALL(preview, ledger_rule_preview(f->db, f->alice, f->refund_rule, out, err))
+CALL(balance_one, ledger_balance_get(f->db, f->alice, f->bob, out, err))
+WRITE(txn_patch, body("{\"category\": \"Refund\", \"my_share_percent\": 50}"),
+      ledger_txn_update(f->db, f->alice, f->split_row, b, out, err))
+WRITE(bulk,
+      body("{\"action\": \"categorize\", \"category\": \"refund\", \"ids\": [%lld, %lld]}",
+           (long long)f->split_row, (long long)f->stmt_free),
+      ledger_txn_bulk(f->db, f->alice, b, out, err))
+WRITE(txn_create,
+      body("{\"date\": \"2026-03-20\", \"amount\": 33.33, \"description\": \"Dinner\","
+           " \"category\": \"Dining\", \"splits\": [{\"participant_id\": %lld, \"share_percent\": 33.33}]}",
+           (long long)f->bob),
       ledger_txn_create(f->db, f->alice, b, out, err))
-WRITE(statement_create, "{\"bank_name\": \"Other\", \"account_type\": \"savings\","
-                        " \"period_start\": \"2026-04-01\", \"period_end\": \"2026-04-30\","
-                        " \"opening_balance\": 10, \"closing_balance\": 5, \"transactions\": ["
-                        " {\"date\": \"2026-04-02\", \"description\": \"FEE\", \"amount\": 5,"
-                        "  \"transaction_type\": \"fee\"}]}",
+WRITE(statement_create,
+      body("{\"bank_name\": \"Other\", \"account_type\": \"savings\","
+           " \"period_start\": \"2026-04-01\", \"period_end\": \"2026-04-30\","
+           " \"opening_balance\": 10, \"closing_balance\": 5, \"transactions\": ["
+           " {\"date\": \"2026-04-02\", \"description\": \"FEE\", \"amount\": 5,"
+           "  \"transaction_type\": \"fee\"}]}"),
       ledger_statement_create(f->db, f->alice, b, out, err))
-WRITE(csv_commit, "{\"rows\": [{\"date\": \"2026-03-05\", \"description\": \"GROCER\", \"amount\": 80},"
-                  " {\"date\": \"2026-03-21\", \"description\": \"Cafe Nero\", \"amount\": 4.5}]}",
+WRITE(csv_commit,
+      body("{\"rows\": [{\"date\": \"2026-03-05\", \"description\": \"GROCER\", \"amount\": 80},"
+           " {\"date\": \"2026-03-21\", \"description\": \"Cafe Nero\", \"amount\": 4.5}]}"),
       ledger_csv_commit(f->db, f->alice, b, out, err))
+
 static int payment_create(struct fixture *f, cJSON **out, ledger_error *err)
 {
-    cJSON *b = cJSON_Parse("{\"from_participant_id\": 2, \"to_participant_id\": 1,"
-                           " \"date\": \"2026-03-25\", \"amount\": 20}");
+    cJSON *b = body("{\"from_participant_id\": %lld, \"to_participant_id\": %lld,"
+                    " \"date\": \"2026-03-25\", \"amount\": 20}", (long long)f->bob, (long long)f->alice);
     int rc = ledger_payment_create(f->db, f->alice, b, out, err);
 
     /* A random token, another each time: not part of what is compared. */
@@ -659,105 +565,55 @@ static int payment_create(struct fixture *f, cJSON **out, ledger_error *err)
     return rc;
 }
 
-static int trip_delete(struct fixture *f, cJSON **out, ledger_error *err)
-{
-    (void)out;
-    return ledger_trip_delete(f->db, f->alice, f->trip, err);
-}
-
-static int tag_delete(struct fixture *f, cJSON **out, ledger_error *err)
-{
-    (void)out;
-    return ledger_tag_delete(f->db, f->alice, f->tag, err);
-}
-
-static int statement_delete(struct fixture *f, cJSON **out, ledger_error *err)
-{
-    (void)out;
-    return ledger_statement_delete(f->db, f->alice, 1, err);
-}
-
-READ(one_txn, ledger_txn_get(f->db, f->bob, f->split_row, out, err))
-READ(one_statement, ledger_statement_get(f->db, f->alice, 1, out, err))
-READ(merchant_history, ledger_analytics_merchant(f->db, f->alice, "Grocer", &dated, out, err))
-READ(subscriptions, ledger_analytics_subscriptions(f->db, f->alice, &dated, out, err))
-READ(rule_runs, ledger_rule_runs(f->db, f->alice, out, err))
-READ(rule_revert, ledger_rule_revert(f->db, f->alice, f->tag_run, out, err))
-READ(apply_all, ledger_rule_apply_all(f->db, f->alice, out, err))
-READ(check, ledger_check(f->db, out, err))
-READ(monthly_text, ledger_analytics_monthly_text(f->db, f->bob, &dated, out, err))
-READ(list_text, ledger_txn_list_text(f->db, f->alice, &no_params, out, err))
-WRITE(tag_create, "{\"name\": \"new tag\"}", ledger_tag_create(f->db, f->alice, b, out, err))
-WRITE(tag_rename, "{\"name\": \"renamed\"}", ledger_tag_update(f->db, f->alice, f->tag, b, out, err))
-WRITE(manual_patch, "{\"amount\": 81.25, \"date\": \"2026-03-06\", \"description\": \"big shop\"}",
+DROP(trip_delete, ledger_trip_delete(f->db, f->alice, f->trip, err))
+DROP(tag_delete, ledger_tag_delete(f->db, f->alice, f->tag, err))
+DROP(statement_delete, ledger_statement_delete(f->db, f->alice, 1, err))
+CALL(one_txn, ledger_txn_get(f->db, f->bob, f->split_row, out, err))
+CALL(one_statement, ledger_statement_get(f->db, f->alice, 1, out, err))
+CALL(merchant_history, ledger_analytics_merchant(f->db, f->alice, "Grocer", &dated, out, err))
+CALL(subscriptions, ledger_analytics_subscriptions(f->db, f->alice, &dated, out, err))
+CALL(rule_runs, ledger_rule_runs(f->db, f->alice, out, err))
+CALL(rule_revert, ledger_rule_revert(f->db, f->alice, f->tag_run, out, err))
+CALL(apply_all, ledger_rule_apply_all(f->db, f->alice, out, err))
+CALL(check, ledger_check(f->db, out, err))
+CALL(monthly_text, ledger_analytics_monthly_text(f->db, f->bob, &dated, out, err))
+CALL(list_text, ledger_txn_list_text(f->db, f->alice, &no_params, out, err))
+WRITE(tag_create, body("{\"name\": \"new tag\"}"), ledger_tag_create(f->db, f->alice, b, out, err))
+WRITE(tag_rename, body("{\"name\": \"renamed\"}"), ledger_tag_update(f->db, f->alice, f->tag, b, out, err))
+WRITE(manual_patch, body("{\"amount\": 81.25, \"date\": \"2026-03-06\", \"description\": \"big shop\"}"),
       ledger_txn_update(f->db, f->alice, f->manual_free, b, out, err))
-WRITE(split_set, "[{\"participant_id\": 2, \"share_percent\": 25}]",
+WRITE(split_set, body("[{\"participant_id\": %lld, \"share_percent\": 25}]", (long long)f->bob),
       ledger_split_set(f->db, f->alice, f->stmt_free, b, out, err))
-WRITE(participant_add, "{\"email\": \"carol@example.org\", \"name\": \"Carol\"}",
+WRITE(participant_add, body("{\"email\": \"carol@example.org\", \"name\": \"Carol\"}"),
       ledger_participant_add(f->db, f->alice, b, out, &(int){ 0 }, err))
-WRITE(trip_create, "{\"name\": \"Later\", \"start_date\": \"2026-05-01\"}",
+WRITE(trip_create, body("{\"name\": \"Later\", \"start_date\": \"2026-05-01\"}"),
       ledger_trip_create(f->db, f->alice, b, out, err))
-WRITE(trip_update, "{\"name\": \"Away again\", \"notes\": \"n\"}",
+WRITE(trip_update, body("{\"name\": \"Away again\", \"notes\": \"n\"}"),
       ledger_trip_update(f->db, f->alice, f->trip, b, out, err))
-WRITE(budget_put, "{\"amount\": 55.55}", ledger_budget_put(f->db, f->alice, "Dining", b, out, err))
-WRITE(rule_create, "{\"name\": \"r\", \"conditions\": [{\"field\": \"amount\", \"operator\": \"gt\","
-                   " \"value\": 100}], \"actions\": [{\"type\": \"set_category\", \"category\": \"Travel\"}]}",
+WRITE(budget_put, body("{\"amount\": 55.55}"), ledger_budget_put(f->db, f->alice, "Dining", b, out, err))
+WRITE(rule_create,
+      body("{\"name\": \"r\", \"conditions\": [{\"field\": \"amount\", \"operator\": \"gt\","
+           " \"value\": 100}], \"actions\": [{\"type\": \"set_category\", \"category\": \"Travel\"}]}"),
       ledger_rule_create(f->db, f->alice, b, out, err))
-WRITE(rule_update, "{\"enabled\": false, \"name\": \"off\"}",
+WRITE(rule_update, body("{\"enabled\": false, \"name\": \"off\"}"),
       ledger_rule_update(f->db, f->alice, f->refund_rule, b, out, err))
-WRITE(csv_preview, "{\"csv\": \"Date,Description,Amount\\n2026-03-05,GROCER,-80.00\\n"
-                   "2026-03-07,\\\"Cafe, Two\\\",-4.50\\n\","
-                   " \"mapping\": {\"date\": \"Date\", \"description\": \"Description\", \"amount\": \"Amount\"}}",
+WRITE(csv_preview,
+      body("{\"csv\": \"Date,Description,Amount\\n2026-03-05,GROCER,-80.00\\n"
+           "2026-03-07,\\\"Cafe, Two\\\",-4.50\\n\","
+           " \"mapping\": {\"date\": \"Date\", \"description\": \"Description\", \"amount\": \"Amount\"}}"),
       ledger_csv_preview(f->db, f->alice, NULL, 0, b, &no_params, out, err))
-
-static int unassign(struct fixture *f, cJSON **out, ledger_error *err)
-{
-    char json[64];
-    cJSON *b;
-    int rc;
-
-    snprintf(json, sizeof json, "{\"transaction_ids\": [%lld]}", (long long)f->split_row);
-    b = cJSON_Parse(json);
-    rc = ledger_trip_rows(f->db, f->alice, f->trip, b, 0, out, err);
-    cJSON_Delete(b);
-    return rc;
-}
-
-static int selection(struct fixture *f, cJSON **out, ledger_error *err)
-{
-    char json[64];
-    cJSON *b;
-    int rc;
-
-    snprintf(json, sizeof json, "{\"transaction_ids\": [%lld]}", (long long)f->split_row);
-    b = cJSON_Parse(json);
-    rc = ledger_rule_run_selection(f->db, f->alice, f->refund_rule, b, out, err);
-    cJSON_Delete(b);
-    return rc;
-}
-
-#define DROP(name, call)                                                  \
-    static int name(struct fixture *f, cJSON **out, ledger_error *err)   \
-    {                                                                     \
-        (void)out;                                                        \
-        return call;                                                      \
-    }
+WRITE(unassign, body("{\"transaction_ids\": [%lld]}", (long long)f->split_row),
+      ledger_trip_rows(f->db, f->alice, f->trip, b, 0, out, err))
+WRITE(selection, body("{\"transaction_ids\": [%lld]}", (long long)f->split_row),
+      ledger_rule_run_selection(f->db, f->alice, f->refund_rule, b, out, err))
 DROP(txn_delete, ledger_txn_delete(f->db, f->alice, f->manual_free, err))
 DROP(split_clear, ledger_split_clear(f->db, f->alice, f->split_row, err))
 DROP(untag, ledger_txn_tag_remove(f->db, f->alice, f->split_row, f->tag, err))
 DROP(payment_delete, ledger_payment_delete(f->db, f->alice, f->payment, err))
 DROP(budget_delete, ledger_budget_delete(f->db, f->alice, "groceries", err))
 DROP(rule_delete, ledger_rule_delete(f->db, f->alice, f->tag_rule, err))
-
-static int ofx_import(struct fixture *f, cJSON **out, ledger_error *err)
-{
-    return ledger_statement_import(f->db, f->alice, f->ofx, f->ofx_len, out, &(int){ 0 }, err);
-}
-
-static int merge(struct fixture *f, cJSON **out, ledger_error *err)
-{
-    return ledger_user_merge(f->db, f->carl, f->alice, out, err);
-}
+CALL(ofx_import, ledger_statement_import(f->db, f->alice, f->ofx, f->ofx_len, out, &(int){ 0 }, err))
+CALL(merge, ledger_user_merge(f->db, f->carl, f->alice, out, err))
 
 /* SQLite rolls a transaction back by itself on some failures (out of
  * memory, a full disk, an I/O error).  Whatever a call does next must not
