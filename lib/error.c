@@ -21,6 +21,26 @@ int ledger_error_set(ledger_error *err, int status, const char *code,
     return LEDGER_ERR;
 }
 
+int ledger_error_oom(ledger_error *err)
+{
+    return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+}
+
+int error_field(ledger_error *err, const char *field, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (err == NULL)
+        return LEDGER_ERR;
+    err->status = 400;
+    snprintf(err->code, sizeof err->code, "invalid_field");
+    snprintf(err->field, sizeof err->field, "%s", field ? field : "");
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    return LEDGER_ERR;
+}
+
 void ledger_error_clear(ledger_error *err)
 {
     if (err)

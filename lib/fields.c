@@ -403,3 +403,26 @@ int parse_whole(const char *s, int64_t lo, int64_t hi, int64_t *out)
     *out = v;
     return 0;
 }
+
+int page_limit(const struct ledger_params *p, int64_t dflt, int64_t *limit, ledger_error *err)
+{
+    const char *v = param_get(p, "limit");
+
+    *limit = dflt;
+    if (v && parse_whole(v, 1, PAGE_LIMIT_MAX, limit))
+        return error_field(err, "limit", "limit must be a whole number from 1 to %d",
+                           PAGE_LIMIT_MAX);
+    return LEDGER_OK;
+}
+
+int page_parse(const struct ledger_params *p, int64_t dflt, struct page *out, ledger_error *err)
+{
+    const char *v = param_get(p, "offset");
+
+    out->offset = 0;
+    if (page_limit(p, dflt, &out->limit, err))
+        return LEDGER_ERR;
+    if (v && parse_whole(v, 0, PAGE_OFFSET_MAX, &out->offset))
+        return error_field(err, "offset", "offset must be a whole number, 0 or more");
+    return LEDGER_OK;
+}

@@ -67,6 +67,44 @@ int db_step_once(ledger_db *db, const char *sql, const char *what, ledger_error 
 /* Turns the connection's last error into a 500 (or 409 for a constraint). */
 int db_error(ledger_db *db, ledger_error *err, const char *what);
 
+/* One-line statements, in the manner of Fossil's db_multi_exec and
+ * db_int: each takes a cached statement's SQL and its parameters ?1..?n,
+ * runs it, hands it back to the cache, and reports a failure through err
+ * with db_error's what.  The parameters are struct db_arg values made by
+ * DB_INT, DB_TEXT and DB_NULL, so the compiler checks each one's type (a
+ * printf-style list would pass an int where an int64_t is read). */
+struct db_arg {
+    char type;              /* 'i' integer, 't' text, 'n' NULL */
+    int64_t i;
+    const char *s;          /* NULL binds NULL */
+};
+#define DB_INT(v) ((struct db_arg){'i', (int64_t)(v), NULL})
+#define DB_TEXT(v) ((struct db_arg){'t', 0, (v)})
+#define DB_NULL ((struct db_arg){'n', 0, NULL})
+#define DB_ARGV(...) \
+    (const struct db_arg[]){__VA_ARGS__}, \
+    (int)(sizeof((const struct db_arg[]){__VA_ARGS__}) / sizeof(struct db_arg))
+/* Runs sql to its end (every row it gives is passed over). */
+int db_exec_args(ledger_db *db, ledger_error *err, const char *what, const char *sql,
+                 const struct db_arg *args, int n);
+#define db_exec(db, err, what, ...) db_exec_args(db, err, what, DB_ARGV_SQL(__VA_ARGS__))
+/* *out is the first column of sql's first row as an integer, or dflt when
+ * it gives no row. */
+int db_int_args(ledger_db *db, ledger_error *err, const char *what, int64_t *out, int64_t dflt,
+                const char *sql, const struct db_arg *args, int n);
+#define db_int(db, err, what, out, dflt, ...) \
+    db_int_args(db, err, what, out, dflt, DB_ARGV_SQL(__VA_ARGS__))
+/* *exists is whether sql gives a row. */
+int db_exists_args(ledger_db *db, ledger_error *err, const char *what, int *exists,
+                   const char *sql, const struct db_arg *args, int n);
+#define db_exists(db, err, what, exists, ...) \
+    db_exists_args(db, err, what, exists, DB_ARGV_SQL(__VA_ARGS__))
+/* The SQL, then its arguments (none, or DB_INT(...), DB_TEXT(...)...). */
+#define DB_ARGV_SQL(sql, ...) sql, DB_ARGV(__VA_ARGS__)
+/* Binds args to ?1..?n of st; nonzero (the connection marked, as
+ * db_bind_text does) when a text bind fails. */
+int db_bind_args(ledger_db *db, sqlite3_stmt *st, const struct db_arg *args, int n);
+
 /* Binds text (a copy; NULL binds NULL).  A bind that fails (memory ran
  * out copying) would leave NULL in its place and the statement run on
  * it: it marks the connection instead, and db_stmt hands out nothing
@@ -301,6 +339,10 @@ int category_resolve_refund_row(ledger_db *db, int64_t owner, int64_t id, const 
  * refund its merchant's), an over-long or empty name none: 400s. */
 int category_of_report(const char *in, char *out, ledger_error *err);
 extern const char *const txn_types[];
+/* The types that are money out of the account (a row's direction when its
+ * amount is unsigned), as SQL's list: an OFX row's sign, a CSV row's
+ * duplicate key and the reconcile and merchant sums read them. */
+#define MONEY_OUT_TYPES_SQL "('debit', 'fee', 'interest')"
 /* The longest merchant (or merchant_normalized) a row may have, in bytes. */
 #define MERCHANT_MAX 200
 extern const char *const txn_payment_methods[];
@@ -361,6 +403,11 @@ int search_flush(ledger_db *db, int64_t min_rows, ledger_error *err);
 int search_candidates(ledger_db *db, int64_t me, struct search_query *sq, int64_t cap,
                       int64_t *n, ledger_error *err);
 
+/* The client's error in a value: 400 invalid_field naming field (NULL
+ * for none), the message formatted as printf does.  Every bad value is
+ * reported through it. */
+int error_field(ledger_error *err, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Names field in a failed lookup of an id named in a body, keeping the
  * message, as every route answers one: a missing one is a bad value (404
  * becomes 400 invalid_field), another user's stays 403 forbidden (API.md:
@@ -518,6 +565,18 @@ int db_list(ledger_db *db, sqlite3_stmt *st, cJSON *(*row)(sqlite3_stmt *), cJSO
 
 /* A decimal whole number lo..hi (a query parameter); -1 for anything else. */
 int parse_whole(const char *s, int64_t lo, int64_t hi, int64_t *out);
+/* A list's paging, as every list reads it: limit a whole number from 1
+ * to PAGE_LIMIT_MAX (dflt when absent), offset one of 0 or more (0 when
+ * absent); a bad one is a 400 naming it, in one wording for every list.
+ * page_limit reads only the limit, for a list that has no offset.  Each
+ * list's cursor is its own (what a position in it is differs). */
+#define PAGE_LIMIT_MAX 500
+#define PAGE_OFFSET_MAX (INT64_C(1) << 40)
+struct page {
+    int64_t limit, offset;
+};
+int page_parse(const struct ledger_params *p, int64_t dflt, struct page *out, ledger_error *err);
+int page_limit(const struct ledger_params *p, int64_t dflt, int64_t *limit, ledger_error *err);
 /* A row's split shares by participant id, and room for their cents
  * (split_apportion); kept from row to row, zeroed to start. */
 struct split_buf {

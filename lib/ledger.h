@@ -43,6 +43,9 @@ typedef struct ledger_error {
 int ledger_error_set(ledger_error *err, int status, const char *code,
                      const char *field, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* The one out-of-memory error (500 internal), as SQLite has one
+ * sqlite3OomFault: every allocation that fails reports through it. */
+int ledger_error_oom(ledger_error *err);
 void ledger_error_clear(ledger_error *err);
 
 /* ---- database ---------------------------------------------------------- */

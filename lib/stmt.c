@@ -116,3 +116,69 @@ void db_stmt_cache_free(struct stmt_cache *c)
     free(c->buckets);
     free(c);
 }
+
+int db_bind_args(ledger_db *db, sqlite3_stmt *st, const struct db_arg *args, int n)
+{
+    int i, failed = 0;
+
+    for (i = 0; i < n; i++) {
+        if (args[i].type == 'i')
+            sqlite3_bind_int64(st, i + 1, args[i].i);
+        else if (args[i].type == 't') {
+            int rc = db_bind_text(db, st, i + 1, args[i].s);
+
+            failed |= rc == SQLITE_NOMEM || rc == SQLITE_TOOBIG;
+        }
+        else
+            sqlite3_bind_null(st, i + 1);
+    }
+    return failed;
+}
+
+/* A statement whose text bind failed is not stepped: it would run on the
+ * NULL left in the value's place.  db_error reports the connection's
+ * marked state for it. */
+int db_exec_args(ledger_db *db, ledger_error *err, const char *what, const char *sql,
+                 const struct db_arg *args, int n)
+{
+    sqlite3_stmt *st = db_stmt(db, sql, err);
+    int rc = SQLITE_ERROR;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    if (db_bind_args(db, st, args, n) == 0)
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+            ;
+    db_stmt_done(st);
+    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, what);
+}
+
+int db_int_args(ledger_db *db, ledger_error *err, const char *what, int64_t *out, int64_t dflt,
+                const char *sql, const struct db_arg *args, int n)
+{
+    sqlite3_stmt *st = db_stmt(db, sql, err);
+    int rc = SQLITE_ERROR;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    *out = dflt;
+    if (db_bind_args(db, st, args, n) == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW)
+        *out = sqlite3_column_int64(st, 0);
+    db_stmt_done(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, what);
+}
+
+int db_exists_args(ledger_db *db, ledger_error *err, const char *what, int *exists,
+                   const char *sql, const struct db_arg *args, int n)
+{
+    sqlite3_stmt *st = db_stmt(db, sql, err);
+    int rc = SQLITE_ERROR;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    if (db_bind_args(db, st, args, n) == 0)
+        rc = sqlite3_step(st);
+    *exists = rc == SQLITE_ROW;
+    db_stmt_done(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, what);
+}

@@ -67,27 +67,18 @@ static int tag_get(ledger_db *db, int64_t tag_id, cJSON **out, ledger_error *err
         return ledger_error_set(err, 404, "not_found", NULL, "no such tag");
     if (rc != SQLITE_ROW)
         return db_error(db, err, "tag");
-    return *out ? LEDGER_OK : ledger_error_set(err, 500, "internal", NULL, "out of memory");
+    return *out ? LEDGER_OK : ledger_error_oom(err);
 }
 
 /* Tags belong to one user: another user's tag is 403, a missing one 404. */
 int tag_check_owner(ledger_db *db, int64_t user_id, int64_t tag_id, ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, SQL_TAG_OWNER, err);
-    int rc;
-    int64_t owner = 0;
+    int64_t owner;
 
-    if (st == NULL)
+    if (db_int(db, err, "tag", &owner, 0, SQL_TAG_OWNER, DB_INT(tag_id)))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, tag_id);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
-        owner = sqlite3_column_int64(st, 0);
-    db_stmt_done(st);
-    if (rc == SQLITE_DONE)
+    if (owner == 0)
         return ledger_error_set(err, 404, "not_found", NULL, "no such tag");
-    if (rc != SQLITE_ROW)
-        return db_error(db, err, "tag");
     if (owner != user_id)
         return ledger_error_set(err, 403, "forbidden", NULL, "the tag belongs to another user");
     return LEDGER_OK;
@@ -98,31 +89,20 @@ int tag_check_owner(ledger_db *db, int64_t user_id, int64_t tag_id, ledger_error
 static int check_name(ledger_db *db, int64_t user_id, int64_t tag_id, const char *name,
                       ledger_error *err)
 {
-    sqlite3_stmt *st;
     const unsigned char *p;
-    int rc;
+    int taken;
 
     for (p = (const unsigned char *)name; *p; p++)
         if (*p < 0x20 || *p == 0x7f)
-            return ledger_error_set(err, 400, "invalid_field", "name",
-                                    "name must not contain control characters");
+            return error_field(err, "name", "name must not contain control characters");
     if (strcasecmp(name, LEDGER_TAG_CSV_IMPORT) == 0)
-        return ledger_error_set(err, 400, "invalid_field", "name",
-                                "the tag name %s is reserved for CSV imports",
-                                LEDGER_TAG_CSV_IMPORT);
-    st = db_stmt(db, SQL_TAG_NAME_TAKEN, err);
-    if (st == NULL)
+        return error_field(err, "name", "the tag name %s is reserved for CSV imports",
+                           LEDGER_TAG_CSV_IMPORT);
+    if (db_exists(db, err, "tag name", &taken, SQL_TAG_NAME_TAKEN, DB_INT(user_id),
+                  DB_TEXT(name), tag_id ? DB_INT(tag_id) : DB_NULL))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, user_id);
-    db_bind_text(db, st, 2, name);
-    if (tag_id)
-        sqlite3_bind_int64(st, 3, tag_id);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    if (rc == SQLITE_ROW)
+    if (taken)
         return ledger_error_set(err, 409, "conflict", "name", "a tag named '%s' already exists", name);
-    if (rc != SQLITE_DONE)
-        return db_error(db, err, "tag name");
     return LEDGER_OK;
 }
 
@@ -130,23 +110,14 @@ int ledger_tag_create(ledger_db *db, int64_t user_id, const cJSON *body, cJSON *
                       ledger_error *err)
 {
     const char *name, *color;
-    sqlite3_stmt *st;
-    int rc;
 
     if (field_require_object(body, err)
         || field_text(body, "name", 1, 0, TAG_NAME_MAX, &name, NULL, err)
         || field_color(body, "color", &color, NULL, err)
-        || check_name(db, user_id, 0, name, err))
+        || check_name(db, user_id, 0, name, err)
+        || db_exec(db, err, "tag insert", SQL_TAG_INSERT, DB_INT(user_id), DB_TEXT(name),
+                   DB_TEXT(color)))
         return LEDGER_ERR;
-    if ((st = db_stmt(db, SQL_TAG_INSERT, err)) == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, user_id);
-    db_bind_text(db, st, 2, name);
-    db_bind_text(db, st, 3, color);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE)
-        return db_error(db, err, "tag insert");
     return tag_get(db, sqlite3_last_insert_rowid(db->sql), out, err);
 }
 
@@ -155,9 +126,7 @@ int ledger_tag_update(ledger_db *db, int64_t user_id, int64_t tag_id, const cJSO
 {
     const char *name, *color;
     int has_color;
-    sqlite3_stmt *st;
     cJSON *cur = NULL;
-    int rc;
 
     if (tag_check_owner(db, user_id, tag_id, err)
         || field_require_object(body, err)
@@ -173,45 +142,28 @@ int ledger_tag_update(ledger_db *db, int64_t user_id, int64_t tag_id, const cJSO
             return LEDGER_ERR;
         if (!cJSON_IsString(json_get(cur, "name"))) {  /* memory ran out reading it */
             cJSON_Delete(cur);
-            return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+            return ledger_error_oom(err);
         }
         is_csv = strcmp(json_get(cur, "name")->valuestring, LEDGER_TAG_CSV_IMPORT) == 0;
         cJSON_Delete(cur);
         to_csv = strcasecmp(name, LEDGER_TAG_CSV_IMPORT) == 0;
         if (is_csv && strcmp(name, LEDGER_TAG_CSV_IMPORT) != 0)
-            return ledger_error_set(err, 400, "invalid_field", "name",
-                                    "the %s tag cannot be renamed", LEDGER_TAG_CSV_IMPORT);
+            return error_field(err, "name", "the %s tag cannot be renamed",
+                               LEDGER_TAG_CSV_IMPORT);
         if (!(is_csv && to_csv) && check_name(db, user_id, tag_id, name, err))
             return LEDGER_ERR;
     }
-    if ((st = db_stmt(db, SQL_TAG_UPDATE, err)) == NULL)
+    if (db_exec(db, err, "tag update", SQL_TAG_UPDATE, DB_INT(tag_id), DB_TEXT(name),
+                DB_INT(has_color), DB_TEXT(color)))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, tag_id);
-    db_bind_text(db, st, 2, name);
-    sqlite3_bind_int(st, 3, has_color);
-    db_bind_text(db, st, 4, color);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE)
-        return db_error(db, err, "tag update");
     return tag_get(db, tag_id, out, err);
 }
 
 int ledger_tag_delete(ledger_db *db, int64_t user_id, int64_t tag_id, ledger_error *err)
 {
-    sqlite3_stmt *st;
-    int rc;
-
     if (tag_check_owner(db, user_id, tag_id, err))
         return LEDGER_ERR;
-    if ((st = db_stmt(db, SQL_TAG_DELETE, err)) == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, tag_id);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE)
-        return db_error(db, err, "tag delete");
-    return LEDGER_OK;
+    return db_exec(db, err, "tag delete", SQL_TAG_DELETE, DB_INT(tag_id));
 }
 
 static const char SQL_TAG_BY_NAME[] =
@@ -220,28 +172,13 @@ static const char SQL_TAG_BY_NAME[] =
 int tag_find_or_create(ledger_db *db, int64_t user_id, const char *name, int64_t *id,
                        ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, SQL_TAG_BY_NAME, err);
-    int rc;
-
-    if (st == NULL)
+    if (db_int(db, err, "tag", id, 0, SQL_TAG_BY_NAME, DB_INT(user_id), DB_TEXT(name)))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, user_id);
-    db_bind_text(db, st, 2, name);
-    rc = sqlite3_step(st);
-    *id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    db_stmt_done(st);
-    if (rc == SQLITE_ROW)
+    if (*id)
         return LEDGER_OK;
-    if (rc != SQLITE_DONE)
-        return db_error(db, err, "tag");
-    if (check_name(db, user_id, 0, name, err) || (st = db_stmt(db, SQL_TAG_INSERT, err)) == NULL)
+    if (check_name(db, user_id, 0, name, err)
+        || db_exec(db, err, "tag insert", SQL_TAG_INSERT, DB_INT(user_id), DB_TEXT(name), DB_NULL))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, user_id);
-    db_bind_text(db, st, 2, name);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE)
-        return db_error(db, err, "tag insert");
     *id = sqlite3_last_insert_rowid(db->sql);
     return LEDGER_OK;
 }

@@ -5,6 +5,35 @@
 
 #include <stddef.h>
 
+/* ASCII character classes, as the readers of bank files need them: the
+ * C library's isdigit and isspace follow the locale, and a file means the
+ * same whatever locale the service runs in. */
+static inline int ascii_digit(unsigned char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static inline int ascii_alpha(unsigned char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
+/* Space, tab, CR and LF: what separates values in CSV and OFX. */
+static inline int ascii_space(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+static inline unsigned char ascii_lower(unsigned char c)
+{
+    return c >= 'A' && c <= 'Z' ? (unsigned char)(c - 'A' + 'a') : c;
+}
+
+static inline unsigned char ascii_upper(unsigned char c)
+{
+    return c >= 'a' && c <= 'z' ? (unsigned char)(c - 'a' + 'A') : c;
+}
+
 /* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
  * forms, no surrogates, nothing past U+10FFFF), or 0. */
 size_t utf8_len(const unsigned char *p, const unsigned char *end);
