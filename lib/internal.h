@@ -489,9 +489,8 @@ int statement_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_err
  * leaves out (schema 0025, which keeps the summary's view the same). */
 /* An itemised repayment is neither a fee, nor interest, nor a refund: each
  * of those counts its whole amount its own way in the reports, the
- * itemised row its interest (the fees report counted a fee row of 2,000.00
- * itemised 1,500 + 500 as 2,500.00, the monthly report as 500.00: an
- * audit).  Statement rows and PATCH transaction_type hold to it. */
+ * itemised row its interest, and one row counted both ways would make two
+ * reports disagree.  Statement rows and PATCH transaction_type hold to it. */
 #define ITEMISED_TYPE_MESSAGE \
     "an itemised repayment (principal_amount and interest_amount) cannot be a fee, interest or refund"
 int itemised_type_ok(const char *type);
@@ -510,8 +509,9 @@ int itemised_type_ok(const char *type);
 
 /* ---- sums of many amounts ------------------------------------------------------ */
 /* A sum of amounts, each within int64 cents, that may pass it: a month's
- * categories, a merchant's rows, a budget's spend (thousands of rows of
- * the largest amount wrapped the monthly total negative: an audit). */
+ * categories, a merchant's rows, a budget's spend.  Thousands of rows of
+ * the largest amount the API takes pass 2^63 cents, and a total must
+ * never wrap. */
 typedef __int128 money_sum;
 /* The sum as a JSON number of two decimals (money.c), or its text in buf
  * (48 bytes are enough). */
