@@ -111,18 +111,15 @@ static int set_wal(ledger_db *db, ledger_error *err)
     }
 }
 
-/* The wait for a lock another process holds.  SQLite's own handler
- * (sqlite3_busy_timeout) sleeps 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50,
- * then 100 ms between tries, so a write that found the lock taken by
- * another process's request, itself a millisecond or two, often waited
- * tens of milliseconds and sometimes hundreds.  Here the sleeps start at
- * 0.5 ms and double to at most 4 ms, for BUSY_TIMEOUT_MS in all; count is
- * SQLite's number of earlier calls for this lock.  Creates from 16
- * connections to two processes (contrib/bench/http.pl, 10,000 rows): p99
- * 200-340 ms -> 28-35 ms, at 2,350 req/s rather than 2,700 (a process
- * that waits less hands the lock back and forth more, and each hand-over
- * costs the next writer its view of the other's pages); starting at
- * 0.1 ms gave a p99 of 13 ms at 2,100 req/s. */
+/* The wait for a lock another process holds.  Another process's request
+ * holds the write lock for a millisecond or two, and SQLite's own handler
+ * (sqlite3_busy_timeout) sleeps up to 100 ms between tries, so a writer
+ * waits far longer than the lock is held.  Here the sleeps start at 0.5 ms
+ * and double to at most 4 ms, for BUSY_TIMEOUT_MS in all; count is
+ * SQLite's number of earlier calls for this lock.  Shorter sleeps trade
+ * throughput for latency: a process that waits less hands the lock back
+ * and forth more, and each hand-over costs the next writer its view of the
+ * other's pages.  contrib/bench/http.pl's create family measures both. */
 static int busy_wait(void *arg, int count)
 {
     ledger_db *db = arg;
@@ -289,20 +286,18 @@ fail:
  * theirs when saved) matches nothing.
  *
  * Any user writes the pattern, and it runs inside a write transaction
- * while every other request waits: a backtracking one ("^(a|aa)+$" on a
- * row of forty a's and a '!') took 0.14 s a row under PCRE2's default
- * limits, so sixty such rows held the service 8 s and other users' writes
- * failed busy (an audit).  The match context (the function's user data,
- * one per connection) bounds a row to REGEXP_MATCH_LIMIT steps, ~15 ms,
- * far more than a real pattern needs on a description, a statement (one
- * rule's match) to REGEXP_BUDGET_NS of matching in all: a pattern just
- * under the row limit on every row held it 5 s over 500 rows (a second
- * audit), and a transaction (one request, which ledger_begin starts) to
- * REGEXP_REQUEST_NS: nine rules each just under the per-rule bound held
- * an apply-all 3.8 s (a third).  The request's bound is the larger so that
- * a ledger's several pattern rules fit in one apply-all (at half a second
- * the later ones were passed over on every run: a fourth).  Past any of them the
- * statement fails, and the rule with it (REGEXP_TOO_COMPLEX or
+ * while every other request waits, so its cost is bounded three ways.  A
+ * backtracking pattern ("^(a|aa)+$" on forty a's and a '!') takes a tenth
+ * of a second a row under PCRE2's default limits; the match context (the
+ * function's user data, one per connection) bounds a row to
+ * REGEXP_MATCH_LIMIT steps, far more than a real pattern needs on a
+ * description.  A pattern just under that on every row adds up, so a
+ * statement (one rule's match) gets REGEXP_BUDGET_NS of matching in all,
+ * and a transaction (one request, which ledger_begin starts) gets
+ * REGEXP_REQUEST_NS, so that many rules each under their own bound cannot
+ * hold the lock for long either.  The request's bound is the larger so
+ * that a ledger's several pattern rules fit in one apply-all.  Past any
+ * of them the statement fails, and the rule with it (REGEXP_TOO_COMPLEX or
  * REGEXP_OVER_BUDGET, 409s in db_error), rather than a row being silently
  * taken as no match. */
 #define REGEXP_MATCH_LIMIT 1000000
