@@ -24,9 +24,9 @@ int db_error(ledger_db *db, ledger_error *err, const char *what)
         return ledger_txn_failed(db, err);
 
     /* A sum past 2^63 cents: a summary cell that would stop being exact
-     * (schema 0018), or SQL's SUM() where reports do not use ledger_sum.
-     * Rows of the largest amounts the API takes (10^15 cents each), some
-     * thousands of them. */
+     * (spend_monthly's exact triggers), or SQL's SUM() where reports do
+     * not use ledger_sum.  Rows of the largest amounts the API takes
+     * (10^15 cents each), some thousands of them. */
     if (((rc & 0xff) == SQLITE_ERROR || rc == SQLITE_CONSTRAINT_TRIGGER)
         && strstr(sqlite3_errmsg(db->sql), "integer overflow"))
         return ledger_error_set(err, 400, "invalid_field", NULL,
@@ -430,7 +430,7 @@ static void sql_fold(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 /* ledger_category(text): the category text names (rule C, as every write
  * folds it), NULL when it names none; for migrations that fold stored
- * categories again (0024). */
+ * categories again. */
 static void sql_category(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     const char *text = (const char *)sqlite3_value_text(argv[0]);
@@ -733,9 +733,9 @@ int ledger_commit(ledger_db *db, ledger_error *err)
         ledger_rollback(db);
         return LEDGER_ERR;
     }
-    /* The rows written are indexed for search as one statement (schema
-     * 0017), once there are enough of them (see SEARCH_FLUSH_ROWS); a
-     * failure is the commit's. */
+    /* The rows written are indexed for search as one statement
+     * (txn_search.c), once there are enough of them (see
+     * SEARCH_FLUSH_ROWS); a failure is the commit's. */
     if (search_flush(db, SEARCH_FLUSH_ROWS, err) || db_step_once(db, "COMMIT", "commit", err)) {
         ledger_rollback(db);
         return LEDGER_ERR;
