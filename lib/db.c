@@ -24,9 +24,9 @@ int db_error(ledger_db *db, ledger_error *err, const char *what)
         return ledger_txn_failed(db, err);
 
     /* A sum past 2^63 cents: a summary cell that would stop being exact
-     * (schema 0018), or SQL's SUM() where reports do not use ledger_sum.
-     * Rows of the largest amounts the API takes (10^15 cents each), some
-     * thousands of them. */
+     * (spend_monthly's exact triggers), or SQL's SUM() where reports do
+     * not use ledger_sum.  Rows of the largest amounts the API takes
+     * (10^15 cents each), some thousands of them. */
     if (((rc & 0xff) == SQLITE_ERROR || rc == SQLITE_CONSTRAINT_TRIGGER)
         && strstr(sqlite3_errmsg(db->sql), "integer overflow"))
         return ledger_error_set(err, 400, "invalid_field", NULL,
@@ -190,72 +190,82 @@ static int foreign_tables(ledger_db *db, ledger_error *err)
 }
 
 /* A version of ours is not enough (user_version is any application's to
- * set: an audit's file at 5 was switched to WAL, one at 26 taken for a
- * ledger), nor tables by our names (one with users(id, name) was migrated
- * into): the first two migrations' tables with their own columns must be
- * there.  LEDGER_ERR, said in err, when they are not. */
+ * set), nor tables by our names: the baseline's users and transactions
+ * tables with their own columns must be there.  LEDGER_ERR, said in err,
+ * when they are not. */
 static int ledger_tables(ledger_db *db, int have, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db,
         "SELECT (SELECT COUNT(*) FROM pragma_table_info('users')"
         "         WHERE name IN ('subject', 'email', 'name')),"
         "       (SELECT COUNT(*) FROM pragma_table_info('transactions')"
-        "         WHERE name IN ('owner_id', 'statement_id', 'amount', 'transaction_type')),"
-        "       (SELECT COUNT(*) FROM pragma_table_info('transactions'))", err);
-    int users = -1, txns = -1, txn_columns = -1;
+        "         WHERE name IN ('owner_id', 'statement_id', 'amount', 'transaction_type'))", err);
+    int users = -1, txns = -1;
 
     if (st == NULL)
         return LEDGER_ERR;
     if (sqlite3_step(st) == SQLITE_ROW) {
         users = sqlite3_column_int(st, 0);
         txns = sqlite3_column_int(st, 1);
-        txn_columns = sqlite3_column_int(st, 2);
     }
     db_stmt_done(st);
     if (users < 0)
         return db_error(db, err, "schema");
-    /* From version 2 on a transactions table is there; before, one that
-     * is there is someone else's. */
-    if (users < 3 || ((have >= 2 || txn_columns > 0) && txns < 4))
+    if (users < 3 || txns < 4)
         return ledger_error_set(err, 500, "not_a_ledger", NULL,
                                 "the file says schema version %d but has not the ledger's tables:"
                                 " not a ledger database", have);
     return LEDGER_OK;
 }
 
-/* A file that is no ledger this release can serve (another application's
- * database, a newer release's), refused before anything is written: the
- * switch to WAL below changed such a file's header (an audit).  migrate()
- * checks again inside its transaction, for a file changing meanwhile. */
-static int refuse_early(ledger_db *db, ledger_error *err)
+/* Whether this release can open a database at schema version have: a new
+ * file (0), or one at the baseline (the first migration, which holds the
+ * whole schema) or after it, up to the latest.  Nothing migrates a
+ * database from before the baseline: those versions were never released.
+ * LEDGER_ERR, said in err, when it cannot. */
+static int known_version(int have, ledger_error *err)
 {
-    int have = ledger_schema_version(db), latest = ledger_schema_latest();
+    int baseline = db_migrations[0].version, latest = ledger_schema_latest();
 
     if (have > latest)
         return ledger_error_set(err, 500, "schema_too_new", NULL,
                                 "database schema version %d is newer than this program "
                                 "knows (%d); run a newer ledger-fcgi", have, latest);
+    if (have > 0 && have < baseline)
+        return ledger_error_set(err, 503, "unavailable", NULL,
+                                "the database is at schema version %d, from before this"
+                                " release's baseline (%d): no release migrates it, so this"
+                                " release cannot open it", have, baseline);
+    return LEDGER_OK;
+}
+
+/* A file that is no ledger this release can serve (another application's
+ * database, a newer release's, one from before the baseline), refused
+ * before anything is written: the switch to WAL below would change such a
+ * file's header.  migrate() asks again inside its transaction, for a file
+ * changing meanwhile. */
+static int refuse(ledger_db *db, ledger_error *err)
+{
+    int have = ledger_schema_version(db);
+
+    if (known_version(have, err))
+        return LEDGER_ERR;
     return have == 0 ? foreign_tables(db, err) : ledger_tables(db, have, err);
 }
 
 /* All pending migrations run in one transaction, and the version is read
- * again inside it: two processes starting together must not both migrate. */
+ * again inside it: two processes starting together must not both migrate.
+ * A new database gets the baseline, then each migration after it. */
 static int migrate(ledger_db *db, ledger_error *err)
 {
-    int latest = ledger_schema_latest(), have, i;
+    int have, i;
     char pragma[64];
 
     if (exec(db, "BEGIN IMMEDIATE", err))
         return LEDGER_ERR;
+    if (refuse(db, err))
+        goto fail;
     have = ledger_schema_version(db);
-    if (have == 0 ? foreign_tables(db, err) : ledger_tables(db, have, err))
-        goto fail;
-    if (have > latest) {
-        ledger_error_set(err, 500, "schema_too_new", NULL,
-                         "database schema version %d is newer than this program "
-                         "knows (%d); run a newer ledger-fcgi", have, latest);
-        goto fail;
-    }
     for (i = 0; i < db_migration_count; i++) {
         const struct db_migration *m = &db_migrations[i];
 
@@ -415,7 +425,7 @@ static void sql_fold(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 /* ledger_category(text): the category text names (rule C, as every write
  * folds it), NULL when it names none; for migrations that fold stored
- * categories again (0024). */
+ * categories again. */
 static void sql_category(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     const char *text = (const char *)sqlite3_value_text(argv[0]);
@@ -541,7 +551,7 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
     /* WAL lets readers in other processes run beside the one writer;
      * synchronous=FULL because an acknowledged write must survive a power
      * cut, which NORMAL does not promise in WAL mode. */
-    if (refuse_early(db, err)
+    if (refuse(db, err)
         || set_wal(db, err)
         || exec(db, "PRAGMA synchronous = FULL", err)
         || exec(db, "PRAGMA foreign_keys = ON", err)
@@ -559,8 +569,9 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
          * every request.  The cache only grows as pages are read. */
         || exec(db, "PRAGMA cache_size = -65536", err))
         goto fail;
-    /* The functions before the migrations: a migration may use them (0015
-     * folds stored categories again with ledger_fold). */
+    /* The functions before the migrations: a migration may use them (one
+     * that folds stored categories again calls ledger_fold or
+     * ledger_category). */
     if ((rx = calloc(1, sizeof *rx)) == NULL
         || (rx->limits = pcre2_match_context_create(NULL)) == NULL) {
         free(rx);
@@ -717,9 +728,9 @@ int ledger_commit(ledger_db *db, ledger_error *err)
         ledger_rollback(db);
         return LEDGER_ERR;
     }
-    /* The rows written are indexed for search as one statement (schema
-     * 0017), once there are enough of them (see SEARCH_FLUSH_ROWS); a
-     * failure is the commit's. */
+    /* The rows written are indexed for search as one statement
+     * (txn_search.c), once there are enough of them (see
+     * SEARCH_FLUSH_ROWS); a failure is the commit's. */
     if (search_flush(db, SEARCH_FLUSH_ROWS, err) || db_step_once(db, "COMMIT", "commit", err)) {
         ledger_rollback(db);
         return LEDGER_ERR;

@@ -1,6 +1,6 @@
-# Turns schema/NNNN_name.sql files (given in order) into the C table
-# db_migrations[], so the program carries its schema and needs no data
-# directory at run time.
+# Turns schema/NNNN_name.sql files (given in order: the baseline, then
+# each migration after it) into the C table db_migrations[], so the
+# program carries its schema and needs no data directory at run time.
 function flush_file() {
     if (cur == "") return
     printf "    \"\";\n\n"

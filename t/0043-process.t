@@ -71,6 +71,16 @@ like($out, qr/schema version $v\b/, 'at the same version');
 ($rc, $out) = run_cmd($bin, '--db', "$dir/a.db", '--check');
 isnt($rc, 0, 'a database from a newer release is refused');
 like($out, qr/newer/, 'with a clear message');
+{
+    open my $fh, '|-', 'sqlite3', "$dir/pre.db" or die;
+    print $fh "CREATE TABLE users (id INTEGER PRIMARY KEY, subject TEXT, email TEXT, name TEXT);\n"
+            . "PRAGMA user_version = 26;\n";
+    close $fh;
+}
+($rc, $out) = run_cmd($bin, '--db', "$dir/pre.db", '--check');
+isnt($rc, 0, 'a database from before the baseline is refused');
+like($out, qr/schema version 26, from before this release's baseline/, 'saying so');
+is(`sqlite3 $dir/pre.db 'PRAGMA user_version'` + 0, 26, 'and it is left at its version');
 
 # An empty database name (an unset variable in --db $LEDGER_DB, a
 # half-edited file) or :memory: would be a private database per process,

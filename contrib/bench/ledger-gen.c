@@ -404,7 +404,7 @@ int main(int argc, char **argv)
     sqlite3_finalize(ins_rule);
     sqlite3_finalize(ins_budget);
     /* As ledger_commit does, but every row: the ledger starts with its
-     * rows indexed for search, in one statement (schema 0017). */
+     * rows indexed for search, in one statement (txn_search.c). */
     if (search_flush(ldb, 1, &err)) {
         fprintf(stderr, "ledger-gen: %s\n", err.message);
         return 1;

@@ -785,7 +785,7 @@ int main(int argc, char **argv)
                 return EXIT_BROKEN;
             }
             /* What the commit would add: indexing the new rows for search
-             * (search_flush, schema 0017). */
+             * (search_flush, txn_search.c). */
             if (search_flush(db, SEARCH_FLUSH_ROWS, &err)) {
                 fprintf(stderr, "import: %s\n", err.message);
                 return EXIT_BROKEN;
