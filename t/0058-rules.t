@@ -299,6 +299,31 @@ is_deeply($quick->{conditions}, [], 'a manual_only rule with no conditions is sa
 # ... but cannot be made to run on its own while it has none.
 error_is($rig->patch("/api/rules/$quick->{id}", { manual_only => JSON::PP::false }, user => 'alice'),
          400, 'invalid_field', 'PATCH manual_only off with no conditions', 'conditions');
+# The limits of the conditions: at most 50; `in` takes 1 to 200 values;
+# `between [low, high]` with low equal to high is a range of one; a text
+# value is at most 500 bytes; `matches` is a text operator.
+sub save_conditions { $rig->post('/api/rules', rule_body(name => 'limits', conditions => [@_]), user => 'alice') }
+sub conditions_accepted {
+    my ($what, @conds) = @_;
+    my $res = save_conditions(@conds);
+    is($res->{status}, 201, $what) or diag($res->{content});
+}
+conditions_accepted('50 conditions: the most a rule takes, accepted', ($ok_cond) x 50);
+error_is(save_conditions(($ok_cond) x 51), 400, 'invalid_field', '51 conditions: one too many', 'conditions');
+for my $f ([ 'amount', 1 ], [ 'date', '2025-01-01' ]) {
+    error_is(save_conditions(cond('description', 'contains', 'x'), cond($f->[0], 'matches', $f->[1])), 400,
+             'invalid_field', "matches is a text operator: not on $f->[0]", 'conditions[1]');
+}
+conditions_accepted('in with 200 values: the most it takes, accepted', cond('amount', 'in', [ 1 .. 200 ]));
+error_is(save_conditions(cond('amount', 'in', [ 1 .. 201 ])), 400, 'invalid_field', 'in with 201 values',
+         'conditions[0]');
+conditions_accepted('in with 200 text values, accepted', cond('merchant', 'in', [ map { "m$_" } 1 .. 200 ]));
+conditions_accepted('between [5, 5]: low equal to high is a range of one amount', cond('amount', 'between', [ 5, 5 ]));
+conditions_accepted('between two equal dates: a range of one day',
+                    cond('date', 'between', [ '2025-01-01', '2025-01-01' ]));
+conditions_accepted('a text value of exactly 500 bytes, accepted', cond('description', 'contains', 'v' x 500));
+error_is(save_conditions(cond('description', 'contains', 'v' x 501)), 400, 'invalid_field',
+         'a text value of 501 bytes', 'conditions[0]');
 delete_all_rules('alice');
 
 # ---- operators, through the dry run ---------------------------------------------------
