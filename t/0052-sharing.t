@@ -13,7 +13,8 @@
 # Order: participants, then the split routes, settle, split amounts and
 # payments on rows and payments that are deleted again afterwards, so that
 # the balance section starts from nothing between the household and can
-# state every figure worked out by hand.
+# state every figure worked out by hand.  The payments' limits and orders
+# come last: their payments would move those balances.
 use strict;
 use warnings;
 use Test::More;
@@ -874,5 +875,64 @@ balance_is('alice', 'bob', \@ab, 'alice with bob as before');
 $res = $rig->post('/api/participants', { email => 'first.last+ledger@mail.example.co.uk' }, user => 'dave');
 is($res->{status}, 201, 'a dotted local part, a + and a four-label domain are an address')
     or diag($res->{content});
+
+# ==== payments: limits and orders ===============================================
+# A payment takes 1 to 20 scopes; its total is money too (at most 10^13,
+# though each scope alone is within it); notes are at most 1000
+# characters; its scopes list the household first, then by trip, and the
+# payments list the latest date first.  (Last in the file: these payments
+# would move the balances above.)
+{
+    # alice owns every trip, so a payment to bob may be scoped to each.
+    my @trips;
+    for my $i (1 .. 20) {
+        my $r = $rig->post('/api/trips', { name => "Trip $i" }, user => 'alice');
+        BAIL_OUT("trip $i: $r->{status} $r->{content}") unless $r->{status} == 201;
+        push @trips, $r->{json}{id};
+    }
+    my %base = (from_participant_id => $uid{alice}, to_participant_id => $uid{bob}, date => '2026-02-01');
+    my $pay_bob = sub { $rig->post('/api/payments', $_[0], user => 'alice') };
+    my $total = sub { payments('alice')->{json}{total} // -1 };
+    my $before = $total->();
+
+    my @twenty = ({ trip_id => undef, amount => 1 }, map { { trip_id => $_, amount => 1 } } @trips[0 .. 18]);
+    my $r = $pay_bob->({ %base, scopes => \@twenty });
+    is($r->{status}, 201, 'a payment of exactly 20 scopes (the most there may be) is accepted')
+        or diag($r->{content});
+    is(scalar @{ $r->{json}{scopes} // [] }, 20, 'it has 20 scope rows');
+    is(sprintf('%.2f', $r->{json}{amount} // 0), '20.00', 'and its amount is their total');
+    my $rows = $total->();
+    is($rows - $before, 20, 'alice lists its 20 rows');
+    error_is($pay_bob->({ %base, scopes => [ @twenty, { trip_id => $trips[19], amount => 1 } ] }), 400,
+             'invalid_field', '21 scopes: one too many', 'scopes');
+    is($total->(), $rows, 'and nothing was stored');
+
+    error_is($pay_bob->({ %base, scopes => [ { trip_id => undef, amount => 6000000000000 },
+                                             { trip_id => $trips[0], amount => 6000000000000 } ] }),
+             400, 'invalid_field', 'two scopes of 6 * 10^12 (12 * 10^12 in all, over 10^13)', 'amount');
+    is($total->(), $rows, 'and nothing was stored');
+    $r = $pay_bob->({ %base, scopes => [ { trip_id => undef, amount => 5000000000000 },
+                                         { trip_id => $trips[0], amount => 5000000000000 } ] });
+    is($r->{status}, 201, 'two scopes of 5 * 10^12: exactly 10^13 in all, accepted') or diag($r->{content});
+
+    $r = $pay_bob->({ %base, amount => 1, notes => 'n' x 1000 });
+    is($r->{status}, 201, 'notes of exactly 1000 characters are accepted') or diag($r->{content});
+    error_is($pay_bob->({ %base, amount => 1, notes => 'n' x 1001 }), 400, 'invalid_field',
+             'notes of 1001 characters', 'notes');
+
+    $r = $pay_bob->({ %base, date => '2026-03-01',
+                      scopes => [ { trip_id => $trips[5], amount => 1 }, { trip_id => undef, amount => 2 },
+                                  { trip_id => $trips[2], amount => 3 } ] });
+    is($r->{status}, 201, 'a payment of three scopes, given trip, household, trip') or diag($r->{content});
+    is_deeply([ map { $_->{trip_id} } @{ $r->{json}{scopes} // [] } ], [ undef, $trips[2], $trips[5] ],
+              'its scopes: the household one first, then by trip');
+    my $early = $pay_bob->({ %base, date => '2020-01-01', amount => 1 });
+    my $late1 = $pay_bob->({ %base, date => '2027-01-01', amount => 1 });
+    my $late2 = $pay_bob->({ %base, date => '2027-01-01', amount => 2 });
+    my @listed = map { $_->{id} } @{ payments('alice', 'limit=500')->{json}{items} // [] };
+    is_deeply([ @listed[0, 1] ], [ $late2->{json}{id}, $late1->{json}{id} ],
+              'the payments list: the latest date first, the later recorded first on the same date');
+    is($listed[-1], $early->{json}{id}, '  and the earliest date last');
+}
 
 done_testing();
