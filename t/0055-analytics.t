@@ -3,17 +3,16 @@
 # Budget resource; API.md section 8): spend per month and category with
 # budgets, the gross and mine bases, budgets with spent and remaining, the
 # drill-down, merchants (top list and one merchant's history), fees and
-# interest, recurring-charge detection on generated histories, and scoping.
+# interest, and scoping.  (Recurring charges are t/0084-subscriptions.t's.)
 #
 # Who is who: alice holds the rule D ledger (2025-02 to 2025-04) and shares
 # with bob (2025-06); bob also has rows of his own that must never reach
-# alice; carol holds the subscription histories; dave the reconciled row;
+# alice; carol is unused; dave the reconciled row;
 # erin has nothing at all.  Every figure is worked out by hand in a comment.
 use strict;
 use warnings;
 use Test::More;
 use POSIX qw(strftime);
-use Time::Local qw(timegm);
 use Rig;
 use CommonChecks qw(error_is participant_ok m2);
 
@@ -78,18 +77,6 @@ sub budget_rows {
     my ($res) = @_;
     return { map { $_->{category} => join('/', m2($_->{amount}), m2($_->{spent}), m2($_->{remaining})) }
              @{ $res->{json}{items} // [] } };
-}
-
-# Dates as days since 1970-01-01 and back.
-sub days_of { my ($y, $m, $d) = split /-/, $_[0]; int(timegm(0, 0, 0, $d, $m - 1, $y) / 86400) }
-sub date_of { strftime('%Y-%m-%d', gmtime($_[0] * 86400)) }
-sub add_days { date_of(days_of($_[0]) + $_[1]) }
-# A date on a Saturday or Sunday moves to the Monday after.
-sub weekday_slide {
-    my ($date) = @_;
-    my $d = days_of($date);
-    $d++ while (gmtime($d * 86400))[6] == 0 || (gmtime($d * 86400))[6] == 6;
-    return date_of($d);
 }
 
 # Everyone adds everyone, so that any split below may name anyone.
@@ -169,8 +156,7 @@ manual('alice', '2025-04-01', 'debit', 7, 'dining', 'Cafe Roma');
 manual('alice', '2024-12-31', 'debit', 9, 'dining', 'Cafe Roma');
 
 # bob's own rows in the same month, at the same merchants: never alice's.
-#   bob 2025-02: groceries 999.00, fees 99.00 (and, from the subscriptions
-#   section, his Netflix 22.99 of 02-15); total 1120.99
+#   bob 2025-02: groceries 999.00, fees 99.00; total 1098.00
 my $bobs = statement('bob', bank_name => 'Bob Bank', period_start => '2025-02-01', period_end => '2025-02-28',
     transactions => [ srow('2025-02-10', 'debit', 999, 'groceries', 'Coles'),
                       srow('2025-02-11', 'fee', 99, 'fees', 'Visa') ]);
@@ -653,153 +639,10 @@ SKIP: {
        'budget spent agrees');
 }
 
-# ==== subscriptions (carol) =================================================================
-# Generated histories, all debit statement rows of carol:
-#   Netflix   monthly on the 1st of 2025, moved to Monday when on a weekend,
-#             May missed, 15.99 to June then 17.99: 01-01 02-03 03-03 04-01
-#             06-02 | 07-01 08-01 09-01 10-01 11-03 12-01 (11 charges)
-#             -> typical 17.99 (the price now), next 2026-01-01, annual 215.88
-#   Stan      12.00 monthly on the 3rd of 2025, weekend -> Monday (05-03 is
-#             a Saturday: 05-05; 08-03 a Sunday: 08-04); 12 charges,
-#             next 2026-01-03, annual 144.00
-#   Gym       9.50 weekly from Monday 2025-09-01, 16 charges: last 2025-12-15,
-#             next 2025-12-22 (+7), annual 9.50 x 52 = 494.00
-#   Cleaner   120.00 fortnightly from 2025-07-11, 12 charges: last 2025-12-12
-#             (07-11 + 154 days), next 2025-12-26, annual 120 x 26 = 3120.00
-#   Insurer   210.00 quarterly on the 15th of Jan/Apr/Jul/Oct 2024-2025, 8
-#             charges: next 2026-01-15, annual 840.00
-#   Domains   25.00 yearly on 03-10 of 2023, 2024, 2025: next 2026-03-10,
-#             annual 25.00
-#   Apple     4.49 monthly on the 7th of 2025 (12; next 2026-01-07; annual
-#             53.88) and 14.99 monthly on the 20th from March (10; next
-#             2026-01-20; annual 179.88): two subscriptions at one merchant
-#   Magazine  8.00 monthly on the 5th, 2024-06 .. 2025-03 (10): lapsed,
-#             next 2025-04-05, annual 96.00
-#   Concert Hall  one charge of 180.00: not a subscription
-#   Corner Store  16 charges, gaps of 3-40 days, amounts 7.85-64.35: not one
-my @sub_rows;
-sub charge {
-    my ($merchant, $date, $amount) = @_;
-    push @sub_rows, { date => $date, description => "$merchant $date", merchant => $merchant,
-                      amount => $amount, transaction_type => 'debit', category => 'subscriptions' };
-    return $date;
-}
-my @netflix = map { charge('Netflix', weekday_slide(sprintf('2025-%02d-01', $_)), $_ <= 6 ? 15.99 : 17.99) }
-              grep { $_ != 5 } 1 .. 12;
-die "generator: @netflix" unless "@netflix" eq '2025-01-01 2025-02-03 2025-03-03 2025-04-01 2025-06-02 '
-    . '2025-07-01 2025-08-01 2025-09-01 2025-10-01 2025-11-03 2025-12-01';
-my @stan = map { charge('Stan', weekday_slide(sprintf('2025-%02d-03', $_)), 12) } 1 .. 12;
-die "generator: @stan" unless $stan[4] eq '2025-05-05' && $stan[7] eq '2025-08-04' && $stan[11] eq '2025-12-03';
-charge('Gym', add_days('2025-09-01', 7 * $_), 9.5) for 0 .. 15;
-charge('Cleaner', add_days('2025-07-11', 14 * $_), 120) for 0 .. 11;
-charge('Insurer', "$_->[0]-$_->[1]-15", 210) for map { my $y = $_; map { [$y, $_] } qw(01 04 07 10) } 2024, 2025;
-charge('Domains', "$_-03-10", 25) for 2023 .. 2025;
-charge('Apple', sprintf('2025-%02d-07', $_), 4.49) for 1 .. 12;
-charge('Apple', sprintf('2025-%02d-20', $_), 14.99) for 3 .. 12;
-charge('Magazine', $_, 8) for (map { sprintf('2024-%02d-05', $_) } 6 .. 12), (map { sprintf('2025-%02d-05', $_) } 1 .. 3);
-charge('Concert Hall', '2025-08-08', 180);
-{
-    my @gaps = (12, 3, 27, 40, 8, 19, 5, 33, 14, 22, 4, 36, 10, 17, 29);
-    my @amounts = (23.10, 7.85, 41.00, 12.60, 64.35, 18.20, 9.99, 35.50, 27.75, 15.40, 52.80, 11.25,
-                   30.05, 46.90, 8.40, 21.65);
-    my $d = '2025-01-04';
-    for my $i (0 .. $#amounts) {
-        charge('Corner Store', $d, $amounts[$i]);
-        $d = add_days($d, $gaps[$i]) if $i < @gaps;
-    }
-}
-statement('carol', bank_name => 'Carol Card', period_start => '2023-01-01', period_end => '2025-12-31',
-          transactions => \@sub_rows);
-# bob also pays Netflix (the same merchant, other dates): never carol's.
-statement('bob', bank_name => 'Bob Card', period_start => '2025-01-01', period_end => '2025-12-31',
-          transactions => [ map { srow(sprintf('2025-%02d-15', $_), 'debit', 22.99, 'subscriptions', 'Netflix') } 1 .. 12 ]);
-
-# merchant, typical, cadence, occurrences, first, last, next, annual
-my @expect = (
-    ['Netflix', '17.99', 'monthly', 11, '2025-01-01', '2025-12-01', '2026-01-01', '215.88'],
-    ['Stan', '12.00', 'monthly', 12, '2025-01-03', '2025-12-03', '2026-01-03', '144.00'],
-    ['Gym', '9.50', 'weekly', 16, '2025-09-01', '2025-12-15', '2025-12-22', '494.00'],
-    ['Cleaner', '120.00', 'fortnightly', 12, '2025-07-11', '2025-12-12', '2025-12-26', '3120.00'],
-    ['Insurer', '210.00', 'quarterly', 8, '2024-01-15', '2025-10-15', '2026-01-15', '840.00'],
-    ['Domains', '25.00', 'yearly', 3, '2023-03-10', '2025-03-10', '2026-03-10', '25.00'],
-    ['Apple', '4.49', 'monthly', 12, '2025-01-07', '2025-12-07', '2026-01-07', '53.88'],
-    ['Apple', '14.99', 'monthly', 10, '2025-03-20', '2025-12-20', '2026-01-20', '179.88'],
-    ['Magazine', '8.00', 'monthly', 10, '2024-06-05', '2025-03-05', '2025-04-05', '96.00'],
-);
-sub subscriptions {
-    my ($user, $as_of) = @_;
-    my $res = $rig->get("/api/analytics/subscriptions?as_of=$as_of", user => $user);
-    is($res->{status}, 200, "GET /api/analytics/subscriptions?as_of=$as_of as $user") or diag($res->{content});
-    return $res->{json}{items} // [];
-}
-# A subscription by merchant and typical amount (Apple has two).
-sub find_sub {
-    my ($items, $merchant, $typical) = @_;
-    my @m = grep { $_->{merchant} eq $merchant } @$items;
-    @m = grep { m2($_->{typical_amount}) eq $typical } @m if @m > 1;
-    return $m[0];
-}
-
-my $subs = subscriptions('carol', '2025-12-22');
-is_deeply([sort map { $_->{merchant} } @$subs], [sort map { $_->[0] } @expect],
-          'the nine subscriptions and nothing else (not the one-off, not the irregular store)');
-for my $e (@expect) {
-    my ($merchant, $typical, @want) = @$e;
-    my $s = find_sub($subs, $merchant, $typical);
-    is_deeply($s && [$s->{cadence}, $s->{occurrences}, $s->{first_date}, $s->{last_date}, $s->{next_expected},
-                     m2($s->{annual_cost}), m2($s->{typical_amount})],
-              [@want, $typical], "$merchant $typical: cadence, occurrences, first, last, next, annual, typical");
-}
-ok(!grep({ $_->{merchant} eq 'Corner Store' || $_->{merchant} eq 'Concert Hall' } @$subs),
-   'an irregular merchant and a one-off are not subscriptions');
-# Active: just after the last charge, yes; on 2025-12-22 all but the lapsed
-# magazine (expected 2025-04-05, eight months late).
-is_deeply({ map { ("$_->{merchant} " . m2($_->{typical_amount})) => ($_->{active} ? 1 : 0) } @$subs },
-          { map { ("$_->[0] $_->[1]") => ($_->[0] eq 'Magazine' ? 0 : 1) } @expect },
-          'on 2025-12-22 all are active but the magazine');
-for my $e (@expect) {
-    my $as_of = add_days($e->[5], 1);
-    my $s = find_sub(subscriptions('carol', $as_of), $e->[0], $e->[1]);
-    ok($s && $s->{active}, "$e->[0] $e->[1] is active on $as_of, the day after its last charge");
-}
-# 2026-01-05: the weekly gym has missed 12-22 and 12-29: lapsed; Netflix,
-# due 2026-01-01, is only four days late.
-$subs = subscriptions('carol', '2026-01-05');
-ok(!(find_sub($subs, 'Gym', '9.50') // { active => 1 })->{active}, 'on 2026-01-05 the weekly gym is no longer active');
-ok((find_sub($subs, 'Netflix', '17.99') // {})->{active}, 'but monthly Netflix, four days late, still is');
-# The grace ends: Netflix, due 2026-01-01 with ten days' grace, is active
-# on 2026-01-10 and not on 2026-01-11 ("before next_expected plus").
-ok((find_sub(subscriptions('carol', '2026-01-10'), 'Netflix', '17.99') // {})->{active},
-   'Netflix is active on the last day before its grace ends');
-ok(!(find_sub(subscriptions('carol', '2026-01-11'), 'Netflix', '17.99') // { active => 1 })->{active},
-   'and not on the day it ends');
-# As of a past day: only the charges known then.
-$subs = subscriptions('carol', '2025-06-02');
-my $early = find_sub($subs, 'Netflix', '15.99');
-is_deeply($early && [ $early->{occurrences}, $early->{last_date}, $early->{next_expected}, m2($early->{typical_amount}) ],
-          [ 5, '2025-06-02', '2025-07-02', '15.99' ], 'as of 2025-06-02, Netflix has its five charges to then, at 15.99');
-ok(!find_sub($subs, 'Gym', '9.50'), 'and the gym, first charged in September, is not there yet');
-is_deeply(subscriptions('carol', '2020-01-01'), [], 'as of 2020, before any charge, there are none');
-# Long after: nothing is active, and they are all still reported.
-$subs = subscriptions('carol', '2027-06-01');
-is(scalar @$subs, 9, 'in 2027 the nine are still reported');
-ok(!grep({ $_->{active} } @$subs), 'none of them active');
-# bob's Netflix is his alone: 12 charges of 22.99 on the 15th.
-$subs = subscriptions('bob', '2025-12-22');
-my $bn = find_sub($subs, 'Netflix', '22.99');
-is_deeply($bn && [$bn->{occurrences}, $bn->{first_date}, m2($bn->{typical_amount})], [12, '2025-01-15', '22.99'],
-          "bob's Netflix is his own charges only");
-is(scalar(grep { $_->{merchant} eq 'Netflix' } @$subs), 1, "and carol's Netflix is not bob's");
-error_is($rig->get('/api/analytics/subscriptions?as_of=2025-02-30', user => 'carol'), 400, 'invalid_field',
-         'as_of 2025-02-30', 'as_of');
-error_is($rig->get('/api/analytics/subscriptions?as_of=yesterday', user => 'carol'), 400, 'invalid_field',
-         'as_of yesterday', 'as_of');
-is($rig->get('/api/analytics/subscriptions', user => 'carol')->{status}, 200, 'as_of defaults to today');
-
 # ==== scoping ==================================================================================
-# bob's own February: groceries 999.00 + fees 99.00 + Netflix 22.99 = 1120.99;
+# bob's own February: groceries 999.00 + fees 99.00 = 1098.00;
 # none of alice's 1014.94.
-is(m2(month_of(monthly('bob', 'from=2025-02&to=2025-02'), '2025-02')->{total}), '1120.99',
+is(m2(month_of(monthly('bob', 'from=2025-02&to=2025-02'), '2025-02')->{total}), '1098.00',
    "bob's 2025-02 is his own rows only");
 is(m2(month_of(monthly('alice', 'from=2025-02&to=2025-02&basis=mine'), '2025-02')->{total}), '1014.94',
    "alice's mine basis in 2025-02 takes nothing of bob's unshared rows");
@@ -811,7 +654,6 @@ is_deeply($rig->get('/api/analytics/merchants?from=2023-01&to=2025-12', user => 
           'erin: no merchants');
 $res = $rig->get('/api/analytics/fees?from=2025-01&to=2025-12', user => 'erin');
 is_deeply([scalar @{ $res->{json}{by_statement} }, m2($res->{json}{total_fees})], [0, '0.00'], 'erin: no fees');
-is_deeply(subscriptions('erin', '2025-12-22'), [], 'erin: no subscriptions');
 is(m2($rig->get('/api/analytics/monthly/2025-02/groceries', user => 'erin')->{json}{total}), '0.00',
    "erin: alice's groceries are not hers to drill into");
 is(m2(month_of(monthly('erin', 'from=2025-06&to=2025-06&basis=mine'), '2025-06')->{total}), '0.00',
@@ -821,7 +663,7 @@ is(m2(month_of(monthly('erin', 'from=2025-06&to=2025-06&basis=mine'), '2025-06')
 for my $r (['GET', '/api/budgets'], ['PUT', '/api/budgets/dining'], ['DELETE', '/api/budgets/dining'],
            ['GET', '/api/analytics/monthly'], ['GET', '/api/analytics/monthly/2025-02/dining'],
            ['GET', '/api/analytics/merchants'], ['GET', '/api/analytics/merchants/Coles'],
-           ['GET', '/api/analytics/fees'], ['GET', '/api/analytics/subscriptions']) {
+           ['GET', '/api/analytics/fees']) {
     my ($method, $path) = @$r;
     error_is($rig->request($method, $path, open => 1, ($method eq 'PUT' ? (json => { amount => 1 }) : ())),
              401, 'unauthenticated', "$method $path with no identity");

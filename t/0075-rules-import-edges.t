@@ -117,45 +117,6 @@ sub commit {
               [ [ 'dining', '0.00', '12.34', '-12.34' ] ], 'a zero budget lists its spend and goes negative');
 }
 
-# ---- subscriptions: the minimum counts -------------------------------------------------
-{
-    my %charges = (
-        'Tri Monthly' => [ 9.99, '2025-01-10', '2025-02-10', '2025-03-10' ],
-        'Three Weeks' => [ 5, '2025-03-03', '2025-03-10', '2025-03-17' ],
-        'Four Weeks'  => [ 5, '2025-03-03', '2025-03-10', '2025-03-17', '2025-03-24' ],
-    );
-    for my $m (sort keys %charges) {
-        my ($amount, @dates) = @{ $charges{$m} };
-        manual(carol => date => $_, description => "$m $_", merchant => $m, amount => $amount,
-               transaction_type => 'debit', category => 'subscriptions') for @dates;
-    }
-    # A weekly shop of 40 to 79 chains by amount (each within 15% of the
-    # next larger) but jumps from week to week: not a subscription (an
-    # audit).  A price that rose twice, steady between, still is one.
-    my @shop = (52, 40, 69, 45, 79, 48, 62, 55, 60);
-    manual(carol => date => sprintf('2025-01-%02d', 6 + 7 * $_), description => "Weekly shop $_", merchant => 'Woolies',
-           amount => $shop[$_], transaction_type => 'debit', category => 'groceries') for 0 .. 3;
-    manual(carol => date => sprintf('2025-02-%02d', 3 + 7 * ($_ - 4)), description => "Weekly shop $_",
-           merchant => 'Woolies', amount => $shop[$_], transaction_type => 'debit', category => 'groceries') for 4 .. 7;
-    manual(carol => date => '2025-03-03', description => 'Weekly shop 8', merchant => 'Woolies', amount => $shop[8],
-           transaction_type => 'debit', category => 'groceries');
-    my @rises = (10, 10, 10, 11, 11, 11, 12, 12, 12);
-    manual(carol => date => sprintf('2024-%02d-05', $_ + 1), description => "Streamer $_", merchant => 'Streamer',
-           amount => $rises[$_], transaction_type => 'debit', category => 'subscriptions') for 0 .. 8;
-    my $res = $rig->get('/api/analytics/subscriptions?as_of=2025-03-25', user => 'carol');
-    is($res->{status}, 200, 'GET subscriptions') or diag($res->{content});
-    my %by = map { $_->{merchant} => $_ } @{ $res->{json}{items} // [] };
-    is_deeply([ map { $_ && [ $_->{cadence}, $_->{occurrences} ] } $by{'Tri Monthly'} ], [ [ 'monthly', 3 ] ],
-              'subscriptions: three monthly charges are a monthly subscription');
-    ok(!exists $by{'Three Weeks'}, 'subscriptions: three weekly charges are not yet a subscription');
-    is_deeply([ map { $_ && [ $_->{cadence}, $_->{occurrences} ] } $by{'Four Weeks'} ], [ [ 'weekly', 4 ] ],
-              'subscriptions: four weekly charges are a weekly subscription');
-    ok(!exists $by{Woolies}, 'subscriptions: a weekly shop whose amount jumps about is not one')
-        or diag(explain $by{Woolies});
-    is_deeply([ map { $_ && [ $_->{cadence}, $_->{occurrences}, m2($_->{typical_amount}) ] } $by{Streamer} ],
-              [ [ 'monthly', 9, '12.00' ] ], 'subscriptions: a price that rose twice is still one subscription');
-}
-
 # ---- rules an audit of the engine broke -------------------------------------------------
 # A pattern that backtracks without end on a row is bounded: the rule is a
 # 409 alone and passed over by apply-all (it held the service 0.14 s a row,
