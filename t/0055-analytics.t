@@ -7,14 +7,14 @@
 #
 # Who is who: alice holds the rule D ledger (2025-02 to 2025-04) and shares
 # with bob (2025-06); bob also has rows of his own that must never reach
-# alice; carol is unused; dave the reconciled row;
-# erin has nothing at all.  Every figure is worked out by hand in a comment.
+# alice; carol's budgets are a list (its total and order); dave the
+# reconciled row; erin has nothing at all until the budgets of 0.00.  Every figure is worked out by hand in a comment.
 use strict;
 use warnings;
 use Test::More;
 use POSIX qw(strftime);
 use Rig;
-use CommonChecks qw(error_is participant_ok m2);
+use CommonChecks qw(error_is participant_ok ok_json manual_ok m2);
 
 my $rig = Rig->new;
 my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
@@ -177,14 +177,22 @@ is($rig->put('/api/budgets/FEES', { amount => 10 }, user => 'alice')->{status}, 
 error_is($rig->put('/api/budgets/dining', { amount => -1 }, user => 'alice'), 400, 'invalid_field',
          'a negative budget', 'amount');
 # A category name is at most 100 bytes, kept whole: one of 70 is not cut
-# (two such names must not fold into one), one of 101 is refused.
+# (two such names must not fold into one), one of 100 is one, one of 101
+# is refused.
 {
     my $seventy = 'k' x 70;
     my $r = $rig->put("/api/budgets/$seventy", { amount => 5 }, user => 'alice');
     is_deeply([$r->{status}, $r->{json}{category}], [200, $seventy], 'a 70-byte category is kept whole');
     is($rig->del("/api/budgets/$seventy", user => 'alice')->{status}, 204, 'and deleted again');
+    my $hundred = 'c' x 100;
+    $r = $rig->put("/api/budgets/$hundred", { amount => 5 }, user => 'alice');
+    is_deeply([ $r->{status}, $r->{json}{category} ], [ 200, $hundred ],
+              'a budget category of exactly 100 bytes is accepted (at most 100)');
+    $rig->del("/api/budgets/$hundred", user => 'alice');
     error_is($rig->put('/api/budgets/' . ('k' x 101), { amount => 5 }, user => 'alice'), 400,
              'invalid_field', 'a 101-byte category', 'category');
+    error_is($rig->put('/api/budgets/' . ('c' x 101), { amount => 5 }, user => 'alice'), 400, 'invalid_field',
+             'a budget category of 101 bytes', 'category');
 }
 error_is($rig->put('/api/budgets/dining', { amount => 1.234 }, user => 'alice'), 400, 'invalid_field',
          'three decimals', 'amount');
@@ -687,5 +695,46 @@ manual('erin', '2018-03-05', 'debit', $forty{$_}, $_, "Forty $_") for sort keys 
 is_deeply([map { $_->{category} } @{ month_of(monthly('erin', 'from=2018-03&to=2018-03'), '2018-03')->{categories} }],
           [sort { $forty{$b} <=> $forty{$a} || $a cmp $b } keys %forty],
           'forty categories in a month: largest first, equal totals by name');
+
+# ==== a budget list's total and order; a budget of 0.00 (carol, erin) =========================
+# The list answers {items, total}: its total is the number of its items,
+# in category order, not the order they were set.
+for my $c (qw(health dining groceries)) {
+    ok_json($rig->put("/api/budgets/$c", { amount => 10 }, user => 'carol'), "carol budgets $c");
+}
+$res = $rig->get('/api/budgets?month=2024-03', user => 'carol');
+is($res->{status}, 200, 'GET /api/budgets');
+is_deeply([ scalar @{ $res->{json}{items} // [] }, $res->{json}{total} ], [ 3, 3 ],
+          'budget list: total is the number of items (three budgets, total 3)');
+is_deeply([ map { $_->{category} } @{ $res->{json}{items} // [] } ], [qw(dining groceries health)],
+          'budget list: by category (etc/openapi.yaml), not in the order they were set');
+ok_json($rig->del('/api/budgets/health', user => 'carol'), 'carol deletes a budget');
+$res = $rig->get('/api/budgets?month=2024-03', user => 'carol');
+is($res->{json}{total}, 2, 'budget list: after a delete, total 2');
+
+# A budget of 0.00 is a budget ("amount must be 0 or more"): it lists its
+# spend and goes negative, and the monthly report reads it 0.00, not null.
+{
+    my $r = $rig->put('/api/budgets/Dining', { amount => 0 }, user => 'erin');
+    is_deeply([ $r->{status}, $r->{json}{category}, m2($r->{json}{amount}) ], [ 200, 'dining', '0.00' ],
+              'budget upsert: an amount of 0.00 is accepted ("0 or more")');
+    manual_ok($rig, 'erin', date => '2025-05-10', description => 'Dinner', amount => 12.34,
+              transaction_type => 'debit', category => 'dining');
+    my $items = $rig->get('/api/budgets?month=2025-05', user => 'erin')->{json}{items};
+    is_deeply([ map { [ $_->{category}, m2($_->{amount}), m2($_->{spent}), m2($_->{remaining}) ] } @$items ],
+              [ [ 'dining', '0.00', '12.34', '-12.34' ] ], 'a zero budget lists its spend and goes negative');
+}
+$res = $rig->put('/api/budgets/Dining', { amount => 0 }, user => 'erin');
+is($res->{status}, 200, 'erin budgets 0.00 for dining');
+$res = $rig->put('/api/budgets/Groceries', { amount => 25 }, user => 'erin');
+is($res->{status}, 200, 'and 25.00 for groceries');
+$res = $rig->get('/api/analytics/monthly?from=2026-01&to=2026-01', user => 'erin');
+is($res->{status}, 200, 'erin: monthly 2026-01');
+{
+    my ($jan) = grep { $_->{month} eq '2026-01' } @{ $res->{json}{items} // [] };
+    my %bud = map { $_->{category} => (defined $_->{budget} ? m2($_->{budget}) : 'null') }
+              @{ $jan->{categories} // [] };
+    is_deeply(\%bud, { dining => '0.00', groceries => '25.00' }, 'a budget of 0.00 reads 0.00, not null');
+}
 
 done_testing();
