@@ -728,4 +728,56 @@ bulk('alice', { action => 'assign_trip', ids => [$b2->{id}], trip_id => undef })
 $res = $rig->get("/api/transactions?trip_id=$bali&trip_all_rows=1", user => 'bob');
 is_deeply(ids_of($res), sorted($b1->{id}, $b3->{id}, $bob_row->{id}), 'an unassigned row leaves the trip');
 
+# ---- bulk untag removes only the named tag -------------------------------------
+{
+    my $r1 = mk('alice', description => 'Two tags one', merchant => 'Shop');
+    my $r2 = mk('alice', description => 'Two tags two', merchant => 'Shop');
+    my $home = mktag('alice', 'Home');
+    for my $t ($work, $home) {
+        my $r = bulk('alice', { action => 'tag', ids => [$r1->{id}, $r2->{id}], tag_id => $t });
+        die "bulk tag: $r->{status} $r->{content}\n" unless $r->{status} == 200;
+    }
+    my $names = sub { [sort @{ tag_names(txn($_[0])) }] };
+    is_deeply($names->($r1->{id}), ['Home', 'Work'], 'the row carries both tags');
+    $res = bulk('alice', { action => 'untag', ids => [$r1->{id}], tag_id => $work });
+    is_deeply([ $res->{status}, $res->{json} ], [ 200, { updated => 1 } ], 'bulk untag Work from one row');
+    is_deeply($names->($r1->{id}), ['Home'], 'bulk untag removes only the named tag: Home stays');
+    is_deeply($names->($r2->{id}), ['Home', 'Work'], 'and a row not named keeps both');
+
+    # Every field a bulk body carries is checked, whichever the action
+    # uses: a wrong type or value is a 400 naming the field.
+    my $before = $names->($r2->{id});
+    error_is(bulk('alice', { action => 'untag', ids => [$r2->{id}], tag_id => $home, category => 7 }),
+             400, 'invalid_field', 'bulk untag with a category of the wrong type', 'category');
+    error_is(bulk('alice', { action => 'untag', ids => [$r2->{id}], tag_id => $home, merchant_normalized => [] }),
+             400, 'invalid_field', 'bulk untag with a merchant_normalized of the wrong type', 'merchant_normalized');
+    error_is(bulk('alice', { action => 'untag', ids => [$r2->{id}], tag_id => $home,
+                              merchant_normalized => 'm' x 201 }),
+             400, 'invalid_field', 'bulk untag with a merchant_normalized over 200 characters', 'merchant_normalized');
+    error_is(bulk('alice', { action => 'untag', ids => [$r2->{id}], tag_id => $home, trip_id => 'Bali' }),
+             400, 'invalid_field', 'bulk untag with a trip_id of the wrong type', 'trip_id');
+    error_is(bulk('alice', { action => 'normalize', ids => [$r2->{id}], merchant_normalized => 'X', tag_id => 'Work' }),
+             400, 'invalid_field', 'bulk normalize with a tag_id of the wrong type', 'tag_id');
+    is_deeply($names->($r2->{id}), $before, 'and nothing changed');
+}
+
+# ---- bulk categorize refund: the effective merchant's history ---------------------
+# "refund" follows the row's effective (normalised) merchant, as PATCH and
+# rules do (rule C: the merchant's most used category).
+{
+    mk('erin', description => 'Kmart toys', merchant => 'Kmart', category => 'shopping', amount => 40);
+    mk('erin', description => 'Kmart more', merchant => 'Kmart', category => 'shopping', amount => 20);
+    my $rf = mk('erin', description => 'KMART 1234 refund', merchant => 'KMART 1234 SYDNEY',
+                transaction_type => 'refund', amount => 5);
+    $res = bulk('erin', { action => 'normalize', ids => [$rf->{id}], merchant_normalized => 'Kmart' });
+    die "normalize: $res->{status} $res->{content}\n" unless $res->{status} == 200;
+    is(txn($rf->{id}, 'erin')->{merchant_normalized}, 'Kmart', 'its effective merchant is Kmart');
+    $res = bulk('erin', { action => 'categorize', ids => [$rf->{id}], category => 'refund' });
+    is($res->{status}, 200, 'bulk categorize refund');
+    is(txn($rf->{id}, 'erin')->{category}, 'shopping',
+       "a refund takes its effective merchant's usual category (Kmart: shopping), not the raw text's");
+    $res = $rig->patch("/api/transactions/$rf->{id}", { category => 'refund' }, user => 'erin');
+    is_deeply([ $res->{status}, $res->{json}{category} ], [ 200, 'shopping' ], 'as PATCH gives it');
+}
+
 done_testing();
