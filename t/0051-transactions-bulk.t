@@ -1,8 +1,8 @@
 #!/usr/bin/perl
 # Behind nginx: bulk actions on transactions (tag, untag, categorize,
 # normalize, assign_trip) and their all-or-nothing access check; tags on one
-# transaction; tag usage counts; the merchant list; category usage counts;
-# and the trip filters of the transaction list.
+# transaction; tag usage counts; the merchant list; and the trip filters
+# of the transaction list.  (Category usage counts are t/0086-categories.t's.)
 #
 # Trips and payments have no HTTP API yet: the trip tests write those rows
 # straight into the rig's database with the sqlite3 command-line tool.
@@ -605,42 +605,6 @@ is_deeply([map { [$_->{merchant}, $_->{transaction_count}, 0 + $_->{total}] } @{
           [['Alpha Cafe', 3, 12.5], ['Beta Mart', 3, 145.25], ['Gamma Bank', 3, 2.75]],
           'the moved row counts under its new name; Delta Books is gone');
 is($res->{json}{total}, 3, 'total counts merchants');
-
-# ---- GET /api/categories: usage by effective category ---------------------------
-# dave's rows only; an override moves a row between counts; custom names
-# are listed, not built in.
-my @d = (mk('dave', description => 'd groceries 1', category => 'groceries'),
-         mk('dave', description => 'd groceries 2', category => 'Groceries'),
-         mk('dave', description => 'd dining', category => 'dining'),
-         mk('dave', description => 'd kids', category => 'Kids Stuff'));
-sub usage {
-    my ($user) = @_;
-    my $json = $rig->get('/api/categories', user => $user)->{json};
-    return +{ map { $_->{category} => $_ } @{ $json->{items} } }, $json;
-}
-my ($cat, $cjson) = usage('dave');
-is_deeply([map { $cat->{$_}{usage_count} } qw(groceries dining kids_stuff shopping)], [2, 1, 1, 0],
-          'usage counts by category');
-ok($cat->{kids_stuff} && JSON::PP::is_bool($cat->{kids_stuff}{builtin}) && !$cat->{kids_stuff}{builtin},
-   '"Kids Stuff" is listed as kids_stuff, builtin false');
-ok(JSON::PP::is_bool($cat->{groceries}{builtin}) && $cat->{groceries}{builtin}, 'groceries is built in');
-is($cjson->{total}, 27, 'the 26 built-ins and one custom category');
-ok(!$cat->{'Kids Stuff'} && !$cat->{Groceries}, 'no unfolded names');
-bulk('dave', { action => 'categorize', ids => [$d[0]{id}], category => 'Dining' });
-($cat) = usage('dave');
-is_deeply([map { $cat->{$_}{usage_count} } qw(groceries dining)], [1, 2],
-          'an override moves a row from groceries to dining');
-bulk('dave', { action => 'categorize', ids => [$d[2]{id}], category => 'kids stuff' });
-($cat) = usage('dave');
-is_deeply([map { $cat->{$_}{usage_count} } qw(groceries dining kids_stuff)], [1, 1, 2],
-          'and from dining to the custom category');
-bulk('dave', { action => 'categorize', ids => [$d[0]{id}, $d[2]{id}], category => undef });
-($cat) = usage('dave');
-is_deeply([map { $cat->{$_}{usage_count} } qw(groceries dining kids_stuff)], [2, 1, 1],
-          'clearing the overrides restores the base counts');
-my ($acat) = usage('carol');
-ok(!$acat->{kids_stuff}, "dave's custom category is not in carol's list");
-is($acat->{groceries}{usage_count}, 0, "and dave's rows do not count for carol");
 
 # ---- trip filters on GET /api/transactions ------------------------------------
 # trip_id alone keeps the normal scoping; trip_all_rows=1 shows every row of
