@@ -1,8 +1,9 @@
 #!/usr/bin/perl
 # Sharing through nginx: participants (added by email, placeholders bound at
 # first sign-in), the split routes and settle, apportioned split amounts,
-# payments with one scope or several, and balances (Business rules A and B,
-# Behaviour rule 8, Authentication 3-4).
+# payments with one scope or several (their limits and orders), and balances
+# (Business rules A and B, Behaviour rule 8, Authentication 3-4), found by
+# id whatever the order of ids and names.
 #
 # Who is who: alice, bob and dave are a household (each adds the other two);
 # erin is added by alice before erin ever signs in (a placeholder, then bound),
@@ -933,6 +934,50 @@ is($res->{status}, 201, 'a dotted local part, a + and a four-label domain are an
     is_deeply([ @listed[0, 1] ], [ $late2->{json}{id}, $late1->{json}{id} ],
               'the payments list: the latest date first, the later recorded first on the same date');
     is($listed[-1], $early->{json}{id}, '  and the earliest date last');
+}
+
+# ==== balances by id: ids against the names (a rig of its own) =================
+# GET /api/balances finds each participant's balance by id, and ids need
+# not run in the list's order of names: on a rig of its own, users sign in
+# from erin to alice.
+{
+    my $zrig = Rig->new;
+    my %zid;
+    for my $u (qw(erin dave carol bob alice)) {
+        $zid{$u} = $zrig->get('/api/me', user => $u)->{json}{id};
+    }
+    my %zwho = reverse %zid;
+    ok($zid{erin} < $zid{dave} && $zid{dave} < $zid{bob} && $zid{bob} < $zid{alice}, 'ids run against the names');
+
+    for my $u (qw(bob dave erin)) {
+        my $res = $zrig->post('/api/participants', { email => "$u\@example.org" }, user => 'alice');
+        ok($res->{status} == 200 || $res->{status} == 201, "alice adds $u") or diag($res->{content});
+    }
+    my $row = $zrig->post('/api/transactions', { date => '2026-03-10', description => 'dinner', amount => 100,
+                                                 transaction_type => 'debit' }, user => 'alice');
+    is($row->{status}, 201, 'alice creates a row of 100.00') or diag($row->{content});
+    $res = $zrig->post("/api/transactions/$row->{json}{id}/splits",
+                       [ { participant_id => $zid{bob}, share_percent => 10 },
+                         { participant_id => $zid{dave}, share_percent => 20 },
+                         { participant_id => $zid{erin}, share_percent => 30 } ], user => 'alice');
+    ok($res->{status} == 200 || $res->{status} == 201, 'split 10/20/30 (alice 40)') or diag($res->{content});
+
+    $res = $zrig->get('/api/balances', user => 'alice');
+    is($res->{status}, 200, 'GET /api/balances as alice');
+    my %list = map { ($zwho{ $_->{participant_id} } // $_->{participant_id}) => m2($_->{owed_to_me}) }
+               @{ $res->{json}{items} // [] };
+    is_deeply(\%list, { bob => '10.00', dave => '20.00', erin => '30.00' },
+              "alice's list: each participant owes their share, whatever the order of ids and names");
+    for my $u (qw(bob dave erin)) {
+        my $one = $zrig->get("/api/participants/$zid{$u}/balance", user => 'alice')->{json};
+        is(m2($one->{net}), $list{$u}, "the list agrees with alice's balance with $u");
+    }
+
+    # A caller with exactly one participant has their split debts listed.
+    $res = $zrig->get('/api/balances', user => 'dave');
+    is_deeply([map { [$zwho{ $_->{participant_id} } // '?', m2($_->{owed_by_me}), m2($_->{net})] }
+               @{ $res->{json}{items} // [] }],
+              [['alice', '20.00', '-20.00']], "dave's one balance: he owes alice 20.00");
 }
 
 done_testing();

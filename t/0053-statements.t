@@ -2,7 +2,7 @@
 # /api/statements from JSON: create with rows (owner, folded categories,
 # itemised loan repayments), statement type and repayment frequency
 # normalisation, the balance assertion per type, owner-only read and
-# delete, and bad input.
+# delete, and bad input (up to 100,000 rows).
 use strict;
 use warnings;
 use Test::More;
@@ -342,6 +342,23 @@ $rc += 2;
 is(statement_count('alice'), $sc, 'no statement was written by any of them');
 is(row_count('alice'), $rc, 'and no row');
 error_is($rig->request('POST', '/api/statements', open => 1, json => {}), 401, 'unauthenticated', 'no identity');
+
+# A statement takes up to 100,000 rows: exactly that many is not too many,
+# one more is.  Rows of nothing: the count is accepted, then the first row
+# is refused (so nothing is stored and the test stays quick).
+{
+    my $before = statement_count('bob') // 0;
+    my $body = '{"bank_name":"Max","account_type":"Visa","period_start":"2025-01-01",'
+             . '"period_end":"2025-01-31","transactions":[' . join(',', ('{}') x 100000) . ']}';
+    my $r = $rig->request('POST', '/api/statements', user => 'bob', body => $body, type => 'application/json');
+    is($r->{status}, 400, '100000 rows of nothing: 400');
+    like($r->{json}{error}{field} // '', qr/^transactions\[0\]/, '... for its first row, not the count')
+        or diag($r->{content});
+    $body =~ s/\]\}$/,{}]}/;
+    $r = $rig->request('POST', '/api/statements', user => 'bob', body => $body, type => 'application/json');
+    is_deeply([$r->{status}, $r->{json}{error}{field}], [400, 'transactions'], '100001 rows: too many');
+    is(statement_count('bob') // 0, $before, 'bob has no new statement');
+}
 
 # ---- figures past 64 bits ------------------------------------------------------------------
 # Each row at the largest amount taken (10^13, in cents 10^15): some
