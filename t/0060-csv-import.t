@@ -872,6 +872,36 @@ manual_ok($rig, 'carol', date => '2025-06-01', description => 'Card payment than
     is($cats{dining}, '30.00', 'the monthly report counts it under dining');
 }
 
+# Duplicates: an interest line is money out, so a duplicate of the
+# caller's interest row; the description compares as written (bytes, as
+# the one-pass check of large files does), so another case is a new row;
+# a line like two existing rows names the lower id.
+{
+    manual_ok($rig, 'bob', date => '2025-03-31', description => 'Interest charged', amount => 3.21,
+              transaction_type => 'interest');
+    my $res = commit('bob', [ { date => '2025-03-31', description => 'Interest charged', amount => 3.21,
+                                transaction_type => 'interest' } ]);
+    is($res->{status}, 201, 'commit an interest line') or diag($res->{content});
+    is_deeply([ $res->{json}{imported}, $res->{json}{skipped_duplicates} ], [ 0, 1 ],
+              'duplicates: an interest line is money out, a duplicate of the existing interest row');
+
+    manual_ok($rig, 'bob', date => '2025-03-02', description => 'Coffee Cart', amount => 4.5, transaction_type => 'debit');
+    $res = commit('bob', [ { date => '2025-03-02', description => 'COFFEE CART', amount => 4.5,
+                             transaction_type => 'debit' } ]);
+    is($res->{status}, 201, 'commit the line in capitals') or diag($res->{content});
+    is_deeply([ $res->{json}{imported}, $res->{json}{skipped_duplicates} ], [ 1, 0 ],
+              'duplicates: the description compares as written, so another case is a new row');
+
+    my %twin = (date => '2025-03-05', description => 'Twin Row', amount => 7, transaction_type => 'debit');
+    my $first = manual_ok($rig, 'bob', %twin)->{id};
+    my $second = manual_ok($rig, 'bob', %twin)->{id};
+    ok($first < $second, 'two identical rows');
+    $res = $rig->post('/api/import/csv/preview', { csv => "Date,Description,Amount\n2025-03-05,Twin Row,-7.00\n",
+        mapping => { date => 'Date', description => 'Description', amount => 'Amount' } }, user => 'bob');
+    is($res->{status}, 200, 'preview the twin line') or diag($res->{content});
+    is($res->{json}{rows}[0]{duplicate_of}, $first, 'duplicate_of names the lower id of two matching rows');
+}
+
 error_is($rig->request('POST', '/api/import/csv/commit', open => 1, json => { rows => \@good }),
          401, 'unauthenticated', 'commit without identity');
 error_is($rig->get('/api/import/csv/preview', user => 'alice'), 405, 'method_not_allowed', 'GET on the preview');
