@@ -11,7 +11,7 @@ use warnings;
 use Test::More;
 use JSON::PP ();
 use Rig;
-use CommonChecks qw(error_is participant_ok);
+use CommonChecks qw(error_is participant_ok ok_json manual_id);
 
 my $rig = Rig->new(server => 'nginx');
 
@@ -742,6 +742,20 @@ is_deeply(ids_of($res), sorted($b1->{id}, $b3->{id}, $bob_row->{id}), 'an unassi
        "a refund takes its effective merchant's usual category (Kmart: shopping), not the raw text's");
     $res = $rig->patch("/api/transactions/$rf->{id}", { category => 'refund' }, user => 'erin');
     is_deeply([ $res->{status}, $res->{json}{category} ], [ 200, 'shopping' ], 'as PATCH gives it');
+}
+
+# ---- removing a tag from a row one cannot see --------------------------------------
+{
+    my $row = manual_id($rig, alice => date => '2026-08-02', amount => 7, description => 'Tagged');
+    my $tag = ok_json($rig->post('/api/tags', { name => 'mine' }, user => 'alice'), 'tag')->{id};
+    is($rig->post("/api/transactions/$row/tags", { tag_id => $tag }, user => 'alice')->{status} < 300, 1, 'alice tags her row');
+    my $own = ok_json($rig->post('/api/tags', { name => 'erins' }, user => 'erin'), 'erin\'s tag')->{id};
+    is($rig->del("/api/transactions/$row/tags/$own", user => 'erin')->{status}, 403,
+       'erin removing her own tag from alice\'s row: 403');
+    is($rig->del("/api/transactions/$row/tags/$tag", user => 'erin')->{status}, 403,
+       'erin removing alice\'s tag from it: 403');
+    is_deeply([map { $_->{id} } @{ $rig->get("/api/transactions/$row", user => 'alice')->{json}{tags} }], [$tag],
+              'and the tag is still on the row');
 }
 
 done_testing();

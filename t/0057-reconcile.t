@@ -24,7 +24,7 @@ use warnings;
 use Test::More;
 use Time::HiRes qw(sleep);
 use Rig;
-use CommonChecks qw(error_is participant_ok m2 user_ids);
+use CommonChecks qw(error_is participant_ok ok_json manual_id m2 user_ids);
 
 my $rig = Rig->new;
 my %uid = user_ids($rig);
@@ -1089,6 +1089,46 @@ sub category_run {
     my $n = $rig->sql("SELECT COUNT(*) FROM transaction_tags WHERE transaction_id = $m AND tag_id = $bt");
     chomp $n;
     is($n, 0, "bob, no longer a party, keeps no tag on the manual row");
+}
+
+# ==== the window's edges on apply; a hidden row refused everywhere (dave) ==================
+# ---- exactly 3 days and exactly 1% away is inside the window on apply ---------------
+for my $case (['2026-06-13', 101, 'after'], ['2026-06-07', 99, 'before']) {
+    my ($date, $amount, $side) = @$case;
+    my $m = manual_id($rig, dave => date => '2026-06-10', amount => 100, description => "Edge $side",
+                            payment_method => 'card');
+    ok_json($rig->post('/api/statements', { bank_name => "Edge $side", account_type => 'Visa',
+        period_start => '2026-06-01', period_end => '2026-06-30',
+        transactions => [{ date => $date, description => "Edge $side", amount => $amount,
+                           transaction_type => 'debit' }] }, user => 'dave'), 'statement');
+    my ($p) = grep { $_->{transaction}{id} == $m } @{ $rig->get('/api/reconcile', user => 'dave')->{json}{pending} // [] };
+    my @c = map { $_->{id} } @{ $p->{candidates} // [] };
+    is(scalar @c, 1, "3 days $side and 1% off: listed as the one candidate");
+    my $res = $rig->post('/api/reconcile', { matches => [{ manual_id => $m, statement_transaction_id => $c[0] }] },
+                         user => 'dave');
+    is($res->{status}, 200, "3 days $side and 1% off: the match applies") or diag($res->{content});
+}
+
+# ---- a reconciled manual row is hidden from bulk and trip assignment ----------------
+{
+    my $m = manual_id($rig, dave => date => '2026-07-10', amount => 50, description => 'Hidden', payment_method => 'card');
+    ok_json($rig->post('/api/statements', { bank_name => 'Hidden', account_type => 'Visa',
+        period_start => '2026-07-01', period_end => '2026-07-31',
+        transactions => [{ date => '2026-07-10', description => 'Hidden', amount => 50,
+                           transaction_type => 'debit' }] }, user => 'dave'), 'statement');
+    my ($p) = grep { $_->{transaction}{id} == $m } @{ $rig->get('/api/reconcile', user => 'dave')->{json}{pending} // [] };
+    ok_json($rig->post('/api/reconcile', { matches => [{ manual_id => $m,
+        statement_transaction_id => $p->{candidates}[0]{id} }] }, user => 'dave'), 'reconcile');
+    is($rig->get("/api/transactions/$m", user => 'dave')->{status}, 404, 'the reconciled manual row is 404');
+    is($rig->post('/api/transactions/bulk', { action => 'categorize', ids => [$m], category => 'dining' },
+                  user => 'dave')->{status}, 404, 'bulk on it is 404');
+    my $trip = ok_json($rig->post('/api/trips', { name => 'Hidden' }, user => 'dave'), 'trip')->{id};
+    is($rig->post("/api/trips/$trip/transactions", { transaction_ids => [$m] }, user => 'dave')->{status}, 404,
+       'putting it on a trip is 404');
+    ok($rig->del("/api/reconcile/$m", user => 'dave')->{status} < 300, 'the reconciliation is undone');
+    my $row = $rig->get("/api/transactions/$m", user => 'dave')->{json};
+    is($row->{category}, undef, 'the manual row back: the refused bulk wrote no category');
+    is($row->{trip_id}, undef, 'nor a trip');
 }
 
 # ==== missing identity =========================================================================

@@ -19,7 +19,7 @@ use Test::More;
 use JSON::PP ();
 use Time::HiRes ();
 use Rig;
-use CommonChecks qw(error_is participant_ok ok_json manual_ok m2);
+use CommonChecks qw(error_is participant_ok ok_json manual_id m2);
 
 my $rig = Rig->new;
 
@@ -109,9 +109,6 @@ sub matches_is {
     is(matched($conds, $match), join(' ', sort split ' ', $expect), $what);
 }
 sub cond { my ($f, $o, $v) = @_; { field => $f, operator => $o, (@_ > 2 ? (value => $v) : ()) } }
-
-# A manual row of $user (POST /api/transactions); its id.
-sub manual_id { my ($user, %row) = @_; manual_ok($rig, $user, %row)->{id} }
 
 sub balance_net {
     my ($user, $other) = @_;
@@ -833,11 +830,24 @@ is($rig->del("/api/transactions/$id{creme}", user => 'alice')->{status}, 204, 't
     $rig->del("/api/rules/$r->{id}", user => 'alice');
 }
 
+# ---- apply-all passes over a manual_only rule whose conditions match ----------------
+{
+    my $tag = ok_json($rig->post('/api/tags', { name => 'never' }, user => 'dave'), 'tag')->{id};
+    my $row = manual_id($rig, dave => date => '2026-05-02', amount => 5, description => 'STARBUCKS 1');
+    ok_json($rig->post('/api/rules', { name => 'by hand', manual_only => JSON::PP::true(),
+        conditions => [{ field => 'description', operator => 'contains', value => 'starbucks' }],
+        actions => [{ type => 'add_tag', tag_id => $tag }] }, user => 'dave'), 'manual_only rule');
+    my $res = ok_json($rig->post('/api/rules/apply', undef, user => 'dave'), 'apply all');
+    is_deeply($res->{runs}, [], 'apply-all ran no rule: the only one is manual_only');
+    is_deeply($rig->get("/api/transactions/$row", user => 'dave')->{json}{tags}, [],
+              'and the row it matches has no tag');
+}
+
 # ---- ends_with the whole text; a rerun that changes nothing ---------------------------
 {
-    my $hit = manual_id(alice => date => '2026-04-01', description => 'Blue Bottle', amount => 6.5,
-                        transaction_type => 'debit');
-    manual_id(alice => date => '2026-04-02', description => 'Bottle Shop', amount => 30, transaction_type => 'debit');
+    my $hit = manual_id($rig, alice => date => '2026-04-01', description => 'Blue Bottle', amount => 6.5,
+                              transaction_type => 'debit');
+    manual_id($rig, alice => date => '2026-04-02', description => 'Bottle Shop', amount => 30, transaction_type => 'debit');
     my $rule = ok_json($rig->post('/api/rules', { name => 'Bottle', conditions => [
         { field => 'description', operator => 'ends_with', value => 'BLUE BOTTLE' } ],
         actions => [ { type => 'set_merchant', merchant_normalized => 'Blue Bottle Coffee' } ] }, user => 'alice'),
@@ -858,8 +868,8 @@ is($rig->del("/api/transactions/$id{creme}", user => 'alice')->{status}, 204, 't
 # alice's tags back as they were at the run.
 {
     $rig->post('/api/participants', { email => 'alice@example.org' }, user => 'carol');
-    my $row = manual_id(carol => date => '2026-04-03', description => 'Shared dinner', amount => 80,
-                        transaction_type => 'debit', splits => [ { participant_id => $uid{alice}, share_percent => 50 } ]);
+    my $row = manual_id($rig, carol => date => '2026-04-03', description => 'Shared dinner', amount => 80,
+                              transaction_type => 'debit', splits => [ { participant_id => $uid{alice}, share_percent => 50 } ]);
     my $mine = ok_json($rig->post('/api/tags', { name => 'alice-early' }, user => 'alice'), 'tag')->{id};
     my $later = ok_json($rig->post('/api/tags', { name => 'alice-later' }, user => 'alice'), 'tag')->{id};
     my $ctag = ok_json($rig->post('/api/tags', { name => 'carol-dinners' }, user => 'carol'), 'tag')->{id};
@@ -994,7 +1004,7 @@ is($rig->del("/api/transactions/$id{creme}", user => 'alice')->{status}, 204, 't
         actions => [ { type => 'set_trip', trip_id => $trip } ] }, user => 'erin'), 'erin: a rule into his trip')->{id};
     is($rig->del("/api/transactions/$shared/splits", user => 'dave')->{status}, 204,
        'dave unshares the row: erin takes no part in the trip');
-    manual_id(erin => date => '2026-06-11', description => 'Zumba drop-in', amount => 12, transaction_type => 'debit');
+    manual_id($rig, erin => date => '2026-06-11', description => 'Zumba drop-in', amount => 12, transaction_type => 'debit');
     my $res = $rig->post('/api/rules/apply', {}, user => 'erin');
     is($res->{status}, 200, 'apply-all answers') or diag($res->{content});
     my ($skip) = grep { $_->{rule_id} == $rule } @{ ($res->{json} // {})->{skipped} // [] };
@@ -1046,8 +1056,8 @@ is($rig->del("/api/transactions/$id{creme}", user => 'alice')->{status}, 204, 't
 # change.
 {
     my $tag = ok_json($rig->post('/api/tags', { name => 'keepsplit' }, user => 'dave'), 'dave: a tag')->{id};
-    my $row = manual_id(dave => date => '2026-09-01', description => 'Splitkeep dinner', amount => 80,
-                        splits => [ { participant_id => $uid{erin}, share_percent => 25 } ]);
+    my $row = manual_id($rig, dave => date => '2026-09-01', description => 'Splitkeep dinner', amount => 80,
+                              splits => [ { participant_id => $uid{erin}, share_percent => 25 } ]);
     ok_json($rig->post("/api/transactions/$row/tags", { tag_id => $tag }, user => 'dave'), 'the row has the tag');
     my $rule = ok_json($rig->post('/api/rules', { name => 'tag it', conditions => [
         { field => 'description', operator => 'contains', value => 'splitkeep' } ],
@@ -1065,8 +1075,8 @@ is($rig->del("/api/transactions/$id{creme}", user => 'alice')->{status}, 204, 't
 # usual category: a row already there is matched, not changed, and the
 # run's revert leaves its later edits alone.
 {
-    my @rows = map { manual_id(dave => date => "2026-10-0$_", description => "Refundcafe $_", amount => 4 + $_,
-                               merchant => 'Refundcafe', category => 'Dining') } 1 .. 2;
+    my @rows = map { manual_id($rig, dave => date => "2026-10-0$_", description => "Refundcafe $_", amount => 4 + $_,
+                                     merchant => 'Refundcafe', category => 'Dining') } 1 .. 2;
     my $rule = ok_json($rig->post('/api/rules', { name => 'cafe refund', conditions => [
         { field => 'merchant', operator => 'equals', value => 'Refundcafe' } ],
         actions => [ { type => 'set_category', category => 'Refund' } ] }, user => 'dave'), 'a refund rule')->{id};
