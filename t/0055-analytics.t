@@ -737,4 +737,161 @@ is($res->{status}, 200, 'erin: monthly 2026-01');
     is_deeply(\%bud, { dining => '0.00', groceries => '25.00' }, 'a budget of 0.00 reads 0.00, not null');
 }
 
+# ==== home amounts, hidden rows and shares in the reports (2023, 2019) ========================
+# Each case has a month of its own; every figure is worked out by hand.
+sub fees_of {
+    my ($user, $month) = @_;
+    my $r = $rig->get("/api/analytics/fees?from=$month&to=$month", user => $user);
+    is($r->{status}, 200, "$user GET /api/analytics/fees for $month") or diag($r->{content});
+    return $r->{json} // {};
+}
+# [month, fees, interest] of each by_month entry.
+sub fee_months { [map { [$_->{month}, m2($_->{fees}), m2($_->{interest})] } @{ $_[0]{by_month} // [] }] }
+# One month of the monthly report on basis=mine: [total, {category => total}],
+# the categories with no spend (a budget's) left out.
+sub mine_month {
+    my ($user, $month) = @_;
+    my $r = monthly($user, "from=$month&to=$month&basis=mine");
+    is($r->{status}, 200, "$user GET /api/analytics/monthly basis=mine for $month") or diag($r->{content});
+    my $m = month_of($r, $month);
+    return [m2($m->{total}), spent($m)];
+}
+sub drill_mine {
+    my ($user, $month, $cat) = @_;
+    my $r = $rig->get("/api/analytics/monthly/$month/$cat?basis=mine", user => $user);
+    is($r->{status}, 200, "$user GET drill-down $month/$cat basis=mine") or diag($r->{content});
+    return m2($r->{json}{total});
+}
+# {participant_id => amount} of a row's splits.
+sub split_amounts { +{ map { $_->{participant_id} => m2($_->{amount}) } @{ $_[0]{splits} // [] } } }
+sub row_as { $rig->get("/api/transactions/$_[1]", user => $_[0])->{json} // {} }
+
+# The fees report sums interest at COALESCE(amount_aud, amount).
+# 2023-01, alice's statement FX Card: one interest row of USD 10.00 at 1.525,
+# amount_aud 15.25.  No fee rows.
+#   by_month 2023-01: fees 0.00, interest 15.25 (not the 10.00 of the USD amount)
+#   by_statement FX Card: fees 0.00, interest 15.25; total_interest 15.25
+{
+    my $fx = statement('alice', bank_name => 'FX Card', period_start => '2023-01-01', period_end => '2023-01-31',
+        transactions => [ { date => '2023-01-20', description => 'USD interest', transaction_type => 'interest',
+                            amount => 10, currency => 'USD', amount_aud => 15.25, exchange_rate_to_aud => 1.525,
+                            category => 'fees', merchant => 'FX Card' } ]);
+    my $f = fees_of('alice', '2023-01');
+    is_deeply(fee_months($f), [['2023-01', '0.00', '15.25']],
+              'fees report by_month: a USD interest row counts at its amount_aud 15.25, not its 10.00');
+    is_deeply([map { [$_->{statement_id}, m2($_->{fees}), m2($_->{interest})] } @{ $f->{by_statement} // [] }],
+              [[$fx->{id}, '0.00', '15.25']], 'fees report by_statement: the USD interest at 15.25');
+    is_deeply([m2($f->{total_fees}), m2($f->{total_interest})], ['0.00', '15.25'],
+              'fees report totals: total_interest 15.25 (home currency)');
+}
+
+# A reconciled manual row is hidden from the fees report.
+# 2023-02, alice: a manual fee 5.00 (02-10) and a statement fee 5.00 (02-10);
+# the manual row is reconciled into the statement row, so only the statement
+# row counts: fees 5.00, not 10.00.
+{
+    my $mfee = manual('alice', '2023-02-10', 'fee', 5, 'fees', 'Fee Card');
+    my $fs = statement('alice', bank_name => 'Fee Card', period_start => '2023-02-01', period_end => '2023-02-28',
+                       transactions => [ { date => '2023-02-10', description => 'Card fee',
+                                           transaction_type => 'fee', amount => 5, category => 'fees' } ]);
+    my $r = $rig->post('/api/reconcile', { matches => [ { manual_id => $mfee->{id},
+        statement_transaction_id => rows_of('alice', $fs->{id})->{'Card fee'}{id} } ] }, user => 'alice');
+    ok($r->{status} == 200 || $r->{status} == 201, 'alice reconciles the manual fee into the statement fee')
+        or diag($r->{content});
+    is($rig->get("/api/transactions/$mfee->{id}", user => 'alice')->{status}, 404,
+       'the reconciled manual fee is hidden (404)');
+    my $f = fees_of('alice', '2023-02');
+    is_deeply(fee_months($f), [['2023-02', '5.00', '0.00']],
+              'fees report by_month: the reconciled manual fee is not counted beside its statement row (5.00, not 10.00)');
+    is_deeply([m2($f->{total_fees}), m2($f->{total_interest})], ['5.00', '0.00'],
+              'fees report totals: total_fees 5.00 after reconciling');
+    is_deeply([map { [$_->{statement_id}, m2($_->{fees})] } @{ $f->{by_statement} // [] }], [[$fs->{id}, '5.00']],
+              'fees report by_statement: the statement fee 5.00');
+}
+
+# Mine-basis spend of an override share is the row's my_amount.
+# 2023-03, alice: debit 10.01 dining, my_share_percent 50:
+#   1001 x 50% = 500.5 cents, half away from zero -> 5.01 (truncating gives 5.00)
+# 2023-04, alice: refund 10.01 dining, my_share_percent 50 -> -5.01
+{
+    my $ov = manual('alice', '2023-03-12', 'debit', 10.01, 'dining', 'Half Bistro');
+    my $r = $rig->patch("/api/transactions/$ov->{id}", { my_share_percent => 50 }, user => 'alice');
+    is($r->{status}, 200, 'alice sets my_share_percent 50 on her debit 10.01') or diag($r->{content});
+    $ov = row_as('alice', $ov->{id});
+    is_deeply([m2($ov->{my_share_pct}), m2($ov->{my_amount})], ['50.00', '5.01'],
+              'the row: my_share_pct 50, my_amount 5.01 (500.5 cents rounds half away from zero)');
+    is_deeply(mine_month('alice', '2023-03'), ['5.01', { dining => '5.01' }],
+              'monthly basis=mine: dining and the month total are the row\'s my_amount 5.01');
+    is(drill_mine('alice', '2023-03', 'dining'), '5.01', 'drill-down basis=mine: dining totals 5.01');
+
+    my $ovr = manual('alice', '2023-04-12', 'refund', 10.01, 'dining', 'Half Bistro');
+    $r = $rig->patch("/api/transactions/$ovr->{id}", { my_share_percent => 50 }, user => 'alice');
+    is($r->{status}, 200, 'alice sets my_share_percent 50 on her refund 10.01') or diag($r->{content});
+    is_deeply(mine_month('alice', '2023-04'), ['-5.01', { dining => '-5.01' }],
+              'monthly basis=mine: a refund 10.01 at an override of 50% is -5.01 (half away from zero)');
+    is(drill_mine('alice', '2023-04', 'dining'), '-5.01', 'drill-down basis=mine: the refund at -5.01');
+}
+
+# A shared refund is negative spend on the apportioned cents.
+# 2023-05: alice's refund 10.01 dining split with bob 50%:
+#   apportioned as a magnitude: 500.5 each, the tie cent to the owner:
+#   alice 5.01, bob 5.00; spend negative: alice -5.01, bob -5.00
+{
+    my $sr = manual('alice', '2023-05-08', 'refund', 10.01, 'dining', 'Split Cafe',
+                    splits => [ { participant_id => $uid{bob}, share_percent => 50 } ]);
+    is_deeply(split_amounts(row_as('alice', $sr->{id})), { $uid{alice} => '5.01', $uid{bob} => '5.00' },
+              'the shared refund row: alice 5.01 (the tie cent is the owner\'s), bob 5.00');
+    is_deeply(mine_month('alice', '2023-05'), ['-5.01', { dining => '-5.01' }],
+              'alice monthly basis=mine: the refund is -5.01, her apportioned cents negated');
+    is(drill_mine('alice', '2023-05', 'dining'), '-5.01', 'alice drill-down basis=mine: -5.01');
+    is_deeply(mine_month('bob', '2023-05'), ['-5.00', { dining => '-5.00' }],
+              'bob monthly basis=mine: the refund is -5.00, his apportioned cents negated');
+}
+
+# A refund in another currency counts at its home amount, negative (rule D),
+# in the monthly summary (schema 0025's view) and every live report alike.
+{
+    my $trip = $rig->post('/api/trips', { name => 'Fx trip' }, user => 'dave')->{json}{id};
+    manual('dave', '2019-03-10', 'debit', 20, 'dining', 'Fx Shop', currency => 'USD', exchange_rate_to_aud => 1.5,
+           trip_id => $trip);
+    my $refund = manual('dave', '2019-03-12', 'refund', 10, 'dining', 'Fx Shop', currency => 'USD',
+                        exchange_rate_to_aud => 1.5, trip_id => $trip);
+    is(m2($refund->{amount_aud}), '15.00', 'the refund is 15.00 at home');
+    for my $basis (qw(gross mine)) {
+        my $m = $rig->get("/api/analytics/monthly?from=2019-03&to=2019-03&basis=$basis", user => 'dave')->{json};
+        is(m2(($m->{items} // [])->[0]{total}), '15.00', "monthly ($basis): 30.00 less the refund's 15.00");
+    }
+    is(m2($rig->get('/api/analytics/monthly/2019-03/dining', user => 'dave')->{json}{total}), '15.00',
+       'the drill-down: 15.00');
+    my $h = $rig->get('/api/analytics/merchants/Fx%20Shop?from=2019-03&to=2019-03', user => 'dave')->{json};
+    is(m2($h->{spend}), '15.00', "the merchant's history: 15.00");
+    is(m2($rig->get("/api/trips/$trip/analytics", user => 'dave')->{json}{total}), '15.00', 'the trip: 15.00');
+}
+
+# The merchant reports take basis as the others do (mine: the caller's
+# part, rows shared with them included), and total counts every merchant,
+# not the ones a limit let through.
+{
+    manual('bob', '2019-07-03', 'debit', 100, 'shopping', 'Bobshop Edge',
+           splits => [ { participant_id => $uid{alice}, share_percent => 50 } ]);
+    manual('alice', '2019-07-04', 'debit', 8, 'groceries', 'Woolies Edge',
+           splits => [ { participant_id => $uid{bob}, share_percent => 50 } ]);
+    my $top = sub { $rig->get("/api/analytics/merchants?from=2019-07&to=2019-07&$_[0]", user => 'bob')->{json} // {} };
+    my $mine = $top->('basis=mine');
+    is_deeply([ map { [ $_->{merchant}, m2($_->{total}), $_->{count} ] } @{ $mine->{items} // [] } ],
+              [ [ 'Bobshop Edge', '50.00', 1 ], [ 'Woolies Edge', '4.00', 1 ] ], "bob's part, alice's row included");
+    my $gross = $top->('');
+    is_deeply([ map { [ $_->{merchant}, m2($_->{total}) ] } @{ $gross->{items} // [] } ],
+              [ [ 'Bobshop Edge', '100.00' ] ], 'gross: his own rows whole');
+    is_deeply([ map { [ scalar @{ $_->{items} // [] }, $_->{total} ] } $top->('basis=mine&limit=1'), $top->('limit=1') ],
+              [ [ 1, 2 ], [ 1, 1 ] ], 'limit=1: one item, total every merchant');
+    my $h = $rig->get('/api/analytics/merchants/Woolies%20Edge?from=2019-07&to=2019-07&basis=mine', user => 'bob')->{json};
+    is_deeply([ m2($h->{spend}), $h->{items}[0]{count} ], [ '4.00', 1 ], "one merchant's history, bob's part");
+    is(m2($rig->get('/api/analytics/merchants/Woolies%20Edge?from=2019-07&to=2019-07', user => 'bob')->{json}{spend}),
+       '0.00', 'gross: none of it his');
+    for my $path ('/api/analytics/merchants?basis=bogus', '/api/analytics/merchants/Woolies%20Edge?basis=bogus') {
+        error_is($rig->get($path, user => 'bob'), 400, 'invalid_field', "$path", 'basis');
+    }
+}
+
 done_testing();
