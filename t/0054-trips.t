@@ -618,9 +618,10 @@ create('alice', description => 'o3', amount => 10, transaction_type => 'refund',
 create('alice', description => 'o4', amount => 30, trip_id => $O,
        splits => [ { participant_id => $uid{carol}, share_percent => 50 } ]);
 
+# What is owed on a trip (the Owed trip unless told), as [owed_to_me, owed_by_me].
 sub owed {
-    my ($user) = @_;
-    my $res = $rig->get("/api/trips/$O/owed", user => $user);
+    my ($user, $trip) = @_;
+    my $res = $rig->get('/api/trips/' . ($trip // $O) . '/owed', user => $user);
     is($res->{status}, 200, "$user GET /api/trips/{id}/owed") or diag($res->{content});
     my $j = $res->{json} // {};
     return [as_map($j->{owed_to_me}, 'participant_id', 'amount'), as_map($j->{owed_by_me}, 'participant_id', 'amount')];
@@ -839,6 +840,59 @@ is($rig->get("/api/trips/$H", user => 'bob')->{status}, 200, 'bob still reads hi
     is($rig->get("/api/trips/$trip", user => 'carol')->{status}, 200, 'and so carol takes part');
     is($rig->post("/api/trips/$trip/transactions", { transaction_ids => [ $carols ] }, user => 'erin')->{status}, 200,
        'now erin may move carol\'s other row in');
+}
+
+# ==== owed in the home currency, credits negated, a reconciled row once ============
+# Trip FX: alice's debit USD 100.00, amount_aud 150.00 (rate 1.5), split with
+# dave 50%: dave owes alice 150.00 x 50% = 75.00 (not 50.00 of the USD amount).
+# Trip Cr: alice's debit 100.00 and credit 20.00, each split with erin 50%:
+#   erin owes alice 50.00 - 10.00 = 40.00 (a credit counted positive would give 60.00)
+participant_ok($rig, alice => $_) for qw(dave erin);
+{
+    my $tfx = new_trip('alice', name => 'FX trip')->{id};
+    my $usd = create('alice', date => '2024-07-03', amount => 100, currency => 'USD', amount_aud => 150,
+                     exchange_rate_to_aud => 1.5, description => 'NYC hotel', category => 'accommodation',
+                     trip_id => $tfx, splits => [ { participant_id => $uid{dave}, share_percent => 50 } ]);
+    is(m2(get_row('alice', $usd->{id})->{amount_aud}), '150.00', 'the USD row holds amount_aud 150.00');
+    is_deeply(owed('alice', $tfx), [ { $uid{dave} => '75.00' }, {} ],
+              'trip owed (alice): dave owes 75.00, half of amount_aud 150.00, not of USD 100.00');
+    is_deeply(owed('dave', $tfx), [ {}, { $uid{alice} => '75.00' } ],
+              'trip owed (dave): owed_by_me alice 75.00 in the home currency');
+
+    my $tcr = new_trip('alice', name => 'Credit trip')->{id};
+    create('alice', date => '2024-08-03', amount => 100, description => 'Ski hire', category => 'travel',
+           trip_id => $tcr, splits => [ { participant_id => $uid{erin}, share_percent => 50 } ]);
+    create('alice', date => '2024-08-04', amount => 20, transaction_type => 'credit', description => 'Ski hire credit',
+           category => 'travel', trip_id => $tcr, splits => [ { participant_id => $uid{erin}, share_percent => 50 } ]);
+    is_deeply(owed('alice', $tcr), [ { $uid{erin} => '40.00' }, {} ],
+              'trip owed (alice): erin owes 50.00 - 10.00 = 40.00; the credit negates');
+    is_deeply(owed('erin', $tcr), [ {}, { $uid{alice} => '40.00' } ],
+              'trip owed (erin): owed_by_me alice 40.00; the credit negates');
+}
+
+# A manual trip row reconciled into its statement row is one row: hidden,
+# it counts neither in the trip's analytics nor in what is owed on it.
+{
+    my $trip = $rig->post('/api/trips', { name => 'Reconciled trip' }, user => 'dave')->{json}{id};
+    my $m = create('dave', date => '2019-06-01', description => 'Hotel', amount => 200, trip_id => $trip,
+                   payment_method => 'card', splits => [ { participant_id => $uid{alice}, share_percent => 50 } ]);
+    my $tag = $rig->post('/api/tags', { name => 'hotels' }, user => 'dave')->{json}{id};
+    is($rig->post("/api/transactions/$m->{id}/tags", { tag_id => $tag }, user => 'dave')->{status}, 200,
+       'the hotel tagged');
+    my $s = $rig->post('/api/statements', { bank_name => 'Trip Card', account_type => 'Visa Credit Card',
+        period_start => '2019-06-01', period_end => '2019-06-30',
+        transactions => [ { date => '2019-06-02', description => 'HOTEL', amount => 200, transaction_type => 'debit' } ] },
+        user => 'dave');
+    is($s->{status}, 201, "dave creates statement 'Trip Card'") or diag($s->{content});
+    my ($srow) = @{ $rig->get("/api/transactions?statement_id=$s->{json}{id}", user => 'dave')->{json}{items} // [] };
+    is($rig->post('/api/reconcile', { matches => [ { manual_id => $m->{id}, statement_transaction_id => $srow->{id} } ] },
+                  user => 'dave')->{status}, 200, 'the hotel reconciled into its statement row');
+    my $a = $rig->get("/api/trips/$trip/analytics", user => 'dave')->{json};
+    is(m2($a->{total}), '200.00', 'the trip spent 200.00, not twice that');
+    is_deeply([ map { m2($_->{total}) } @{ $a->{by_tag} // [] } ], [ '200.00' ], 'its tag 200.00 too');
+    my $o = $rig->get("/api/trips/$trip/owed", user => 'dave')->{json};
+    is_deeply([ map { [ $_->{participant_id}, m2($_->{amount}) ] } @{ $o->{owed_to_me} // [] } ],
+              [ [ $uid{alice}, '100.00' ] ], 'alice owes 100.00 on it, once');
 }
 
 # ==== identity ========================================================================
