@@ -832,6 +832,45 @@ sub row_as { $rig->get("/api/transactions/$_[1]", user => $_[0])->{json} // {} }
     is(drill_mine('alice', '2023-04', 'dining'), '-5.01', 'drill-down basis=mine: the refund at -5.01');
 }
 
+# The share override is the owner's: a participant's part is their split row.
+# 2023-10: alice's debit 100.01 travel split with bob 50%: 10001 cents,
+#   5000.5 each, the tie cent to the owner: alice 50.01, bob 50.00.
+# alice then sets my_share_percent 100 (only she may): her view is 100.01;
+# bob's stays his split row, 50.00, in the row, in his spend on basis=mine
+# and in his balance with alice (the row counts 100.01 across the two of
+# them, not 200.02).
+{
+    my $owed_by_bob = sub {
+        my $r = $rig->get("/api/participants/$uid{alice}/balance", user => 'bob');
+        is($r->{status}, 200, 'bob GET /api/participants/{alice}/balance') or diag($r->{content});
+        return m2(($r->{json} // {})->{owed_by_me});
+    };
+    my $bob_before = $owed_by_bob->();
+    my $hotel = manual('alice', '2023-10-05', 'debit', 100.01, 'travel', 'Edge Hotel',
+                       splits => [ { participant_id => $uid{bob}, share_percent => 50 } ]);
+    my $r = $rig->patch("/api/transactions/$hotel->{id}", { my_share_percent => 100 }, user => 'alice');
+    is($r->{status}, 200, 'alice sets my_share_percent 100 on the row she split with bob') or diag($r->{content});
+    my $ha = row_as('alice', $hotel->{id});
+    my $hb = row_as('bob', $hotel->{id});
+    is_deeply([m2($ha->{my_share_pct}), m2($ha->{my_amount})], ['100.00', '100.01'],
+              'alice (the owner) reads her override: 100%, 100.01');
+    is_deeply([m2($hb->{my_share_pct}), m2($hb->{my_amount})], ['50.00', '50.00'],
+              'bob reads his split row, not alice\'s override: 50%, 50.00');
+    is(m2($ha->{overrides}{my_share_percent}), '100.00', 'alice sees her override');
+    is($hb->{overrides}{my_share_percent}, undef, 'bob does not: it is how alice counts her row, not his');
+    is_deeply(split_amounts($hb), { $uid{alice} => '50.01', $uid{bob} => '50.00' }, 'the splits are unchanged');
+    my ($hl) = grep { $_->{id} == $hotel->{id} }
+        @{ $rig->get('/api/transactions?date_from=2023-10-01&date_to=2023-10-31', user => 'bob')->{json}{items} // [] };
+    is_deeply([m2($hl->{my_share_pct}), m2($hl->{my_amount})], ['50.00', '50.00'], 'and so does his list');
+    is_deeply(mine_month('alice', '2023-10'), ['100.01', { travel => '100.01' }],
+              'alice monthly basis=mine: her override, 100.01');
+    is_deeply(mine_month('bob', '2023-10'), ['50.00', { travel => '50.00' }],
+              'bob monthly basis=mine: his split row, 50.00 (not 100.01)');
+    is(drill_mine('bob', '2023-10', 'travel'), '50.00', 'bob drill-down basis=mine: 50.00');
+    is(sprintf('%.2f', $owed_by_bob->() - $bob_before), '50.00',
+       'bob owes alice 50.00 more: the same part his row and his spend show');
+}
+
 # A shared refund is negative spend on the apportioned cents.
 # 2023-05: alice's refund 10.01 dining split with bob 50%:
 #   apportioned as a magnitude: 500.5 each, the tie cent to the owner:

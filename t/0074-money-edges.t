@@ -142,40 +142,6 @@ is_deeply(balance('carol', 'alice'),
             net => '-5.00' },
           'carol\'s balance with alice: owed_by_me 5.00 (her row amount), net -5.00');
 
-# ==== the share override is the owner's: a participant's part is their split row ====
-# 2024-10: alice's debit 100.01 travel split with bob 50%: 10001 cents,
-#   5000.5 each, the tie cent to the owner: alice 50.01, bob 50.00.
-# alice then sets my_share_percent 100 (only she may): her view is 100.01;
-# bob's stays his split row, 50.00, in the row, in his spend on basis=mine
-# and in his balance with alice.  Before, every viewer read the owner's
-# override, so the row counted 200.02 of 100.01 across the two of them.
-my $bob_before = balance('bob', 'alice');
-my $hotel = manual('alice', date => '2024-10-05', amount => 100.01, description => 'Hotel for two',
-                   category => 'travel', merchant => 'Edge Hotel',
-                   splits => [ { participant_id => $uid{bob}, share_percent => 50 } ]);
-$res = $rig->patch("/api/transactions/$hotel->{id}", { my_share_percent => 100 }, user => 'alice');
-is($res->{status}, 200, 'alice sets my_share_percent 100 on the row she split with bob') or diag($res->{content});
-my $ha = get_row('alice', $hotel->{id});
-my $hb = get_row('bob', $hotel->{id});
-is_deeply([m2($ha->{my_share_pct}), m2($ha->{my_amount})], ['100.00', '100.01'],
-          'alice (the owner) reads her override: 100%, 100.01');
-is_deeply([m2($hb->{my_share_pct}), m2($hb->{my_amount})], ['50.00', '50.00'],
-          'bob reads his split row, not alice\'s override: 50%, 50.00');
-is(m2($ha->{overrides}{my_share_percent}), '100.00', 'alice sees her override');
-is($hb->{overrides}{my_share_percent}, undef, 'bob does not: it is how alice counts her row, not his');
-is_deeply(split_amounts($hb), { $uid{alice} => '50.01', $uid{bob} => '50.00' }, 'the splits are unchanged');
-my ($hl) = grep { $_->{id} == $hotel->{id} }
-    @{ $rig->get('/api/transactions?date_from=2024-10-01&date_to=2024-10-31', user => 'bob')->{json}{items} // [] };
-is_deeply([m2($hl->{my_share_pct}), m2($hl->{my_amount})], ['50.00', '50.00'], 'and so does his list');
-is_deeply(mine_month('alice', '2024-10'), ['100.01', { travel => '100.01' }],
-          'alice monthly basis=mine: her override, 100.01');
-is_deeply(mine_month('bob', '2024-10'), ['50.00', { travel => '50.00' }],
-          'bob monthly basis=mine: his split row, 50.00 (not 100.01)');
-is(drill_mine('bob', '2024-10', 'travel'), '50.00', 'bob drill-down basis=mine: 50.00');
-my $bob_after = balance('bob', 'alice');
-is(sprintf('%.2f', $bob_after->{owed_by_me} - $bob_before->{owed_by_me}), '50.00',
-   'bob owes alice 50.00 more: the same part his row and his spend show');
-
 # ==== M30: money past int64 cents is refused, not wrapped ===========================
 # 99999999999999999 is 9999999999999999900 cents, past INT64_MAX
 # (9223372036854775807): refused, whichever its sign, and nothing is written.
