@@ -208,6 +208,22 @@ ok(!grep({ !exists $_->{balance_ok} || !exists $_->{transaction_count} } @{ $lis
    'every item has balance_ok and transaction_count');
 is($rig->get('/api/statements', user => 'erin')->{json}{total}, 0, 'erin has none');
 
+# A card statement's money in, in another currency, moves the balance by
+# its home amount, as its money out does.
+{
+    my $res = statement('dave', bank_name => 'Fx Card', account_type => 'Visa Credit Card',
+                        period_start => '2019-04-01', period_end => '2019-04-30',
+                        opening_balance => 0, closing_balance => 120,
+                        transactions => [ { date => '2019-04-02', description => 'buy', amount => 100,
+                                            transaction_type => 'debit', currency => 'USD', amount_aud => 150 },
+                                          { date => '2019-04-03', description => 'back', amount => 20,
+                                            transaction_type => 'refund', currency => 'USD', amount_aud => 30 } ]);
+    is($res->{status}, 201, "dave creates statement 'Fx Card'") or diag($res->{content});
+    my $s = $res->{json} // {};
+    is_deeply([ $s->{balance_ok}, m2($s->{balance_difference} // 0) ], [ JSON::PP::true, '0.00' ],
+              '0 + 150.00 - 30.00 is the closing 120.00');
+}
+
 # ---- access (Authentication 4) ---------------------------------------------------
 error_is($rig->get("/api/statements/$s->{id}", user => 'bob'), 403, 'forbidden', "another user's statement");
 error_is($rig->get('/api/statements/999999', user => 'alice'), 404, 'not_found', 'a missing statement');
