@@ -314,6 +314,24 @@ post_rejected({ %base, trip_id => 999999 }, 'trip_id', 'a trip that does not exi
     is(count_all('alice'), $before, 'and none of those wrote anything');
 }
 
+# Money past int64 cents is refused, not wrapped: 99999999999999999 is
+# 9999999999999999900 cents, past INT64_MAX (9223372036854775807): refused,
+# whichever its sign, and nothing is written.
+{
+    my $total = sub { $rig->get('/api/transactions?exclude_categories=&limit=1', user => 'alice')->{json}{total} };
+    my $before = $total->();
+    ok(defined $before, 'alice\'s list has a total');
+    for my $a ('99999999999999999', '-99999999999999999', '92233720368547758.08') {
+        my $body = '{"date": "2024-09-01", "description": "too big", "amount": ' . $a . '}';
+        error_is($rig->request('POST', '/api/transactions', user => 'alice', body => $body,
+                               type => 'application/json'),
+                 400, 'invalid_field', "POST /api/transactions amount $a (past int64 cents)", 'amount');
+    }
+    is($total->(), $before, 'no row was written by any of them');
+    is($rig->get('/api/transactions?search=too%20big&exclude_categories=', user => 'alice')->{json}{total}, 0,
+       'no "too big" row exists');
+}
+
 # ==== POST: payment methods ===================================================
 
 for my $pm (qw(card cash bank_transfer other credits)) {
