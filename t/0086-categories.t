@@ -3,17 +3,19 @@
 # caller's own names, each with the count of rows any list shows under its
 # effective category) and a refund's category (Business rule C: the
 # merchant's most used category among the owner's visible rows, by the
-# effective merchant).  Folding itself is t/0003-category.c's.
+# effective merchant); "uncategorised", the reports' name for no category,
+# refused as a category and selecting the rows with none.  Folding itself
+# is t/0003-category.c's.
 #
 # Who is who: dave's rows move between counts and make a refund's history
-# by merchant; erin's reconciled rows are hidden from counts and history;
-# carol has nothing.
+# by merchant; erin's reconciled rows are hidden from counts and history,
+# and her rows of 2024-10 have no category; carol has nothing.
 use strict;
 use warnings;
 use Test::More;
 use JSON::PP ();
 use Rig;
-use CommonChecks qw(ok_json manual_ok user_ids);
+use CommonChecks qw(error_is ok_json manual_ok m2 user_ids);
 
 my $rig = Rig->new;
 my %uid = user_ids($rig);
@@ -116,6 +118,82 @@ is($refund->{category}, 'groceries',
                       merchant => 'Target', transaction_type => 'refund', category => 'refund');
     is($r->{category}, 'shopping',
        "rule C: a refund at Target takes the category of the rows whose effective merchant is Target");
+}
+
+# ==== "uncategorised": the reports' name for no category (erin) =====================
+# A row written as "uncategorised" would be one with no category in the
+# reports but a category of its own in the list's filters: refused on every
+# path a user names a category on, and a bank's "Uncategorised" is none.
+{
+    my $made = $rig->post('/api/transactions', { description => 'no category yet', date => '2024-10-03', amount => 12 },
+                          user => 'erin');
+    is($made->{status}, 201, "erin creates manual row 'no category yet'") or diag($made->{content});
+    my $row = $made->{json} // {};
+    for my $c ('Uncategorised', 'uncategorized', ' UNCATEGORISED ') {
+        error_is($rig->post('/api/transactions', { date => '2024-10-03', amount => 1, description => 'x',
+                                                   category => $c }, user => 'erin'),
+                 400, 'invalid_field', "POST a row with category '$c'", 'category');
+    }
+    error_is($rig->patch("/api/transactions/$row->{id}", { category => 'Uncategorised' }, user => 'erin'),
+             400, 'invalid_field', 'PATCH category uncategorised', 'category');
+    error_is($rig->post('/api/transactions/bulk', { action => 'categorize', ids => [$row->{id}],
+                                                    category => 'uncategorised' }, user => 'erin'),
+             400, 'invalid_field', 'bulk categorize as uncategorised', 'category');
+    error_is($rig->post('/api/rules', { name => 'u', conditions => [ { field => 'amount', operator => 'gt', value => 0 } ],
+                                        actions => [ { type => 'set_category', category => 'Uncategorized' } ] },
+                        user => 'erin'),
+             400, 'invalid_field', 'a rule setting uncategorised', 'actions[0].category');
+    is($rig->get("/api/transactions/$row->{id}", user => 'erin')->{json}{category}, undef,
+       'the row still has no category');
+    is($rig->patch("/api/transactions/$row->{id}", { category => 'Uncategorised spend' }, user => 'erin')->{status},
+       200, 'a name that only starts so is a category like any other');
+    my $st = $rig->post('/api/statements', { bank_name => 'Uncat Bank', account_type => 'Visa Credit Card',
+        period_start => '2024-01-01', period_end => '2024-12-31', transactions => [
+        { date => '2024-10-04', description => 'bank said uncategorised', amount => 5,
+          transaction_type => 'debit', category => 'UNCATEGORISED' } ] }, user => 'erin');
+    is($st->{status}, 201, "erin creates statement 'Uncat Bank'") or diag($st->{content});
+    my ($srow) = @{ $rig->get("/api/transactions?statement_id=$st->{json}{id}&exclude_categories=", user => 'erin')
+                        ->{json}{items} // [] };
+    is($srow->{category}, undef, "a statement row the bank called Uncategorised has none");
+    my $res = $rig->post('/api/import/csv/commit', { rows => [ { date => '2024-10-05', description => 'csv uncategorised',
+                                                                  amount => 6, category => 'Uncategorized' } ] },
+                         user => 'erin');
+    is($res->{status}, 201, 'a CSV row with the category Uncategorized is imported') or diag($res->{content});
+    my $csv_row = $rig->get('/api/transactions?search=csv%20uncategorised&exclude_categories=', user => 'erin')->{json}{items}[0] // {};
+    is_deeply([ $csv_row->{description}, $csv_row->{category} ], [ 'csv uncategorised', undef ], 'with no category');
+    # A budget for the spend with no category is still one (the reports' name).
+    is($rig->put('/api/budgets/Uncategorised', { amount => 40 }, user => 'erin')->{status}, 200,
+       'a budget for uncategorised spend');
+    my $m = $rig->get('/api/analytics/monthly?from=2024-10&to=2024-10', user => 'erin')->{json}{items}[0] // {};
+    my ($line) = grep { $_->{category} eq 'uncategorised' } @{ $m->{categories} // [] };
+    is_deeply([ m2($line->{total}), m2($line->{budget}) ], [ '11.00', '40.00' ],
+              'October: 5 + 6 with no category (the 12 is uncategorised_spend now), against its budget of 40');
+    # The name selects the rows with none wherever a category is named:
+    # the list's filter (its total from the summary too) and rule conditions.
+    my $all = $rig->get('/api/transactions?exclude_categories=&limit=500', user => 'erin')->{json}{items} // [];
+    my @none = sort { $a <=> $b } map { $_->{id} } grep { !defined $_->{category} } @$all;
+    ok(@none >= 2, 'erin has rows with no category');
+    for my $q ('categories=uncategorised', 'categories[]=Uncategorized',
+               'categories[]=uncategorised&categories[]=uncategorised_spend') {
+        my $doc = $rig->get("/api/transactions?$q&exclude_categories=&limit=500", user => 'erin')->{json} // {};
+        my @want = @none;
+        push @want, $row->{id} if $q =~ /spend/;
+        is_deeply([ sort { $a <=> $b } map { $_->{id} } @{ $doc->{items} // [] } ], [ sort { $a <=> $b } @want ],
+                  "$q lists the rows with no category") or diag(explain($doc));
+        is($doc->{total}, scalar @want, '  and counts them');
+    }
+    my $month = $rig->get('/api/transactions?categories=uncategorised&date_from=2024-10-01&date_to=2024-10-31',
+                          user => 'erin')->{json} // {};
+    is($month->{total}, 2, 'within one month too (counted from its rows): the statement and CSV rows');
+    is($rig->get('/api/transactions?exclude_categories=uncategorised&limit=1', user => 'erin')->{json}{total},
+       scalar @$all, 'exclude_categories never hides a row with no category (behaviour rule 1)');
+    my $rule = $rig->post('/api/rules', { name => 'none', conditions => [
+        { field => 'category', operator => 'equals', value => 'Uncategorised' } ],
+        actions => [ { type => 'set_merchant', merchant_normalized => 'Someone' } ] }, user => 'erin');
+    is($rule->{status}, 201, 'a rule on the rows with no category') or diag($rule->{content});
+    my $pv = $rig->post("/api/rules/$rule->{json}{id}/preview", {}, user => 'erin')->{json} // {};
+    is_deeply([ sort { $a <=> $b } map { $_->{transaction_id} } @{ $pv->{items} // [] } ], \@none,
+              'matches exactly them');
 }
 
 done_testing();
