@@ -8,8 +8,8 @@
 # Who is who: alice, bob and dave are a household (each adds the other two);
 # erin is added by alice before erin ever signs in (a placeholder, then bound),
 # and shares only with dave (a split) and bob (a payment); carol is the
-# stranger, related to nobody, all through the file; zoe and yann are
-# placeholders that never sign in.
+# stranger, related to nobody until the apportioned cents of the last
+# sections; zoe and yann are placeholders that never sign in.
 #
 # Order: participants, then the split routes, settle, split amounts and
 # payments on rows and payments that are deleted again afterwards, so that
@@ -934,6 +934,45 @@ is($res->{status}, 201, 'a dotted local part, a + and a four-label domain are an
     is_deeply([ @listed[0, 1] ], [ $late2->{json}{id}, $late1->{json}{id} ],
               'the payments list: the latest date first, the later recorded first on the same date');
     is($listed[-1], $early->{json}{id}, '  and the earliest date last');
+}
+
+# ==== balances use the apportioned cents the rows show (carol) ================
+# carol and alice add each other; alice's debit 10.01 split with carol 50%:
+# alice 5.01, carol 5.00.  It is the only row and there are no payments
+# between them, so
+#   alice with carol: owed_to_me 5.00, net 5.00; carol with alice: owed_by_me 5.00, net -5.00
+# Shares total exactly 100%: two that make 100.01 are refused, as one is.
+participant_ok($rig, 'alice', 'carol');
+participant_ok($rig, 'carol', 'alice');
+{
+    my $bal = sub {
+        my ($user, $other) = @_;
+        my $r = $rig->get("/api/participants/$uid{$other}/balance", user => $user);
+        is($r->{status}, 200, "$user GET /api/participants/{$other}/balance") or diag($r->{content});
+        my $j = $r->{json} // {};
+        return { map { $_ => m2($j->{$_}) } qw(owed_to_me owed_by_me payments_to_me payments_from_me net) };
+    };
+    my $sd = create('alice', date => '2024-06-08', amount => 10.01, description => 'Shared debit',
+                    category => 'dining', merchant => 'Split Cafe',
+                    splits => [ { participant_id => $uid{carol}, share_percent => 50 } ]);
+    is_deeply({ map { $_->{participant_id} => m2($_->{amount}) } @{ get_row('carol', $sd->{id})->{splits} // [] } },
+              { $uid{alice} => '5.01', $uid{carol} => '5.00' },
+              'the shared debit row: alice 5.01 (owner takes the tie cent), carol 5.00');
+    is_deeply($bal->('alice', 'carol'),
+              { owed_to_me => '5.00', owed_by_me => '0.00', payments_to_me => '0.00', payments_from_me => '0.00',
+                net => '5.00' },
+              'alice\'s balance with carol: owed_to_me 5.00 (carol\'s row amount), net 5.00');
+    is_deeply($bal->('carol', 'alice'),
+              { owed_to_me => '0.00', owed_by_me => '5.00', payments_to_me => '0.00', payments_from_me => '0.00',
+                net => '-5.00' },
+              'carol\'s balance with alice: owed_by_me 5.00 (her row amount), net -5.00');
+
+    my $row = create('alice', date => '2019-05-01', description => 'Split to the hundredth', amount => 10);
+    my $r = $rig->post("/api/transactions/$row->{id}/splits",
+                       [ { participant_id => $uid{bob}, share_percent => 50 },
+                         { participant_id => $uid{carol}, share_percent => 50.01 } ], user => 'alice');
+    is($r->{status}, 400, 'shares of 50 and 50.01 (100.01%) are refused') or diag($r->{content});
+    is_deeply(get_row('alice', $row->{id})->{splits}, [], 'and the row is not split');
 }
 
 # ==== balances by id: ids against the names (a rig of its own) =================
