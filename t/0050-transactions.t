@@ -1029,8 +1029,7 @@ for my $forged (['amount|asc|6|abc', 'sort=amount&order=asc'], ['amount|asc|6|',
 
 # ---- an id, once given out, is never given to another row (schema 0023) --------------
 # The newest row deleted: SQLite would give its id to the next row anybody
-# makes (dave's deleted row came back as alice's).  A retried DELETE or a
-# kept id must not name someone else's row.
+# makes.  A retried DELETE or a kept id must not name someone else's row.
 {
     my $gone = manual_id($rig, dave => date => '2026-06-01', amount => 1, description => 'Newest, then gone');
     is($rig->del("/api/transactions/$gone", user => 'dave')->{status}, 204, 'dave deletes his newest row');
