@@ -1,4 +1,7 @@
-/* Category folding (Business rule C). */
+/* Category folding (Business rule C and ledger_category_fold's promises in
+ * ledger.h): synonyms and case fold to one name, "refund" and "refunds" are
+ * a refund, and a name cut at LEDGER_CATEGORY_MAX never ends inside a UTF-8
+ * character nor in a '_' left from the gap before a dropped one. */
 #include "ledger.h"
 #include "tap.h"
 
@@ -14,7 +17,7 @@ static void folds(const char *in, enum ledger_category_fold want_rc, const char 
 int main(void)
 {
     const char *const *b = ledger_category_builtin();
-    char out[LEDGER_CATEGORY_MAX], longname[300];
+    char out[LEDGER_CATEGORY_MAX], longname[300], want[300];
     int n = 0, i, all_fold_to_self = 1;
 
     folds("Dining", LEDGER_CATEGORY_OK, "dining");
@@ -34,6 +37,12 @@ int main(void)
     folds(" UNCATEGORIZED ", LEDGER_CATEGORY_NONE, "uncategorised");
     folds("uncategorised spend", LEDGER_CATEGORY_OK, "uncategorised_spend");
     folds("REFUND", LEDGER_CATEGORY_REFUND, "refund");
+    ok(ledger_category_fold("Refunds", out) == LEDGER_CATEGORY_REFUND,
+       "rule C: \"Refunds\" is a refund (its merchant's category), as \"refund\" is");
+    ok(ledger_category_fold("  REFUNDS ", out) == LEDGER_CATEGORY_REFUND,
+       "rule C: \"  REFUNDS \" is a refund too (case and spaces fold)");
+    ok(ledger_category_fold("Fee", out) == LEDGER_CATEGORY_OK && strcmp(out, "fees") == 0,
+       "the synonym fee folds to fees (etc/openapi.yaml: fee -> fees)");
     folds("Kids' Stuff", LEDGER_CATEGORY_OK, "kids_stuff");
     folds("Café", LEDGER_CATEGORY_OK, "caf\xc3\xa9");
     /* Case beyond ASCII folds too: one category however it is written. */
@@ -75,5 +84,20 @@ int main(void)
     ledger_category_fold(longname, out);
     ok(strlen(out) < LEDGER_CATEGORY_MAX && strlen(out) == LEDGER_CATEGORY_MAX - 2,
        "a name cut at the limit drops a split character (length %zu)", strlen(out));
+
+    /* 125 letters, a space, then a two-byte character the limit cuts: the
+     * '_' the space gave goes with it. */
+    memset(longname, 'a', 125);
+    strcpy(longname + 125, " \xc3\xa9\xc3\xa9");
+    memset(want, 'a', 125);
+    want[125] = '\0';
+    ledger_category_fold(longname, out);
+    is_str(out, want, "a name cut at the limit after a gap ends in a letter, not '_'");
+
+    /* LEDGER_CATEGORY_MAX - 1 ASCII letters: the whole buffer but its NUL. */
+    memset(longname, 'b', LEDGER_CATEGORY_MAX - 1);
+    longname[LEDGER_CATEGORY_MAX - 1] = '\0';
+    ok(ledger_category_fold(longname, out) == LEDGER_CATEGORY_OK && strcmp(out, longname) == 0,
+       "a name of LEDGER_CATEGORY_MAX - 1 letters folds whole (length %zu)", strlen(out));
     return done_testing();
 }

@@ -13,7 +13,7 @@ use strict;
 use warnings;
 use Test::More;
 use Rig;
-use CommonChecks qw(error_is participant_ok m2);
+use CommonChecks qw(error_is participant_ok ok_json manual_id m2);
 
 my $rig = Rig->new;
 
@@ -312,6 +312,24 @@ post_rejected({ %base, trip_id => 999999 }, 'trip_id', 'a trip that does not exi
                            body => '{"date": "2026-01-20", "amount": 10000000000000.01, "description": "x"}'),
              400, 'invalid_field', 'an amount just over 10^13', 'amount');
     is(count_all('alice'), $before, 'and none of those wrote anything');
+}
+
+# Money past int64 cents is refused, not wrapped: 99999999999999999 is
+# 9999999999999999900 cents, past INT64_MAX (9223372036854775807): refused,
+# whichever its sign, and nothing is written.
+{
+    my $total = sub { $rig->get('/api/transactions?exclude_categories=&limit=1', user => 'alice')->{json}{total} };
+    my $before = $total->();
+    ok(defined $before, 'alice\'s list has a total');
+    for my $a ('99999999999999999', '-99999999999999999', '92233720368547758.08') {
+        my $body = '{"date": "2024-09-01", "description": "too big", "amount": ' . $a . '}';
+        error_is($rig->request('POST', '/api/transactions', user => 'alice', body => $body,
+                               type => 'application/json'),
+                 400, 'invalid_field', "POST /api/transactions amount $a (past int64 cents)", 'amount');
+    }
+    is($total->(), $before, 'no row was written by any of them');
+    is($rig->get('/api/transactions?search=too%20big&exclude_categories=', user => 'alice')->{json}{total}, 0,
+       'no "too big" row exists');
 }
 
 # ==== POST: payment methods ===================================================
@@ -977,6 +995,75 @@ for my $forged (['amount|asc|6|abc', 'sort=amount&order=asc'], ['amount|asc|6|',
               'Manual and CBA together: the rows of each, no more');
     ok(!grep({ $_ == $old } @$manual_ids, @$both_ids), 'the old statement named Manual in neither');
     is($both->{total}, scalar @$both_ids, 'and total counts them');
+}
+
+# ---- the share override is the owner's: a participant cannot set it ---------------
+{
+    my $row = manual_id($rig, alice => date => '2026-08-03', amount => 100, description => 'Shared share',
+                              splits => [{ participant_id => $uid{bob}, share_percent => 50 }]);
+    my $res = $rig->patch("/api/transactions/$row", { my_share_percent => 100 }, user => 'bob');
+    is($res->{status}, 403, 'bob setting my_share_percent on alice\'s row: 403');
+    is($res->{json}{error}{field}, 'my_share_percent', 'naming my_share_percent');
+    is($rig->patch("/api/transactions/$row", { my_share_percent => undef }, user => 'bob')->{status}, 403,
+       'clearing it too');
+    my $mine = sub { sprintf '%.2f', $rig->get("/api/transactions/$row", user => $_[0])->{json}{my_amount} };
+    is($mine->('alice'), '50.00', 'alice\'s share of her row is still her split row\'s');
+    is($mine->('bob'), '50.00', 'and bob\'s his');
+    is($rig->patch("/api/transactions/$row", { category => 'dining' }, user => 'bob')->{status}, 200,
+       'other overrides stay open to him');
+    is($rig->patch("/api/transactions/$row", { my_share_percent => 60 }, user => 'alice')->{status}, 200,
+       'alice may set it');
+    is($mine->('alice'), '60.00', 'and it is her share');
+}
+
+# ---- the query bar's range is the same either way round -----------------------------
+# (The word "range" keeps the query to these five rows of carol's.)
+{
+    manual_id($rig, carol => date => '2026-08-01', amount => $_, description => "Range $_") for 5, 10, 15, 20, 25;
+    for my $q ('10-20', '20-10') {
+        my $list = $rig->get('/api/transactions?q=' . enc("range $q") . '&exclude_categories=', user => 'carol')->{json};
+        is_deeply([sort { $a <=> $b } map { $_->{amount} } @{ $list->{items} }], [10, 15, 20],
+                  "q=$q is amounts 10 to 20 inclusive");
+    }
+}
+
+# ---- an id, once given out, is never given to another row (schema 0023) --------------
+# The newest row deleted: SQLite would give its id to the next row anybody
+# makes.  A retried DELETE or a kept id must not name someone else's row.
+{
+    my $gone = manual_id($rig, dave => date => '2026-06-01', amount => 1, description => 'Newest, then gone');
+    is($rig->del("/api/transactions/$gone", user => 'dave')->{status}, 204, 'dave deletes his newest row');
+    my $next = manual_id($rig, alice => date => '2026-06-01', amount => 2, description => 'After the gone one');
+    cmp_ok($next, '>', $gone, "alice's next row takes a new id, not dave's deleted one");
+    is($rig->del("/api/transactions/$gone", user => 'dave')->{status}, 404, "dave's retried DELETE is a 404");
+
+    my $s = ok_json($rig->post('/api/statements', { bank_name => 'Gone Bank', account_type => 'Visa',
+        period_start => '2026-06-01', period_end => '2026-06-30',
+        transactions => [ { date => '2026-06-02', description => 'gone row', amount => 5, transaction_type => 'debit' } ] },
+        user => 'alice'), 'statement')->{id};
+    my ($srow) = map { $_->{id} } @{ $rig->get("/api/transactions?statement_id=$s", user => 'alice')->{json}{items} // [] };
+    is($rig->del("/api/statements/$s", user => 'alice')->{status}, 204, 'alice deletes her newest statement');
+    my $s2 = ok_json($rig->post('/api/statements', { bank_name => 'Next Bank', account_type => 'Visa',
+        period_start => '2026-06-01', period_end => '2026-06-30',
+        transactions => [ { date => '2026-06-03', description => 'next row', amount => 6, transaction_type => 'debit' } ] },
+        user => 'carol'), 'statement')->{id};
+    cmp_ok($s2, '>', $s, "carol's statement takes a new id, not alice's deleted one");
+    my ($srow2) = map { $_->{id} } @{ $rig->get("/api/transactions?statement_id=$s2", user => 'carol')->{json}{items} // [] };
+    cmp_ok($srow2, '>', $srow, 'and so does its row');
+
+    my $p = ok_json($rig->post('/api/payments', { from_participant_id => $uid{alice}, to_participant_id => $uid{bob},
+        date => '2026-06-04', amount => 3 }, user => 'alice'), 'payment')->{id};
+    is($rig->del("/api/payments/$p", user => 'alice')->{status}, 204, 'alice deletes her newest payment');
+    my $p2 = ok_json($rig->post('/api/payments', { from_participant_id => $uid{alice}, to_participant_id => $uid{carol},
+        date => '2026-06-04', amount => 4 }, user => 'alice'), 'payment')->{id};
+    cmp_ok($p2, '>', $p, 'the next payment takes a new id');
+
+    my $last = manual_id($rig, dave => date => '2026-06-05', amount => 1, description => 'Newest before a file');
+    $rig->del("/api/transactions/$last", user => 'dave');
+    my $ids = ok_json($rig->post('/api/import/csv/commit', { rows => [
+        { date => '2026-06-06', description => 'file row 1', amount => 1 },
+        { date => '2026-06-07', description => 'file row 2', amount => 2 } ] }, user => 'erin'), 'csv')->{transaction_ids};
+    is_deeply($ids, [ $last + 1, $last + 2 ], "a file's rows take the ids after the deleted newest, in order");
 }
 
 done_testing();

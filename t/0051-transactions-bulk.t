@@ -1,8 +1,8 @@
 #!/usr/bin/perl
 # Behind nginx: bulk actions on transactions (tag, untag, categorize,
 # normalize, assign_trip) and their all-or-nothing access check; tags on one
-# transaction; tag usage counts; the merchant list; category usage counts;
-# and the trip filters of the transaction list.
+# transaction; tag usage counts; the merchant list; and the trip filters
+# of the transaction list.  (Category usage counts are t/0086-categories.t's.)
 #
 # Trips and payments have no HTTP API yet: the trip tests write those rows
 # straight into the rig's database with the sqlite3 command-line tool.
@@ -11,7 +11,7 @@ use warnings;
 use Test::More;
 use JSON::PP ();
 use Rig;
-use CommonChecks qw(error_is participant_ok);
+use CommonChecks qw(error_is participant_ok ok_json manual_id);
 
 my $rig = Rig->new(server => 'nginx');
 
@@ -606,42 +606,6 @@ is_deeply([map { [$_->{merchant}, $_->{transaction_count}, 0 + $_->{total}] } @{
           'the moved row counts under its new name; Delta Books is gone');
 is($res->{json}{total}, 3, 'total counts merchants');
 
-# ---- GET /api/categories: usage by effective category ---------------------------
-# dave's rows only; an override moves a row between counts; custom names
-# are listed, not built in.
-my @d = (mk('dave', description => 'd groceries 1', category => 'groceries'),
-         mk('dave', description => 'd groceries 2', category => 'Groceries'),
-         mk('dave', description => 'd dining', category => 'dining'),
-         mk('dave', description => 'd kids', category => 'Kids Stuff'));
-sub usage {
-    my ($user) = @_;
-    my $json = $rig->get('/api/categories', user => $user)->{json};
-    return +{ map { $_->{category} => $_ } @{ $json->{items} } }, $json;
-}
-my ($cat, $cjson) = usage('dave');
-is_deeply([map { $cat->{$_}{usage_count} } qw(groceries dining kids_stuff shopping)], [2, 1, 1, 0],
-          'usage counts by category');
-ok($cat->{kids_stuff} && JSON::PP::is_bool($cat->{kids_stuff}{builtin}) && !$cat->{kids_stuff}{builtin},
-   '"Kids Stuff" is listed as kids_stuff, builtin false');
-ok(JSON::PP::is_bool($cat->{groceries}{builtin}) && $cat->{groceries}{builtin}, 'groceries is built in');
-is($cjson->{total}, 27, 'the 26 built-ins and one custom category');
-ok(!$cat->{'Kids Stuff'} && !$cat->{Groceries}, 'no unfolded names');
-bulk('dave', { action => 'categorize', ids => [$d[0]{id}], category => 'Dining' });
-($cat) = usage('dave');
-is_deeply([map { $cat->{$_}{usage_count} } qw(groceries dining)], [1, 2],
-          'an override moves a row from groceries to dining');
-bulk('dave', { action => 'categorize', ids => [$d[2]{id}], category => 'kids stuff' });
-($cat) = usage('dave');
-is_deeply([map { $cat->{$_}{usage_count} } qw(groceries dining kids_stuff)], [1, 1, 2],
-          'and from dining to the custom category');
-bulk('dave', { action => 'categorize', ids => [$d[0]{id}, $d[2]{id}], category => undef });
-($cat) = usage('dave');
-is_deeply([map { $cat->{$_}{usage_count} } qw(groceries dining kids_stuff)], [2, 1, 1],
-          'clearing the overrides restores the base counts');
-my ($acat) = usage('carol');
-ok(!$acat->{kids_stuff}, "dave's custom category is not in carol's list");
-is($acat->{groceries}{usage_count}, 0, "and dave's rows do not count for carol");
-
 # ---- trip filters on GET /api/transactions ------------------------------------
 # trip_id alone keeps the normal scoping; trip_all_rows=1 shows every row of
 # the trip to its participants and nothing to anyone else.
@@ -727,5 +691,71 @@ is_deeply([$res->{status}, $res->{json}{items}, $res->{json}{total}], [200, [], 
 bulk('alice', { action => 'assign_trip', ids => [$b2->{id}], trip_id => undef });
 $res = $rig->get("/api/transactions?trip_id=$bali&trip_all_rows=1", user => 'bob');
 is_deeply(ids_of($res), sorted($b1->{id}, $b3->{id}, $bob_row->{id}), 'an unassigned row leaves the trip');
+
+# ---- bulk untag removes only the named tag -------------------------------------
+{
+    my $r1 = mk('alice', description => 'Two tags one', merchant => 'Shop');
+    my $r2 = mk('alice', description => 'Two tags two', merchant => 'Shop');
+    my $home = mktag('alice', 'Home');
+    for my $t ($work, $home) {
+        my $r = bulk('alice', { action => 'tag', ids => [$r1->{id}, $r2->{id}], tag_id => $t });
+        die "bulk tag: $r->{status} $r->{content}\n" unless $r->{status} == 200;
+    }
+    my $names = sub { [sort @{ tag_names(txn($_[0])) }] };
+    is_deeply($names->($r1->{id}), ['Home', 'Work'], 'the row carries both tags');
+    $res = bulk('alice', { action => 'untag', ids => [$r1->{id}], tag_id => $work });
+    is_deeply([ $res->{status}, $res->{json} ], [ 200, { updated => 1 } ], 'bulk untag Work from one row');
+    is_deeply($names->($r1->{id}), ['Home'], 'bulk untag removes only the named tag: Home stays');
+    is_deeply($names->($r2->{id}), ['Home', 'Work'], 'and a row not named keeps both');
+
+    # Every field a bulk body carries is checked, whichever the action
+    # uses: a wrong type or value is a 400 naming the field.
+    my $before = $names->($r2->{id});
+    error_is(bulk('alice', { action => 'untag', ids => [$r2->{id}], tag_id => $home, category => 7 }),
+             400, 'invalid_field', 'bulk untag with a category of the wrong type', 'category');
+    error_is(bulk('alice', { action => 'untag', ids => [$r2->{id}], tag_id => $home, merchant_normalized => [] }),
+             400, 'invalid_field', 'bulk untag with a merchant_normalized of the wrong type', 'merchant_normalized');
+    error_is(bulk('alice', { action => 'untag', ids => [$r2->{id}], tag_id => $home,
+                              merchant_normalized => 'm' x 201 }),
+             400, 'invalid_field', 'bulk untag with a merchant_normalized over 200 characters', 'merchant_normalized');
+    error_is(bulk('alice', { action => 'untag', ids => [$r2->{id}], tag_id => $home, trip_id => 'Bali' }),
+             400, 'invalid_field', 'bulk untag with a trip_id of the wrong type', 'trip_id');
+    error_is(bulk('alice', { action => 'normalize', ids => [$r2->{id}], merchant_normalized => 'X', tag_id => 'Work' }),
+             400, 'invalid_field', 'bulk normalize with a tag_id of the wrong type', 'tag_id');
+    is_deeply($names->($r2->{id}), $before, 'and nothing changed');
+}
+
+# ---- bulk categorize refund: the effective merchant's history ---------------------
+# "refund" follows the row's effective (normalised) merchant, as PATCH and
+# rules do (rule C: the merchant's most used category).
+{
+    mk('erin', description => 'Kmart toys', merchant => 'Kmart', category => 'shopping', amount => 40);
+    mk('erin', description => 'Kmart more', merchant => 'Kmart', category => 'shopping', amount => 20);
+    my $rf = mk('erin', description => 'KMART 1234 refund', merchant => 'KMART 1234 SYDNEY',
+                transaction_type => 'refund', amount => 5);
+    $res = bulk('erin', { action => 'normalize', ids => [$rf->{id}], merchant_normalized => 'Kmart' });
+    die "normalize: $res->{status} $res->{content}\n" unless $res->{status} == 200;
+    is(txn($rf->{id}, 'erin')->{merchant_normalized}, 'Kmart', 'its effective merchant is Kmart');
+    $res = bulk('erin', { action => 'categorize', ids => [$rf->{id}], category => 'refund' });
+    is($res->{status}, 200, 'bulk categorize refund');
+    is(txn($rf->{id}, 'erin')->{category}, 'shopping',
+       "a refund takes its effective merchant's usual category (Kmart: shopping), not the raw text's");
+    $res = $rig->patch("/api/transactions/$rf->{id}", { category => 'refund' }, user => 'erin');
+    is_deeply([ $res->{status}, $res->{json}{category} ], [ 200, 'shopping' ], 'as PATCH gives it');
+}
+
+# ---- removing a tag from a row one cannot see --------------------------------------
+{
+    my $row = manual_id($rig, alice => date => '2026-08-02', amount => 7, description => 'Tagged');
+    my $tag = ok_json($rig->post('/api/tags', { name => 'mine' }, user => 'alice'), 'tag')->{id};
+    is($rig->post("/api/transactions/$row/tags", { tag_id => $tag }, user => 'alice')->{status} < 300, 1, 'alice tags her row');
+    my $own = ok_json($rig->post('/api/tags', { name => 'erins' }, user => 'erin'), 'erin\'s tag')->{id};
+    is($rig->del("/api/transactions/$row/tags/$own", user => 'erin')->{status}, 403,
+       'erin removing her own tag from alice\'s row: 403');
+    is($rig->del("/api/transactions/$row/tags/$tag", user => 'erin')->{status}, 403,
+       'erin removing alice\'s tag from it: 403');
+    is_deeply([map { $_->{id} } @{ $rig->get("/api/transactions/$row", user => 'alice')->{json}{tags} }], [$tag],
+              'and the tag is still on the row');
+}
 
 done_testing();

@@ -1,19 +1,21 @@
 #!/usr/bin/perl
 # Sharing through nginx: participants (added by email, placeholders bound at
 # first sign-in), the split routes and settle, apportioned split amounts,
-# payments with one scope or several, and balances (Business rules A and B,
-# Behaviour rule 8, Authentication 3-4).
+# payments with one scope or several (their limits and orders), and balances
+# (Business rules A and B, Behaviour rule 8, Authentication 3-4), found by
+# id whatever the order of ids and names.
 #
 # Who is who: alice, bob and dave are a household (each adds the other two);
 # erin is added by alice before erin ever signs in (a placeholder, then bound),
 # and shares only with dave (a split) and bob (a payment); carol is the
-# stranger, related to nobody, all through the file; zoe and yann are
-# placeholders that never sign in.
+# stranger, related to nobody until the apportioned cents of the last
+# sections; zoe and yann are placeholders that never sign in.
 #
 # Order: participants, then the split routes, settle, split amounts and
 # payments on rows and payments that are deleted again afterwards, so that
 # the balance section starts from nothing between the household and can
-# state every figure worked out by hand.
+# state every figure worked out by hand.  The payments' limits and orders
+# come last: their payments would move those balances.
 use strict;
 use warnings;
 use Test::More;
@@ -874,5 +876,147 @@ balance_is('alice', 'bob', \@ab, 'alice with bob as before');
 $res = $rig->post('/api/participants', { email => 'first.last+ledger@mail.example.co.uk' }, user => 'dave');
 is($res->{status}, 201, 'a dotted local part, a + and a four-label domain are an address')
     or diag($res->{content});
+
+# ==== payments: limits and orders ===============================================
+# A payment takes 1 to 20 scopes; its total is money too (at most 10^13,
+# though each scope alone is within it); notes are at most 1000
+# characters; its scopes list the household first, then by trip, and the
+# payments list the latest date first.  (Last in the file: these payments
+# would move the balances above.)
+{
+    # alice owns every trip, so a payment to bob may be scoped to each.
+    my @trips;
+    for my $i (1 .. 20) {
+        my $r = $rig->post('/api/trips', { name => "Trip $i" }, user => 'alice');
+        BAIL_OUT("trip $i: $r->{status} $r->{content}") unless $r->{status} == 201;
+        push @trips, $r->{json}{id};
+    }
+    my %base = (from_participant_id => $uid{alice}, to_participant_id => $uid{bob}, date => '2026-02-01');
+    my $pay_bob = sub { $rig->post('/api/payments', $_[0], user => 'alice') };
+    my $total = sub { payments('alice')->{json}{total} // -1 };
+    my $before = $total->();
+
+    my @twenty = ({ trip_id => undef, amount => 1 }, map { { trip_id => $_, amount => 1 } } @trips[0 .. 18]);
+    my $r = $pay_bob->({ %base, scopes => \@twenty });
+    is($r->{status}, 201, 'a payment of exactly 20 scopes (the most there may be) is accepted')
+        or diag($r->{content});
+    is(scalar @{ $r->{json}{scopes} // [] }, 20, 'it has 20 scope rows');
+    is(sprintf('%.2f', $r->{json}{amount} // 0), '20.00', 'and its amount is their total');
+    my $rows = $total->();
+    is($rows - $before, 20, 'alice lists its 20 rows');
+    error_is($pay_bob->({ %base, scopes => [ @twenty, { trip_id => $trips[19], amount => 1 } ] }), 400,
+             'invalid_field', '21 scopes: one too many', 'scopes');
+    is($total->(), $rows, 'and nothing was stored');
+
+    error_is($pay_bob->({ %base, scopes => [ { trip_id => undef, amount => 6000000000000 },
+                                             { trip_id => $trips[0], amount => 6000000000000 } ] }),
+             400, 'invalid_field', 'two scopes of 6 * 10^12 (12 * 10^12 in all, over 10^13)', 'amount');
+    is($total->(), $rows, 'and nothing was stored');
+    $r = $pay_bob->({ %base, scopes => [ { trip_id => undef, amount => 5000000000000 },
+                                         { trip_id => $trips[0], amount => 5000000000000 } ] });
+    is($r->{status}, 201, 'two scopes of 5 * 10^12: exactly 10^13 in all, accepted') or diag($r->{content});
+
+    $r = $pay_bob->({ %base, amount => 1, notes => 'n' x 1000 });
+    is($r->{status}, 201, 'notes of exactly 1000 characters are accepted') or diag($r->{content});
+    error_is($pay_bob->({ %base, amount => 1, notes => 'n' x 1001 }), 400, 'invalid_field',
+             'notes of 1001 characters', 'notes');
+
+    $r = $pay_bob->({ %base, date => '2026-03-01',
+                      scopes => [ { trip_id => $trips[5], amount => 1 }, { trip_id => undef, amount => 2 },
+                                  { trip_id => $trips[2], amount => 3 } ] });
+    is($r->{status}, 201, 'a payment of three scopes, given trip, household, trip') or diag($r->{content});
+    is_deeply([ map { $_->{trip_id} } @{ $r->{json}{scopes} // [] } ], [ undef, $trips[2], $trips[5] ],
+              'its scopes: the household one first, then by trip');
+    my $early = $pay_bob->({ %base, date => '2020-01-01', amount => 1 });
+    my $late1 = $pay_bob->({ %base, date => '2027-01-01', amount => 1 });
+    my $late2 = $pay_bob->({ %base, date => '2027-01-01', amount => 2 });
+    my @listed = map { $_->{id} } @{ payments('alice', 'limit=500')->{json}{items} // [] };
+    is_deeply([ @listed[0, 1] ], [ $late2->{json}{id}, $late1->{json}{id} ],
+              'the payments list: the latest date first, the later recorded first on the same date');
+    is($listed[-1], $early->{json}{id}, '  and the earliest date last');
+}
+
+# ==== balances use the apportioned cents the rows show (carol) ================
+# carol and alice add each other; alice's debit 10.01 split with carol 50%:
+# alice 5.01, carol 5.00.  It is the only row and there are no payments
+# between them, so
+#   alice with carol: owed_to_me 5.00, net 5.00; carol with alice: owed_by_me 5.00, net -5.00
+# Shares total exactly 100%: two that make 100.01 are refused, as one is.
+participant_ok($rig, 'alice', 'carol');
+participant_ok($rig, 'carol', 'alice');
+{
+    my $bal = sub {
+        my ($user, $other) = @_;
+        my $r = $rig->get("/api/participants/$uid{$other}/balance", user => $user);
+        is($r->{status}, 200, "$user GET /api/participants/{$other}/balance") or diag($r->{content});
+        my $j = $r->{json} // {};
+        return { map { $_ => m2($j->{$_}) } qw(owed_to_me owed_by_me payments_to_me payments_from_me net) };
+    };
+    my $sd = create('alice', date => '2024-06-08', amount => 10.01, description => 'Shared debit',
+                    category => 'dining', merchant => 'Split Cafe',
+                    splits => [ { participant_id => $uid{carol}, share_percent => 50 } ]);
+    is_deeply({ map { $_->{participant_id} => m2($_->{amount}) } @{ get_row('carol', $sd->{id})->{splits} // [] } },
+              { $uid{alice} => '5.01', $uid{carol} => '5.00' },
+              'the shared debit row: alice 5.01 (owner takes the tie cent), carol 5.00');
+    is_deeply($bal->('alice', 'carol'),
+              { owed_to_me => '5.00', owed_by_me => '0.00', payments_to_me => '0.00', payments_from_me => '0.00',
+                net => '5.00' },
+              'alice\'s balance with carol: owed_to_me 5.00 (carol\'s row amount), net 5.00');
+    is_deeply($bal->('carol', 'alice'),
+              { owed_to_me => '0.00', owed_by_me => '5.00', payments_to_me => '0.00', payments_from_me => '0.00',
+                net => '-5.00' },
+              'carol\'s balance with alice: owed_by_me 5.00 (her row amount), net -5.00');
+
+    my $row = create('alice', date => '2019-05-01', description => 'Split to the hundredth', amount => 10);
+    my $r = $rig->post("/api/transactions/$row->{id}/splits",
+                       [ { participant_id => $uid{bob}, share_percent => 50 },
+                         { participant_id => $uid{carol}, share_percent => 50.01 } ], user => 'alice');
+    is($r->{status}, 400, 'shares of 50 and 50.01 (100.01%) are refused') or diag($r->{content});
+    is_deeply(get_row('alice', $row->{id})->{splits}, [], 'and the row is not split');
+}
+
+# ==== balances by id: ids against the names (a rig of its own) =================
+# GET /api/balances finds each participant's balance by id, and ids need
+# not run in the list's order of names: on a rig of its own, users sign in
+# from erin to alice.
+{
+    my $zrig = Rig->new;
+    my %zid;
+    for my $u (qw(erin dave carol bob alice)) {
+        $zid{$u} = $zrig->get('/api/me', user => $u)->{json}{id};
+    }
+    my %zwho = reverse %zid;
+    ok($zid{erin} < $zid{dave} && $zid{dave} < $zid{bob} && $zid{bob} < $zid{alice}, 'ids run against the names');
+
+    for my $u (qw(bob dave erin)) {
+        my $res = $zrig->post('/api/participants', { email => "$u\@example.org" }, user => 'alice');
+        ok($res->{status} == 200 || $res->{status} == 201, "alice adds $u") or diag($res->{content});
+    }
+    my $row = $zrig->post('/api/transactions', { date => '2026-03-10', description => 'dinner', amount => 100,
+                                                 transaction_type => 'debit' }, user => 'alice');
+    is($row->{status}, 201, 'alice creates a row of 100.00') or diag($row->{content});
+    $res = $zrig->post("/api/transactions/$row->{json}{id}/splits",
+                       [ { participant_id => $zid{bob}, share_percent => 10 },
+                         { participant_id => $zid{dave}, share_percent => 20 },
+                         { participant_id => $zid{erin}, share_percent => 30 } ], user => 'alice');
+    ok($res->{status} == 200 || $res->{status} == 201, 'split 10/20/30 (alice 40)') or diag($res->{content});
+
+    $res = $zrig->get('/api/balances', user => 'alice');
+    is($res->{status}, 200, 'GET /api/balances as alice');
+    my %list = map { ($zwho{ $_->{participant_id} } // $_->{participant_id}) => m2($_->{owed_to_me}) }
+               @{ $res->{json}{items} // [] };
+    is_deeply(\%list, { bob => '10.00', dave => '20.00', erin => '30.00' },
+              "alice's list: each participant owes their share, whatever the order of ids and names");
+    for my $u (qw(bob dave erin)) {
+        my $one = $zrig->get("/api/participants/$zid{$u}/balance", user => 'alice')->{json};
+        is(m2($one->{net}), $list{$u}, "the list agrees with alice's balance with $u");
+    }
+
+    # A caller with exactly one participant has their split debts listed.
+    $res = $zrig->get('/api/balances', user => 'dave');
+    is_deeply([map { [$zwho{ $_->{participant_id} } // '?', m2($_->{owed_by_me}), m2($_->{net})] }
+               @{ $res->{json}{items} // [] }],
+              [['alice', '20.00', '-20.00']], "dave's one balance: he owes alice 20.00");
+}
 
 done_testing();

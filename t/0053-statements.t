@@ -2,7 +2,7 @@
 # /api/statements from JSON: create with rows (owner, folded categories,
 # itemised loan repayments), statement type and repayment frequency
 # normalisation, the balance assertion per type, owner-only read and
-# delete, and bad input.
+# delete, and bad input (up to 100,000 rows).
 use strict;
 use warnings;
 use Test::More;
@@ -208,6 +208,22 @@ ok(!grep({ !exists $_->{balance_ok} || !exists $_->{transaction_count} } @{ $lis
    'every item has balance_ok and transaction_count');
 is($rig->get('/api/statements', user => 'erin')->{json}{total}, 0, 'erin has none');
 
+# A card statement's money in, in another currency, moves the balance by
+# its home amount, as its money out does.
+{
+    my $res = statement('dave', bank_name => 'Fx Card', account_type => 'Visa Credit Card',
+                        period_start => '2019-04-01', period_end => '2019-04-30',
+                        opening_balance => 0, closing_balance => 120,
+                        transactions => [ { date => '2019-04-02', description => 'buy', amount => 100,
+                                            transaction_type => 'debit', currency => 'USD', amount_aud => 150 },
+                                          { date => '2019-04-03', description => 'back', amount => 20,
+                                            transaction_type => 'refund', currency => 'USD', amount_aud => 30 } ]);
+    is($res->{status}, 201, "dave creates statement 'Fx Card'") or diag($res->{content});
+    my $s = $res->{json} // {};
+    is_deeply([ $s->{balance_ok}, m2($s->{balance_difference} // 0) ], [ JSON::PP::true, '0.00' ],
+              '0 + 150.00 - 30.00 is the closing 120.00');
+}
+
 # ---- access (Authentication 4) ---------------------------------------------------
 error_is($rig->get("/api/statements/$s->{id}", user => 'bob'), 403, 'forbidden', "another user's statement");
 error_is($rig->get('/api/statements/999999', user => 'alice'), 404, 'not_found', 'a missing statement');
@@ -342,6 +358,23 @@ $rc += 2;
 is(statement_count('alice'), $sc, 'no statement was written by any of them');
 is(row_count('alice'), $rc, 'and no row');
 error_is($rig->request('POST', '/api/statements', open => 1, json => {}), 401, 'unauthenticated', 'no identity');
+
+# A statement takes up to 100,000 rows: exactly that many is not too many,
+# one more is.  Rows of nothing: the count is accepted, then the first row
+# is refused (so nothing is stored and the test stays quick).
+{
+    my $before = statement_count('bob') // 0;
+    my $body = '{"bank_name":"Max","account_type":"Visa","period_start":"2025-01-01",'
+             . '"period_end":"2025-01-31","transactions":[' . join(',', ('{}') x 100000) . ']}';
+    my $r = $rig->request('POST', '/api/statements', user => 'bob', body => $body, type => 'application/json');
+    is($r->{status}, 400, '100000 rows of nothing: 400');
+    like($r->{json}{error}{field} // '', qr/^transactions\[0\]/, '... for its first row, not the count')
+        or diag($r->{content});
+    $body =~ s/\]\}$/,{}]}/;
+    $r = $rig->request('POST', '/api/statements', user => 'bob', body => $body, type => 'application/json');
+    is_deeply([$r->{status}, $r->{json}{error}{field}], [400, 'transactions'], '100001 rows: too many');
+    is(statement_count('bob') // 0, $before, 'bob has no new statement');
+}
 
 # ---- figures past 64 bits ------------------------------------------------------------------
 # Each row at the largest amount taken (10^13, in cents 10^15): some

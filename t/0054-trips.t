@@ -10,12 +10,14 @@
 # Each topic has trips of its own, so every figure and set is exact:
 # Tasmania/Bare (CRUD), Hobart (participants, filters), Assign me
 # (assignment), Bali/Fiji/NZ (from-tag), Japan (analytics), Owed (owed),
-# Doomed (delete).  dave is the outsider throughout; erin is unused.
+# Doomed (delete).  dave is the outsider until the last sections, where
+# trips with payments, owned rows and splits (Payee, Payer, Split only) and
+# dave's own trip (Daves walk, with erin) show who takes part.
 use strict;
 use warnings;
 use Test::More;
 use Rig;
-use CommonChecks qw(error_is participant_ok m2);
+use CommonChecks qw(error_is participant_ok ok_json manual_id m2);
 
 my $rig = Rig->new;
 
@@ -65,6 +67,9 @@ sub trip_ids {
     is($doc->{total}, scalar @ids, "$user\'s trip list: total counts the items");
     return \@ids;
 }
+
+# Trip ids of a user's GET /api/trips, as listed (no check).
+sub trip_ids_of { [map { $_->{id} } @{ $rig->get('/api/trips', user => $_[0])->{json}{items} // [] }] }
 
 # Sorted row ids of GET /api/transactions?$query, with the document.
 sub list_ids {
@@ -613,9 +618,10 @@ create('alice', description => 'o3', amount => 10, transaction_type => 'refund',
 create('alice', description => 'o4', amount => 30, trip_id => $O,
        splits => [ { participant_id => $uid{carol}, share_percent => 50 } ]);
 
+# What is owed on a trip (the Owed trip unless told), as [owed_to_me, owed_by_me].
 sub owed {
-    my ($user) = @_;
-    my $res = $rig->get("/api/trips/$O/owed", user => $user);
+    my ($user, $trip) = @_;
+    my $res = $rig->get('/api/trips/' . ($trip // $O) . '/owed', user => $user);
     is($res->{status}, 200, "$user GET /api/trips/{id}/owed") or diag($res->{content});
     my $j = $res->{json} // {};
     return [as_map($j->{owed_to_me}, 'participant_id', 'amount'), as_map($j->{owed_by_me}, 'participant_id', 'amount')];
@@ -713,6 +719,181 @@ ok(!(grep { $_ == $H } @{ trip_ids('alice') }), "the trip is not in alice's list
 ($ids) = list_ids('alice', "trip_id=$H&trip_all_rows=1");
 is_deeply($ids, [], "trip_all_rows shows alice none of bob's rows");
 is($rig->get("/api/trips/$H", user => 'bob')->{status}, 200, 'bob still reads his trip');
+
+# ==== derived participants: a payment's payee, a row's owner, a split ==============
+# ---- the receiving side of a trip-scoped payment takes part in the trip ------------
+{
+    my $trip = ok_json($rig->post('/api/trips', { name => 'Payee' }, user => 'alice'), 'trip')->{id};
+    ok_json($rig->post('/api/payments', { from_participant_id => $uid{alice}, to_participant_id => $uid{carol},
+        date => '2026-05-03', amount => 20, trip_id => $trip }, user => 'alice'), 'payment to carol');
+    is($rig->get("/api/trips/$trip", user => 'carol')->{status}, 200,
+       'the payee of a trip-scoped payment may read the trip');
+    ok((grep { $_ == $trip } @{ trip_ids_of('carol') }), 'the trip is in the payee\'s trip list');
+    my %who = map { $_->{id} => 1 } @{ $rig->get("/api/trips/$trip/participants", user => 'alice')->{json}{items} // [] };
+    ok($who{ $uid{carol} }, 'the payee is among the trip\'s participants');
+    is($rig->get("/api/trips/$trip", user => 'dave')->{status}, 403, 'a stranger still may not');
+}
+
+# ---- owning a row of the trip is taking part, with no split -------------------------
+{
+    my $trip = ok_json($rig->post('/api/trips', { name => 'Payer' }, user => 'alice'), 'trip')->{id};
+    my $a = manual_id($rig, alice => date => '2026-05-02', amount => 40, description => 'Payer A', trip_id => $trip,
+                            splits => [{ participant_id => $uid{bob}, share_percent => 50 }]);
+    my $b = manual_id($rig, bob => date => '2026-05-02', amount => 30, description => 'Payer B');
+    is($rig->post("/api/trips/$trip/transactions", { transaction_ids => [$b] }, user => 'bob')->{status}, 200,
+       'bob (split in) puts his own row on the trip');
+    is($rig->del("/api/transactions/$a/splits", user => 'alice')->{status}, 204, 'alice unshares her row');
+    is($rig->get("/api/trips/$trip", user => 'bob')->{status}, 200,
+       'bob, who now only paid for a row of the trip, may still read it');
+    my $list = $rig->get("/api/transactions?trip_id=$trip&trip_all_rows=1&exclude_categories=", user => 'bob')->{json};
+    is($list->{total}, 2, 'and trip_all_rows shows him both rows of the trip');
+}
+
+# ---- a split alone makes a participant, listed among their trips --------------------
+{
+    my $trip = ok_json($rig->post('/api/trips', { name => 'Split only' }, user => 'alice'), 'trip')->{id};
+    manual_id($rig, alice => date => '2026-05-02', amount => 40, description => 'Split only A', trip_id => $trip,
+                    splits => [{ participant_id => $uid{bob}, share_percent => 50 }]);
+    ok((grep { $_ == $trip } @{ trip_ids_of('bob') }),
+       'a trip where bob only has a split is in his trip list');
+    ok(!(grep { $_ == $trip } @{ trip_ids_of('carol') }), 'and not in carol\'s');
+}
+
+# ==== only the owner brings people in: participants' moves and shares =============
+# Only a trip's owner brings people in.  A participant moving a row shared
+# with them into someone else's trip would make the row's owner a
+# participant, who would read all of the trip and could bring in the next
+# person the same way; a participant writing the owner's shares on a row of the owner's
+# trip would bring in whoever they named.
+{
+    participant_ok($rig, dave => $_) for qw(erin alice);
+    participant_ok($rig, carol => $_) for qw(erin dave);
+    my $trip = ok_json($rig->post('/api/trips', { name => 'Daves walk', notes => 'private' }, user => 'dave'),
+                       'dave makes a trip')->{id};
+    my $shared = manual_id($rig, dave => date => '2026-08-01', description => 'Hut fee', amount => 40, trip_id => $trip,
+                                 splits => [ { participant_id => $uid{erin}, share_percent => 50 } ]);
+    manual_id($rig, dave => date => '2026-08-02', description => 'Daves own boots', amount => 200, trip_id => $trip);
+    my $carols = manual_id($rig, carol => date => '2026-08-03', description => 'Carols taxi', amount => 20,
+                                 splits => [ { participant_id => $uid{erin}, share_percent => 50 } ]);
+    my @tries = (
+        [ post => "/api/trips/$trip/transactions", { transaction_ids => [ $carols ] }, 'transaction_ids',
+          'POST /trips/{id}/transactions' ],
+        [ patch => "/api/transactions/$carols", { trip_id => $trip }, 'trip_id', 'PATCH trip_id' ],
+        [ post => '/api/transactions/bulk', { action => 'assign_trip', ids => [ $carols ], trip_id => $trip },
+          'trip_id', 'bulk assign_trip' ],
+    );
+    for my $t (@tries) {
+        my ($method, $path, $body, $field, $how) = @$t;
+        my $res = $rig->$method($path, $body, user => 'erin');
+        is_deeply([ $res->{status}, ($res->{json} // {})->{error}{field} ], [ 403, $field ],
+                  "erin may not move carol's row into dave's trip ($how)") or diag($res->{content});
+    }
+    is($rig->get("/api/transactions/$carols", user => 'carol')->{json}{trip_id}, undef, 'the row is where it was');
+    is($rig->get("/api/trips/$trip", user => 'carol')->{status}, 403, 'and carol takes no part in the trip');
+    my $erins = manual_id($rig, erin => date => '2026-08-04', description => 'Erins snacks', amount => 9);
+    is($rig->post("/api/trips/$trip/transactions", { transaction_ids => [ $erins ] }, user => 'erin')->{status}, 200,
+       'erin moves her own row in (she takes part already)');
+    # Her own row split with a contact of hers: the contact takes no part
+    # (only splits on the trip owner's rows make participants).
+    participant_ok($rig, erin => 'bob');
+    my $erins_shared = manual_id($rig, erin => date => '2026-08-04', description => 'Erins shared taxi', amount => 30,
+                                       splits => [ { participant_id => $uid{bob}, share_percent => 50 } ]);
+    is($rig->post("/api/trips/$trip/transactions", { transaction_ids => [ $erins_shared ] }, user => 'erin')->{status},
+       200, 'erin moves in her row shared with bob');
+    ok(!grep({ $_->{id} == $uid{bob} } @{ $rig->get("/api/trips/$trip/participants", user => 'dave')->{json}{items} // [] }),
+       "bob is not among the trip's participants");
+    is($rig->get("/api/trips/$trip", user => 'bob')->{status}, 403, 'nor may he see the trip');
+    # The shares of dave's row in his trip: erin may change them, not name
+    # a contact of dave's who is not in the trip.
+    my $res = $rig->post("/api/transactions/$shared/splits", [ { participant_id => $uid{erin}, share_percent => 50 },
+                                                               { participant_id => $uid{alice}, share_percent => 10 } ],
+                         user => 'erin');
+    is_deeply([ $res->{status}, ($res->{json} // {})->{error}{field} ], [ 403, 'participant_id' ],
+              "erin may not name alice in the split of dave's row in his trip") or diag($res->{content});
+    is($rig->get("/api/trips/$trip", user => 'alice')->{status}, 403, 'alice takes no part in it');
+    is($rig->post("/api/transactions/$shared/splits", [ { participant_id => $uid{erin}, share_percent => 60 } ],
+                  user => 'erin')->{status}, 200, 'erin changes her own share');
+    # Nor may she move in a row of dave's whose split names someone not in
+    # the trip: they would take part.
+    my $outside = manual_id($rig, dave => date => '2026-08-06', description => 'Daves dinner out', amount => 90,
+                                  splits => [ { participant_id => $uid{erin}, share_percent => 30 },
+                                              { participant_id => $uid{alice}, share_percent => 30 } ]);
+    for my $t ([ post => "/api/trips/$trip/transactions", { transaction_ids => [ $outside ] }, 'transaction_ids' ],
+               [ patch => "/api/transactions/$outside", { trip_id => $trip }, 'trip_id' ],
+               [ post => '/api/transactions/bulk', { action => 'assign_trip', ids => [ $outside ], trip_id => $trip },
+                 'trip_id' ]) {
+        my $res = $rig->${\ $t->[0]}($t->[1], $t->[2], user => 'erin');
+        is_deeply([ $res->{status}, ($res->{json} // {})->{error}{field} ], [ 403, $t->[3] ],
+                  "erin may not move dave's row split with alice into his trip ($t->[0] $t->[1])")
+            or diag($res->{content});
+    }
+    is($rig->get("/api/trips/$trip", user => 'alice')->{status}, 403, 'alice still takes no part');
+    is($rig->post("/api/trips/$trip/transactions", { transaction_ids => [ $outside ] }, user => 'dave')->{status}, 200,
+       'dave himself may');
+    is($rig->get("/api/trips/$trip", user => 'alice')->{status}, 200, 'and then alice takes part');
+
+    # The trip's owner brings people in: carol's row shared with dave.
+    my $to_dave = manual_id($rig, carol => date => '2026-08-05', description => 'Carols fuel', amount => 60,
+                                  splits => [ { participant_id => $uid{dave}, share_percent => 50 } ]);
+    is($rig->post("/api/trips/$trip/transactions", { transaction_ids => [ $to_dave ] }, user => 'dave')->{status}, 200,
+       'dave moves a row carol shares with him into his trip');
+    is($rig->get("/api/trips/$trip", user => 'carol')->{status}, 200, 'and so carol takes part');
+    is($rig->post("/api/trips/$trip/transactions", { transaction_ids => [ $carols ] }, user => 'erin')->{status}, 200,
+       'now erin may move carol\'s other row in');
+}
+
+# ==== owed in the home currency, credits negated, a reconciled row once ============
+# Trip FX: alice's debit USD 100.00, amount_aud 150.00 (rate 1.5), split with
+# dave 50%: dave owes alice 150.00 x 50% = 75.00 (not 50.00 of the USD amount).
+# Trip Cr: alice's debit 100.00 and credit 20.00, each split with erin 50%:
+#   erin owes alice 50.00 - 10.00 = 40.00 (a credit counted positive would give 60.00)
+participant_ok($rig, alice => $_) for qw(dave erin);
+{
+    my $tfx = new_trip('alice', name => 'FX trip')->{id};
+    my $usd = create('alice', date => '2024-07-03', amount => 100, currency => 'USD', amount_aud => 150,
+                     exchange_rate_to_aud => 1.5, description => 'NYC hotel', category => 'accommodation',
+                     trip_id => $tfx, splits => [ { participant_id => $uid{dave}, share_percent => 50 } ]);
+    is(m2(get_row('alice', $usd->{id})->{amount_aud}), '150.00', 'the USD row holds amount_aud 150.00');
+    is_deeply(owed('alice', $tfx), [ { $uid{dave} => '75.00' }, {} ],
+              'trip owed (alice): dave owes 75.00, half of amount_aud 150.00, not of USD 100.00');
+    is_deeply(owed('dave', $tfx), [ {}, { $uid{alice} => '75.00' } ],
+              'trip owed (dave): owed_by_me alice 75.00 in the home currency');
+
+    my $tcr = new_trip('alice', name => 'Credit trip')->{id};
+    create('alice', date => '2024-08-03', amount => 100, description => 'Ski hire', category => 'travel',
+           trip_id => $tcr, splits => [ { participant_id => $uid{erin}, share_percent => 50 } ]);
+    create('alice', date => '2024-08-04', amount => 20, transaction_type => 'credit', description => 'Ski hire credit',
+           category => 'travel', trip_id => $tcr, splits => [ { participant_id => $uid{erin}, share_percent => 50 } ]);
+    is_deeply(owed('alice', $tcr), [ { $uid{erin} => '40.00' }, {} ],
+              'trip owed (alice): erin owes 50.00 - 10.00 = 40.00; the credit negates');
+    is_deeply(owed('erin', $tcr), [ {}, { $uid{alice} => '40.00' } ],
+              'trip owed (erin): owed_by_me alice 40.00; the credit negates');
+}
+
+# A manual trip row reconciled into its statement row is one row: hidden,
+# it counts neither in the trip's analytics nor in what is owed on it.
+{
+    my $trip = $rig->post('/api/trips', { name => 'Reconciled trip' }, user => 'dave')->{json}{id};
+    my $m = create('dave', date => '2019-06-01', description => 'Hotel', amount => 200, trip_id => $trip,
+                   payment_method => 'card', splits => [ { participant_id => $uid{alice}, share_percent => 50 } ]);
+    my $tag = $rig->post('/api/tags', { name => 'hotels' }, user => 'dave')->{json}{id};
+    is($rig->post("/api/transactions/$m->{id}/tags", { tag_id => $tag }, user => 'dave')->{status}, 200,
+       'the hotel tagged');
+    my $s = $rig->post('/api/statements', { bank_name => 'Trip Card', account_type => 'Visa Credit Card',
+        period_start => '2019-06-01', period_end => '2019-06-30',
+        transactions => [ { date => '2019-06-02', description => 'HOTEL', amount => 200, transaction_type => 'debit' } ] },
+        user => 'dave');
+    is($s->{status}, 201, "dave creates statement 'Trip Card'") or diag($s->{content});
+    my ($srow) = @{ $rig->get("/api/transactions?statement_id=$s->{json}{id}", user => 'dave')->{json}{items} // [] };
+    is($rig->post('/api/reconcile', { matches => [ { manual_id => $m->{id}, statement_transaction_id => $srow->{id} } ] },
+                  user => 'dave')->{status}, 200, 'the hotel reconciled into its statement row');
+    my $a = $rig->get("/api/trips/$trip/analytics", user => 'dave')->{json};
+    is(m2($a->{total}), '200.00', 'the trip spent 200.00, not twice that');
+    is_deeply([ map { m2($_->{total}) } @{ $a->{by_tag} // [] } ], [ '200.00' ], 'its tag 200.00 too');
+    my $o = $rig->get("/api/trips/$trip/owed", user => 'dave')->{json};
+    is_deeply([ map { [ $_->{participant_id}, m2($_->{amount}) ] } @{ $o->{owed_to_me} // [] } ],
+              [ [ $uid{alice}, '100.00' ] ], 'alice owes 100.00 on it, once');
+}
 
 # ==== identity ========================================================================
 

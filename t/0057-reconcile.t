@@ -5,12 +5,15 @@
 # credits rows left out, unmatched rows, paging; applying matches (the
 # manual row hidden everywhere, its overrides, tags, splits and payment
 # method on the statement row, which shows the manual row's Imported date),
-# all or nothing; undo; deleting the statement of a reconciled row.
+# all or nothing; undo (what it gives back to each row: trips, splits,
+# tags, payment method, around rule runs); deleting the statement of a
+# reconciled row.
 #
 # Months keep the scenarios apart (a candidate window never reaches another
 # month): January the candidate rules, February erin's paging, March and
 # April applying and undoing, May a batch of two, July refused batches,
-# August sorting by the Imported date, September deleting a statement.
+# August sorting by the Imported date, September deleting a statement;
+# the months of 2025 hold one undo case each.
 #
 # Timeline: every manual row whose Imported date is checked is created
 # first; a second later the August "middle" statement; a second after that
@@ -21,7 +24,7 @@ use warnings;
 use Test::More;
 use Time::HiRes qw(sleep);
 use Rig;
-use CommonChecks qw(error_is participant_ok m2 user_ids);
+use CommonChecks qw(error_is participant_ok ok_json manual_id m2 user_ids);
 
 my $rig = Rig->new;
 my %uid = user_ids($rig);
@@ -941,6 +944,191 @@ error_is($rig->del("/api/reconcile/$mG->{id}", user => 'alice'), 409, 'conflict'
              404, 'not_found', 'alice taking the hidden row out of her trip');
     is($rig->del("/api/reconcile/$mt->{id}", user => 'bob')->{status}, 204, 'bob undoes the match');
     is(row_of('bob', $mt->{id})->{trip_id}, $trip, 'his taxi is still in the trip');
+}
+
+# ==== what an undo gives back, more cases (2025) ===============================================
+# A match only fills the statement row's gaps; at the undo a trip put on
+# the matched row goes with the split (with no split, to the row the trip
+# came from), a deleted trip is no move, and a participant's tag goes
+# back only to a row that participant still takes part in.  Each case is a
+# month of 2025, out of the way of every window above.
+sub bank_row {
+    my ($name, $date, $amount) = @_;
+    my ($s, $by) = statement('alice', [$name, $date, $amount]);
+    return ($by->{$name}{id}, $s->{id});
+}
+sub trip_of { $rig->post('/api/trips', { name => $_[0] }, user => 'alice')->{json}{id} }
+sub match_status { reconcile('alice', [$_[0], $_[1]])->{status} }
+sub trip_put { $rig->patch("/api/transactions/$_[0]", { trip_id => $_[1] }, user => 'alice')->{status} }
+sub undo { $rig->del("/api/reconcile/$_[0]", user => 'alice')->{status} }
+sub card_row { manual('alice', $_[0], payment_method => 'card', @_[1 .. $#_])->{id} }
+
+# A trip deleted while matched; the statement row has its own split.
+{
+    my ($S, $T) = (trip_of('R06s'), trip_of('R06t'));
+    my $m = card_row('r06', date => '2025-01-10', amount => 11, trip_id => $T);
+    my ($s) = bank_row('R06', '2025-01-10', 11);
+    is($rig->post("/api/transactions/$s/splits", [{ participant_id => $uid{bob}, share_percent => 25 }], user => 'alice')->{status}, 200, 'split');
+    is(trip_put($s, $S), 200, 'own trip');
+    is(match_status($m, $s), 200, 'matched');
+    is($rig->del("/api/trips/$T", user => 'alice')->{status}, 204, 'T deleted');
+    is(undo($m), 204, 'undone');
+    is(row_of('alice', $s)->{trip_id}, $S, 'statement row (own split) back in its own trip');
+}
+# The statement row's own trip, and a trip put on it while matched.
+{
+    my ($S, $X) = (trip_of('R04s'), trip_of('R04x'));
+    my $m = card_row('r04', date => '2025-02-10', amount => 12);
+    my ($s) = bank_row('R04', '2025-02-10', 12);
+    is(trip_put($s, $S), 200, 'own trip');
+    is(match_status($m, $s), 200, 'matched');
+    is(trip_put($s, $X), 200, 'moved to X');
+    is(undo($m), 204, 'undone');
+    is_deeply([row_of('alice', $s)->{trip_id}, row_of('alice', $m)->{trip_id}], [$X, undef],
+              'the statement row (its trip) is in X, the manual row in none');
+}
+# Each row in its own trip; the matched row moved to a third.
+{
+    my ($S, $T, $X) = (trip_of('R08s'), trip_of('R08t'), trip_of('R08x'));
+    my $m = card_row('r08', date => '2025-03-10', amount => 13, trip_id => $T);
+    my ($s) = bank_row('R08', '2025-03-10', 13);
+    is(trip_put($s, $S), 200, 'own trip');
+    is(match_status($m, $s), 200, 'matched');
+    is(trip_put($s, $X), 200, 'moved to X');
+    is(undo($m), 204, 'undone');
+    is_deeply([row_of('alice', $m)->{trip_id}, row_of('alice', $s)->{trip_id}], [$X, $S],
+              'manual in X, statement row back in its own S');
+}
+# A split of one person: the trip goes with it.
+{
+    my $X = trip_of('R25x');
+    my $m = card_row('r25', date => '2025-04-10', amount => 14,
+                     splits => [{ participant_id => $uid{bob}, share_percent => 100 }]);
+    my ($s) = bank_row('R25', '2025-04-10', 14);
+    is(match_status($m, $s), 200, 'matched');
+    is(trip_put($s, $X), 200, 'put in X');
+    is(undo($m), 204, 'undone');
+    is_deeply([row_of('alice', $m)->{trip_id}, row_of('alice', $s)->{trip_id}], [$X, undef],
+              'the trip goes with the one-party split to the manual row');
+}
+# The statement row's own payment method.
+{
+    my $m = manual('alice', 'r03', date => '2025-05-10', amount => 15, payment_method => 'bank_transfer')->{id};
+    my ($s) = bank_row('R03', '2025-05-10', 15);
+    is($rig->patch("/api/transactions/$s", { payment_method => 'card' }, user => 'alice')->{status}, 200, 'card');
+    is(match_status($m, $s), 200, 'matched');
+    is(row_of('alice', $s)->{payment_method}, 'card', "the statement row's own payment method stays");
+}
+# A match recorded without manual_trip_id (an older release's).
+{
+    my $T = trip_of('R20t');
+    my $m = card_row('r20', date => '2025-06-10', amount => 16, trip_id => $T);
+    my ($s) = bank_row('R20', '2025-06-10', 16);
+    is(match_status($m, $s), 200, 'matched');
+    $rig->sql("UPDATE reconciliations SET snapshot = json_remove(snapshot, '\$.manual_trip_id') WHERE manual_id = $m");
+    is(undo($m), 204, 'undone');
+    is_deeply([row_of('alice', $m)->{trip_id}, row_of('alice', $s)->{trip_id}], [$T, undef],
+              'an older snapshot: manual row in T, statement row not');
+}
+# Rule runs before and after a match.
+sub category_run {
+    my ($word, $cat) = @_;
+    my $r = $rig->post('/api/rules', { name => "r $word $cat",
+                                       conditions => [{ field => 'description', operator => 'contains', value => $word }],
+                                       actions => [{ type => 'set_category', category => $cat }] }, user => 'alice');
+    is($r->{status}, 201, 'rule') or diag($r->{content});
+    my $a = $rig->post("/api/rules/apply/$r->{json}{id}", {}, user => 'alice');
+    is($a->{status}, 200, 'applied') or diag($a->{content});
+    return $a->{json};
+}
+{
+    my $m = card_row('r19', date => '2025-07-10', amount => 17, category => 'dining');
+    my ($s) = bank_row('R19X', '2025-07-10', 17);
+    is(match_status($m, $s), 200, 'matched');
+    my $run = category_run('R19X', 'dining');
+    is($run->{transactions}, 0, 'the run changed no row') or diag(explain($run));
+    is(undo($m), 204, 'a run since that changed nothing does not block the undo');
+}
+{
+    my $m = card_row('s01', date => '2025-08-10', amount => 18, category => 'dining');
+    my ($s, $st) = bank_row('S01X', '2025-08-10', 18);
+    category_run('S01X', 'groceries');
+    is(match_status($m, $s), 200, 'matched after the run');
+    is($rig->del("/api/statements/$st", user => 'alice')->{status}, 204,
+       'a run before the match does not block deleting the statement');
+}
+# A participant's tag on the statement row before the match.
+{
+    my $bt = $rig->post('/api/tags', { name => 'r15bob' }, user => 'bob')->{json}{id};
+    my $m = card_row('r15', date => '2025-09-10', amount => 19,
+                     splits => [{ participant_id => $uid{bob}, share_percent => 50 }]);
+    my ($s) = bank_row('R15', '2025-09-10', 19);
+    is($rig->post("/api/transactions/$s/splits", [{ participant_id => $uid{bob}, share_percent => 30 }],
+                  user => 'alice')->{status}, 200, 'stmt split');
+    is($rig->post("/api/transactions/$s/tags", { tag_id => $bt }, user => 'bob')->{status}, 200,
+       'bob tags the statement row');
+    is(match_status($m, $s), 200, 'matched');
+    is(undo($m), 204, 'undone');
+    my $n = $rig->sql("SELECT COUNT(*) FROM transaction_tags WHERE transaction_id = $m AND tag_id = $bt");
+    chomp $n;
+    is($n, 0, "bob's tag the statement row had before is not carried to the manual row");
+}
+# A participant taken off the split while matched.
+{
+    $rig->post('/api/participants', { email => 'carol@example.org' }, user => 'alice');
+    my $bt = $rig->post('/api/tags', { name => 'r22bob' }, user => 'bob')->{json}{id};
+    my $m = card_row('r22', date => '2025-10-10', amount => 21,
+                     splits => [{ participant_id => $uid{bob}, share_percent => 50 }]);
+    is($rig->post("/api/transactions/$m/tags", { tag_id => $bt }, user => 'bob')->{status}, 200, 'bob tags the manual row');
+    my ($s) = bank_row('R22', '2025-10-10', 21);
+    is(match_status($m, $s), 200, 'matched');
+    my $r = $rig->post("/api/transactions/$s/splits", [{ participant_id => $uid{carol}, share_percent => 50 }],
+                       user => 'alice');
+    is($r->{status}, 200, 'the split is now carol alone') or diag($r->{content});
+    is(undo($m), 204, 'undone');
+    my $n = $rig->sql("SELECT COUNT(*) FROM transaction_tags WHERE transaction_id = $m AND tag_id = $bt");
+    chomp $n;
+    is($n, 0, "bob, no longer a party, keeps no tag on the manual row");
+}
+
+# ==== the window's edges on apply; a hidden row refused everywhere (dave) ==================
+# ---- exactly 3 days and exactly 1% away is inside the window on apply ---------------
+for my $case (['2026-06-13', 101, 'after'], ['2026-06-07', 99, 'before']) {
+    my ($date, $amount, $side) = @$case;
+    my $m = manual_id($rig, dave => date => '2026-06-10', amount => 100, description => "Edge $side",
+                            payment_method => 'card');
+    ok_json($rig->post('/api/statements', { bank_name => "Edge $side", account_type => 'Visa',
+        period_start => '2026-06-01', period_end => '2026-06-30',
+        transactions => [{ date => $date, description => "Edge $side", amount => $amount,
+                           transaction_type => 'debit' }] }, user => 'dave'), 'statement');
+    my ($p) = grep { $_->{transaction}{id} == $m } @{ $rig->get('/api/reconcile', user => 'dave')->{json}{pending} // [] };
+    my @c = map { $_->{id} } @{ $p->{candidates} // [] };
+    is(scalar @c, 1, "3 days $side and 1% off: listed as the one candidate");
+    my $res = $rig->post('/api/reconcile', { matches => [{ manual_id => $m, statement_transaction_id => $c[0] }] },
+                         user => 'dave');
+    is($res->{status}, 200, "3 days $side and 1% off: the match applies") or diag($res->{content});
+}
+
+# ---- a reconciled manual row is hidden from bulk and trip assignment ----------------
+{
+    my $m = manual_id($rig, dave => date => '2026-07-10', amount => 50, description => 'Hidden', payment_method => 'card');
+    ok_json($rig->post('/api/statements', { bank_name => 'Hidden', account_type => 'Visa',
+        period_start => '2026-07-01', period_end => '2026-07-31',
+        transactions => [{ date => '2026-07-10', description => 'Hidden', amount => 50,
+                           transaction_type => 'debit' }] }, user => 'dave'), 'statement');
+    my ($p) = grep { $_->{transaction}{id} == $m } @{ $rig->get('/api/reconcile', user => 'dave')->{json}{pending} // [] };
+    ok_json($rig->post('/api/reconcile', { matches => [{ manual_id => $m,
+        statement_transaction_id => $p->{candidates}[0]{id} }] }, user => 'dave'), 'reconcile');
+    is($rig->get("/api/transactions/$m", user => 'dave')->{status}, 404, 'the reconciled manual row is 404');
+    is($rig->post('/api/transactions/bulk', { action => 'categorize', ids => [$m], category => 'dining' },
+                  user => 'dave')->{status}, 404, 'bulk on it is 404');
+    my $trip = ok_json($rig->post('/api/trips', { name => 'Hidden' }, user => 'dave'), 'trip')->{id};
+    is($rig->post("/api/trips/$trip/transactions", { transaction_ids => [$m] }, user => 'dave')->{status}, 404,
+       'putting it on a trip is 404');
+    ok($rig->del("/api/reconcile/$m", user => 'dave')->{status} < 300, 'the reconciliation is undone');
+    my $row = $rig->get("/api/transactions/$m", user => 'dave')->{json};
+    is($row->{category}, undef, 'the manual row back: the refused bulk wrote no category');
+    is($row->{trip_id}, undef, 'nor a trip');
 }
 
 # ==== missing identity =========================================================================

@@ -6,7 +6,9 @@
 #
 # Who is who: alice owns the rules and the rows; bob and carol are her
 # participants (bob also shares one of his own rows with her); dave is a
-# stranger to alice (not her participant); erin is unused.
+# stranger to alice (not her participant).  Near the end each user runs
+# rules of their own: the time bounds of patterns, rules apply-all passes
+# over, runs and reverts that change nothing.
 #
 # Order: the rows the conditions are tried on are made first and left
 # untouched until every operator has been tried (preview changes nothing);
@@ -15,8 +17,9 @@ use strict;
 use warnings;
 use Test::More;
 use JSON::PP ();
+use Time::HiRes ();
 use Rig;
-use CommonChecks qw(error_is participant_ok m2);
+use CommonChecks qw(error_is participant_ok ok_json manual_id m2);
 
 my $rig = Rig->new;
 
@@ -299,6 +302,31 @@ is_deeply($quick->{conditions}, [], 'a manual_only rule with no conditions is sa
 # ... but cannot be made to run on its own while it has none.
 error_is($rig->patch("/api/rules/$quick->{id}", { manual_only => JSON::PP::false }, user => 'alice'),
          400, 'invalid_field', 'PATCH manual_only off with no conditions', 'conditions');
+# The limits of the conditions: at most 50; `in` takes 1 to 200 values;
+# `between [low, high]` with low equal to high is a range of one; a text
+# value is at most 500 bytes; `matches` is a text operator.
+sub save_conditions { $rig->post('/api/rules', rule_body(name => 'limits', conditions => [@_]), user => 'alice') }
+sub conditions_accepted {
+    my ($what, @conds) = @_;
+    my $res = save_conditions(@conds);
+    is($res->{status}, 201, $what) or diag($res->{content});
+}
+conditions_accepted('50 conditions: the most a rule takes, accepted', ($ok_cond) x 50);
+error_is(save_conditions(($ok_cond) x 51), 400, 'invalid_field', '51 conditions: one too many', 'conditions');
+for my $f ([ 'amount', 1 ], [ 'date', '2025-01-01' ]) {
+    error_is(save_conditions(cond('description', 'contains', 'x'), cond($f->[0], 'matches', $f->[1])), 400,
+             'invalid_field', "matches is a text operator: not on $f->[0]", 'conditions[1]');
+}
+conditions_accepted('in with 200 values: the most it takes, accepted', cond('amount', 'in', [ 1 .. 200 ]));
+error_is(save_conditions(cond('amount', 'in', [ 1 .. 201 ])), 400, 'invalid_field', 'in with 201 values',
+         'conditions[0]');
+conditions_accepted('in with 200 text values, accepted', cond('merchant', 'in', [ map { "m$_" } 1 .. 200 ]));
+conditions_accepted('between [5, 5]: low equal to high is a range of one amount', cond('amount', 'between', [ 5, 5 ]));
+conditions_accepted('between two equal dates: a range of one day',
+                    cond('date', 'between', [ '2025-01-01', '2025-01-01' ]));
+conditions_accepted('a text value of exactly 500 bytes, accepted', cond('description', 'contains', 'v' x 500));
+error_is(save_conditions(cond('description', 'contains', 'v' x 501)), 400, 'invalid_field',
+         'a text value of 501 bytes', 'conditions[0]');
 delete_all_rules('alice');
 
 # ---- operators, through the dry run ---------------------------------------------------
@@ -800,6 +828,268 @@ is($rig->del("/api/transactions/$id{creme}", user => 'alice')->{status}, 204, 't
     error_is($rig->patch("/api/rules/$r->{id}", { actions => [ { type => 'add_tag', tag_id => $gone } ] },
                          user => 'alice'), 400, 'invalid_field', 'actions given again are checked', 'actions[0].tag_id');
     $rig->del("/api/rules/$r->{id}", user => 'alice');
+}
+
+# ---- apply-all passes over a manual_only rule whose conditions match ----------------
+{
+    my $tag = ok_json($rig->post('/api/tags', { name => 'never' }, user => 'dave'), 'tag')->{id};
+    my $row = manual_id($rig, dave => date => '2026-05-02', amount => 5, description => 'STARBUCKS 1');
+    ok_json($rig->post('/api/rules', { name => 'by hand', manual_only => JSON::PP::true(),
+        conditions => [{ field => 'description', operator => 'contains', value => 'starbucks' }],
+        actions => [{ type => 'add_tag', tag_id => $tag }] }, user => 'dave'), 'manual_only rule');
+    my $res = ok_json($rig->post('/api/rules/apply', undef, user => 'dave'), 'apply all');
+    is_deeply($res->{runs}, [], 'apply-all ran no rule: the only one is manual_only');
+    is_deeply($rig->get("/api/transactions/$row", user => 'dave')->{json}{tags}, [],
+              'and the row it matches has no tag');
+}
+
+# ---- ends_with the whole text; a rerun that changes nothing ---------------------------
+{
+    my $hit = manual_id($rig, alice => date => '2026-04-01', description => 'Blue Bottle', amount => 6.5,
+                              transaction_type => 'debit');
+    manual_id($rig, alice => date => '2026-04-02', description => 'Bottle Shop', amount => 30, transaction_type => 'debit');
+    my $rule = ok_json($rig->post('/api/rules', { name => 'Bottle', conditions => [
+        { field => 'description', operator => 'ends_with', value => 'BLUE BOTTLE' } ],
+        actions => [ { type => 'set_merchant', merchant_normalized => 'Blue Bottle Coffee' } ] }, user => 'alice'),
+        'the rule')->{id};
+    my $pv = ok_json($rig->post("/api/rules/$rule/preview", undef, user => 'alice'), 'preview');
+    is_deeply([ $pv->{matches}, [ map { $_->{transaction_id} } @{ $pv->{items} } ] ], [ 1, [ $hit ] ],
+              'ends_with: a value that is the whole description (another case) matches that row alone');
+    my $run = ok_json($rig->post("/api/rules/apply/$rule", undef, user => 'alice'), 'apply');
+    is_deeply([ $run->{matches}, $run->{transactions} ], [ 1, 1 ], 'set_merchant: the first run changes its one row');
+    $run = ok_json($rig->post("/api/rules/apply/$rule", undef, user => 'alice'), 'apply again');
+    is_deeply([ $run->{matches}, $run->{transactions} ], [ 1, 0 ],
+              'set_merchant run again: matches 1, transactions 0 (the row already has the merchant)');
+}
+
+# ---- a revert puts back the run owner's tags, not a participant's --------------------
+# Tags are private: carol's rule run on her row shared with alice could
+# neither see nor change alice's tags on it, so its revert must not put
+# alice's tags back as they were at the run.
+{
+    $rig->post('/api/participants', { email => 'alice@example.org' }, user => 'carol');
+    my $row = manual_id($rig, carol => date => '2026-04-03', description => 'Shared dinner', amount => 80,
+                              transaction_type => 'debit', splits => [ { participant_id => $uid{alice}, share_percent => 50 } ]);
+    my $mine = ok_json($rig->post('/api/tags', { name => 'alice-early' }, user => 'alice'), 'tag')->{id};
+    my $later = ok_json($rig->post('/api/tags', { name => 'alice-later' }, user => 'alice'), 'tag')->{id};
+    my $ctag = ok_json($rig->post('/api/tags', { name => 'carol-dinners' }, user => 'carol'), 'tag')->{id};
+    ok_json($rig->post("/api/transactions/$row/tags", { tag_id => $mine }, user => 'alice'), 'alice tags it');
+    my $rule = ok_json($rig->post('/api/rules', { name => 'Dinners', conditions => [
+        { field => 'description', operator => 'contains', value => 'dinner' } ],
+        actions => [ { type => 'add_tag', tag_id => $ctag } ] }, user => 'carol'), 'carol\'s rule')->{id};
+    my $run = ok_json($rig->post("/api/rules/apply/$rule", undef, user => 'carol'), 'carol applies it');
+    $rig->del("/api/transactions/$row/tags/$mine", user => 'alice');
+    ok_json($rig->post("/api/transactions/$row/tags", { tag_id => $later }, user => 'alice'), 'alice retags');
+    is($rig->del("/api/rules/apply/$run->{run_id}", user => 'carol')->{status}, 200, 'carol reverts her run');
+    my $tags = sub { join ',', sort map { $_->{name} } @{ $rig->get("/api/transactions/$row", user => $_[0])->{json}{tags} // [] } };
+    is($tags->('carol'), '', "carol's tag from the run is gone");
+    is($tags->('alice'), 'alice-later', "alice's own tags are as she left them, not as they were at the run");
+}
+
+# ---- patterns bounded in time; rules apply-all passes over -------------------------------
+# A pattern that backtracks without end on a row is bounded: the rule is a
+# 409 alone and passed over by apply-all (other users' writes must not wait
+# on it); the other rules run.
+{
+    my $stmt = ok_json($rig->post('/api/statements', { bank_name => 'Regex Bank', account_type => 'Everyday Account',
+        period_start => '2026-06-01', period_end => '2026-06-30',
+        transactions => [ (map { { date => '2026-06-02', description => ('a' x 40) . '!', amount => 1,
+                                   transaction_type => 'debit' } } 1 .. 3),
+                          { date => '2026-06-03', description => 'Zumba membership', amount => 20,
+                            transaction_type => 'debit' } ] }, user => 'erin'), 'erin imports a statement');
+    my $re = ok_json($rig->post('/api/rules', { name => 'greedy', conditions => [
+        { field => 'description', operator => 'matches', value => '^(a|aa)+$' } ],
+        actions => [ { type => 'set_category', category => 'other' } ] }, user => 'erin'), 'a backtracking rule')->{id};
+    my $cat = ok_json($rig->post('/api/rules', { name => 'zumba', conditions => [
+        { field => 'description', operator => 'contains', value => 'zumba' } ],
+        actions => [ { type => 'set_category', category => 'fitness' } ] }, user => 'erin'), 'a rule for zumba')->{id};
+    my $tag = ok_json($rig->post('/api/tags', { name => 'classes' }, user => 'erin'), 'a tag')->{id};
+    ok_json($rig->post('/api/rules', { name => 'membership', conditions => [
+        { field => 'description', operator => 'contains', value => 'membership' } ],
+        actions => [ { type => 'add_tag', tag_id => $tag } ] }, user => 'erin'), 'a second rule for the same row');
+    for my $how (["/api/rules/$re/preview", 'its preview'], ["/api/rules/apply/$re", 'applying it alone']) {
+        my $res = $rig->post($how->[0], {}, user => 'erin');
+        is_deeply([ $res->{status}, ($res->{json} // {})->{error}{code} ], [ 409, 'conflict' ],
+                  "$how->[1]: 409, the pattern needs too much backtracking")
+            or diag($res->{content});
+    }
+    my $res = $rig->post('/api/rules/apply', {}, user => 'erin');
+    is($res->{status}, 200, 'apply-all answers') or diag($res->{content});
+    my $all = $res->{json} // {};
+    is_deeply([ map { $_->{rule_id} } @{ $all->{skipped} // [] } ], [ $re ], 'passing the backtracking rule over');
+    like($all->{skipped}[0]{reason} // '', qr/backtracking/, 'saying why');
+    is_deeply([ sort map { $_->{rule_name} } @{ $all->{runs} // [] } ], [ 'membership', 'zumba' ],
+              'the other two rules ran');
+    # Two rules changed one row: it is one row matched and changed.
+    is_deeply([ $all->{matches}, $all->{transactions} ], [ 1, 1 ],
+              'apply-all counts the row once, not once per rule');
+    my ($row) = grep { $_->{description} eq 'Zumba membership' }
+        @{ $rig->get("/api/transactions?statement_id=$stmt->{id}", user => 'erin')->{json}{items} // [] };
+    is_deeply([ $row->{category}, [ map { $_->{name} } @{ $row->{tags} // [] } ] ], [ 'fitness', ['classes'] ],
+              'and both changed it');
+}
+
+# Under the limit on every row, but over many rows: one rule's matching is
+# bounded in all too.
+{
+    ok_json($rig->post('/api/statements', { bank_name => 'Regex Bank 2', account_type => 'Everyday Account',
+        period_start => '2026-07-01', period_end => '2026-07-31',
+        transactions => [ map { { date => '2026-07-02', description => ('a' x 18) . "!$_", amount => 1,
+                                  transaction_type => 'debit' } } 1 .. 400 ] }, user => 'dave'),
+        'dave imports 400 rows a pattern backtracks on');
+    my $slow = ok_json($rig->post('/api/rules', { name => 'slow', conditions => [
+        { field => 'description', operator => 'matches', value => '^(a+)+$' } ],
+        actions => [ { type => 'set_merchant', merchant_normalized => 'X' } ] }, user => 'dave'), 'the rule')->{id};
+    my $res = $rig->post("/api/rules/$slow/preview", {}, user => 'dave');
+    is_deeply([ $res->{status}, ($res->{json} // {})->{error}{code} ], [ 409, 'conflict' ],
+              'its preview is 409: too much backtracking over the rows in all') or diag($res->{content});
+    is($rig->patch("/api/rules/$slow", { enabled => JSON::PP::false }, user => 'dave')->{status}, 200,
+       '(disabled, out of the way of the next test)');
+}
+
+# One request's matching is bounded in all, not per rule.  Twenty-four rules of ~0.3 s each (some 7 s): past two seconds the rest
+# are passed over, saying why; a rule without a pattern still runs.
+{
+    ok_json($rig->post('/api/statements', { bank_name => 'Regex Bank 3', account_type => 'Everyday Account',
+        period_start => '2026-07-01', period_end => '2026-07-31',
+        transactions => [ map { { date => '2026-07-03', description => 'k' . ('a' x 14) . "!$_", amount => 1,
+                                  transaction_type => 'debit' } } 1 .. 500 ] }, user => 'bob'),
+        'bob imports 500 rows a pattern backtracks on a little');
+    my @slow = map { ok_json($rig->post('/api/rules', { name => "slowish $_", conditions => [
+        { field => 'description', operator => 'matches', value => '^k(a+)+$' } ],
+        actions => [ { type => 'set_merchant', merchant_normalized => 'X' } ] }, user => 'bob'), "slowish rule $_")->{id}
+    } 1 .. 24;
+    my $plain = ok_json($rig->post('/api/rules', { name => 'plain', conditions => [
+        { field => 'description', operator => 'contains', value => '!300' } ],
+        actions => [ { type => 'set_merchant', merchant_normalized => 'Last' } ] }, user => 'bob'), 'a plain rule')->{id};
+    my $t0 = Time::HiRes::time();
+    my $res = $rig->post('/api/rules/apply', {}, user => 'bob');
+    diag(sprintf 'apply-all of twenty-four slowish rules: %.2f s', Time::HiRes::time() - $t0);
+    is($res->{status}, 200, 'apply-all answers') or diag($res->{content});
+    my @skipped = map { $_->{rule_id} } @{ ($res->{json} // {})->{skipped} // [] };
+    ok(@skipped >= 1, 'the rules past the two seconds are passed over') or diag($res->{content});
+    # The last rule is passed over, and those passed over are in id order.
+    # Not always a run of the last ones: on a loaded machine one rule alone
+    # may take the half second a rule has, and be passed over before the
+    # two seconds are spent.
+    is_deeply([ $skipped[-1], join(',', @skipped) eq join(',', sort { $a <=> $b } @skipped) ? 1 : 0 ],
+              [ $slow[23], 1 ], 'the last one among them, in id order: the budget is spent')
+        or diag("skipped @skipped of @slow");
+    ok(!grep({ ($_->{reason} // '') !~ /longer than one request/ } @{ ($res->{json} // {})->{skipped} // [] }),
+       'saying why');
+    my ($ran) = grep { $_->{rule_id} == $plain } @{ ($res->{json} // {})->{runs} // [] };
+    is_deeply([ ($ran // {})->{matches}, ($ran // {})->{transactions} ], [ 1, 1 ],
+              'the plain rule still ran');
+    # The next request has a half second of its own.
+    my $quick = ok_json($rig->post('/api/rules', { name => 'quick pattern', conditions => [
+        { field => 'description', operator => 'matches', value => '^k' } ],
+        actions => [ { type => 'set_merchant', merchant_normalized => 'K' } ] }, user => 'bob'), 'a quick pattern')->{id};
+    $res = $rig->post("/api/rules/$quick/preview", {}, user => 'bob');
+    is($res->{status}, 200, 'the next request matches patterns again: the budget is per request')
+        or diag($res->{content});
+    $rig->patch("/api/rules/$quick", { enabled => JSON::PP::false }, user => 'bob');
+    $rig->patch("/api/rules/$_", { enabled => JSON::PP::false }, user => 'bob') for @slow;
+}
+
+# A rule whose trip the caller no longer takes part in is passed over by
+# apply-all, as one whose trip was deleted is, not a 403 stopping them all.
+{
+    ok_json($rig->post('/api/participants', { email => 'erin@example.org' }, user => 'dave'), 'dave adds erin');
+    my $trip = ok_json($rig->post('/api/trips', { name => 'Daves trip' }, user => 'dave'), 'dave makes a trip')->{id};
+    my $shared = ok_json($rig->post('/api/transactions', { date => '2026-06-10', amount => 100, description => 'Cabin',
+        trip_id => $trip, splits => [ { participant_id => $uid{erin}, share_percent => 50 } ] }, user => 'dave'),
+        "dave's row in it, shared with erin")->{id};
+    my $rule = ok_json($rig->post('/api/rules', { name => 'to daves trip', conditions => [
+        { field => 'description', operator => 'contains', value => 'cabin' } ],
+        actions => [ { type => 'set_trip', trip_id => $trip } ] }, user => 'erin'), 'erin: a rule into his trip')->{id};
+    is($rig->del("/api/transactions/$shared/splits", user => 'dave')->{status}, 204,
+       'dave unshares the row: erin takes no part in the trip');
+    manual_id($rig, erin => date => '2026-06-11', description => 'Zumba drop-in', amount => 12, transaction_type => 'debit');
+    my $res = $rig->post('/api/rules/apply', {}, user => 'erin');
+    is($res->{status}, 200, 'apply-all answers') or diag($res->{content});
+    my ($skip) = grep { $_->{rule_id} == $rule } @{ ($res->{json} // {})->{skipped} // [] };
+    like(($skip // {})->{reason} // '', qr/not one you take part in/, 'the trip rule is passed over, saying why');
+    ok(grep({ $_->{rule_name} eq 'zumba' } @{ ($res->{json} // {})->{runs} // [] }), 'and the zumba rule still ran');
+    is($rig->post("/api/rules/apply/$rule", {}, user => 'erin')->{status}, 409, 'applied alone it is 409');
+}
+
+# A set_category the row already has (from its bank) changes nothing: no
+# override pinned, no change counted, as the preview shows.
+{
+    my $stmt = ok_json($rig->post('/api/statements', { bank_name => 'CBA', account_type => 'Everyday Account',
+        period_start => '2026-05-01', period_end => '2026-05-31',
+        transactions => [ { date => '2026-05-01', description => 'ALDI 1', merchant => 'Aldi', amount => 30,
+                            transaction_type => 'debit', category => 'groceries' } ] }, user => 'carol'), 'carol: ALDI');
+    my $rule = ok_json($rig->post('/api/rules', { name => 'aldi', conditions => [
+        { field => 'merchant', operator => 'equals', value => 'aldi' } ],
+        actions => [ { type => 'set_category', category => 'Groceries' },
+                     { type => 'set_merchant', merchant_normalized => 'Aldi' } ] }, user => 'carol'), 'the rule')->{id};
+    my $res = $rig->post("/api/rules/apply/$rule", {}, user => 'carol');
+    is_deeply([ $res->{status}, ($res->{json} // {})->{matches}, ($res->{json} // {})->{transactions} ], [ 200, 1, 0 ],
+              'it matches the row and changes nothing') or diag($res->{content});
+    my ($row) = @{ $rig->get("/api/transactions?statement_id=$stmt->{id}", user => 'carol')->{json}{items} // [] };
+    is_deeply([ $row->{overrides}{category}, $row->{overrides}{merchant_normalized} ], [ undef, undef ],
+              'no override is pinned on it');
+
+    # A manual_only rule's preview by conditions would show rows it never touches.
+    my $quick = ok_json($rig->post('/api/rules', { name => 'quick', manual_only => JSON::PP::true, conditions => [],
+        actions => [ { type => 'set_category', category => 'gifts' } ] }, user => 'carol'), 'a manual_only rule')->{id};
+    is($rig->post("/api/rules/$quick/preview", {}, user => 'carol')->{status}, 409,
+       'its preview is 409, as applying it by conditions is');
+
+    # between [high, low] would match nothing, silently.
+    for my $v ([ [100, 1], 'amounts' ], [ ['2026-05-31', '2026-05-01'], 'dates' ]) {
+        my $field = $v->[0][0] =~ /-/ ? 'date' : 'amount';
+        my $res = $rig->post('/api/rules', { name => 'rev', conditions => [
+            { field => $field, operator => 'between', value => $v->[0] } ],
+            actions => [ { type => 'set_category', category => 'travel' } ] }, user => 'carol');
+        is_deeply([ $res->{status}, ($res->{json} // {})->{error}{field} ], [ 400, 'conditions[0]' ],
+                  "between with its $v->[1] the wrong way round: 400") or diag($res->{content});
+    }
+    is($rig->post('/api/rules', { name => 'one day', conditions => [
+        { field => 'date', operator => 'between', value => [ '2026-05-01', '2026-05-01' ] } ],
+        actions => [ { type => 'set_category', category => 'travel' } ] }, user => 'carol')->{status}, 201,
+       'between one value and itself is a range');
+}
+
+# Reverting a run leaves alone the splits of a row it matched and did not
+# change.
+{
+    my $tag = ok_json($rig->post('/api/tags', { name => 'keepsplit' }, user => 'dave'), 'dave: a tag')->{id};
+    my $row = manual_id($rig, dave => date => '2026-09-01', description => 'Splitkeep dinner', amount => 80,
+                              splits => [ { participant_id => $uid{erin}, share_percent => 25 } ]);
+    ok_json($rig->post("/api/transactions/$row/tags", { tag_id => $tag }, user => 'dave'), 'the row has the tag');
+    my $rule = ok_json($rig->post('/api/rules', { name => 'tag it', conditions => [
+        { field => 'description', operator => 'contains', value => 'splitkeep' } ],
+        actions => [ { type => 'add_tag', tag_id => $tag } ] }, user => 'dave'), 'a rule adding the tag it has')->{id};
+    my $run = ok_json($rig->post("/api/rules/apply/$rule", {}, user => 'dave'), 'applied');
+    is_deeply([ $run->{matches}, $run->{transactions} ], [ 1, 0 ], 'it matches the row and changes nothing');
+    is($rig->del("/api/rules/apply/$run->{id}", user => 'dave')->{status}, 200, 'the run reverted');
+    my $after = $rig->get("/api/transactions/$row", user => 'dave')->{json} // {};
+    is_deeply([ map { [ $_->{participant_id}, sprintf('%.2f', $_->{share_percent}) ] } @{ $after->{splits} // [] } ],
+              [ sort { $a->[0] <=> $b->[0] } ([ $uid{erin}, '25.00' ], [ $uid{dave}, '75.00' ]) ],
+              "the row's split is as it was");
+}
+
+# set_category "refund" changes only rows not already in the merchant's
+# usual category: a row already there is matched, not changed, and the
+# run's revert leaves its later edits alone.
+{
+    my @rows = map { manual_id($rig, dave => date => "2026-10-0$_", description => "Refundcafe $_", amount => 4 + $_,
+                                     merchant => 'Refundcafe', category => 'Dining') } 1 .. 2;
+    my $rule = ok_json($rig->post('/api/rules', { name => 'cafe refund', conditions => [
+        { field => 'merchant', operator => 'equals', value => 'Refundcafe' } ],
+        actions => [ { type => 'set_category', category => 'Refund' } ] }, user => 'dave'), 'a refund rule')->{id};
+    my $run = ok_json($rig->post("/api/rules/apply/$rule", {}, user => 'dave'), 'applied');
+    is_deeply([ $run->{matches}, $run->{transactions} ], [ 2, 0 ],
+              'both rows already show dining, the usual category: matched, none changed');
+    is($rig->get("/api/transactions/$rows[0]", user => 'dave')->{json}{overrides}{category}, undef,
+       'no override pins the category');
+    is($rig->patch("/api/transactions/$rows[0]", { payment_method => 'cash' }, user => 'dave')->{status}, 200,
+       'the row is paid in cash, after the run');
+    is($rig->del("/api/rules/apply/$run->{id}", user => 'dave')->{status}, 200, 'the run reverted');
+    is($rig->get("/api/transactions/$rows[0]", user => 'dave')->{json}{payment_method}, 'cash',
+       'the later edit stays');
 }
 
 # ---- identity -----------------------------------------------------------------------------

@@ -6,7 +6,8 @@
 # amounts, negate, no header with indexes) with per-row errors and nothing
 # written; duplicates; the commit (manual rows of the caller, tagged
 # csv-import, categories folded, duplicates skipped unless allowed, all or
-# nothing); the bank presets of contrib/csv-presets; access.
+# nothing; its limits: 1000-character descriptions, 100,000 rows,
+# magnitudes); the bank presets of contrib/csv-presets; access.
 #
 # Users: alice commits, bob is the other owner, carol owns tags, dave only
 # previews (so he must end with nothing), erin commits refused batches first.
@@ -15,10 +16,10 @@ use warnings;
 use Test::More;
 use JSON::PP ();
 use Rig;
-use CommonChecks qw(error_is m2);
+use CommonChecks qw(error_is ok_json manual_ok m2 user_ids);
 
 my $rig = Rig->new;
-my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
+my %uid = user_ids($rig);
 
 # ---- helpers ---------------------------------------------------------------------
 # A preview row's amount with its sign: money out is negative.
@@ -769,6 +770,136 @@ error_is($rig->request('POST', '/api/import/csv/preview?date=Date&amount=Amount'
     is_deeply({ map { $_->{category} => m2($_->{total}) } @{ $m->{categories} // [] } },
               { dining => '38.00', other => '-2.00', uncategorised => '7.00' },
               'spend: dining 12 + 30 - 4, other -2, the old row 7 uncategorised');
+}
+
+# ---- commit: duplicates in a large file, limits, money in, categories ---------------------
+# A duplicate is the caller's own row (same owner, date, amount and
+# description), in a file of 200 lines or more too (the one-pass check);
+# a manual row reconciled with a statement row is one purchase with it; a
+# payment line is money in; a description is at most 1000 characters,
+# amounts are magnitudes, a commit takes up to 100,000 rows; the committed
+# row's category is its folded category.
+# A large file's duplicates are the caller's own rows.
+manual_ok($rig, 'bob', date => '2025-05-05', description => 'Shared Name', amount => 42, transaction_type => 'debit');
+{
+    my @lines = map { { date => '2025-05-06', description => "Line $_", amount => $_, transaction_type => 'debit' } }
+                1 .. 199;
+    push @lines, { date => '2025-05-05', description => 'Shared Name', amount => 42, transaction_type => 'debit' };
+    my $res = commit('alice', \@lines);
+    is($res->{status}, 201, 'alice commits 200 lines (the one-pass duplicate check)') or diag($res->{content});
+    is_deeply([ $res->{json}{imported}, $res->{json}{skipped_duplicates} ], [ 200, 0 ],
+              "a line like bob's row is no duplicate of alice's: duplicates are the caller's own rows");
+    $res = commit('bob', \@lines);
+    is_deeply([ $res->{status}, $res->{json}{imported}, $res->{json}{skipped_duplicates} ], [ 201, 199, 1 ],
+              "bob's 200 lines: the one like his own row is skipped");
+}
+
+# A reconciled pair is one purchase, in a large file too.
+{
+    my $m = manual_ok($rig, 'dave', date => '2025-09-01', description => 'Gym Fee', amount => 20, transaction_type => 'debit',
+                      payment_method => 'card')->{id};
+    ok_json($rig->post('/api/statements', { bank_name => 'Dave Bank', account_type => 'Visa',
+        period_start => '2025-09-01', period_end => '2025-09-30',
+        transactions => [ { date => '2025-09-01', description => 'Gym Fee', amount => 20, transaction_type => 'debit' } ] },
+        user => 'dave'), 'dave: the statement row');
+    my ($p) = grep { $_->{transaction}{id} == $m } @{ ok_json($rig->get('/api/reconcile', user => 'dave'), 'list')->{pending} };
+    ok_json($rig->post('/api/reconcile', { matches => [ { manual_id => $m, statement_transaction_id => $p->{candidates}[0]{id} } ] },
+                       user => 'dave'), 'dave reconciles the manual row with it');
+    my $gym = { date => '2025-09-01', description => 'Gym Fee', amount => 20, transaction_type => 'debit' };
+    for my $n (200) {
+        my @lines = ($gym, $gym, map { { date => '2025-09-02', description => "Dave line $n-$_", amount => $_,
+                                          transaction_type => 'debit' } } 1 .. $n - 2);
+        my $res = commit('dave', \@lines);
+        is_deeply([ $res->{status}, $res->{json}{skipped_duplicates} ], [ 201, 1 ],
+                  "$n lines, two like the reconciled pair: one is a duplicate of it, the other a new purchase");
+    }
+}
+
+# Description length.
+{
+    my $ok = { date => '2025-10-01', description => 'd' x 1000, amount => 1, transaction_type => 'debit' };
+    is(commit('carol', [ $ok ])->{status}, 201, 'a description of exactly 1000 characters is accepted');
+    error_is(commit('carol', [ { %$ok, description => 'd' x 1001 } ]), 400, 'invalid_field',
+             'a description of 1001 characters', 'rows[0].description');
+}
+
+# A payment line is money in.
+manual_ok($rig, 'carol', date => '2025-06-01', description => 'Card payment thanks', amount => 250,
+       transaction_type => 'payment');
+{
+    my $res = commit('carol', [ { date => '2025-06-01', description => 'Card payment thanks', amount => 250,
+                                  transaction_type => 'payment' } ]);
+    is($res->{status}, 201, 'commit a payment line') or diag($res->{content});
+    is_deeply([ $res->{json}{imported}, $res->{json}{skipped_duplicates} ], [ 0, 1 ],
+              'a payment line (money in) duplicates the existing payment row');
+}
+
+# Amount_aud is a magnitude.
+{
+    my $ok = { date => '2025-07-01', description => 'Euro lunch', amount => 10, currency => 'EUR',
+               amount_aud => 16, transaction_type => 'debit' };
+    error_is(commit('dave', [ $ok, { %$ok, description => 'Euro dinner', amount_aud => -16 } ]), 400,
+             'invalid_field', 'a negative amount_aud: amounts are magnitudes', 'rows[1].amount_aud');
+    is($rig->get('/api/transactions?search=Euro', user => 'dave')->{json}{total}, 0, 'and nothing was imported');
+}
+
+# Exactly the most rows a commit takes (100,000).
+# Rows of nothing: the count passes and the first row is refused (nothing
+# is stored, the test stays quick); one more is too many.
+{
+    my $body = '{"rows":[' . join(',', ('{}') x 100000) . ']}';
+    my $r = $rig->request('POST', '/api/import/csv/commit', user => 'erin', body => $body, type => 'application/json');
+    is($r->{status}, 400, '100000 rows of nothing: 400');
+    like($r->{json}{error}{field} // '', qr/^rows\[0\]/, '... for its first row: 100000 rows are not too many')
+        or diag($r->{content});
+    $body =~ s/\]\}$/,{}]}/;
+    $r = $rig->request('POST', '/api/import/csv/commit', user => 'erin', body => $body, type => 'application/json');
+    is_deeply([ $r->{status}, $r->{json}{error}{field} ], [ 400, 'rows' ], '100001 rows: too many');
+}
+
+# The committed category.
+{
+    my $res = commit('erin', [ { date => '2025-08-03', description => 'Bistro', amount => 30, category => 'Dining',
+                                 transaction_type => 'debit' } ]);
+    is($res->{status}, 201, 'commit a Dining line') or diag($res->{content});
+    my $id = $res->{json}{transaction_ids}[0];
+    is($rig->get("/api/transactions/$id", user => 'erin')->{json}{category}, 'dining',
+       "the row's (effective) category is the folded one");
+    is($rig->get('/api/transactions?categories[]=dining', user => 'erin')->{json}{total}, 1,
+       'the category filter finds it');
+    my $m = $rig->get('/api/analytics/monthly?from=2025-08&to=2025-08', user => 'erin')->{json};
+    my %cats = map { $_->{category} => m2($_->{total}) } @{ $m->{items}[0]{categories} // [] };
+    is($cats{dining}, '30.00', 'the monthly report counts it under dining');
+}
+
+# Duplicates: an interest line is money out, so a duplicate of the
+# caller's interest row; the description compares as written (bytes, as
+# the one-pass check of large files does), so another case is a new row;
+# a line like two existing rows names the lower id.
+{
+    manual_ok($rig, 'bob', date => '2025-03-31', description => 'Interest charged', amount => 3.21,
+              transaction_type => 'interest');
+    my $res = commit('bob', [ { date => '2025-03-31', description => 'Interest charged', amount => 3.21,
+                                transaction_type => 'interest' } ]);
+    is($res->{status}, 201, 'commit an interest line') or diag($res->{content});
+    is_deeply([ $res->{json}{imported}, $res->{json}{skipped_duplicates} ], [ 0, 1 ],
+              'duplicates: an interest line is money out, a duplicate of the existing interest row');
+
+    manual_ok($rig, 'bob', date => '2025-03-02', description => 'Coffee Cart', amount => 4.5, transaction_type => 'debit');
+    $res = commit('bob', [ { date => '2025-03-02', description => 'COFFEE CART', amount => 4.5,
+                             transaction_type => 'debit' } ]);
+    is($res->{status}, 201, 'commit the line in capitals') or diag($res->{content});
+    is_deeply([ $res->{json}{imported}, $res->{json}{skipped_duplicates} ], [ 1, 0 ],
+              'duplicates: the description compares as written, so another case is a new row');
+
+    my %twin = (date => '2025-03-05', description => 'Twin Row', amount => 7, transaction_type => 'debit');
+    my $first = manual_ok($rig, 'bob', %twin)->{id};
+    my $second = manual_ok($rig, 'bob', %twin)->{id};
+    ok($first < $second, 'two identical rows');
+    $res = $rig->post('/api/import/csv/preview', { csv => "Date,Description,Amount\n2025-03-05,Twin Row,-7.00\n",
+        mapping => { date => 'Date', description => 'Description', amount => 'Amount' } }, user => 'bob');
+    is($res->{status}, 200, 'preview the twin line') or diag($res->{content});
+    is($res->{json}{rows}[0]{duplicate_of}, $first, 'duplicate_of names the lower id of two matching rows');
 }
 
 error_is($rig->request('POST', '/api/import/csv/commit', open => 1, json => { rows => \@good }),

@@ -11,7 +11,7 @@ use IO::Socket::INET;
 use JSON::PP;
 use MIME::Base64 ();
 
-our @EXPORT_OK = qw(run error_is participant_ok ok_json m2 user_ids);
+our @EXPORT_OK = qw(run error_is participant_ok ok_json manual_ok manual_id m2 user_ids);
 use Exporter 'import';
 
 # error_is($res, $status, $code, $name, [$field])
@@ -43,6 +43,15 @@ sub ok_json {
     BAIL_OUT("$what: $res->{status} $res->{content}") if $res->{status} >= 300;
     return $res->{json};
 }
+
+# manual_ok($rig, $user, %row): $user creates the manual row %row (POST
+# /api/transactions); its body, or the test stops as ok_json stops it.
+sub manual_ok {
+    my ($rig, $user, %row) = @_;
+    return ok_json($rig->post('/api/transactions', \%row, user => $user), "$user creates $row{description}");
+}
+# manual_id($rig, $user, %row): the same, giving the new row's id.
+sub manual_id { manual_ok(@_)->{id} }
 
 # m2($n): a JSON number as money text with two decimals (undef stays).
 sub m2 { defined $_[0] ? sprintf('%.2f', $_[0]) : undef }
