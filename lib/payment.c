@@ -69,31 +69,24 @@ struct scope {
  * payment to or from the owner makes its other party a participant, see
  * trip.c).  Else a participant could add a contact of their own, by a
  * payment of 0.01 between the two of them, to someone else's trip and all
- * its rows, and the owner could not take them out (an audit). */
+ * its rows, and the owner could not take them out. */
 static int check_trip_scope(ledger_db *db, int64_t me, int64_t other, int64_t trip,
                             ledger_error *err)
 {
-    sqlite3_stmt *st;
-    int participant, owner_party = 0, rc;
+    int64_t owner_party;
+    int participant;
 
     if (trip_check_member(db, me, trip, err) || access_trip(db, other, trip, &participant, err))
         return LEDGER_ERR;
     if (participant)
         return LEDGER_OK;
-    if ((st = db_stmt(db, SQL_TRIP_OWNER_PARTY, err)) == NULL)
+    if (db_int(db, err, "payment", &owner_party, 0, SQL_TRIP_OWNER_PARTY, DB_INT(trip), DB_INT(me),
+               DB_INT(other)))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, trip);
-    sqlite3_bind_int64(st, 2, me);
-    sqlite3_bind_int64(st, 3, other);
-    rc = sqlite3_step(st);
-    owner_party = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
-    db_stmt_done(st);
-    if (rc != SQLITE_ROW)
-        return db_error(db, err, "payment");
     if (!owner_party)
-        return ledger_error_set(err, 400, "invalid_field", "trip_id",
-                                "user %lld does not take part in trip %lld, and only its owner"
-                                " brings people in", (long long)other, (long long)trip);
+        return error_field(err, "trip_id",
+                           "user %lld does not take part in trip %lld, and only its owner"
+                           " brings people in", (long long)other, (long long)trip);
     return LEDGER_OK;
 }
 
@@ -106,7 +99,7 @@ static int read_scope(ledger_db *db, int64_t me, int64_t other, const cJSON *obj
         || field_money(obj, "amount", 1, 0, &s->amount, &set, NULL, err))
         return LEDGER_ERR;
     if (s->amount <= 0)
-        return ledger_error_set(err, 400, "invalid_field", "amount", "amount must be more than 0");
+        return error_field(err, "amount", "amount must be more than 0");
     return s->trip_id ? check_trip_scope(db, me, other, s->trip_id, err) : LEDGER_OK;
 }
 
@@ -131,8 +124,7 @@ int ledger_payment_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **
         || field_text(body, "notes", 0, 1, NOTES_MAX, &notes, NULL, err))
         return LEDGER_ERR;
     if (from == to)
-        return ledger_error_set(err, 400, "invalid_field", "to_participant_id",
-                                "a payment goes between two different people");
+        return error_field(err, "to_participant_id", "a payment goes between two different people");
     if (from != me && to != me)
         return ledger_error_set(err, 403, "forbidden", NULL,
                                 "you can only record payments you made or received");
@@ -143,23 +135,20 @@ int ledger_payment_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **
     if (arr && !cJSON_IsNull(arr)) {
         if (cJSON_GetObjectItemCaseSensitive(body, "amount")
             || cJSON_GetObjectItemCaseSensitive(body, "trip_id"))
-            return ledger_error_set(err, 400, "invalid_field", "scopes",
-                                    "give scopes, or amount and trip_id, not both");
+            return error_field(err, "scopes", "give scopes, or amount and trip_id, not both");
         if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1
             || cJSON_GetArraySize(arr) > SCOPES_MAX)
-            return ledger_error_set(err, 400, "invalid_field", "scopes",
-                                    "scopes must be an array of 1 to %d {trip_id, amount}",
-                                    SCOPES_MAX);
+            return error_field(err, "scopes",
+                               "scopes must be an array of 1 to %d {trip_id, amount}",
+                               SCOPES_MAX);
         cJSON_ArrayForEach(item, arr) {
             if (!cJSON_IsObject(item))
-                return ledger_error_set(err, 400, "invalid_field", "scopes",
-                                        "each scope must be an object {trip_id, amount}");
+                return error_field(err, "scopes", "each scope must be an object {trip_id, amount}");
             if (read_scope(db, me, from == me ? to : from, item, &scopes[n], err))
                 return err->field[0] ? error_in_item(err, "scopes", n) : LEDGER_ERR;
             for (k = 0; k < n; k++)
                 if (scopes[k].trip_id == scopes[n].trip_id)
-                    return ledger_error_set(err, 400, "invalid_field", "scopes",
-                                            "a scope appears twice");
+                    return error_field(err, "scopes", "a scope appears twice");
             n++;
         }
     } else {
@@ -170,8 +159,7 @@ int ledger_payment_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **
     for (i = 0; i < n; i++) {
         total += scopes[i].amount;
         if (total > LEDGER_MONEY_MAX_CENTS)
-            return ledger_error_set(err, 400, "invalid_field", "amount",
-                                    "the payment is larger than 10000000000000");
+            return error_field(err, "amount", "the payment is larger than 10000000000000");
     }
     if ((st = db_stmt(db, SQL_PAY_LINK, err)) == NULL)
         return LEDGER_ERR;
@@ -180,23 +168,12 @@ int ledger_payment_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **
     db_stmt_done(st);
     if (rc != SQLITE_ROW)
         return db_error(db, err, "payment");
-    for (i = 0; i < n; i++) {
-        if ((st = db_stmt(db, SQL_PAY_INSERT, err)) == NULL)
+    for (i = 0; i < n; i++)
+        if (db_exec(db, err, "payment insert", SQL_PAY_INSERT, DB_INT(from), DB_INT(to),
+                    DB_INT(scopes[i].amount), DB_TEXT(date), DB_TEXT(notes),
+                    scopes[i].trip_id ? DB_INT(scopes[i].trip_id) : DB_NULL, DB_TEXT(link),
+                    DB_INT(me)))
             return LEDGER_ERR;
-        sqlite3_bind_int64(st, 1, from);
-        sqlite3_bind_int64(st, 2, to);
-        sqlite3_bind_int64(st, 3, scopes[i].amount);
-        db_bind_text(db, st, 4, date);
-        db_bind_text(db, st, 5, notes);
-        if (scopes[i].trip_id)
-            sqlite3_bind_int64(st, 6, scopes[i].trip_id);
-        db_bind_text(db, st, 7, link);
-        sqlite3_bind_int64(st, 8, me);
-        rc = sqlite3_step(st);
-        db_stmt_done(st);
-        if (rc != SQLITE_DONE)
-            return db_error(db, err, "payment insert");
-    }
     /* The payment as a whole, with its rows as scopes. */
     if ((st = db_stmt(db, SQL_PAY_BY_LINK, err)) == NULL)
         return LEDGER_ERR;
@@ -238,14 +215,12 @@ int ledger_payment_list(ledger_db *db, int64_t me, const struct ledger_params *p
     sqlite3_stmt *st;
 
     if ((v = param_get(p, "participant_id")) && parse_whole(v, 1, INT64_C(1) << 53, &participant))
-        return ledger_error_set(err, 400, "invalid_field", "participant_id",
-                                "participant_id must be a positive integer id");
+        return error_field(err, "participant_id", "participant_id must be a positive integer id");
     if ((v = param_get(p, "trip_id")) && parse_whole(v, 1, INT64_C(1) << 53, &trip))
-        return ledger_error_set(err, 400, "invalid_field", "trip_id",
-                                "trip_id must be a positive integer id");
+        return error_field(err, "trip_id", "trip_id must be a positive integer id");
     if ((v = param_get(p, "scope"))) {
         if (strcmp(v, "household") != 0)
-            return ledger_error_set(err, 400, "invalid_field", "scope", "scope must be household");
+            return error_field(err, "scope", "scope must be household");
         household = 1;
     }
     if ((st = db_stmt(db, SQL_PAY_LIST, err)) == NULL)
@@ -283,10 +258,5 @@ int ledger_payment_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *e
     if (from != me && to != me)
         return ledger_error_set(err, 403, "forbidden", NULL,
                                 "only the two people a payment is between can delete it");
-    if ((st = db_stmt(db, SQL_PAY_DELETE, err)) == NULL)
-        return LEDGER_ERR;
-    db_bind_text(db, st, 1, link);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "payment delete");
+    return db_exec(db, err, "payment delete", SQL_PAY_DELETE, DB_TEXT(link));
 }
