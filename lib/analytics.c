@@ -46,6 +46,19 @@ static const char SQL_FEES_STATEMENTS[] =
     "   AND (t.transaction_type IN ('fee', 'interest') OR " SPEND_ITEMISED_SQL("t") ")"
     " GROUP BY s.id ORDER BY s.period_end, s.id";
 
+sqlite3_stmt *report_stmt(ledger_db *db, const char *sql, int64_t me, const char *first,
+                          const char *end, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, sql, err);
+
+    if (st) {
+        sqlite3_bind_int64(st, 1, me);
+        db_bind_text(db, st, 2, first);
+        db_bind_text(db, st, 3, end);
+    }
+    return st;
+}
+
 int month_range(const struct ledger_params *p, char *from, char *to, char *first, char *end,
                 int *months, ledger_error *err)
 {
@@ -161,11 +174,8 @@ int ledger_analytics_drilldown(ledger_db *db, int64_t me, const char *month,
             "SELECT t.id, t.eff_merchant, " SPEND_SQL("t") OWN_SPEND_ROWS
             " AND " SPEND_CATEGORY_SQL("t") " = ?4 ORDER BY t.date, t.id";
 
-        if ((st = db_stmt(db, SQL_DRILL, err)) == NULL)
+        if ((st = report_stmt(db, SQL_DRILL, me, first, end, err)) == NULL)
             goto out;
-        sqlite3_bind_int64(st, 1, me);
-        db_bind_text(db, st, 2, first);
-        db_bind_text(db, st, 3, end);
         db_bind_text(db, st, 4, folded);
         while ((rc = sqlite3_step(st)) == SQLITE_ROW)
             if (drill_add(&d, (const char *)sqlite3_column_text(st, 1), sqlite3_column_int64(st, 2),
@@ -300,13 +310,10 @@ int ledger_analytics_merchants(ledger_db *db, int64_t me, const struct ledger_pa
         total = (int64_t)w.all.n;
         tally_free(&w.all);
     } else {
-        if ((st = db_stmt(db, SQL_MERCHANTS_TOP, err)) == NULL) {
+        if ((st = report_stmt(db, SQL_MERCHANTS_TOP, me, first, end, err)) == NULL) {
             cJSON_Delete(doc);
             return LEDGER_ERR;
         }
-        sqlite3_bind_int64(st, 1, me);
-        db_bind_text(db, st, 2, first);
-        db_bind_text(db, st, 3, end);
         sqlite3_bind_int64(st, 4, limit);
         while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
             /* The last column: how many merchants there are in all. */
@@ -354,11 +361,8 @@ int ledger_analytics_merchant(ledger_db *db, int64_t me, const char *merchant,
         if (spend_mine_each(db, me, first, end, 0, merchant_mine, &w, err))
             goto out;
     } else {
-        if ((st = db_stmt(db, SQL_MERCHANT_MONTHS, err)) == NULL)
+        if ((st = report_stmt(db, SQL_MERCHANT_MONTHS, me, first, end, err)) == NULL)
             goto out;
-        sqlite3_bind_int64(st, 1, me);
-        db_bind_text(db, st, 2, first);
-        db_bind_text(db, st, 3, end);
         db_bind_text(db, st, 4, merchant);
         while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
             const char *m = (const char *)sqlite3_column_text(st, 0);
@@ -420,11 +424,8 @@ int ledger_analytics_fees(ledger_db *db, int64_t me, const struct ledger_params 
     cJSON_AddStringToObject(doc, "to", to);
     by_month = cJSON_AddArrayToObject(doc, "by_month");
     by_statement = cJSON_AddArrayToObject(doc, "by_statement");
-    if ((st = db_stmt(db, SQL_FEES_MONTHS, err)) == NULL)
+    if ((st = report_stmt(db, SQL_FEES_MONTHS, me, first, end, err)) == NULL)
         goto fail;
-    sqlite3_bind_int64(st, 1, me);
-    db_bind_text(db, st, 2, first);
-    db_bind_text(db, st, 3, end);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         cJSON *o = cJSON_CreateObject();
 
@@ -442,11 +443,8 @@ int ledger_analytics_fees(ledger_db *db, int64_t me, const struct ledger_params 
         db_error(db, err, "fees");
         goto fail;
     }
-    if ((st = db_stmt(db, SQL_FEES_STATEMENTS, err)) == NULL)
+    if ((st = report_stmt(db, SQL_FEES_STATEMENTS, me, first, end, err)) == NULL)
         goto fail;
-    sqlite3_bind_int64(st, 1, me);
-    db_bind_text(db, st, 2, first);
-    db_bind_text(db, st, 3, end);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         cJSON *o = cJSON_CreateObject();
 

@@ -124,11 +124,8 @@ static int fill_table(ledger_db *db, int64_t me, int mine, const char *first, co
     sqlite3_stmt *st;
     int rc;
 
-    if ((st = db_stmt(db, SQL_MONTHLY, err)) == NULL)
+    if ((st = report_stmt(db, SQL_MONTHLY, me, first, end, err)) == NULL)
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, me);
-    db_bind_text(db, st, 2, first);
-    db_bind_text(db, st, 3, end);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
         if (table_add(mt, (const char *)sqlite3_column_text(st, 0),
                       (const char *)sqlite3_column_text(st, 1), sqlite3_column_int64(st, 2)))
