@@ -244,7 +244,8 @@ int ledger_trip_participants(ledger_db *db, int64_t me, int64_t id, cJSON **out,
 {
     sqlite3_stmt *st;
 
-    if (trip_open(db, me, id, NULL, NULL, err) || (st = db_stmt(db, SQL_TRIP_PARTICIPANTS, err)) == NULL)
+    if (trip_open(db, me, id, NULL, NULL, err)
+        || (st = db_stmt(db, SQL_TRIP_PARTICIPANTS, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, id);
     return db_list(db, st, trip_participant_json, out, err);
