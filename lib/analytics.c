@@ -146,16 +146,66 @@ static int drill_mine(void *ctx, const struct spend_row *r)
     return 0;
 }
 
+/* The caller's own rows of d's category in [first, end), gross. */
+static int drill_gross(ledger_db *db, int64_t me, const char *first, const char *end,
+                       struct drill *d, ledger_error *err)
+{
+    static const char SQL_DRILL[] =
+        "SELECT t.id, t.eff_merchant, " SPEND_SQL("t") OWN_SPEND_ROWS
+        " AND " SPEND_CATEGORY_SQL("t") " = ?4 ORDER BY t.date, t.id";
+    sqlite3_stmt *st = report_stmt(db, SQL_DRILL, me, first, end, err);
+    int rc;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    db_bind_text(db, st, 4, d->category);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        if (drill_add(d, (const char *)sqlite3_column_text(st, 1), sqlite3_column_int64(st, 2),
+                      sqlite3_column_int64(st, 0)))
+            break;
+    db_stmt_done(st);
+    if (rc == SQLITE_ROW)
+        return ledger_error_oom(err);
+    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "drill-down");
+}
+
+/* The rows of ids, as every transaction read shows them, into rows.  Each
+ * id is a row just summed in this transaction: no row, or no memory for
+ * it, is an error, not a row to leave out. */
+static int drill_rows(ledger_db *db, int64_t me, const cJSON *ids, cJSON *rows, ledger_error *err)
+{
+    const cJSON *m;
+
+    cJSON_ArrayForEach(m, ids) {
+        sqlite3_stmt *st = db_stmt(db, SQL_ROW_BY_ID, err);
+        cJSON *row = NULL;
+        int step;
+
+        if (st == NULL)
+            return LEDGER_ERR;
+        sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":id"), (int64_t)m->valuedouble);
+        sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":me"), me);
+        if ((step = sqlite3_step(st)) == SQLITE_ROW)
+            row = txn_row_json(st, me);
+        db_stmt_done(st);
+        if (step != SQLITE_ROW)
+            return db_error(db, err, "monthly drill-down");
+        if (row == NULL)
+            return ledger_error_oom(err);
+        cJSON_AddItemToArray(rows, row);
+    }
+    return LEDGER_OK;
+}
+
 int ledger_analytics_drilldown(ledger_db *db, int64_t me, const char *month,
                                const char *category, const struct ledger_params *p,
                                cJSON **out, ledger_error *err)
 {
     char first[11], end[11], folded[LEDGER_CATEGORY_MAX];
     struct drill d = { NULL, 0, { NULL, 0, 0, NULL, 0 }, cJSON_CreateArray() };
-    cJSON *doc = NULL, *arr, *m, *rows;
-    sqlite3_stmt *st;
+    cJSON *doc = NULL, *arr, *m;
     size_t i;
-    int mine, step, rc = LEDGER_ERR;
+    int mine, rc = LEDGER_ERR;
 
     if (spend_basis(p, &mine, err))
         goto out;
@@ -166,32 +216,9 @@ int ledger_analytics_drilldown(ledger_db *db, int64_t me, const char *month,
     if (category_of_report(category, folded, err))
         goto out;
     d.category = folded;
-    if (mine) {
-        if (spend_mine_each(db, me, first, end, 0, drill_mine, &d, err))
-            goto out;
-    } else {
-        static const char SQL_DRILL[] =
-            "SELECT t.id, t.eff_merchant, " SPEND_SQL("t") OWN_SPEND_ROWS
-            " AND " SPEND_CATEGORY_SQL("t") " = ?4 ORDER BY t.date, t.id";
-
-        if ((st = report_stmt(db, SQL_DRILL, me, first, end, err)) == NULL)
-            goto out;
-        db_bind_text(db, st, 4, folded);
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-            if (drill_add(&d, (const char *)sqlite3_column_text(st, 1), sqlite3_column_int64(st, 2),
-                          sqlite3_column_int64(st, 0)))
-                break;
-        db_stmt_done(st);
-        if (rc == SQLITE_ROW) {
-            rc = ledger_error_oom(err);
-            goto out;
-        }
-        if (rc != SQLITE_DONE) {
-            rc = db_error(db, err, "drill-down");
-            goto out;
-        }
-        rc = LEDGER_ERR;
-    }
+    if (mine ? spend_mine_each(db, me, first, end, 0, drill_mine, &d, err)
+             : drill_gross(db, me, first, end, &d, err))
+        goto out;
     doc = cJSON_CreateObject();
     cJSON_AddStringToObject(doc, "month", month);
     cJSON_AddStringToObject(doc, "category", folded);
@@ -205,29 +232,8 @@ int ledger_analytics_drilldown(ledger_db *db, int64_t me, const char *month,
         cJSON_AddNumberToObject(m, "count", (double)d.merchants.v[i].count);
         cJSON_AddItemToArray(arr, m);
     }
-    rows = cJSON_AddArrayToObject(doc, "transactions");
-    cJSON_ArrayForEach(m, d.ids) {
-        cJSON *row = NULL;
-
-        if ((st = db_stmt(db, SQL_ROW_BY_ID, err)) == NULL)
-            goto out;
-        sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":id"), (int64_t)m->valuedouble);
-        sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":me"), me);
-        /* Each id is a row just summed in this transaction: no row, or
-         * no memory for it, is an error, not a row to leave out. */
-        if ((step = sqlite3_step(st)) == SQLITE_ROW)
-            row = txn_row_json(st, me);
-        db_stmt_done(st);
-        if (step != SQLITE_ROW) {
-            db_error(db, err, "monthly drill-down");
-            goto out;
-        }
-        if (row == NULL) {
-            ledger_error_oom(err);
-            goto out;
-        }
-        cJSON_AddItemToArray(rows, row);
-    }
+    if (drill_rows(db, me, d.ids, cJSON_AddArrayToObject(doc, "transactions"), err))
+        goto out;
     *out = doc;
     doc = NULL;
     rc = LEDGER_OK;
