@@ -30,8 +30,7 @@ static const char SQL_ACCESS_SET[] =
  * CASE stops at the first test that holds (OR evaluates every EXISTS).
  * The split test walks the trip's rows and looks each up in splits by
  * key; the CROSS JOIN keeps SQLite from walking every split naming the
- * caller instead, which for a user with thousands of shared rows cost
- * 7 ms. */
+ * caller instead, which grows with the caller's shared rows. */
 static const char SQL_TRIP_ACCESS[] =
     "SELECT CASE WHEN tr.owner_id = ?2 THEN 1"
     "  WHEN EXISTS (SELECT 1 FROM transactions t WHERE t.override_trip_id = tr.id AND t.owner_id = ?2"
@@ -84,7 +83,7 @@ int access_txn_set(ledger_db *db, int64_t me, const cJSON *ids, const char *fiel
 
     if (st == NULL || text == NULL) {
         free(text);
-        return st ? ledger_error_set(err, 500, "internal", NULL, "out of memory") : LEDGER_ERR;
+        return st ? ledger_error_oom(err) : LEDGER_ERR;
     }
     db_bind_text(db, st, 1, text);
     sqlite3_bind_int64(st, 2, me);
@@ -113,20 +112,14 @@ int access_txn_set(ledger_db *db, int64_t me, const cJSON *ids, const char *fiel
 int access_trip(ledger_db *db, int64_t me, int64_t trip_id, int *participant,
                 ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, SQL_TRIP_ACCESS, err);
-    int rc;
+    int64_t v = -1;  /* -1: no such trip */
 
-    if (st == NULL)
+    *participant = 0;
+    if (db_int(db, err, "trip access", &v, -1, SQL_TRIP_ACCESS, DB_INT(trip_id), DB_INT(me)))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, trip_id);
-    sqlite3_bind_int64(st, 2, me);
-    rc = sqlite3_step(st);
-    *participant = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
-    db_stmt_done(st);
-    if (rc == SQLITE_DONE)
+    if (v < 0)
         return ledger_error_set(err, 404, "not_found", "trip_id", "no such trip");
-    if (rc != SQLITE_ROW)
-        return db_error(db, err, "trip access");
+    *participant = v == 1;
     return LEDGER_OK;
 }
 
@@ -147,11 +140,11 @@ static const char SQL_ROWS_OF_OTHERS[] =
     " WHERE tr.id = ?3 AND tr.owner_id <> ?2)"
     " GROUP BY person ORDER BY 1, 2";
 
-/* A participant moved a row shared with them into someone else's trip:
- * the row's owner became a participant and read all of the trip, and
- * could bring in the next person the same way; and so did the people on
- * the split of one of the trip owner's rows moved in from outside it (two
- * audits). */
+/* A row moved into a trip by someone other than its owner must bring
+ * nobody new in: the row's owner would become a participant and read all
+ * of the trip, and could bring in the next person the same way; so would
+ * the people on the split of one of the trip owner's rows moved in from
+ * outside it. */
 int trip_check_row_owners(ledger_db *db, int64_t me, int64_t trip_id, const char *ids,
                           const char *field, ledger_error *err)
 {

@@ -145,7 +145,7 @@ int ledger_backup(const char *src, const char *dest, ledger_progress_fn *progres
     if (access(src, R_OK) != 0)
         return ledger_error_set(err, 404, "not_found", NULL, "%s: %s", src, strerror(errno));
     if ((tmp = malloc(len)) == NULL || (dircopy = strdup(dest)) == NULL) {
-        ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        ledger_error_oom(err);
         goto out;
     }
     snprintf(tmp, len, "%s.tmp-XXXXXX", dest);

@@ -18,8 +18,8 @@
 
 #include "internal.h"
 
-/* Sums of many rows: past int64 cents they wrapped, and the debt pointed
- * the wrong way (an audit, with rows of the largest amounts). */
+/* Sums of many rows: past int64 cents they would wrap, and the debt
+ * point the wrong way (rows of the largest amounts reach that). */
 struct balance {
     money_sum owed_to_me, owed_by_me, payments_to_me, payments_from_me;
 };
@@ -31,9 +31,9 @@ struct balance {
  * arms come in id order from their indexes (the second names its id from
  * its index for SQLite to see that), so only a row's participants are
  * sorted.  One statement for every participant, not one for each and one
- * more for each row: a five-year household ledger has thousands of such
- * rows a pair, those lookups were half of the balances' time, and each
- * participant walked all of theirs again. */
+ * more for each row: a household ledger has thousands of such rows a
+ * pair, lookups of each would cost more than the sums, and each
+ * participant would walk all of theirs again. */
 #define BALANCE_ROW(id)                                                                       \
     "SELECT " id ", t.owner_id AS owner, COALESCE(t.amount_aud, t.amount) AS amount,"         \
     "       t.transaction_type IN ('credit', 'refund', 'payment') AS negative"
@@ -139,7 +139,7 @@ static int balance_splits(ledger_db *db, const struct balances *all, int64_t oth
     split_buf_free(&sb);
     if (rc == SQLITE_DONE)
         return LEDGER_OK;
-    return rc == SQLITE_ROW ? ledger_error_set(err, 500, "internal", NULL, "out of memory")
+    return rc == SQLITE_ROW ? ledger_error_oom(err)
                             : db_error(db, err, "balance");
 }
 
@@ -191,7 +191,7 @@ int ledger_balance_get(ledger_db *db, int64_t me, int64_t other, cJSON **out, le
     int known;
 
     if (other == me)
-        return ledger_error_set(err, 400, "invalid_field", NULL, "that is your own id");
+        return error_field(err, NULL, "that is your own id");
     if (participant_known(db, me, other, &known, err))
         return LEDGER_ERR;
     if (!known)
@@ -237,17 +237,13 @@ int ledger_balance_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *er
     if (ledger_participant_list(db, me, &people, err))
         return LEDGER_ERR;
     n = (size_t)cJSON_GetArraySize(json_get(people, "items"));
-    if (n && (all.r = calloc(n, sizeof *all.r)) == NULL) {
-        ledger_error_set(err, 500, "internal", NULL, "out of memory");
-        goto out;
-    }
+    if (n && (all.r = calloc(n, sizeof *all.r)) == NULL)
+        goto oom;
     cJSON_ArrayForEach(p, json_get(people, "items")) {
         const cJSON *id = json_get(p, "id");
 
-        if (!cJSON_IsNumber(id)) {  /* memory ran out making the list */
-            ledger_error_set(err, 500, "internal", NULL, "out of memory");
-            goto out;
-        }
+        if (!cJSON_IsNumber(id))  /* memory ran out making the list */
+            goto oom;
         all.r[i].id = (int64_t)id->valuedouble;
         all.r[i++].who = p;
     }
@@ -272,6 +268,9 @@ int ledger_balance_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *er
     *out = doc;
     doc = NULL;
     rc = LEDGER_OK;
+    goto out;
+oom:
+    ledger_error_oom(err);
 out:
     free(all.r);
     cJSON_Delete(people);

@@ -34,7 +34,7 @@ int ledger_budget_list(ledger_db *db, int64_t me, const struct ledger_params *p,
         month = now;
     }
     if (month_bounds(month, first, end))
-        return ledger_error_set(err, 400, "invalid_field", "month", "month must be YYYY-MM");
+        return error_field(err, "month", "month must be YYYY-MM");
     if (spend_basis(p, &mine, err))
         return LEDGER_ERR;
     /* The month's spend per category, then one row per budget. */
@@ -53,7 +53,7 @@ int ledger_budget_list(ledger_db *db, int64_t me, const struct ledger_params *p,
                 break;
         db_stmt_done(st);
         if (rc == SQLITE_ROW) {
-            ledger_error_set(err, 500, "internal", NULL, "out of memory");
+            ledger_error_oom(err);
             goto fail;
         }
         if (rc != SQLITE_DONE) {
@@ -100,23 +100,15 @@ int ledger_budget_put(ledger_db *db, int64_t me, const char *category, const cJS
 {
     char folded[LEDGER_CATEGORY_MAX];
     int64_t amount;
-    int set, rc;
-    sqlite3_stmt *st;
+    int set;
 
     if (category_of_report(category, folded, err) || field_require_object(body, err)
         || field_money(body, "amount", 1, 0, &amount, &set, NULL, err))
         return LEDGER_ERR;
     if (amount < 0)
-        return ledger_error_set(err, 400, "invalid_field", "amount", "amount must be 0 or more");
-    if ((st = db_stmt(db, SQL_BUDGET_UPSERT, err)) == NULL)
+        return error_field(err, "amount", "amount must be 0 or more");
+    if (db_exec(db, err, "budget", SQL_BUDGET_UPSERT, DB_INT(me), DB_TEXT(folded), DB_INT(amount)))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, me);
-    db_bind_text(db, st, 2, folded);
-    sqlite3_bind_int64(st, 3, amount);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE)
-        return db_error(db, err, "budget");
     *out = cJSON_CreateObject();
     cJSON_AddStringToObject(*out, "category", folded);
     cJSON_AddItemToObject(*out, "amount", ledger_money_to_json(amount));
@@ -126,17 +118,10 @@ int ledger_budget_put(ledger_db *db, int64_t me, const char *category, const cJS
 int ledger_budget_delete(ledger_db *db, int64_t me, const char *category, ledger_error *err)
 {
     char folded[LEDGER_CATEGORY_MAX];
-    sqlite3_stmt *st;
-    int rc;
 
-    if (category_of_report(category, folded, err) || (st = db_stmt(db, SQL_BUDGET_DELETE, err)) == NULL)
+    if (category_of_report(category, folded, err)
+        || db_exec(db, err, "budget", SQL_BUDGET_DELETE, DB_INT(me), DB_TEXT(folded)))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, me);
-    db_bind_text(db, st, 2, folded);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE)
-        return db_error(db, err, "budget");
     if (sqlite3_changes(db->sql) == 0)
         return ledger_error_set(err, 404, "not_found", NULL, "no budget for %s", folded);
     return LEDGER_OK;

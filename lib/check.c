@@ -169,8 +169,8 @@ static void add_problem(cJSON *problems, const char *check, const char *detail)
  * file stops the check that meets the damage (SQLITE_CORRUPT or NOTADB
  * after integrity_check has named pages): that is a finding, reported
  * with what was found before it, and *damaged tells the caller to run no
- * more (an audit: the report was thrown away, and --json printed
- * nothing, on the very file check is for). */
+ * more: the report is kept, and --json prints it, on the very file check
+ * is for. */
 static int run_check(ledger_db *db, const struct check *c, cJSON *problems, int64_t *found,
                      int *damaged, ledger_error *err)
 {
@@ -204,7 +204,7 @@ static int run_check(ledger_db *db, const struct check *c, cJSON *problems, int6
     /* integrity_check may name the damage and end without an error (which
      * page it meets first varies): the file is damaged all the same, and
      * the recounts after it would report what they cannot read as drift
-     * (an audit saw "no transactions row" from foreign_key_check). */
+     * (foreign_key_check's "no transactions row", say). */
     if (n > 0 && strcmp(c->name, "integrity_check") == 0) {
         add_problem(problems, c->name, "stopped: the file is damaged (no further check was run)");
         n++;
@@ -222,7 +222,7 @@ int ledger_check(ledger_db *db, cJSON **out, ledger_error *err)
     size_t i;
 
     if (doc == NULL)
-        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        return ledger_error_oom(err);
     counts = cJSON_AddObjectToObject(doc, "checks");
     problems = cJSON_AddArrayToObject(doc, "problems");
     for (i = 0; i < sizeof checks / sizeof checks[0] && !damaged; i++) {

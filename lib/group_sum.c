@@ -199,10 +199,9 @@ int group_sum(ledger_db *db, const char *select, const int64_t *params, int npar
     }
     if (step == SQLITE_ROW) {
         if (added > 0)
-            ledger_error_set(err, 400, "invalid_field", NULL,
-                             "the amounts add up to more than the ledger can hold");
+            error_field(err, NULL, "the amounts add up to more than the ledger can hold");
         else
-            ledger_error_set(err, 500, "internal", NULL, "out of memory");
+            ledger_error_oom(err);
         goto out;
     }
     if ((st = db_stmt(db, write, err)) == NULL)

@@ -5,7 +5,6 @@
  * id alone names nobody: sharing with someone takes their email address.
  * (API.md has no invitation step: the person added is not asked.)
  */
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,44 +52,31 @@ static const char SQL_USER_EXISTS2[] = "SELECT 1 FROM users WHERE id = ?";
 
 int participant_known(ledger_db *db, int64_t me, int64_t other, int *known, ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, SQL_KNOWN, err);
-    int rc;
+    int64_t v;
+    int rc = db_int(db, err, "participant", &v, 0, SQL_KNOWN, DB_INT(me), DB_INT(other));
 
-    if (st == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, me);
-    sqlite3_bind_int64(st, 2, other);
-    rc = sqlite3_step(st);
-    *known = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
-    db_stmt_done(st);
-    return rc == SQLITE_ROW ? LEDGER_OK : db_error(db, err, "participant");
+    *known = rc == LEDGER_OK && v;
+    return rc;
 }
 
 int participant_check(ledger_db *db, int64_t me, int64_t other, const char *field, int yours,
                       ledger_error *err)
 {
-    sqlite3_stmt *st;
-    int known, rc;
+    int known, exists;
 
     if (participant_known(db, me, other, &known, err))
         return LEDGER_ERR;
     if (known)
         return LEDGER_OK;
-    if ((st = db_stmt(db, SQL_USER_EXISTS2, err)) == NULL)
+    if (db_exists(db, err, "participant", &exists, SQL_USER_EXISTS2, DB_INT(other)))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, other);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    if (rc == SQLITE_DONE)
-        return ledger_error_set(err, 400, "invalid_field", field,
-                                "participant %lld does not exist", (long long)other);
+    if (!exists)
+        return error_field(err, field, "participant %lld does not exist", (long long)other);
     if (!yours)
-        return ledger_error_set(err, 400, "invalid_field", field,
-                                "user %lld is not one of the participants of the row's owner"
-                                " (only the owner can add them)", (long long)other);
-    return ledger_error_set(err, 400, "invalid_field", field,
-                            "user %lld is not one of your participants: add them by email "
-                            "with POST /api/participants first", (long long)other);
+        return error_field(err, field, "user %lld is not one of the participants of the row's owner"
+                           " (only the owner can add them)", (long long)other);
+    return error_field(err, field, "user %lld is not one of your participants: add them by email "
+                       "with POST /api/participants first", (long long)other);
 }
 
 static cJSON *user_row(sqlite3_stmt *st)
@@ -152,7 +138,7 @@ int ledger_participant_add(ledger_db *db, int64_t me, const cJSON *body, cJSON *
 {
     const char *email, *name;
     sqlite3_stmt *st;
-    int64_t id = 0;
+    int64_t id;
     int rc;
 
     *created = 0;
@@ -161,41 +147,20 @@ int ledger_participant_add(ledger_db *db, int64_t me, const cJSON *body, cJSON *
         || field_text(body, "name", 0, 1, NAME_MAX_LEN, &name, NULL, err))
         return LEDGER_ERR;
     if (!valid_email(email))
-        return ledger_error_set(err, 400, "invalid_field", "email",
-                                "email must be an address such as someone@example.org");
-    if ((st = db_stmt(db, SQL_USER_BY_EMAIL, err)) == NULL)
+        return error_field(err, "email", "email must be an address such as someone@example.org");
+    if (db_int(db, err, "participant", &id, 0, SQL_USER_BY_EMAIL, DB_TEXT(email)))
         return LEDGER_ERR;
-    db_bind_text(db, st, 1, email);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
-        id = sqlite3_column_int64(st, 0);
-    db_stmt_done(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return db_error(db, err, "participant");
     if (id == me)
-        return ledger_error_set(err, 400, "invalid_field", "email",
-                                "that is your own address");
+        return error_field(err, "email", "that is your own address");
     if (id == 0) {
-        if ((st = db_stmt(db, SQL_PLACEHOLDER_INSERT, err)) == NULL)
+        if (db_exec(db, err, "participant insert", SQL_PLACEHOLDER_INSERT, DB_TEXT(email),
+                    DB_TEXT(name)))
             return LEDGER_ERR;
-        db_bind_text(db, st, 1, email);
-        db_bind_text(db, st, 2, name);
-        rc = sqlite3_step(st);
-        db_stmt_done(st);
-        if (rc != SQLITE_DONE)
-            return db_error(db, err, "participant insert");
         id = sqlite3_last_insert_rowid(db->sql);
         *created = 1;
     }
-    if ((st = db_stmt(db, SQL_CONTACT_ADD, err)) == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, me);
-    sqlite3_bind_int64(st, 2, id);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE)
-        return db_error(db, err, "participant");
-    if ((st = db_stmt(db, SQL_USER_ROW, err)) == NULL)
+    if (db_exec(db, err, "participant", SQL_CONTACT_ADD, DB_INT(me), DB_INT(id))
+        || (st = db_stmt(db, SQL_USER_ROW, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, id);
     rc = sqlite3_step(st);

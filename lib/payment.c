@@ -69,31 +69,24 @@ struct scope {
  * payment to or from the owner makes its other party a participant, see
  * trip.c).  Else a participant could add a contact of their own, by a
  * payment of 0.01 between the two of them, to someone else's trip and all
- * its rows, and the owner could not take them out (an audit). */
+ * its rows, and the owner could not take them out. */
 static int check_trip_scope(ledger_db *db, int64_t me, int64_t other, int64_t trip,
                             ledger_error *err)
 {
-    sqlite3_stmt *st;
-    int participant, owner_party = 0, rc;
+    int64_t owner_party;
+    int participant;
 
     if (trip_check_member(db, me, trip, err) || access_trip(db, other, trip, &participant, err))
         return LEDGER_ERR;
     if (participant)
         return LEDGER_OK;
-    if ((st = db_stmt(db, SQL_TRIP_OWNER_PARTY, err)) == NULL)
+    if (db_int(db, err, "payment", &owner_party, 0, SQL_TRIP_OWNER_PARTY, DB_INT(trip), DB_INT(me),
+               DB_INT(other)))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, trip);
-    sqlite3_bind_int64(st, 2, me);
-    sqlite3_bind_int64(st, 3, other);
-    rc = sqlite3_step(st);
-    owner_party = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
-    db_stmt_done(st);
-    if (rc != SQLITE_ROW)
-        return db_error(db, err, "payment");
     if (!owner_party)
-        return ledger_error_set(err, 400, "invalid_field", "trip_id",
-                                "user %lld does not take part in trip %lld, and only its owner"
-                                " brings people in", (long long)other, (long long)trip);
+        return error_field(err, "trip_id",
+                           "user %lld does not take part in trip %lld, and only its owner"
+                           " brings people in", (long long)other, (long long)trip);
     return LEDGER_OK;
 }
 
@@ -106,104 +99,79 @@ static int read_scope(ledger_db *db, int64_t me, int64_t other, const cJSON *obj
         || field_money(obj, "amount", 1, 0, &s->amount, &set, NULL, err))
         return LEDGER_ERR;
     if (s->amount <= 0)
-        return ledger_error_set(err, 400, "invalid_field", "amount", "amount must be more than 0");
+        return error_field(err, "amount", "amount must be more than 0");
     return s->trip_id ? check_trip_scope(db, me, other, s->trip_id, err) : LEDGER_OK;
 }
 
-int ledger_payment_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
-                          ledger_error *err)
+/* The scopes of a payment with other: a scopes array, or the body's own
+ * amount and trip_id; *n of them, *total their sum. */
+static int read_scopes(ledger_db *db, int64_t me, int64_t other, const cJSON *body,
+                       struct scope *scopes, size_t *n, int64_t *total, ledger_error *err)
 {
-    const char *date, *notes;
-    int64_t from, to;
-    struct scope scopes[SCOPES_MAX];
-    size_t n = 0, i, k;
-    const cJSON *arr, *item;
-    char link[64];
-    sqlite3_stmt *st;
-    cJSON *doc, *list;
-    int64_t total = 0;
-    int rc;
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(body, "scopes"), *item;
+    size_t i, k;
 
-    if (field_require_object(body, err)
-        || field_id(body, "from_participant_id", 1, 0, &from, NULL, err)
-        || field_id(body, "to_participant_id", 1, 0, &to, NULL, err)
-        || field_date(body, "date", 1, &date, NULL, err)
-        || field_text(body, "notes", 0, 1, NOTES_MAX, &notes, NULL, err))
-        return LEDGER_ERR;
-    if (from == to)
-        return ledger_error_set(err, 400, "invalid_field", "to_participant_id",
-                                "a payment goes between two different people");
-    if (from != me && to != me)
-        return ledger_error_set(err, 403, "forbidden", NULL,
-                                "you can only record payments you made or received");
-    if (participant_check(db, me, from == me ? to : from,
-                          from == me ? "to_participant_id" : "from_participant_id", 1, err))
-        return LEDGER_ERR;
-    arr = cJSON_GetObjectItemCaseSensitive(body, "scopes");
+    *n = 0;
     if (arr && !cJSON_IsNull(arr)) {
         if (cJSON_GetObjectItemCaseSensitive(body, "amount")
             || cJSON_GetObjectItemCaseSensitive(body, "trip_id"))
-            return ledger_error_set(err, 400, "invalid_field", "scopes",
-                                    "give scopes, or amount and trip_id, not both");
+            return error_field(err, "scopes", "give scopes, or amount and trip_id, not both");
         if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1
             || cJSON_GetArraySize(arr) > SCOPES_MAX)
-            return ledger_error_set(err, 400, "invalid_field", "scopes",
-                                    "scopes must be an array of 1 to %d {trip_id, amount}",
-                                    SCOPES_MAX);
+            return error_field(err, "scopes",
+                               "scopes must be an array of 1 to %d {trip_id, amount}",
+                               SCOPES_MAX);
         cJSON_ArrayForEach(item, arr) {
             if (!cJSON_IsObject(item))
-                return ledger_error_set(err, 400, "invalid_field", "scopes",
-                                        "each scope must be an object {trip_id, amount}");
-            if (read_scope(db, me, from == me ? to : from, item, &scopes[n], err))
-                return err->field[0] ? error_in_item(err, "scopes", n) : LEDGER_ERR;
-            for (k = 0; k < n; k++)
-                if (scopes[k].trip_id == scopes[n].trip_id)
-                    return ledger_error_set(err, 400, "invalid_field", "scopes",
-                                            "a scope appears twice");
-            n++;
+                return error_field(err, "scopes", "each scope must be an object {trip_id, amount}");
+            if (read_scope(db, me, other, item, &scopes[*n], err))
+                return err->field[0] ? error_in_item(err, "scopes", *n) : LEDGER_ERR;
+            for (k = 0; k < *n; k++)
+                if (scopes[k].trip_id == scopes[*n].trip_id)
+                    return error_field(err, "scopes", "a scope appears twice");
+            (*n)++;
         }
     } else {
-        if (read_scope(db, me, from == me ? to : from, body, &scopes[0], err))
+        if (read_scope(db, me, other, body, &scopes[0], err))
             return LEDGER_ERR;
-        n = 1;
+        *n = 1;
     }
-    for (i = 0; i < n; i++) {
-        total += scopes[i].amount;
-        if (total > LEDGER_MONEY_MAX_CENTS)
-            return ledger_error_set(err, 400, "invalid_field", "amount",
-                                    "the payment is larger than 10000000000000");
+    *total = 0;
+    for (i = 0; i < *n; i++) {
+        *total += scopes[i].amount;
+        if (*total > LEDGER_MONEY_MAX_CENTS)
+            return error_field(err, "amount", "the payment is larger than 10000000000000");
     }
-    if ((st = db_stmt(db, SQL_PAY_LINK, err)) == NULL)
+    return LEDGER_OK;
+}
+
+/* A new payment's linked_transaction_id, random, into link (64 bytes). */
+static int new_link(ledger_db *db, char *link, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_PAY_LINK, err);
+    int rc;
+
+    if (st == NULL)
         return LEDGER_ERR;
     rc = sqlite3_step(st);
-    snprintf(link, sizeof link, "%s", rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : "");
+    snprintf(link, 64, "%s", rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : "");
     db_stmt_done(st);
-    if (rc != SQLITE_ROW)
-        return db_error(db, err, "payment");
-    for (i = 0; i < n; i++) {
-        if ((st = db_stmt(db, SQL_PAY_INSERT, err)) == NULL)
-            return LEDGER_ERR;
-        sqlite3_bind_int64(st, 1, from);
-        sqlite3_bind_int64(st, 2, to);
-        sqlite3_bind_int64(st, 3, scopes[i].amount);
-        db_bind_text(db, st, 4, date);
-        db_bind_text(db, st, 5, notes);
-        if (scopes[i].trip_id)
-            sqlite3_bind_int64(st, 6, scopes[i].trip_id);
-        db_bind_text(db, st, 7, link);
-        sqlite3_bind_int64(st, 8, me);
-        rc = sqlite3_step(st);
-        db_stmt_done(st);
-        if (rc != SQLITE_DONE)
-            return db_error(db, err, "payment insert");
-    }
-    /* The payment as a whole, with its rows as scopes. */
-    if ((st = db_stmt(db, SQL_PAY_BY_LINK, err)) == NULL)
+    return rc == SQLITE_ROW ? LEDGER_OK : db_error(db, err, "payment");
+}
+
+/* The payment of link as a whole, total its amount, with its rows as
+ * scopes. */
+static int payment_doc(ledger_db *db, const char *link, int64_t total, cJSON **out,
+                       ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_PAY_BY_LINK, err);
+    cJSON *doc = NULL, *list;
+
+    if (st == NULL)
         return LEDGER_ERR;
     db_bind_text(db, st, 1, link);
-    doc = NULL;
     list = cJSON_CreateArray();
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while (sqlite3_step(st) == SQLITE_ROW) {
         cJSON *row = payment_row(st);
 
         if (doc == NULL) {
@@ -229,6 +197,41 @@ int ledger_payment_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **
     return LEDGER_OK;
 }
 
+int ledger_payment_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
+                          ledger_error *err)
+{
+    const char *date, *notes;
+    int64_t from, to, other, total = 0;
+    struct scope scopes[SCOPES_MAX];
+    size_t n, i;
+    char link[64];
+
+    if (field_require_object(body, err)
+        || field_id(body, "from_participant_id", 1, 0, &from, NULL, err)
+        || field_id(body, "to_participant_id", 1, 0, &to, NULL, err)
+        || field_date(body, "date", 1, &date, NULL, err)
+        || field_text(body, "notes", 0, 1, NOTES_MAX, &notes, NULL, err))
+        return LEDGER_ERR;
+    if (from == to)
+        return error_field(err, "to_participant_id", "a payment goes between two different people");
+    if (from != me && to != me)
+        return ledger_error_set(err, 403, "forbidden", NULL,
+                                "you can only record payments you made or received");
+    other = from == me ? to : from;
+    if (participant_check(db, me, other, from == me ? "to_participant_id" : "from_participant_id",
+                          1, err)
+        || read_scopes(db, me, other, body, scopes, &n, &total, err)
+        || new_link(db, link, err))
+        return LEDGER_ERR;
+    for (i = 0; i < n; i++)
+        if (db_exec(db, err, "payment insert", SQL_PAY_INSERT, DB_INT(from), DB_INT(to),
+                    DB_INT(scopes[i].amount), DB_TEXT(date), DB_TEXT(notes),
+                    scopes[i].trip_id ? DB_INT(scopes[i].trip_id) : DB_NULL, DB_TEXT(link),
+                    DB_INT(me)))
+            return LEDGER_ERR;
+    return payment_doc(db, link, total, out, err);
+}
+
 int ledger_payment_list(ledger_db *db, int64_t me, const struct ledger_params *p, cJSON **out,
                         ledger_error *err)
 {
@@ -238,14 +241,12 @@ int ledger_payment_list(ledger_db *db, int64_t me, const struct ledger_params *p
     sqlite3_stmt *st;
 
     if ((v = param_get(p, "participant_id")) && parse_whole(v, 1, INT64_C(1) << 53, &participant))
-        return ledger_error_set(err, 400, "invalid_field", "participant_id",
-                                "participant_id must be a positive integer id");
+        return error_field(err, "participant_id", "participant_id must be a positive integer id");
     if ((v = param_get(p, "trip_id")) && parse_whole(v, 1, INT64_C(1) << 53, &trip))
-        return ledger_error_set(err, 400, "invalid_field", "trip_id",
-                                "trip_id must be a positive integer id");
+        return error_field(err, "trip_id", "trip_id must be a positive integer id");
     if ((v = param_get(p, "scope"))) {
         if (strcmp(v, "household") != 0)
-            return ledger_error_set(err, 400, "invalid_field", "scope", "scope must be household");
+            return error_field(err, "scope", "scope must be household");
         household = 1;
     }
     if ((st = db_stmt(db, SQL_PAY_LIST, err)) == NULL)
@@ -283,10 +284,5 @@ int ledger_payment_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *e
     if (from != me && to != me)
         return ledger_error_set(err, 403, "forbidden", NULL,
                                 "only the two people a payment is between can delete it");
-    if ((st = db_stmt(db, SQL_PAY_DELETE, err)) == NULL)
-        return LEDGER_ERR;
-    db_bind_text(db, st, 1, link);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "payment delete");
+    return db_exec(db, err, "payment delete", SQL_PAY_DELETE, DB_TEXT(link));
 }

@@ -21,17 +21,16 @@
 #define MATCHES_MAX 1000
 #define WINDOW_DAYS 3
 
-#define OUT_TYPES "('debit', 'fee', 'interest')"
 /* Amounts compare in the home currency, as spend does (rule D): a manual
  * row of USD 50.00 that cost AUD 75.55 is the card's 75.55, not an AUD
- * 50.00 purchase of the same day (an audit found it offered that one). */
+ * 50.00 purchase of the same day. */
 #define HOME(x) "COALESCE(" x ".amount_aud, " x ".amount)"
 #define WITHIN_1PCT "abs(" HOME("t") " - " HOME("m") ") * 100 <= " HOME("m")
 
 /* Newest first; after a cursor (?4 its date, ?5 its id) the rows past
  * it, so rows reconciled or written meanwhile move no other row to
- * another page (an audit: by offset, two rows reconciled by another
- * client pushed two never-shown rows onto the page already read). */
+ * another page (by offset alone, rows another client reconciles push
+ * rows never shown onto the page already read). */
 static const char SQL_PENDING[] =
     "SELECT id, date FROM transactions"
     " WHERE owner_id = ?1 AND statement_id IS NULL AND reconciled_with_id IS NULL"
@@ -48,7 +47,8 @@ static const char SQL_CANDIDATES[] =
     " WHERE m.id = ?2 AND t.owner_id = ?1 AND t.statement_id IS NOT NULL"
     "   AND t.date BETWEEN date(m.date, '-3 days') AND date(m.date, '+3 days')"
     "   AND " WITHIN_1PCT
-    "   AND (t.transaction_type IN " OUT_TYPES ") = (m.transaction_type IN " OUT_TYPES ")"
+    "   AND (t.transaction_type IN " MONEY_OUT_TYPES_SQL ")"
+    "       = (m.transaction_type IN " MONEY_OUT_TYPES_SQL ")"
     "   AND NOT EXISTS (SELECT 1 FROM transactions o WHERE o.reconciled_with_id = t.id)"
     " ORDER BY abs(julianday(t.date) - julianday(m.date)), abs(" HOME("t") " - " HOME("m") "), t.id";
 static const char SQL_ROW_STATE[] =
@@ -58,14 +58,15 @@ static const char SQL_IS_CANDIDATE[] =
     " WHERE m.id = ?1 AND t.id = ?2"
     "   AND t.date BETWEEN date(m.date, '-3 days') AND date(m.date, '+3 days')"
     "   AND " WITHIN_1PCT
-    "   AND (t.transaction_type IN " OUT_TYPES ") = (m.transaction_type IN " OUT_TYPES ")";
+    "   AND (t.transaction_type IN " MONEY_OUT_TYPES_SQL ")"
+    "       = (m.transaction_type IN " MONEY_OUT_TYPES_SQL ")";
 static const char SQL_IS_TARGET[] =
     "SELECT 1 FROM transactions WHERE reconciled_with_id = ?";
 /* The manual row's overrides win; a category the user gave the manual row
  * becomes the statement row's override; the payment method fills a gap.
  * So does the type, where the bank gave only the direction (debit,
  * credit), which the manual row shares: a card's debit the user knew for
- * a fee, a credit they knew for a refund (an audit: the refund stopped
+ * a fee, a credit they knew for a refund (so that the refund keeps
  * offsetting spend once matched).  A type the bank gave precisely stays. */
 static const char SQL_COPY_ROW[] =
     "UPDATE transactions SET"
@@ -120,8 +121,8 @@ static const char SQL_RECORD_DELETE[] = "DELETE FROM reconciliations WHERE manua
 /* Undoing puts the statement row ?1 back as the snapshot ?3 has it, the
  * owner's later edits with it; but while matched it was the only row of
  * the purchase its other parties could see, and what they did there is
- * theirs, not the owner's to undo (audits: a participant's settle was
- * lost, and a participant who took his share off had it back).  So the
+ * theirs, not the owner's to undo (a participant's settle stays
+ * settled, a share he took off stays off).  So the
  * splits stay with the row they came from: those the manual row ?2
  * brought, as they are now (shares, parties and settled flags, whoever
  * changed them: a split is a debt between people), go back to it, and
@@ -129,7 +130,7 @@ static const char SQL_RECORD_DELETE[] = "DELETE FROM reconciliations WHERE manua
  * the statement row's own splits stayed through the match and stay as
  * they are.  A trip put in or taken out while matched (by the owner, a
  * participant who made his tag a trip, a trip's owner who took the row
- * out of hers: audits) goes with the split, so that a debt stays in the
+ * out of hers) goes with the split, so that a debt stays in the
  * trip it was run up in; with no split, to the row the trip came from;
  * and the other row leaves the trip the purchase left.  An unchanged
  * trip, or one deleted meanwhile, stays where each row had it (the match
@@ -176,158 +177,173 @@ static const char SQL_SPLITS_PUT[] =
     "  WHERE share_percent IS NOT excluded.share_percent OR settled IS NOT excluded.settled";
 static const char SQL_UNHIDE[] = "UPDATE transactions SET reconciled_with_id = NULL WHERE id = ?";
 
-/* Runs a statement binding two ids (and an optional text third). */
-static int run2(ledger_db *db, const char *sql, int64_t a, int64_t b, const char *text,
-                int want_row, int *row, ledger_error *err)
+/* The cursor is the last row's date and id, "YYYY-MM-DD.id"; the page
+ * after it starts there (offset, if given too, skips past that).
+ * *after_id is 0 when there is none. */
+static int cursor_parse(const struct ledger_params *p, char after_date[11], int64_t *after_id,
+                        ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, sql, err);
+    const char *cursor = param_get(p, "cursor");
+
+    *after_id = 0;
+    if (cursor == NULL || *cursor == '\0')
+        return LEDGER_OK;
+    if (strlen(cursor) > 11 && cursor[10] == '.')
+        memcpy(after_date, cursor, 10);
+    if (!valid_date(after_date) || parse_whole(cursor + 11, 1, INT64_MAX, after_id))
+        return error_field(err, "cursor", "cursor is not one this list gave out");
+    return LEDGER_OK;
+}
+
+/* One page of pending rows.  The caller frees ids. */
+struct pending_page {
+    int64_t *ids;
+    size_t n;
+    int more;               /* another page follows */
+    char last_date[11];     /* the date of ids[n - 1] */
+};
+
+/* Reads the page's ids, one more than the limit asked to learn whether
+ * another page follows. */
+static int pending_read(ledger_db *db, int64_t me, const struct page *pg, const char *after_date,
+                        int64_t after_id, struct pending_page *pp, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_PENDING, err);
+    size_t cap = 0;
     int rc;
 
     if (st == NULL)
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, a);
-    if (b)
-        sqlite3_bind_int64(st, 2, b);
-    if (text)
-        db_bind_text(db, st, b ? 3 : 2, text);
-    rc = sqlite3_step(st);
-    if (row)
-        *row = rc == SQLITE_ROW;
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE && !(want_row && rc == SQLITE_ROW))
-        return db_error(db, err, "reconcile");
-    return LEDGER_OK;
-}
-
-int ledger_reconcile_list(ledger_db *db, int64_t me, const struct ledger_params *p, cJSON **out,
-                          ledger_error *err)
-{
-    const char *v, *cursor;
-    int64_t limit = 50, offset = 0, total = 0, *ids = NULL, after_id = 0;
-    char after_date[11] = "", last_date[11] = "";
-    size_t n = 0, cap = 0, i;
-    sqlite3_stmt *st;
-    cJSON *doc, *pending, *unmatched;
-    int rc, more = 0;
-
-    if ((v = param_get(p, "limit")) && parse_whole(v, 1, 500, &limit))
-        return ledger_error_set(err, 400, "invalid_field", "limit", "limit must be from 1 to 500");
-    if ((v = param_get(p, "offset")) && parse_whole(v, 0, INT64_C(1) << 40, &offset))
-        return ledger_error_set(err, 400, "invalid_field", "offset", "offset must be 0 or more");
-    /* The cursor is the last row's date and id, "YYYY-MM-DD.id"; the page
-     * after it starts there (offset, if given too, skips past that). */
-    if ((cursor = param_get(p, "cursor")) && *cursor) {
-        if (strlen(cursor) > 11 && cursor[10] == '.')
-            memcpy(after_date, cursor, 10);
-        if (!valid_date(after_date) || parse_whole(cursor + 11, 1, INT64_MAX, &after_id))
-            return ledger_error_set(err, 400, "invalid_field", "cursor",
-                                    "cursor is not one this list gave out");
-    }
-    if ((st = db_stmt(db, SQL_PENDING_COUNT, err)) == NULL)
-        return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);
-    if ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        total = sqlite3_column_int64(st, 0);
-    db_stmt_done(st);
-    if (rc != SQLITE_ROW)
-        return db_error(db, err, "reconcile");
-    if ((st = db_stmt(db, SQL_PENDING, err)) == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, me);
-    sqlite3_bind_int64(st, 2, limit + 1);  /* one more: is there a next page? */
-    sqlite3_bind_int64(st, 3, offset);
+    sqlite3_bind_int64(st, 2, pg->limit + 1);
+    sqlite3_bind_int64(st, 3, pg->offset);
     if (after_id) {
         db_bind_text(db, st, 4, after_date);
         sqlite3_bind_int64(st, 5, after_id);
     }
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if ((int64_t)n == limit) {
-            more = 1;  /* the one more */
+        if ((int64_t)pp->n == pg->limit) {
+            pp->more = 1;
             continue;
         }
-        snprintf(last_date, sizeof last_date, "%s", (const char *)sqlite3_column_text(st, 1));
-        if (n == cap) {
-            int64_t *nv = realloc(ids, (cap = cap ? 2 * cap : 64) * sizeof *ids);
+        snprintf(pp->last_date, sizeof pp->last_date, "%s",
+                 (const char *)sqlite3_column_text(st, 1));
+        if (pp->n == cap) {
+            int64_t *nv = realloc(pp->ids, (cap = cap ? 2 * cap : 64) * sizeof *pp->ids);
 
             if (nv == NULL) {
                 db_stmt_done(st);
-                free(ids);
-                return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+                return ledger_error_oom(err);
             }
-            ids = nv;
+            pp->ids = nv;
         }
-        ids[n++] = sqlite3_column_int64(st, 0);
+        pp->ids[pp->n++] = sqlite3_column_int64(st, 0);
     }
     db_stmt_done(st);
-    if (rc != SQLITE_DONE) {
-        free(ids);
+    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "reconcile");
+}
+
+/* The first CANDIDATES_MAX of manual row id's candidates. */
+#define CANDIDATES_MAX 64
+static int candidates_read(ledger_db *db, int64_t me, int64_t id, int64_t *cids, size_t *nc,
+                           ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_CANDIDATES, err);
+    int rc = SQLITE_DONE;
+
+    *nc = 0;
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, me);
+    sqlite3_bind_int64(st, 2, id);
+    while (*nc < CANDIDATES_MAX && (rc = sqlite3_step(st)) == SQLITE_ROW)
+        cids[(*nc)++] = sqlite3_column_int64(st, 0);
+    db_stmt_done(st);
+    if (*nc < CANDIDATES_MAX && rc != SQLITE_DONE)
         return db_error(db, err, "reconcile");
+    return LEDGER_OK;
+}
+
+/* Adds pending row id to the list: with its candidates to pending, or to
+ * unmatched when it has none.  Every row here is the caller's and
+ * unreconciled, read in this transaction: one that cannot be read is an
+ * error, not a row to leave out. */
+static int pending_add(ledger_db *db, int64_t me, int64_t id, cJSON *pending, cJSON *unmatched,
+                       ledger_error *err)
+{
+    cJSON *cands = cJSON_CreateArray(), *row = NULL, *o;
+    int64_t cids[CANDIDATES_MAX];
+    size_t nc = 0, k;
+
+    if (cands == NULL || txn_get(db, me, id, &row, err)
+        || candidates_read(db, me, id, cids, &nc, err))
+        goto fail;
+    for (k = 0; k < nc; k++) {
+        cJSON *c = NULL;
+
+        if (txn_get(db, me, cids[k], &c, err))
+            goto fail;
+        cJSON_AddItemToArray(cands, c);
     }
+    if (nc == 0) {
+        cJSON_Delete(cands);
+        cJSON_AddItemToArray(unmatched, row);
+        return LEDGER_OK;
+    }
+    o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "transaction", row);
+    cJSON_AddItemToObject(o, "candidates", cands);
+    cJSON_AddItemToArray(pending, o);
+    return LEDGER_OK;
+fail:
+    cJSON_Delete(cands);
+    cJSON_Delete(row);
+    return LEDGER_ERR;
+}
+
+/* next_cursor: where the page after this one starts, or null. */
+static void cursor_add(cJSON *doc, const struct pending_page *pp)
+{
+    char next[40];
+
+    if (!pp->more) {
+        cJSON_AddNullToObject(doc, "next_cursor");
+        return;
+    }
+    snprintf(next, sizeof next, "%s.%lld", pp->last_date, (long long)pp->ids[pp->n - 1]);
+    cJSON_AddStringToObject(doc, "next_cursor", next);
+}
+
+int ledger_reconcile_list(ledger_db *db, int64_t me, const struct ledger_params *p, cJSON **out,
+                          ledger_error *err)
+{
+    struct page pg;
+    struct pending_page pp = {NULL, 0, 0, ""};
+    char after_date[11] = "";
+    int64_t after_id, total;
+    cJSON *doc = NULL, *pending, *unmatched;
+    size_t i;
+
+    if (page_parse(p, 50, &pg, err) || cursor_parse(p, after_date, &after_id, err))
+        return LEDGER_ERR;
+    if (db_int(db, err, "reconcile", &total, 0, SQL_PENDING_COUNT, DB_INT(me))
+        || pending_read(db, me, &pg, after_date, after_id, &pp, err))
+        goto fail;
     doc = cJSON_CreateObject();
     pending = cJSON_AddArrayToObject(doc, "pending");
     unmatched = cJSON_AddArrayToObject(doc, "unmatched");
-    for (i = 0; i < n; i++) {
-        cJSON *cands = cJSON_CreateArray(), *row = NULL;
-        int64_t cids[64];
-        size_t nc = 0, k;
-
-        /* Every row here is the caller's and unreconciled, read in this
-         * transaction: one that cannot be read is an error, not a row to
-         * leave out. */
-        if (cands == NULL || txn_get(db, me, ids[i], &row, err)
-            || (st = db_stmt(db, SQL_CANDIDATES, err)) == NULL) {
-            cJSON_Delete(cands);
-            cJSON_Delete(row);
+    for (i = 0; i < pp.n; i++)
+        if (pending_add(db, me, pp.ids[i], pending, unmatched, err))
             goto fail;
-        }
-        sqlite3_bind_int64(st, 1, me);
-        sqlite3_bind_int64(st, 2, ids[i]);
-        while (nc < 64 && (rc = sqlite3_step(st)) == SQLITE_ROW)
-            cids[nc++] = sqlite3_column_int64(st, 0);
-        db_stmt_done(st);
-        if (nc < 64 && rc != SQLITE_DONE) {
-            cJSON_Delete(cands);
-            cJSON_Delete(row);
-            db_error(db, err, "reconcile");
-            goto fail;
-        }
-        for (k = 0; k < nc; k++) {
-            cJSON *c = NULL;
-
-            if (txn_get(db, me, cids[k], &c, err)) {
-                cJSON_Delete(cands);
-                cJSON_Delete(row);
-                goto fail;
-            }
-            cJSON_AddItemToArray(cands, c);
-        }
-        if (nc) {
-            cJSON *o = cJSON_CreateObject();
-
-            cJSON_AddItemToObject(o, "transaction", row);
-            cJSON_AddItemToObject(o, "candidates", cands);
-            cJSON_AddItemToArray(pending, o);
-        } else {
-            cJSON_Delete(cands);
-            cJSON_AddItemToArray(unmatched, row);
-        }
-    }
     cJSON_AddNumberToObject(doc, "total", (double)total);
-    cJSON_AddNumberToObject(doc, "limit", (double)limit);
-    cJSON_AddNumberToObject(doc, "offset", (double)offset);
-    if (more) {
-        char next[40];
-
-        snprintf(next, sizeof next, "%s.%lld", last_date, (long long)ids[n - 1]);
-        cJSON_AddStringToObject(doc, "next_cursor", next);
-    } else {
-        cJSON_AddNullToObject(doc, "next_cursor");
-    }
-    free(ids);
+    cJSON_AddNumberToObject(doc, "limit", (double)pg.limit);
+    cJSON_AddNumberToObject(doc, "offset", (double)pg.offset);
+    cursor_add(doc, &pp);
+    free(pp.ids);
     *out = doc;
     return LEDGER_OK;
 fail:
-    free(ids);
+    free(pp.ids);
     cJSON_Delete(doc);
     return LEDGER_ERR;
 }
@@ -368,35 +384,35 @@ static int check_match(ledger_db *db, int64_t me, int64_t manual, int64_t stmt, 
         return ledger_error_set(err, 403, "forbidden", "manual_id", "transaction %lld is not yours",
                                 (long long)manual);
     if (statement)
-        return ledger_error_set(err, 400, "invalid_field", "manual_id",
-                                "transaction %lld is a statement row, not a manual one", (long long)manual);
+        return error_field(err, "manual_id", "transaction %lld is a statement row, not a manual one",
+                           (long long)manual);
     if (reconciled)
         return ledger_error_set(err, 409, "conflict", "manual_id",
                                 "transaction %lld is already reconciled", (long long)manual);
     /* The rows the list offers: unknown, card or bank transfer. */
     if (method[0] && strcmp(method, "card") != 0 && strcmp(method, "bank_transfer") != 0)
-        return ledger_error_set(err, 400, "invalid_field", "manual_id",
-                                "transaction %lld was paid by %s; only card, bank_transfer or"
-                                " unknown payments are reconciled", (long long)manual, method);
+        return error_field(err, "manual_id",
+                           "transaction %lld was paid by %s; only card, bank_transfer or"
+                           " unknown payments are reconciled", (long long)manual, method);
     if (row_state(db, stmt, &owner, &statement, &reconciled, method, err))
         return LEDGER_ERR;
     if (owner != me)
         return ledger_error_set(err, 403, "forbidden", "statement_transaction_id",
                                 "transaction %lld is not yours", (long long)stmt);
     if (!statement)
-        return ledger_error_set(err, 400, "invalid_field", "statement_transaction_id",
-                                "transaction %lld is not a statement row", (long long)stmt);
-    if (run2(db, SQL_IS_TARGET, stmt, 0, NULL, 1, &yes, err))
+        return error_field(err, "statement_transaction_id",
+                           "transaction %lld is not a statement row", (long long)stmt);
+    if (db_exists(db, err, "reconcile", &yes, SQL_IS_TARGET, DB_INT(stmt)))
         return LEDGER_ERR;
     if (yes)
         return ledger_error_set(err, 409, "conflict", "statement_transaction_id",
                                 "transaction %lld is already reconciled with another row", (long long)stmt);
-    if (run2(db, SQL_IS_CANDIDATE, manual, stmt, NULL, 1, &yes, err))
+    if (db_exists(db, err, "reconcile", &yes, SQL_IS_CANDIDATE, DB_INT(manual), DB_INT(stmt)))
         return LEDGER_ERR;
     if (!yes)
-        return ledger_error_set(err, 400, "invalid_field", "statement_transaction_id",
-                                "transaction %lld is not within %d days and 1%% of transaction %lld",
-                                (long long)stmt, WINDOW_DAYS, (long long)manual);
+        return error_field(err, "statement_transaction_id",
+                           "transaction %lld is not within %d days and 1%% of transaction %lld",
+                           (long long)stmt, WINDOW_DAYS, (long long)manual);
     return LEDGER_OK;
 }
 
@@ -407,14 +423,16 @@ static int apply_match(ledger_db *db, int64_t manual, int64_t stmt, ledger_error
 
     if (row_snapshot(db, stmt, &snapshot, err))
         return LEDGER_ERR;
-    rc = run2(db, SQL_COPY_ROW, stmt, manual, NULL, 0, NULL, err)
-         || run2(db, SQL_COPY_TAGS, stmt, manual, NULL, 0, NULL, err)
-         || run2(db, SQL_HAS_SPLITS, manual, 0, NULL, 1, &splits, err)
-         || (splits && (run2(db, SQL_CLEAR_SPLITS, stmt, 0, NULL, 0, NULL, err)
-                        || run2(db, SQL_COPY_SPLITS, stmt, manual, NULL, 0, NULL, err)))
-         || run2(db, SQL_HIDE, manual, stmt, NULL, 0, NULL, err)
-         || run2(db, SQL_RECORD, manual, stmt, snapshot, 0, NULL, err)
-         || run2(db, SQL_TAKE_DATE, stmt, manual, NULL, 0, NULL, err);
+    rc = db_exec(db, err, "reconcile", SQL_COPY_ROW, DB_INT(stmt), DB_INT(manual))
+         || db_exec(db, err, "reconcile", SQL_COPY_TAGS, DB_INT(stmt), DB_INT(manual))
+         || db_exists(db, err, "reconcile", &splits, SQL_HAS_SPLITS, DB_INT(manual))
+         || (splits && (db_exec(db, err, "reconcile", SQL_CLEAR_SPLITS, DB_INT(stmt))
+                        || db_exec(db, err, "reconcile", SQL_COPY_SPLITS, DB_INT(stmt),
+                                   DB_INT(manual))))
+         || db_exec(db, err, "reconcile", SQL_HIDE, DB_INT(manual), DB_INT(stmt))
+         || db_exec(db, err, "reconcile", SQL_RECORD, DB_INT(manual), DB_INT(stmt),
+                    DB_TEXT(snapshot))
+         || db_exec(db, err, "reconcile", SQL_TAKE_DATE, DB_INT(stmt), DB_INT(manual));
     free(snapshot);
     return rc ? LEDGER_ERR : LEDGER_OK;
 }
@@ -432,17 +450,17 @@ int ledger_reconcile_apply(ledger_db *db, int64_t me, const cJSON *body, cJSON *
     matches = cJSON_GetObjectItemCaseSensitive(body, "matches");
     if (!cJSON_IsArray(matches) || cJSON_GetArraySize(matches) < 1
         || cJSON_GetArraySize(matches) > MATCHES_MAX)
-        return ledger_error_set(err, 400, "invalid_field", "matches",
-                                "matches must be an array of 1 to %d {manual_id, statement_transaction_id}",
-                                MATCHES_MAX);
+        return error_field(err, "matches",
+                           "matches must be an array of 1 to %d {manual_id, statement_transaction_id}",
+                           MATCHES_MAX);
     pairs = calloc((size_t)cJSON_GetArraySize(matches), sizeof *pairs);
     if (pairs == NULL)
-        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        return ledger_error_oom(err);
     /* Every match is checked before the first is applied: all or nothing
      * (and the request's transaction undoes anything half-done). */
     cJSON_ArrayForEach(m, matches) {
         if (!cJSON_IsObject(m)) {
-            ledger_error_set(err, 400, "invalid_field", "matches", "each match must be an object");
+            error_field(err, "matches", "each match must be an object");
             goto fail;
         }
         if (field_id(m, "manual_id", 1, 0, &pairs[n][0], NULL, err)
@@ -450,8 +468,7 @@ int ledger_reconcile_apply(ledger_db *db, int64_t me, const cJSON *body, cJSON *
             goto fail;
         for (k = 0; k < n; k++)
             if (pairs[k][0] == pairs[n][0] || pairs[k][1] == pairs[n][1]) {
-                ledger_error_set(err, 400, "invalid_field", "matches",
-                                 "a transaction appears in two matches");
+                error_field(err, "matches", "a transaction appears in two matches");
                 goto fail;
             }
         if (check_match(db, me, pairs[n][0], pairs[n][1], err))
@@ -486,33 +503,13 @@ fail:
 static int later_run(ledger_db *db, int64_t stmt, int64_t after_run, int64_t *later,
                      ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, SQL_LATER_RUN, err);
-    int rc;
-
-    *later = 0;
-    if (st == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, stmt);
-    sqlite3_bind_int64(st, 2, after_run);
-    if ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        *later = sqlite3_column_int64(st, 0);
-    db_stmt_done(st);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "reconcile");
+    return db_int(db, err, "reconcile", later, 0, SQL_LATER_RUN, DB_INT(stmt), DB_INT(after_run));
 }
 
 /* Row id's trip into *trip, 0 for none. */
 static int trip_of(ledger_db *db, int64_t id, int64_t *trip, ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, SQL_TRIP_NOW, err);
-    int step;
-
-    if (st == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, id);
-    if ((step = sqlite3_step(st)) == SQLITE_ROW)
-        *trip = sqlite3_column_int64(st, 0);
-    db_stmt_done(st);
-    return step == SQLITE_ROW ? LEDGER_OK : db_error(db, err, "reconcile");
+    return db_int(db, err, "reconcile", trip, 0, SQL_TRIP_NOW, DB_INT(id));
 }
 
 /* The id at key of a parsed snapshot, 0 for none. */
@@ -540,7 +537,7 @@ static int undo_match(ledger_db *db, int64_t manual, int64_t stmt, const char *s
     if (row_snapshot(db, stmt, &now, err) || trip_of(db, manual, &manual_trip, err))
         goto out;
     if ((now_doc = cJSON_Parse(now)) == NULL || (saved = cJSON_Parse(snapshot)) == NULL) {
-        ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        ledger_error_oom(err);
         goto out;
     }
     trip = snapshot_id(now_doc, "override_trip_id");
@@ -549,32 +546,37 @@ static int undo_match(ledger_db *db, int64_t manual, int64_t stmt, const char *s
     m = cJSON_GetObjectItemCaseSensitive(saved, "manual_trip_id");
     brought_trip_id = m != NULL ? snapshot_id(saved, "manual_trip_id") : manual_trip;
     /* Before anything changes the two rows' splits, trips or tags. */
-    if (run2(db, SQL_HAS_SPLITS, manual, 0, NULL, 1, &brought, err))
+    if (db_exists(db, err, "reconcile", &brought, SQL_HAS_SPLITS, DB_INT(manual)))
         goto out;
     split_row = brought ? manual : stmt;
     trip_left = brought_trip_id ? brought_trip_id : saved_trip;
     trip_moved = trip != trip_left;
     /* A trip deleted meanwhile, the row in none since, is no move (a row
-     * put in another trip since is: an audit). */
+     * put in another trip since is one). */
     if (trip_moved && trip_left && trip == 0
-        && run2(db, SQL_TRIP_EXISTS, trip_left, 0, NULL, 1, &trip_moved, err))
+        && db_exists(db, err, "reconcile", &trip_moved, SQL_TRIP_EXISTS, DB_INT(trip_left)))
         goto out;
     trip_row = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(now_doc, "splits")) > 0
                ? split_row : brought_trip_id ? manual : stmt;
     other_row = trip_row == manual ? stmt : manual;
     other_trip = other_row == manual ? manual_trip : saved_trip;
-    if (run2(db, SQL_UNCARRY_TAGS, stmt, manual, NULL, 0, NULL, err)
-        || run2(db, SQL_CARRY_TAGS, stmt, manual, snapshot, 0, NULL, err)
+    if (db_exec(db, err, "reconcile", SQL_UNCARRY_TAGS, DB_INT(stmt), DB_INT(manual))
+        || db_exec(db, err, "reconcile", SQL_CARRY_TAGS, DB_INT(stmt), DB_INT(manual),
+                   DB_TEXT(snapshot))
         || row_restore(db, stmt, snapshot, err)
-        || run2(db, SQL_GIVE_DATE_BACK, stmt, manual, NULL, 0, NULL, err)
-        || run2(db, SQL_UNHIDE, manual, 0, NULL, 0, NULL, err)
-        || run2(db, SQL_SPLITS_PRUNE, split_row, manual, now, 0, NULL, err)
-        || run2(db, SQL_SPLITS_PUT, split_row, manual, now, 0, NULL, err)
-        || (trip_moved && run2(db, SQL_TRIP_PUT, trip_row, trip, NULL, 0, NULL, err))
+        || db_exec(db, err, "reconcile", SQL_GIVE_DATE_BACK, DB_INT(stmt), DB_INT(manual))
+        || db_exec(db, err, "reconcile", SQL_UNHIDE, DB_INT(manual))
+        || db_exec(db, err, "reconcile", SQL_SPLITS_PRUNE, DB_INT(split_row), DB_INT(manual),
+                   DB_TEXT(now))
+        || db_exec(db, err, "reconcile", SQL_SPLITS_PUT, DB_INT(split_row), DB_INT(manual),
+                   DB_TEXT(now))
+        || (trip_moved && db_exec(db, err, "reconcile", SQL_TRIP_PUT, DB_INT(trip_row),
+                                  trip ? DB_INT(trip) : DB_NULL))
         || (trip_moved && other_trip == trip_left
-            && run2(db, SQL_TRIP_PUT, other_row, 0, NULL, 0, NULL, err))
-        || run2(db, SQL_DROP_CARRIED_TAGS, stmt, manual, snapshot, 0, NULL, err)
-        || run2(db, SQL_RECORD_DELETE, manual, 0, NULL, 0, NULL, err))
+            && db_exec(db, err, "reconcile", SQL_TRIP_PUT, DB_INT(other_row), DB_NULL))
+        || db_exec(db, err, "reconcile", SQL_DROP_CARRIED_TAGS, DB_INT(stmt), DB_INT(manual),
+                   DB_TEXT(snapshot))
+        || db_exec(db, err, "reconcile", SQL_RECORD_DELETE, DB_INT(manual)))
         goto out;
     rc = LEDGER_OK;
 out:
@@ -609,7 +611,7 @@ int ledger_reconcile_undo(ledger_db *db, int64_t me, int64_t manual, ledger_erro
         goto out;
     }
     if (step == SQLITE_ROW && snapshot == NULL) {
-        ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        ledger_error_oom(err);
         goto out;
     }
     if (!reconciled || snapshot == NULL) {
@@ -665,14 +667,14 @@ int reconcile_release_statement(ledger_db *db, int64_t statement_id, ledger_erro
     db_stmt_done(st);
     if (step != SQLITE_DONE) {
         if (step == SQLITE_ROW)
-            ledger_error_set(err, 500, "internal", NULL, "out of memory");
+            ledger_error_oom(err);
         else
             db_error(db, err, "reconcile");
         goto out;
     }
     /* As an undo would: a run since that changed a matched row goes first
      * (it carried the run's split onto the manual row, which the run's
-     * revert, its row gone, could no longer take off: an audit). */
+     * revert, its row gone, could no longer take off). */
     for (i = 0; i < n; i++) {
         if (later_run(db, m[i].stmt, m[i].after_run, &later, err))
             goto out;

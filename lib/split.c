@@ -41,25 +41,23 @@ int split_parse(ledger_db *db, const cJSON *arr, const char *field, int64_t owne
 
     memset(out, 0, sizeof *out);
     if (!cJSON_IsArray(arr))
-        return ledger_error_set(err, 400, "invalid_field", field,
-                                "%s must be an array of {participant_id, share_percent}", field);
+        return error_field(err, field,
+                           "%s must be an array of {participant_id, share_percent}", field);
     n = (size_t)cJSON_GetArraySize(arr);
     if (n == 0)
-        return ledger_error_set(err, 400, "invalid_field", field,
-                                "%s must name at least one participant (clearing splits is "
-                                "DELETE /api/transactions/{id}/splits)", field);
+        return error_field(err, field, "%s must name at least one participant (clearing splits is "
+                           "DELETE /api/transactions/{id}/splits)", field);
     if (n > MAX_PARTICIPANTS)
-        return ledger_error_set(err, 400, "invalid_field", field,
-                                "%s names more than %d participants", field, MAX_PARTICIPANTS);
+        return error_field(err, field,
+                           "%s names more than %d participants", field, MAX_PARTICIPANTS);
     out->v = calloc(n + 1, sizeof *out->v);  /* +1: the owner's remainder */
     if (out->v == NULL)
-        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        return ledger_error_oom(err);
     cJSON_ArrayForEach(item, arr) {
         struct split_share *s = &out->v[out->n];
 
         if (!cJSON_IsObject(item)) {
-            ledger_error_set(err, 400, "invalid_field", field,
-                             "each entry of %s must be an object", field);
+            error_field(err, field, "each entry of %s must be an object", field);
             goto fail;
         }
         if (field_id(item, "participant_id", 1, 0, &s->participant_id, NULL, err)
@@ -67,14 +65,13 @@ int split_parse(ledger_db *db, const cJSON *arr, const char *field, int64_t owne
                                         "share_percent", &s->share, err))
             goto fail;
         if (s->share <= 0) {
-            ledger_error_set(err, 400, "invalid_field", "share_percent",
-                             "share_percent must be more than 0");
+            error_field(err, "share_percent", "share_percent must be more than 0");
             goto fail;
         }
         for (i = 0; i < out->n; i++)
             if (out->v[i].participant_id == s->participant_id) {
-                ledger_error_set(err, 400, "invalid_field", field,
-                                 "participant %lld is named twice", (long long)s->participant_id);
+                error_field(err, field,
+                            "participant %lld is named twice", (long long)s->participant_id);
                 goto fail;
             }
         /* Only people the owner shares with (participant.c): an id alone
@@ -86,20 +83,18 @@ int split_parse(ledger_db *db, const cJSON *arr, const char *field, int64_t owne
         out->n++;
     }
     if (total > FULL) {
-        ledger_error_set(err, 400, "invalid_field", field, "the shares total more than 100%%");
+        error_field(err, field, "the shares total more than 100%%");
         goto fail;
     }
     if (owner_named && total != FULL) {
-        ledger_error_set(err, 400, "invalid_field", field,
-                         "the owner is named, so the shares must total exactly 100%%");
+        error_field(err, field, "the owner is named, so the shares must total exactly 100%%");
         goto fail;
     }
-    /* The owner alone at 100% shares the row with nobody, yet listed it as
-     * split (has_split) with a split of one (an audit). */
+    /* The owner alone at 100% shares the row with nobody: a split of one
+     * would list it as split (has_split) all the same. */
     if (owner_named && out->n == 1) {
-        ledger_error_set(err, 400, "invalid_field", field,
-                         "%s must name someone besides the owner (clearing splits is "
-                         "DELETE /api/transactions/{id}/splits)", field);
+        error_field(err, field, "%s must name someone besides the owner (clearing splits is "
+                    "DELETE /api/transactions/{id}/splits)", field);
         goto fail;
     }
     if (total < FULL) {
@@ -117,47 +112,27 @@ fail:
  * settled flags of those who stay survive. */
 int split_write(ledger_db *db, int64_t txn_id, const struct split_set *s, ledger_error *err)
 {
-    sqlite3_stmt *st;
     cJSON *keep = cJSON_CreateArray();
     char *text = NULL;
     size_t i;
     int rc = LEDGER_ERR;
 
     if (keep == NULL)
-        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        return ledger_error_oom(err);
     for (i = 0; i < s->n; i++) {
-        if ((st = db_stmt(db, SQL_SPLIT_UPSERT, err)) == NULL)
+        if (db_exec(db, err, "split", SQL_SPLIT_UPSERT, DB_INT(txn_id),
+                    DB_INT(s->v[i].participant_id), DB_INT(s->v[i].share)))
             goto out;
-        sqlite3_bind_int64(st, 1, txn_id);
-        sqlite3_bind_int64(st, 2, s->v[i].participant_id);
-        sqlite3_bind_int64(st, 3, s->v[i].share);
-        if (sqlite3_step(st) != SQLITE_DONE) {
-            db_stmt_done(st);
-            db_error(db, err, "split");
-            goto out;
-        }
-        db_stmt_done(st);
         /* One left out of keep would have its share pruned below. */
-        if (!cJSON_AddItemToArray(keep, cJSON_CreateNumber((double)s->v[i].participant_id))) {
-            ledger_error_set(err, 500, "internal", NULL, "out of memory");
-            goto out;
-        }
+        if (!cJSON_AddItemToArray(keep, cJSON_CreateNumber((double)s->v[i].participant_id)))
+            goto oom;
     }
-    text = cJSON_PrintUnformatted(keep);
-    if (text == NULL || (st = db_stmt(db, SQL_SPLIT_PRUNE, err)) == NULL) {
-        if (text == NULL)
-            ledger_error_set(err, 500, "internal", NULL, "out of memory");
-        goto out;
-    }
-    sqlite3_bind_int64(st, 1, txn_id);
-    db_bind_text(db, st, 2, text);
-    if (sqlite3_step(st) != SQLITE_DONE) {
-        db_stmt_done(st);
-        db_error(db, err, "split");
-        goto out;
-    }
-    db_stmt_done(st);
-    rc = LEDGER_OK;
+    if ((text = cJSON_PrintUnformatted(keep)) == NULL)
+        goto oom;
+    rc = db_exec(db, err, "split", SQL_SPLIT_PRUNE, DB_INT(txn_id), DB_TEXT(text));
+    goto out;
+oom:
+    ledger_error_oom(err);
 out:
     free(text);
     cJSON_Delete(keep);
@@ -241,19 +216,12 @@ int ledger_split_get(ledger_db *db, int64_t me, int64_t txn_id, cJSON **out, led
 static int check_trip_people(ledger_db *db, int64_t txn_id, const struct split_set *ss,
                              ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, SQL_OWNERS_TRIP, err);
-    int64_t trip = 0;
+    int64_t trip;
     size_t i;
-    int rc, participant;
+    int participant;
 
-    if (st == NULL)
+    if (db_int(db, err, "splits", &trip, 0, SQL_OWNERS_TRIP, DB_INT(txn_id)))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, txn_id);
-    if ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        trip = sqlite3_column_int64(st, 0);
-    db_stmt_done(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return db_error(db, err, "splits");
     for (i = 0; trip && i < ss->n; i++) {
         if (access_trip(db, ss->v[i].participant_id, trip, &participant, err))
             return LEDGER_ERR;
@@ -289,15 +257,10 @@ int ledger_split_set(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *bod
 int ledger_split_clear(ledger_db *db, int64_t me, int64_t txn_id, ledger_error *err)
 {
     struct txn_access a;
-    sqlite3_stmt *st;
-    int rc;
 
-    if (access_txn(db, me, txn_id, &a, err) || (st = db_stmt(db, SQL_SPLIT_CLEAR, err)) == NULL)
+    if (access_txn(db, me, txn_id, &a, err))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, txn_id);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "splits");
+    return db_exec(db, err, "splits", SQL_SPLIT_CLEAR, DB_INT(txn_id));
 }
 
 int ledger_split_settle(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *body,
@@ -305,36 +268,20 @@ int ledger_split_settle(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *
 {
     struct txn_access a;
     const cJSON *settled;
-    sqlite3_stmt *st;
-    int64_t n = 0;
-    int rc;
+    int64_t n;
 
     if (access_txn(db, me, txn_id, &a, err) || field_require_object(body, err))
         return LEDGER_ERR;
     settled = cJSON_GetObjectItemCaseSensitive(body, "settled");
     if (!cJSON_IsBool(settled))
-        return ledger_error_set(err, 400, "invalid_field", "settled",
-                                "settled must be true or false");
-    if ((st = db_stmt(db, SQL_SPLIT_COUNT, err)) == NULL)
+        return error_field(err, "settled", "settled must be true or false");
+    if (db_int(db, err, "splits", &n, 0, SQL_SPLIT_COUNT, DB_INT(txn_id)))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, txn_id);
-    if ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        n = sqlite3_column_int64(st, 0);
-    db_stmt_done(st);
-    if (rc != SQLITE_ROW)
-        return db_error(db, err, "splits");
     if (n == 0)
         return ledger_error_set(err, 409, "conflict", NULL, "the transaction is not split");
-    if ((st = db_stmt(db, SQL_SPLIT_SETTLE, err)) == NULL)
+    if (db_exec(db, err, "settle", SQL_SPLIT_SETTLE, DB_INT(txn_id), DB_INT(me),
+                DB_INT(cJSON_IsTrue(settled)), DB_INT(a.is_owner)))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, txn_id);
-    sqlite3_bind_int64(st, 2, me);
-    sqlite3_bind_int(st, 3, cJSON_IsTrue(settled));
-    sqlite3_bind_int(st, 4, a.is_owner);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE)
-        return db_error(db, err, "settle");
     return splits_doc(db, me, txn_id, out, err);
 }
 

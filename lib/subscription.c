@@ -97,9 +97,9 @@ static int near(int64_t a, int64_t b)
 
 /* A subscription costs the same from one charge to the next, but for a
  * price change now and then: at least 80% of the steps between charges
- * (sorted by day) stay near.  The chain by amount alone made a weekly
+ * (sorted by day) stay near.  A chain by amount alone would make a weekly
  * shop of 40 to 79 a subscription, each amount near the next larger one
- * but the week's total jumping about (an audit). */
+ * but the week's total jumping about. */
 static int steady(const struct charge *v, size_t n)
 {
     size_t i, still = 0;
@@ -220,7 +220,7 @@ int ledger_analytics_subscriptions(ledger_db *db, int64_t me, const struct ledge
 
     if (as_of_text) {
         if (!valid_date(as_of_text))
-            return ledger_error_set(err, 400, "invalid_field", "as_of", "as_of must be a date YYYY-MM-DD");
+            return error_field(err, "as_of", "as_of must be a date YYYY-MM-DD");
     } else {
         date_today(today);
         as_of_text = today;
@@ -230,8 +230,8 @@ int ledger_analytics_subscriptions(ledger_db *db, int64_t me, const struct ledge
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);
     /* The charges known on as_of: a report as of a past day is the one
-     * that day would have given (an audit found one "active" five years
-     * before its first charge). */
+     * that day would have given (nothing is "active" before its first
+     * charge). */
     db_bind_text(db, st, 2, as_of_text);
     doc = cJSON_CreateObject();
     items = cJSON_AddArrayToObject(doc, "items");
@@ -260,7 +260,7 @@ int ledger_analytics_subscriptions(ledger_db *db, int64_t me, const struct ledge
     if (rc != SQLITE_DONE) {
         free(v);
         cJSON_Delete(doc);
-        return rc == SQLITE_ROW ? ledger_error_set(err, 500, "internal", NULL, "out of memory")
+        return rc == SQLITE_ROW ? ledger_error_oom(err)
                                 : db_error(db, err, "subscriptions");
     }
     detect_merchant(merchant, v, n, as_of, items);

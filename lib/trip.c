@@ -4,9 +4,9 @@
  * owner's rows in it, and whoever paid the owner, or was paid by the
  * owner, in a payment scoped to it.  Only the owner decides who sees the
  * trip: a participant's own row in it split with a contact of theirs, or
- * a payment between two others, brings nobody in (each did, and the new
- * person read every row of the trip: audits; see payment.c).  Every trip operation is
- * open to its participants; deleting it is for its owner only, and the
+ * a payment between two others, brings nobody in (else the new person
+ * would read every row of the trip; see payment.c).  Every trip operation
+ * is open to its participants; deleting it is for its owner only, and the
  * foreign keys (ON DELETE SET NULL) untag its rows and clear the trip
  * scope of its payments in the same statement.
  */
@@ -68,8 +68,8 @@ static const char SQL_TRIP_PARTICIPANTS[] =
 static const char SQL_TRIP_ASSIGN[] =
     "UPDATE transactions SET override_trip_id = ?2 WHERE id IN (SELECT value FROM json_each(?1))";
 /* A reconciled manual row is no row of the trip: hidden from everyone,
- * its owner's to have back as it was when the match is undone (an audit:
- * the trip's owner could take it out of the trip, 200). */
+ * its owner's to have back as it was when the match is undone, so the
+ * trip's owner cannot take it out of the trip. */
 static const char SQL_TRIP_UNASSIGN[] =
     "UPDATE transactions SET override_trip_id = NULL"
     " WHERE override_trip_id = ?2 AND reconciled_with_id IS NULL"
@@ -142,27 +142,16 @@ static int read_trip_fields(const cJSON *body, int create, const char **name,
         || field_text(body, "notes", 0, 1, NOTES_MAX, notes, has_notes, err))
         return LEDGER_ERR;
     if (*start && *end && strcmp(*start, *end) > 0)
-        return ledger_error_set(err, 400, "invalid_field", "end_date", "end_date is before start_date");
+        return error_field(err, "end_date", "end_date is before start_date");
     return LEDGER_OK;
 }
 
 static int trip_insert(ledger_db *db, int64_t me, const char *name, const char *start,
                        const char *end, const char *notes, int64_t *id, ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, SQL_TRIP_INSERT, err);
-    int rc;
-
-    if (st == NULL)
+    if (db_exec(db, err, "trip insert", SQL_TRIP_INSERT, DB_INT(me), DB_TEXT(name),
+                DB_TEXT(start), DB_TEXT(end), DB_TEXT(notes)))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, me);
-    db_bind_text(db, st, 2, name);
-    db_bind_text(db, st, 3, start);
-    db_bind_text(db, st, 4, end);
-    db_bind_text(db, st, 5, notes);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE)
-        return db_error(db, err, "trip insert");
     *id = sqlite3_last_insert_rowid(db->sql);
     return LEDGER_OK;
 }
@@ -199,9 +188,7 @@ int ledger_trip_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
                        ledger_error *err)
 {
     const char *name, *start, *end, *notes;
-    int hs, he, hn, rc;
-    sqlite3_stmt *st;
-
+    int hs, he, hn;
     cJSON *cur = NULL;
     const cJSON *s0, *e0;
     int bad;
@@ -222,40 +209,23 @@ int ledger_trip_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
     }
     cJSON_Delete(cur);
     if (bad)
-        return ledger_error_set(err, 400, "invalid_field", he ? "end_date" : "start_date",
-                                "the trip would end before it starts");
-    if ((st = db_stmt(db, SQL_TRIP_UPDATE, err)) == NULL)
+        return error_field(err, he ? "end_date" : "start_date",
+                           "the trip would end before it starts");
+    if (db_exec(db, err, "trip update", SQL_TRIP_UPDATE, DB_INT(id), DB_TEXT(name), DB_INT(hs),
+                DB_TEXT(start), DB_INT(he), DB_TEXT(end), DB_INT(hn), DB_TEXT(notes)))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, id);
-    db_bind_text(db, st, 2, name);
-    sqlite3_bind_int(st, 3, hs);
-    db_bind_text(db, st, 4, start);
-    sqlite3_bind_int(st, 5, he);
-    db_bind_text(db, st, 6, end);
-    sqlite3_bind_int(st, 7, hn);
-    db_bind_text(db, st, 8, notes);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE)
-        return db_error(db, err, "trip update");
     return trip_open(db, me, id, out, NULL, err);
 }
 
 int ledger_trip_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err)
 {
-    sqlite3_stmt *st;
-    int owner = 0, rc;
+    int owner = 0;
 
     if (trip_open(db, me, id, NULL, &owner, err))
         return LEDGER_ERR;
     if (!owner)
         return ledger_error_set(err, 403, "forbidden", NULL, "only the trip's owner can delete it");
-    if ((st = db_stmt(db, SQL_TRIP_DELETE, err)) == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, id);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "trip delete");
+    return db_exec(db, err, "trip delete", SQL_TRIP_DELETE, DB_INT(id));
 }
 
 static cJSON *trip_participant_json(sqlite3_stmt *st)
@@ -274,7 +244,8 @@ int ledger_trip_participants(ledger_db *db, int64_t me, int64_t id, cJSON **out,
 {
     sqlite3_stmt *st;
 
-    if (trip_open(db, me, id, NULL, NULL, err) || (st = db_stmt(db, SQL_TRIP_PARTICIPANTS, err)) == NULL)
+    if (trip_open(db, me, id, NULL, NULL, err)
+        || (st = db_stmt(db, SQL_TRIP_PARTICIPANTS, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, id);
     return db_list(db, st, trip_participant_json, out, err);
@@ -315,31 +286,22 @@ static int ids_needing_access(ledger_db *db, int64_t trip_id, const char *text, 
 static int set_rows(ledger_db *db, int64_t me, int64_t trip_id, const cJSON *ids, int assign,
                     int owner, int64_t *changed, ledger_error *err)
 {
-    sqlite3_stmt *st;
     char *text = cJSON_PrintUnformatted(ids);
     cJSON *rest = NULL;
     int rc;
 
     if (text == NULL)
-        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
-    if ((!assign && ids_needing_access(db, trip_id, text, owner, &rest, err))
-        || access_txn_set(db, me, rest ? rest : ids, "transaction_ids", err)
-        || (assign && trip_check_row_owners(db, me, trip_id, text, "transaction_ids", err))
-        || (st = db_stmt(db, assign ? SQL_TRIP_ASSIGN : SQL_TRIP_UNASSIGN, err)) == NULL) {
-        cJSON_Delete(rest);
-        free(text);
-        return LEDGER_ERR;
-    }
+        return ledger_error_oom(err);
+    rc = (!assign && ids_needing_access(db, trip_id, text, owner, &rest, err))
+         || access_txn_set(db, me, rest ? rest : ids, "transaction_ids", err)
+         || (assign && trip_check_row_owners(db, me, trip_id, text, "transaction_ids", err))
+         || db_exec(db, err, "trip rows", assign ? SQL_TRIP_ASSIGN : SQL_TRIP_UNASSIGN,
+                    DB_TEXT(text), DB_INT(trip_id));
+    if (rc == 0)
+        *changed = sqlite3_changes(db->sql);
     cJSON_Delete(rest);
-    db_bind_text(db, st, 1, text);
-    sqlite3_bind_int64(st, 2, trip_id);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
     free(text);
-    if (rc != SQLITE_DONE)
-        return db_error(db, err, "trip rows");
-    *changed = sqlite3_changes(db->sql);
-    return LEDGER_OK;
+    return rc ? LEDGER_ERR : LEDGER_OK;
 }
 
 int ledger_trip_rows(ledger_db *db, int64_t me, int64_t id, const cJSON *body, int assign,
@@ -378,7 +340,7 @@ int ledger_trip_from_tag(ledger_db *db, int64_t me, const cJSON *body, cJSON **o
         || field_text(body, "name", 0, 1, NAME_MAX_LEN, &name, NULL, err))
         return LEDGER_ERR;
     if (keep && !cJSON_IsBool(keep) && !cJSON_IsNull(keep))
-        return ledger_error_set(err, 400, "invalid_field", "keep_tag", "keep_tag must be true or false");
+        return error_field(err, "keep_tag", "keep_tag must be true or false");
     if (tag_check_owner(db, me, tag_id, err))
         return error_in_body(err, "tag_id");
     if ((st = db_stmt(db, SQL_TAG_NAME, err)) == NULL)
@@ -412,14 +374,7 @@ int ledger_trip_from_tag(ledger_db *db, int64_t me, const cJSON *body, cJSON **o
         return LEDGER_ERR;
     }
     cJSON_Delete(ids);
-    if (!cJSON_IsTrue(keep)) {
-        if ((st = db_stmt(db, SQL_TAG_DROP, err)) == NULL)
-            return LEDGER_ERR;
-        sqlite3_bind_int64(st, 1, tag_id);
-        rc = sqlite3_step(st);
-        db_stmt_done(st);
-        if (rc != SQLITE_DONE)
-            return db_error(db, err, "tag delete");
-    }
+    if (!cJSON_IsTrue(keep) && db_exec(db, err, "tag delete", SQL_TAG_DROP, DB_INT(tag_id)))
+        return LEDGER_ERR;
     return trip_open(db, me, trip_id, out, NULL, err);
 }

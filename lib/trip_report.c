@@ -113,10 +113,10 @@ static int apportion(struct split_buf *sb, const struct trip_row *r, int64_t amo
                      ledger_error *err)
 {
     if (split_buf_parse(sb, r->splits))
-        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        return ledger_error_oom(err);
     if (sb->n == 0) {
         if (split_buf_room(sb, 1))
-            return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+            return ledger_error_oom(err);
         sb->v[0].participant_id = r->owner;
         sb->v[0].share = 10000;
         sb->n = 1;
@@ -131,7 +131,7 @@ static int id_tally_add(struct id_tally *t, int64_t id, money_sum amount, ledger
     money_sum *slot = id_tally_at(t, id);
 
     if (slot == NULL)
-        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        return ledger_error_oom(err);
     *slot += amount;
     return LEDGER_OK;
 }
@@ -284,7 +284,7 @@ static int add_user_names(ledger_db *db, cJSON *part, ledger_error *err)
     rc = LEDGER_OK;
     goto out;
 oom:
-    ledger_error_set(err, 500, "internal", NULL, "out of memory");
+    ledger_error_oom(err);
 out:
     db_stmt_done(st);
     free(list);

@@ -10,8 +10,8 @@
 /* The claims are stale when they differ from what is stored (the email in
  * case too: the column compares without it, the profile shows the claim's
  * spelling), except an email another signed-in account holds, which this
- * one never takes (checking it again on every request took the write lock
- * every time).  A placeholder's email is stale: see bind_late. */
+ * one never takes (checking it again on every request would take the
+ * write lock every time).  A placeholder's email is stale: see bind_late. */
 static const char SQL_USER_BY_SUBJECT[] =
     "SELECT id, email IS ?2 COLLATE BINARY OR ?2 IS NULL"
     "           OR EXISTS (SELECT 1 FROM users o WHERE o.email = ?2 AND o.id <> users.id"
@@ -24,8 +24,8 @@ static const char SQL_USER_SET_NAME[] = "UPDATE users SET name = ?2 WHERE id = ?
 /* A placeholder made for this email by someone who shares with the user
  * (typed in any case).  The profile is the person's own from now on: the
  * email as their claim spells it, and their name claim or none, never the
- * name whoever added them typed (that became their own name, shown to
- * everyone: an audit). */
+ * name whoever added them typed (which would become their own name, shown
+ * to everyone). */
 static const char SQL_USER_BIND_PLACEHOLDER[] =
     "UPDATE users SET subject = ?1, email = ?2, name = ?3"
     " WHERE email = ?2 AND subject IS NULL RETURNING id";
@@ -74,37 +74,10 @@ static int lookup(ledger_db *db, const char *subject, const char *email,
     return LEDGER_OK;
 }
 
-/* Runs a statement binding (subject or id, email, name) that returns an id. */
-static int write_user(ledger_db *db, const char *sql, const char *subject,
-                      int64_t id, const char *email, const char *name,
-                      int64_t *out, ledger_error *err)
-{
-    sqlite3_stmt *st = db_stmt(db, sql, err);
-    int rc;
-
-    if (st == NULL)
-        return LEDGER_ERR;
-    if (subject)
-        db_bind_text(db, st, 1, subject);
-    else
-        sqlite3_bind_int64(st, 1, id);
-    db_bind_text(db, st, 2, email);
-    db_bind_text(db, st, 3, name);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW && out)
-        *out = sqlite3_column_int64(st, 0);
-    else if (out)
-        *out = 0;
-    db_stmt_done(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return db_error(db, err, "user write");
-    return LEDGER_OK;
-}
-
-/* A user signed in without an email claim (an empty claim from the proxy)
- * got an account of their own, and the placeholder someone made for their
- * email stayed apart when the claim came later: what was shared with it
- * never reached them (an audit).  So the claim binds it late: the
+/* A user who signs in without an email claim (an empty claim from the
+ * proxy) gets an account of their own, and the placeholder someone made
+ * for their email must not stay apart when the claim comes later, or what
+ * was shared with it never reaches them.  So the claim binds it late: the
  * placeholder is merged into the user (user_merge.c; it owns nothing,
  * only others' splits, payments and contacts name it), whose name stays
  * their own, never the one whoever added them typed.  A merge refused
@@ -114,20 +87,12 @@ static int write_user(ledger_db *db, const char *sql, const char *subject,
 static int bind_late(ledger_db *db, int64_t id, const char *email, int had_name,
                      ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, SQL_USER_PLACEHOLDER, err);
-    int64_t placeholder = 0;
+    int64_t placeholder;
     cJSON *report = NULL;
     ledger_error refused;
-    int rc;
 
-    if (st == NULL)
+    if (db_int(db, err, "user lookup", &placeholder, 0, SQL_USER_PLACEHOLDER, DB_TEXT(email)))
         return LEDGER_ERR;
-    db_bind_text(db, st, 1, email);
-    if ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        placeholder = sqlite3_column_int64(st, 0);
-    db_stmt_done(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return db_error(db, err, "user lookup");
     if (placeholder == 0)
         return LEDGER_OK;
     if (ledger_user_merge(db, placeholder, id, &report, &refused)) {
@@ -140,11 +105,11 @@ static int bind_late(ledger_db *db, int64_t id, const char *email, int had_name,
     /* The merge gave a nameless user the placeholder's typed name. */
     if (had_name)
         return LEDGER_OK;
-    return write_user(db, SQL_USER_SET_NAME, NULL, id, NULL, NULL, NULL, err);
+    return db_exec(db, err, "user write", SQL_USER_SET_NAME, DB_INT(id), DB_NULL);
 }
 
 /* Blanks alone name nobody: a proxy passing " ", a vertical tab or a
- * no-break space made a user of it (audits). */
+ * no-break space makes no user of it. */
 int ledger_identity_blank(const char *subject)
 {
     return text_blank(subject);
@@ -191,13 +156,17 @@ int ledger_user_resolve(ledger_db *db, const char *subject, const char *email,
     if (found) {
         if (stale && email && bind_late(db, id, email, had_name, err))
             goto fail;
-        if (stale && write_user(db, SQL_USER_UPDATE_PROFILE, NULL, id, email, name, NULL, err))
+        if (stale && db_exec(db, err, "user write", SQL_USER_UPDATE_PROFILE, DB_INT(id),
+                             DB_TEXT(email), DB_TEXT(name)))
             goto fail;
     } else {
+        /* Each statement's RETURNING id, 0 when it wrote no row. */
         id = 0;
-        if (email && write_user(db, SQL_USER_BIND_PLACEHOLDER, subject, 0, email, name, &id, err))
+        if (email && db_int(db, err, "user write", &id, 0, SQL_USER_BIND_PLACEHOLDER,
+                            DB_TEXT(subject), DB_TEXT(email), DB_TEXT(name)))
             goto fail;
-        if (id == 0 && write_user(db, SQL_USER_INSERT, subject, 0, email, name, &id, err))
+        if (id == 0 && db_int(db, err, "user write", &id, 0, SQL_USER_INSERT, DB_TEXT(subject),
+                              DB_TEXT(email), DB_TEXT(name)))
             goto fail;
     }
     if (ledger_commit(db, err))
@@ -245,7 +214,7 @@ int ledger_user_get(ledger_db *db, int64_t user_id, cJSON **out, ledger_error *e
     if (rc != SQLITE_ROW)
         return db_error(db, err, "user");
     if (doc == NULL)
-        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        return ledger_error_oom(err);
     *out = doc;
     return LEDGER_OK;
 }

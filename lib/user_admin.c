@@ -34,15 +34,15 @@ int ledger_user_find(ledger_db *db, const char *who, int64_t *id, ledger_error *
     int n = 0, rc;
 
     if (who == NULL || *who == '\0')
-        return ledger_error_set(err, 400, "invalid_field", "user", "no user given");
+        return error_field(err, "user", "no user given");
     if (strncmp(who, "id:", 3) == 0) {
         char *end;
 
         errno = 0;
         by_id = strtoll(who + 3, &end, 10);
         if (errno || *end || end == who + 3 || by_id <= 0)
-            return ledger_error_set(err, 400, "invalid_field", "user",
-                                    "'id:' must be followed by a user id, a number above 0");
+            return error_field(err, "user",
+                               "'id:' must be followed by a user id, a number above 0");
     }
     if ((st = db_stmt(db, SQL_USER_FIND, err)) == NULL)
         return LEDGER_ERR;

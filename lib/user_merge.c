@@ -129,7 +129,7 @@ static const struct merge_step {
     { "splits", "UPDATE splits SET participant_id = ?2 WHERE participant_id = ?1" },
     /* A row split only between the two is now its owner's alone: its one
      * split row (the owner's, at 100%) goes, as DELETE splits would, so it
-     * is no longer listed as shared (has_split) with nobody (an audit). */
+     * is not listed as shared (has_split) with nobody. */
     { "splits_ended",
       "DELETE FROM splits WHERE transaction_id IN"
       " (SELECT s.transaction_id FROM splits s JOIN transactions t ON t.id = s.transaction_id"
@@ -250,7 +250,7 @@ static int user_profile(ledger_db *db, int64_t id, struct profile *p, ledger_err
     if (rc == SQLITE_DONE)
         return ledger_error_set(err, 404, "not_found", NULL, "no user %lld", (long long)id);
     if (oom)
-        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        return ledger_error_oom(err);
     return rc == SQLITE_ROW ? LEDGER_OK : db_error(db, err, "user");
 }
 
@@ -266,7 +266,7 @@ static int load_tag_pairs(struct merge *m, ledger_error *err)
 
         if (t == NULL) {
             db_stmt_done(st);
-            return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+            return ledger_error_oom(err);
         }
         m->tags = t;
         t[m->ntags].from = sqlite3_column_int64(st, 0);
@@ -340,8 +340,8 @@ static void rewrite_actions(struct merge *m, int64_t rule_id, int64_t owner, cJS
                      (long long)rule_id);
             conflict(m, what);
         } else if ((from_named || owner == m->from) && owner_named && named == 1) {
-            /* A split with nobody, which applying it refuses (an audit:
-             * the merge left such a rule, which then never ran). */
+            /* A split with nobody, which applying it refuses: such a
+             * rule would never run. */
             snprintf(what, sizeof what, "rule %lld would split with its own owner alone",
                      (long long)rule_id);
             conflict(m, what);
@@ -370,22 +370,13 @@ static int rules_pass(struct merge *m, int write, ledger_error *err)
         if (text == NULL || ledger_json_parse(text, strlen(text), &actions, &ignored))
             continue;
         rewrite_actions(m, id, owner, actions, &changed);
+        /* Another statement while st is open: different cache entries. */
         if (write && changed) {
-            sqlite3_stmt *up = NULL;
-
-            /* Another statement while st is open: different cache entries. */
-            bad = (printed = cJSON_PrintUnformatted(actions)) == NULL
-                  || (up = db_stmt(m->db, SQL_RULE_SET_ACTIONS, err)) == NULL;
-            if (!bad) {
-                sqlite3_bind_int64(up, 1, id);
-                db_bind_text(m->db, up, 2, printed);
-                bad = sqlite3_step(up) != SQLITE_DONE;
-                if (bad)
-                    db_error(m->db, err, "rule");
-                db_stmt_done(up);
-            } else if (printed == NULL) {
-                ledger_error_set(err, 500, "internal", NULL, "out of memory");
-            }
+            if ((printed = cJSON_PrintUnformatted(actions)) == NULL)
+                bad = ledger_error_oom(err);
+            else
+                bad = db_exec(m->db, err, "rule", SQL_RULE_SET_ACTIONS, DB_INT(id),
+                              DB_TEXT(printed));
         }
         free(printed);
         cJSON_Delete(actions);
@@ -403,7 +394,7 @@ static int rules_pass(struct merge *m, int write, ledger_error *err)
  * split entry added to into's or renamed, from's folded tags as into's
  * (once).  A row of the two's whose split is left naming its owner alone
  * is no longer split, as the merge leaves the row itself (restoring it
- * split with its owner alone: an audit). */
+ * must not split it with its owner alone). */
 static char *rewrite_snapshot(const struct merge *m, const char *text, int64_t owner)
 {
     cJSON *doc = cJSON_Parse(text), *tags, *splits, *e, *into_entry = NULL, *from_entry = NULL;
@@ -457,7 +448,7 @@ static char *rewrite_snapshot(const struct merge *m, const char *text, int64_t o
 static int snapshots_pass(struct merge *m, const char *select, const char *update,
                           ledger_error *err)
 {
-    sqlite3_stmt *st = bound(m, select, err), *up;
+    sqlite3_stmt *st = bound(m, select, err);
     int rc;
 
     if (st == NULL)
@@ -465,24 +456,16 @@ static int snapshots_pass(struct merge *m, const char *select, const char *updat
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         char *text = rewrite_snapshot(m, (const char *)sqlite3_column_text(st, 2),
                                       sqlite3_column_int64(st, 3));
-        int ok;
+        int failed;
 
         if (text == NULL)
             continue;  /* written by snapshot.c, so always JSON; else left as it is */
-        if ((up = db_stmt(m->db, update, err)) == NULL) {
-            free(text);
+        failed = db_exec(m->db, err, "snapshot", update, DB_INT(sqlite3_column_int64(st, 0)),
+                         DB_INT(sqlite3_column_int64(st, 1)), DB_TEXT(text));
+        free(text);
+        if (failed) {
             db_stmt_done(st);
             return LEDGER_ERR;
-        }
-        sqlite3_bind_int64(up, 1, sqlite3_column_int64(st, 0));
-        sqlite3_bind_int64(up, 2, sqlite3_column_int64(st, 1));
-        db_bind_text(m->db, up, 3, text);
-        ok = sqlite3_step(up) == SQLITE_DONE;
-        db_stmt_done(up);
-        free(text);
-        if (!ok) {
-            db_stmt_done(st);
-            return db_error(m->db, err, "snapshot");
         }
     }
     db_stmt_done(st);
@@ -513,15 +496,9 @@ static int run_steps(struct merge *m, cJSON *report, ledger_error *err)
     size_t i;
 
     for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-        sqlite3_stmt *st = bound(m, steps[i].sql, err);
-        int rc;
-
-        if (st == NULL)
+        if (db_exec(m->db, err, steps[i].name ? steps[i].name : "merge", steps[i].sql,
+                    DB_INT(m->from), DB_INT(m->into)))
             return LEDGER_ERR;
-        rc = sqlite3_step(st);
-        db_stmt_done(st);
-        if (rc != SQLITE_DONE)
-            return db_error(m->db, err, steps[i].name ? steps[i].name : "merge");
         if (steps[i].name)
             cJSON_AddNumberToObject(report, steps[i].name, sqlite3_changes(m->db->sql));
     }
@@ -548,24 +525,10 @@ static int leftovers(struct merge *m, ledger_error *err)
 /* Removes from, then gives into what it lacks of from's profile. */
 static int take_profile(struct merge *m, const struct profile *from, ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(m->db, SQL_USER_DELETE, err);
-    int rc, i;
-
-    if (st == NULL)
+    if (db_exec(m->db, err, "user", SQL_USER_DELETE, DB_INT(m->from)))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, m->from);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE)
-        return db_error(m->db, err, "user");
-    if ((st = db_stmt(m->db, SQL_USER_TAKE_PROFILE, err)) == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, m->into);
-    for (i = 0; i < 3; i++)
-        db_bind_text(m->db, st, 2 + i, from->text[i]);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    return rc == SQLITE_DONE ? LEDGER_OK : db_error(m->db, err, "user");
+    return db_exec(m->db, err, "user", SQL_USER_TAKE_PROFILE, DB_INT(m->into),
+                   DB_TEXT(from->text[0]), DB_TEXT(from->text[1]), DB_TEXT(from->text[2]));
 }
 
 int ledger_user_merge(ledger_db *db, int64_t from, int64_t into, cJSON **out, ledger_error *err)
@@ -576,7 +539,7 @@ int ledger_user_merge(ledger_db *db, int64_t from, int64_t into, cJSON **out, le
     int rc = LEDGER_ERR;
 
     if (from == into) {
-        ledger_error_set(err, 400, "invalid_field", "into", "a user cannot be merged into itself");
+        error_field(err, "into", "a user cannot be merged into itself");
         goto out;
     }
     if (user_profile(db, from, &from_profile, err) || user_profile(db, into, &into_profile, err)
@@ -589,7 +552,7 @@ int ledger_user_merge(ledger_db *db, int64_t from, int64_t into, cJSON **out, le
         goto out;
     }
     if ((report = cJSON_CreateObject()) == NULL) {
-        ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        ledger_error_oom(err);
         goto out;
     }
     cJSON_AddNumberToObject(report, "from", (double)from);
