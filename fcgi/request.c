@@ -67,19 +67,7 @@ int request_fail(struct request *r, int status, const char *code,
     return ledger_error_set(&r->err, status, code, field, "%s", msg);
 }
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = tolower(c);
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
-}
-
-/* Decodes %XX and '+' in s[0..n) into a new string.  NUL bytes and invalid
- * UTF-8 are refused: every value ends up in a C string or the database. */
-static char *url_decode(const char *s, size_t n, int plus_is_space)
+char *percent_decode(const char *s, size_t n, int plus_is_space)
 {
     char *out = malloc(n + 1), *o = out;
     size_t i;
@@ -90,10 +78,10 @@ static char *url_decode(const char *s, size_t n, int plus_is_space)
         int hi, lo;
 
         if (s[i] == '%') {
-            /* "%" without two hex digits is no escape: the query is
+            /* "%" without two hex digits is no escape: the text is
              * malformed, not a search for "%zz". */
-            if (i + 2 >= n || (hi = hexval((unsigned char)s[i + 1])) < 0
-                || (lo = hexval((unsigned char)s[i + 2])) < 0) {
+            if (i + 2 >= n || (hi = ledger_hex_digit((unsigned char)s[i + 1])) < 0
+                || (lo = ledger_hex_digit((unsigned char)s[i + 2])) < 0) {
                 free(out);
                 return NULL;
             }
@@ -122,8 +110,8 @@ static int add_param(struct request *r, const char *s, size_t n)
 
     if (n == 0)
         return 0;
-    key = url_decode(s, klen, 1);
-    value = eq ? url_decode(eq + 1, n - klen - 1, 1) : strdup("");
+    key = percent_decode(s, klen, 1);
+    value = eq ? percent_decode(eq + 1, n - klen - 1, 1) : strdup("");
     if (key == NULL || value == NULL) {
         free(key);
         free(value);
@@ -148,12 +136,6 @@ static int add_param(struct request *r, const char *s, size_t n)
 
 #define MAX_QUERY_PARAMS 256
 
-static int hex_digit(int c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-         : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
 /* A percent-escape of a character RFC 3986 leaves unreserved (letters,
  * digits, - . _ ~) is the character itself (its 6.2.2.2): decoded before
  * the routes see the path, so /api/transactions/%31 is transaction 1 (it
@@ -165,8 +147,8 @@ static int path_normalize(char *path)
     char *in = path, *out = path;
 
     while (*in) {
-        int hi = in[0] == '%' ? hex_digit((unsigned char)in[1]) : -1;
-        int lo = hi >= 0 ? hex_digit((unsigned char)in[2]) : -1;
+        int hi = in[0] == '%' ? ledger_hex_digit((unsigned char)in[1]) : -1;
+        int lo = hi >= 0 ? ledger_hex_digit((unsigned char)in[2]) : -1;
         int c = hi * 16 + lo;
 
         /* A '%' that starts no escape is malformed: kept, it made one with
