@@ -122,8 +122,8 @@ int admin_open(const struct admin_db *o, const char *path, int create, ledger_db
         return ADMIN_FAIL;
     }
     /* Nor does any other change its schema: ledger_open migrates, and
-     * listing the users of an old backup rewrote it, even a refused or
-     * --dry-run merge did (an audit).  Read the version first. */
+     * listing the users of an old backup, or a refused or --dry-run
+     * merge, leaves the file as it is.  So the version is read first. */
     if (!create) {
         if (ledger_schema_version_file(path, &version, &err)) {
             fprintf(stderr, "ledger-admin: %s\n", err.message);  /* it names the path */

@@ -130,9 +130,9 @@ static int absolute(const char *path, char *out, size_t len)
 }
 
 /* Whether `to` is the database or a file SQLite keeps beside it: a copy
- * written over the live write-ahead log (PATH-wal) was "backed up, integrity
- * ok", and every new connection then read the database as malformed (an
- * audit).  A name ending in -wal, -shm or -journal is refused when what
+ * written over the live write-ahead log (PATH-wal) passes its own
+ * integrity check, and every new connection then reads the database as
+ * malformed.  A name ending in -wal, -shm or -journal is refused when what
  * precedes it is the database, by name (the log may not exist yet) or by
  * file (a symbolic or hard link of it: SQLite names the log after the
  * file it opens, through links). */

@@ -6,7 +6,7 @@ int h_csv_preview(struct request *r)
 {
     struct ledger_params p = request_params(r);
 
-    /* A JSON body was parsed into r->json; a text/csv body is the file. */
+    /* A JSON body is parsed into r->json; a text/csv body is the file. */
     if (r->json == NULL && r->body_len == 0)
         return request_fail(r, 400, "invalid_json", NULL,
                             "send {csv, mapping} as JSON, or the file as text/csv with the "

@@ -47,8 +47,8 @@ void request_end(struct request *r)
     cJSON_Delete(r->out);
 #ifdef __GLIBC__
     /* A large body's tree is many small blocks, which the C library
-     * keeps once freed: 16 MiB of tiny JSON values left a process at
-     * 460 MiB for good.  Give them back after such a request. */
+     * keeps once freed: a process that read one stays many times the
+     * body's size for good.  Give them back after such a request. */
     if (r->body_len > BIG_BODY_BYTES)
         malloc_trim(0);
 #endif
@@ -138,10 +138,9 @@ static int add_param(struct request *r, const char *s, size_t n)
 
 /* A percent-escape of a character RFC 3986 leaves unreserved (letters,
  * digits, - . _ ~) is the character itself (its 6.2.2.2): decoded before
- * the routes see the path, so /api/transactions/%31 is transaction 1 (it
- * was no route: an audit).  Every other escape stays for the segment's
- * own decoding (%2F is a slash in a name, not a separator).  -1 for a
- * malformed escape. */
+ * the routes see the path, so /api/transactions/%31 is transaction 1.
+ * Every other escape stays for the segment's own decoding (%2F is a slash
+ * in a name, not a separator).  -1 for a malformed escape. */
 static int path_normalize(char *path)
 {
     char *in = path, *out = path;
@@ -151,9 +150,9 @@ static int path_normalize(char *path)
         int lo = hi >= 0 ? ledger_hex_digit((unsigned char)in[2]) : -1;
         int c = hi * 16 + lo;
 
-        /* A '%' that starts no escape is malformed: kept, it made one with
-         * what followed once that was decoded ("%%341" is "%41"), and the
-         * router decoded it again (an audit). */
+        /* A '%' that starts no escape is malformed: kept, it would make
+         * one with what follows once that is decoded ("%%341" would be
+         * "%41"), for the router to decode again. */
         if (in[0] == '%' && (hi < 0 || lo < 0))
             return -1;
         if (hi >= 0 && lo >= 0 && c < 128
@@ -169,7 +168,7 @@ static int path_normalize(char *path)
 }
 
 /* A key other than a list filter's given twice is refused: limit=1&
- * limit=abc was a page of one, the second value unread. */
+ * limit=abc would be a page of one, the second value unread. */
 static int repeated_key(struct request *r)
 {
     size_t i, j;
