@@ -67,6 +67,11 @@ int request_fail(struct request *r, int status, const char *code,
     return ledger_error_set(&r->err, status, code, field, "%s", msg);
 }
 
+int request_oom(struct request *r)
+{
+    return request_fail(r, 500, "internal", NULL, "out of memory");
+}
+
 char *percent_decode(const char *s, size_t n, int plus_is_space)
 {
     char *out = malloc(n + 1), *o = out;
@@ -125,7 +130,7 @@ static int add_param(struct request *r, const char *s, size_t n)
     if (q == NULL) {
         free(key);
         free(value);
-        return request_fail(r, 500, "internal", NULL, "out of memory");
+        return request_oom(r);
     }
     r->query = q;
     q[r->nquery].key = key;
@@ -194,7 +199,7 @@ int request_parse_uri(struct request *r)
     q = strchr(uri, '?');
     r->path = q ? strndup(uri, (size_t)(q - uri)) : strdup(uri);
     if (r->path == NULL)
-        return request_fail(r, 500, "internal", NULL, "out of memory");
+        return request_oom(r);
     if (path_normalize(r->path))
         return request_fail(r, 400, "invalid_request", NULL,
                             "the path has a '%%' that is not followed by two hex digits");
@@ -279,7 +284,7 @@ static int read_body_to_end(struct request *r)
         return request_fail(r, 413, "payload_too_large", NULL,
                             "the body is larger than %zu bytes", max);
     if ((r->body = malloc(cap)) == NULL)
-        return request_fail(r, 500, "internal", NULL, "out of memory");
+        return request_oom(r);
     memcpy(r->body, first, (size_t)n);
     got = (size_t)n;
     for (;;) {
@@ -291,7 +296,7 @@ static int read_body_to_end(struct request *r)
                 return request_fail(r, 413, "payload_too_large", NULL,
                                     "the body is larger than %zu bytes", max);
             if ((p = realloc(r->body, want)) == NULL)
-                return request_fail(r, 500, "internal", NULL, "out of memory");
+                return request_oom(r);
             r->body = p;
             cap = want;
         }
@@ -323,7 +328,7 @@ int request_read_body(struct request *r)
         return 0;
     r->body = malloc((size_t)len);
     if (r->body == NULL)
-        return request_fail(r, 500, "internal", NULL, "out of memory");
+        return request_oom(r);
     /* FCGX_GetStr returns what has arrived in the current records; loop
      * until every byte is here or the stream ends. */
     while (got < len) {

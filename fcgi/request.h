@@ -69,6 +69,8 @@ struct ledger_params request_params(const struct request *r);
 int request_fail(struct request *r, int status, const char *code,
                  const char *field, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* request_fail's 500 for an allocation that failed. */
+int request_oom(struct request *r);
 
 /* Writes the response: r->out with r->status, or the error body from r->err. */
 void response_send(struct request *r);

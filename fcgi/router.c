@@ -19,10 +19,8 @@ int router_new(struct router **out, int jit, char *msg, size_t msglen)
     size_t i;
 
     if (rt == NULL || (rt->code = calloc(route_count, sizeof *rt->code)) == NULL
-        || (rt->match = calloc(route_count, sizeof *rt->match)) == NULL) {
-        snprintf(msg, msglen, "out of memory");
-        goto fail;
-    }
+        || (rt->match = calloc(route_count, sizeof *rt->match)) == NULL)
+        goto nomem;
     for (i = 0; i < route_count; i++) {
         int errcode;
         PCRE2_SIZE erroff;
@@ -43,13 +41,13 @@ int router_new(struct router **out, int jit, char *msg, size_t msglen)
         if (jit)
             pcre2_jit_compile(rt->code[i], PCRE2_JIT_COMPLETE);
         rt->match[i] = pcre2_match_data_create_from_pattern(rt->code[i], NULL);
-        if (rt->match[i] == NULL) {
-            snprintf(msg, msglen, "out of memory");
-            goto fail;
-        }
+        if (rt->match[i] == NULL)
+            goto nomem;
     }
     *out = rt;
     return 0;
+nomem:
+    snprintf(msg, msglen, "out of memory");
 fail:
     router_free(rt);
     return -1;
