@@ -99,6 +99,77 @@ int admin_common_option(struct admin_db *o, const struct admin_usage *u, int c, 
     }
 }
 
+static const struct option db_only[] = { ADMIN_COMMON_OPTIONS, { NULL, 0, NULL, 0 } };
+static const struct option db_json[] = {
+    ADMIN_COMMON_OPTIONS, { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 }
+};
+
+int admin_parse_db_only(int argc, char **argv, const struct admin_usage *u,
+                        struct admin_db *o, int *json, const char **path)
+{
+    int c, rc;
+
+    memset(o, 0, sizeof *o);
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", json ? db_json : db_only, NULL)) != -1) {
+        if (c == 'j' && json) {
+            *json = 1;
+            continue;
+        }
+        if ((rc = admin_common_option(o, u, c, optarg)) != ADMIN_OK)
+            return rc;
+    }
+    if (optind < argc)
+        return admin_usage_error(u, "unexpected argument '%s'", argv[optind]);
+    *path = admin_db_path(o, u);
+    return *path ? ADMIN_OK : ADMIN_USAGE;
+}
+
+int admin_report(int argc, char **argv, const struct admin_usage *u,
+                 int (*get)(ledger_db *, cJSON **, ledger_error *),
+                 void (*print)(const cJSON *), cJSON **doc)
+{
+    struct admin_db o;
+    const char *path;
+    ledger_db *db = NULL;
+    ledger_error err;
+    int json = 0, rc;
+
+    if ((rc = admin_parse_db_only(argc, argv, u, &o, &json, &path)) != ADMIN_OK)
+        return rc < 0 ? ADMIN_OK : rc;
+    rc = ADMIN_FAIL;
+    if (admin_open(&o, path, 0, &db))
+        goto out;
+    if (ledger_begin(db, 0, &err) || get(db, doc, &err)) {
+        admin_error(u->name, &err);
+        goto out;
+    }
+    if (json)
+        admin_print_json(*doc);
+    else
+        print(*doc);
+    rc = ADMIN_OK;
+out:
+    if (db)
+        ledger_rollback(db);
+    ledger_close(db);
+    return rc;
+}
+
+void admin_print_json(const cJSON *doc)
+{
+    char *text = cJSON_Print(doc);
+
+    if (text)
+        puts(text);
+    cJSON_free(text);
+}
+
+int admin_number(const cJSON *o, const char *key)
+{
+    return (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, key));
+}
+
 const char *admin_db_path(const struct admin_db *o, const struct admin_usage *u)
 {
     if (o->db_flag)
@@ -122,8 +193,8 @@ int admin_open(const struct admin_db *o, const char *path, int create, ledger_db
         return ADMIN_FAIL;
     }
     /* Nor does any other change its schema: ledger_open migrates, and
-     * listing the users of an old backup rewrote it, even a refused or
-     * --dry-run merge did (an audit).  Read the version first. */
+     * listing the users of an old backup, or a refused or --dry-run
+     * merge, leaves the file as it is.  So the version is read first. */
     if (!create) {
         if (ledger_schema_version_file(path, &version, &err)) {
             fprintf(stderr, "ledger-admin: %s\n", err.message);  /* it names the path */

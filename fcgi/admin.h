@@ -56,6 +56,21 @@ void admin_print_usage(FILE *f, const struct admin_usage *u);
 void admin_error(const char *what, const ledger_error *err);
 /* The database path to use, or NULL after a usage error was printed. */
 const char *admin_db_path(const struct admin_db *o, const struct admin_usage *u);
+/* Parses a command line of the common options only, and --json when json
+ * is not NULL (setting *json); *path is set on success.  Returns ADMIN_OK,
+ * -1 after --help (the caller exits 0), or ADMIN_USAGE. */
+int admin_parse_db_only(int argc, char **argv, const struct admin_usage *u,
+                        struct admin_db *o, int *json, const char **path);
+/* A read-only command of the common options and --json: reads *doc with
+ * get in one read transaction and prints it, as JSON with --json, else
+ * with print.  Returns the exit status; the caller frees *doc. */
+int admin_report(int argc, char **argv, const struct admin_usage *u,
+                 int (*get)(ledger_db *, cJSON **, ledger_error *),
+                 void (*print)(const cJSON *), cJSON **doc);
+/* A report as indented JSON on stdout. */
+void admin_print_json(const cJSON *doc);
+/* The member key of o as an int (a count or an id in a report). */
+int admin_number(const cJSON *o, const char *key);
 /* ledger_open plus the configured home currency; prints why on failure.
  * Without create, a path that names nothing, or a database not at this
  * release's schema, is refused (only migrate makes or changes one). */

@@ -7,32 +7,6 @@
 
 #include "admin.h"
 
-static const struct option db_only[] = { ADMIN_COMMON_OPTIONS, { NULL, 0, NULL, 0 } };
-
-/* Parses options that are only the common ones; *path is set on success.
- * Returns ADMIN_OK, -1 after --help, or ADMIN_USAGE. */
-static int parse_db_only(int argc, char **argv, const struct admin_usage *u,
-                         const struct option *longopts, struct admin_db *o, int *json,
-                         const char **path)
-{
-    int c, rc;
-
-    memset(o, 0, sizeof *o);
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (c == 'j' && json) {
-            *json = 1;
-            continue;
-        }
-        if ((rc = admin_common_option(o, u, c, optarg)) != ADMIN_OK)
-            return rc;
-    }
-    if (optind < argc)
-        return admin_usage_error(u, "unexpected argument '%s'", argv[optind]);
-    *path = admin_db_path(o, u);
-    return *path ? ADMIN_OK : ADMIN_USAGE;
-}
-
 /* ---- migrate ------------------------------------------------------------------- */
 
 static const struct admin_usage migrate_usage = {
@@ -53,7 +27,7 @@ int admin_migrate(int argc, char **argv)
     ledger_error err;
     int before, after, rc;
 
-    if ((rc = parse_db_only(argc, argv, &migrate_usage, db_only, &o, NULL, &path)) != ADMIN_OK)
+    if ((rc = admin_parse_db_only(argc, argv, &migrate_usage, &o, NULL, &path)) != ADMIN_OK)
         return rc < 0 ? ADMIN_OK : rc;
     /* Read first without writing: ledger_open migrates straight away, and
      * a newer database must be refused before anything touches it. */
@@ -130,9 +104,9 @@ static int absolute(const char *path, char *out, size_t len)
 }
 
 /* Whether `to` is the database or a file SQLite keeps beside it: a copy
- * written over the live write-ahead log (PATH-wal) was "backed up, integrity
- * ok", and every new connection then read the database as malformed (an
- * audit).  A name ending in -wal, -shm or -journal is refused when what
+ * written over the live write-ahead log (PATH-wal) passes its own
+ * integrity check, and every new connection then reads the database as
+ * malformed.  A name ending in -wal, -shm or -journal is refused when what
  * precedes it is the database, by name (the log may not exist yet) or by
  * file (a symbolic or hard link of it: SQLite names the log after the
  * file it opens, through links). */
@@ -222,7 +196,7 @@ static const struct admin_usage check_usage = {
 static void print_report(const cJSON *doc)
 {
     const cJSON *p, *checks = cJSON_GetObjectItemCaseSensitive(doc, "checks");
-    int total = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(doc, "total"));
+    int total = admin_number(doc, "total");
 
     cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(doc, "problems"))
         printf("%s: %s\n", cJSON_GetObjectItemCaseSensitive(p, "check")->valuestring,
@@ -235,39 +209,11 @@ static void print_report(const cJSON *doc)
 
 int admin_check(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        ADMIN_COMMON_OPTIONS, { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 }
-    };
-    struct admin_db o;
-    const char *path;
-    ledger_db *db = NULL;
-    ledger_error err;
     cJSON *doc = NULL;
-    int json = 0, rc;
+    int rc = admin_report(argc, argv, &check_usage, ledger_check, print_report, &doc);
 
-    if ((rc = parse_db_only(argc, argv, &check_usage, longopts, &o, &json, &path)) != ADMIN_OK)
-        return rc < 0 ? ADMIN_OK : rc;
-    rc = ADMIN_FAIL;
-    if (admin_open(&o, path, 0, &db))
-        goto out;
-    if (ledger_begin(db, 0, &err) || ledger_check(db, &doc, &err)) {
-        admin_error("check", &err);
-        goto out;
-    }
-    if (json) {
-        char *text = cJSON_Print(doc);
-
-        if (text)
-            puts(text);
-        cJSON_free(text);
-    } else {
-        print_report(doc);
-    }
-    rc = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "ok")) ? ADMIN_OK : ADMIN_FAIL;
-out:
-    if (db)
-        ledger_rollback(db);
+    if (rc == ADMIN_OK && doc && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "ok")))
+        rc = ADMIN_FAIL;
     cJSON_Delete(doc);
-    ledger_close(db);
     return rc;
 }

@@ -138,11 +138,6 @@ static enum format detect(const char *path, const char *buf, size_t len)
     return strstr(head, "OFXHEADER") || strstr(head, "<OFX") ? FORMAT_OFX : FORMAT_CSV;
 }
 
-static int number(const cJSON *o, const char *key)
-{
-    return (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, key));
-}
-
 /* Preview, refuse the file when a row is bad, else commit the rows. */
 static int import_csv(struct import *im, const char *path, const char *buf, size_t len,
                       ledger_error *err)
@@ -167,7 +162,7 @@ static int import_csv(struct import *im, const char *path, const char *buf, size
             continue;
         if (bad++ < ROW_ERRORS_SHOWN) {
             progress_clear(&im->bar);
-            fprintf(stderr, "%s: line %d: %s\n", path, number(row, "line"),
+            fprintf(stderr, "%s: line %d: %s\n", path, admin_number(row, "line"),
                     cJSON_GetArrayItem(errors, 0)->valuestring);
         }
     }
@@ -194,8 +189,8 @@ static int import_csv(struct import *im, const char *path, const char *buf, size
         goto out;
     progress_clear(&im->bar);
     printf("%s: imported %d rows (%d duplicates skipped), import %d\n", path,
-           number(result, "imported"), number(result, "skipped_duplicates"),
-           number(result, "import_id"));
+           admin_number(result, "imported"), admin_number(result, "skipped_duplicates"),
+           admin_number(result, "import_id"));
     rc = 0;
 out:
     cJSON_free(text);
@@ -216,10 +211,10 @@ static int import_ofx(struct import *im, const char *path, const char *buf, size
         return -1;
     progress_clear(&im->bar);
     printf("%s: imported %d rows into %d statement%s (%d seen before, skipped)\n", path,
-           number(result, "imported"),
+           admin_number(result, "imported"),
            cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(result, "statements")),
            cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(result, "statements")) == 1 ? "" : "s",
-           number(result, "skipped_duplicates"));
+           admin_number(result, "skipped_duplicates"));
     cJSON_Delete(result);
     return 0;
 }

@@ -23,11 +23,6 @@ static const char *text_or_dash(const cJSON *o, const char *key)
     return cJSON_IsString(v) ? v->valuestring : "-";
 }
 
-static int count_of(const cJSON *o, const char *key)
-{
-    return (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, key));
-}
-
 static void print_users(const cJSON *doc)
 {
     const cJSON *u;
@@ -35,59 +30,19 @@ static void print_users(const cJSON *doc)
     printf("%6s  %-24s %-28s %-20s %7s %5s %6s %5s %4s %5s %5s %7s\n", "id", "identity", "email",
            "name", "txns", "stmts", "shared", "paymt", "tags", "rules", "trips", "budgets");
     cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(doc, "items"))
-        printf("%6d  %-24s %-28s %-20s %7d %5d %6d %5d %4d %5d %5d %7d\n", count_of(u, "id"),
+        printf("%6d  %-24s %-28s %-20s %7d %5d %6d %5d %4d %5d %5d %7d\n", admin_number(u, "id"),
                text_or_dash(u, "subject"), text_or_dash(u, "email"), text_or_dash(u, "name"),
-               count_of(u, "transactions"), count_of(u, "statements"), count_of(u, "shared_with"),
-               count_of(u, "payments"), count_of(u, "tags"), count_of(u, "rules"),
-               count_of(u, "trips"), count_of(u, "budgets"));
+               admin_number(u, "transactions"), admin_number(u, "statements"), admin_number(u, "shared_with"),
+               admin_number(u, "payments"), admin_number(u, "tags"), admin_number(u, "rules"),
+               admin_number(u, "trips"), admin_number(u, "budgets"));
 }
 
 int admin_users(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        ADMIN_COMMON_OPTIONS, { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 }
-    };
-    struct admin_db o;
-    const char *path;
-    ledger_db *db = NULL;
-    ledger_error err;
     cJSON *doc = NULL;
-    int c, json = 0, rc;
+    int rc = admin_report(argc, argv, &users_usage, ledger_user_admin_list, print_users, &doc);
 
-    memset(&o, 0, sizeof o);
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (c == 'j')
-            json = 1;
-        else if ((rc = admin_common_option(&o, &users_usage, c, optarg)) != ADMIN_OK)
-            return rc < 0 ? ADMIN_OK : rc;
-    }
-    if (optind < argc)
-        return admin_usage_error(&users_usage, "unexpected argument '%s'", argv[optind]);
-    if ((path = admin_db_path(&o, &users_usage)) == NULL)
-        return ADMIN_USAGE;
-    rc = ADMIN_FAIL;
-    if (admin_open(&o, path, 0, &db))
-        goto out;
-    if (ledger_begin(db, 0, &err) || ledger_user_admin_list(db, &doc, &err)) {
-        admin_error("users", &err);
-        goto out;
-    }
-    if (json) {
-        char *text = cJSON_Print(doc);
-
-        if (text)
-            puts(text);
-        cJSON_free(text);
-    } else {
-        print_users(doc);
-    }
-    rc = ADMIN_OK;
-out:
-    if (db)
-        ledger_rollback(db);
     cJSON_Delete(doc);
-    ledger_close(db);
     return rc;
 }
 
@@ -121,13 +76,13 @@ static void print_merge(const cJSON *report, int dry_run)
     size_t i;
 
     printf("%s user %d into user %d:", dry_run ? "would merge" : "merged",
-           count_of(report, "from"), count_of(report, "into"));
+           admin_number(report, "from"), admin_number(report, "into"));
     for (i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        printf(" %s %d%s", keys[i], count_of(report, keys[i]),
+        printf(" %s %d%s", keys[i], admin_number(report, keys[i]),
                i + 1 < sizeof keys / sizeof keys[0] ? "," : "\n");
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(report, "identity_taken")))
         printf("user %d had no identity: they now sign in with user %d's\n",
-               count_of(report, "into"), count_of(report, "from"));
+               admin_number(report, "into"), admin_number(report, "from"));
 }
 
 int admin_merge_users(int argc, char **argv)

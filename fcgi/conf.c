@@ -65,7 +65,7 @@ int config_set(struct config *cfg, const char *key, const char *value,
         /* To SQLite an empty name, or ":memory:", is a private database
          * that vanishes when the process exits: every process would keep
          * its own, and every write acknowledged would be lost (an unset
-         * variable in --db $LEDGER_DB did that, silently). */
+         * variable in --db $LEDGER_DB gives the empty name, silently). */
         if (*value == '\0' || strcmp(value, ":memory:") == 0) {
             snprintf(msg, msglen, "db must name a database file (%s would be a private database"
                      " that is gone when the process exits)", *value ? value : "an empty name");
@@ -152,9 +152,9 @@ int config_load(struct config *cfg, const char *path, char *msg, size_t msglen)
     struct stat sb;
 
     /* A regular file only: a FIFO would hold the open (or the first read)
-     * for ever, and /dev/null or a directory read as an empty file, whose
-     * defaults put the database at ./ledger.db (an audit).  Opened without
-     * blocking, to look before reading. */
+     * for ever, and /dev/null or a directory reads as an empty file, whose
+     * defaults put the database at ./ledger.db.  Opened without blocking,
+     * to look before reading. */
     if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0 || fstat(fd, &sb) != 0) {
         snprintf(msg, msglen, "%s: %s", path, strerror(errno));
         if (fd >= 0)

@@ -24,7 +24,8 @@ static int content_type_is(const char *ct, const char *mime)
 }
 
 /* Whether the charset parameter of ct, if any, is UTF-8 (RFC 8259 8.1:
- * JSON is UTF-8; a body labelled latin-1 was read as if it were). */
+ * JSON is UTF-8; a body labelled latin-1 is refused, not read as if it
+ * were). */
 static int charset_is_utf8(const char *ct)
 {
     const char *p = ct ? strchr(ct, ';') : NULL;
@@ -94,8 +95,9 @@ static int take_body(struct request *r, const struct route *route)
     }
     if (len == 0)
         return 0;
-    /* Nothing here decodes a coded body (gzip and the like): it was
-     * parsed as it came, and refused as broken JSON. */
+    /* Nothing here decodes a coded body (gzip and the like): one is
+     * refused for its encoding, not parsed as it comes and refused as
+     * broken JSON. */
     enc = FCGX_GetParam("HTTP_CONTENT_ENCODING", r->fcgx->envp);
     if (enc && *enc && strcasecmp(enc, "identity") != 0)
         return request_fail(r, 415, "unsupported_media_type", NULL,
@@ -177,10 +179,10 @@ static int route_word(const char *seg, size_t n)
 
 /* The path as the log shows it: each segment that is neither a word of a
  * route, nor a number (an id), nor a month, as * (DESIGN.md: never
- * descriptions at info level).  Merchant and category names in paths were
- * logged (an audit), then on requests no route answered, and through
- * paths nginx passes unnormalised (//api/budgets/NAME): so nothing but
- * what the routes themselves spell is shown. */
+ * descriptions at info level).  Merchant and category names travel in
+ * paths, also in requests no route answers and in paths nginx passes
+ * unnormalised (//api/budgets/NAME): so nothing but what the routes
+ * themselves spell is shown. */
 static void log_path(const struct request *r, char *out, size_t len)
 {
     const char *p = r->path;
@@ -239,8 +241,8 @@ int dispatch(FCGX_Request *fcgx, const struct config *cfg, ledger_db *db,
     /* Identity comes from the FastCGI parameter the web server sets after
      * authenticating, never from an HTTP_* header a client can send.  It
      * is checked first: a request without one learns nothing else, not
-     * even that its query string is bad (an audit: 400 before 401).  The
-     * path is still read, for the log. */
+     * even that its query string is bad (401, never 400).  The path is
+     * still read, for the log. */
     subject = FCGX_GetParam(cfg->identity_param, fcgx->envp);
     if (subject == NULL || ledger_identity_blank(subject)) {
         request_parse_uri(&r);

@@ -11,7 +11,7 @@
 
 /* Returns 1 when the process must stop after this request: its database
  * is no longer the file at its path, or a newer release migrated it
- * (ledger_db_current); the request was answered 503. */
+ * (ledger_db_current); the request has been answered 503. */
 int dispatch(FCGX_Request *fcgx, const struct config *cfg, ledger_db *db,
              struct router *rt, uint64_t request_id);
 

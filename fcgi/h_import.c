@@ -1,31 +1,12 @@
-/* /api/reconcile and /api/import/csv */
+/* /api/import/csv */
 #include "handlers.h"
 
-int h_reconcile_list(struct request *r)
-{
-    struct ledger_params p = request_params(r);
-
-    return ledger_reconcile_list(r->db, r->user_id, &p, &r->out, &r->err);
-}
-
-int h_reconcile_apply(struct request *r)
-{
-    return ledger_reconcile_apply(r->db, r->user_id, r->json, &r->out, &r->err);
-}
-
-int h_reconcile_undo(struct request *r)
-{
-    int64_t id;
-
-    r->status = 204;
-    return arg_id(r, 0, &id) ? -1 : ledger_reconcile_undo(r->db, r->user_id, id, &r->err);
-}
-
+/* POST /api/import/csv/preview */
 int h_csv_preview(struct request *r)
 {
     struct ledger_params p = request_params(r);
 
-    /* A JSON body was parsed into r->json; a text/csv body is the file. */
+    /* A JSON body is parsed into r->json; a text/csv body is the file. */
     if (r->json == NULL && r->body_len == 0)
         return request_fail(r, 400, "invalid_json", NULL,
                             "send {csv, mapping} as JSON, or the file as text/csv with the "
@@ -34,6 +15,7 @@ int h_csv_preview(struct request *r)
                               &r->err);
 }
 
+/* POST /api/import/csv/commit */
 int h_csv_commit(struct request *r)
 {
     r->status = 201;

@@ -1,17 +1,31 @@
 /* /api/statements */
 #include "handlers.h"
 
+/* GET /api/statements */
 int h_statements_list(struct request *r)
 {
     return ledger_statement_list(r->db, r->user_id, &r->out, &r->err);
 }
 
+/* POST /api/statements */
 int h_statements_create(struct request *r)
 {
     r->status = 201;
     return ledger_statement_create(r->db, r->user_id, r->json, &r->out, &r->err);
 }
 
+/* POST /api/statements/import */
+int h_statements_import(struct request *r)
+{
+    int created = 0, rc;
+
+    rc = ledger_statement_import(r->db, r->user_id, r->body, r->body_len, &r->out, &created,
+                                 &r->err);
+    r->status = created ? 201 : 200;
+    return rc;
+}
+
+/* GET /api/statements/{id} */
 int h_statements_get(struct request *r)
 {
     int64_t id;
@@ -21,6 +35,7 @@ int h_statements_get(struct request *r)
     return ledger_statement_get(r->db, r->user_id, id, &r->out, &r->err);
 }
 
+/* DELETE /api/statements/{id} */
 int h_statements_delete(struct request *r)
 {
     int64_t id;
@@ -29,14 +44,4 @@ int h_statements_delete(struct request *r)
         return -1;
     r->status = 204;
     return ledger_statement_delete(r->db, r->user_id, id, &r->err);
-}
-
-int h_statements_import(struct request *r)
-{
-    int created = 0, rc;
-
-    rc = ledger_statement_import(r->db, r->user_id, r->body, r->body_len, &r->out, &created,
-                                 &r->err);
-    r->status = created ? 201 : 200;
-    return rc;
 }

@@ -1,17 +1,20 @@
 /* /api/tags */
 #include "handlers.h"
 
+/* GET /api/tags */
 int h_tags_list(struct request *r)
 {
     return ledger_tag_list(r->db, r->user_id, &r->out, &r->err);
 }
 
+/* POST /api/tags */
 int h_tags_create(struct request *r)
 {
     r->status = 201;
     return ledger_tag_create(r->db, r->user_id, r->json, &r->out, &r->err);
 }
 
+/* PATCH /api/tags/{id} */
 int h_tags_update(struct request *r)
 {
     int64_t id;
@@ -21,6 +24,7 @@ int h_tags_update(struct request *r)
     return ledger_tag_update(r->db, r->user_id, id, r->json, &r->out, &r->err);
 }
 
+/* DELETE /api/tags/{id} */
 int h_tags_delete(struct request *r)
 {
     int64_t id;

@@ -53,8 +53,8 @@ int listen_unix(const char *path, const char *group, char *msg, size_t msglen)
     }
     memcpy(sa.sun_path, path, strlen(path) + 1);
     /* A stale socket from a previous run is replaced; one a running process
-     * listens on is not (taking it over left that process unreachable, and
-     * the socket gone once this one stopped); nor is any other file. */
+     * listens on is not (taking it over leaves that process unreachable,
+     * and the socket gone once this one stops); nor is any other file. */
     if (lstat(path, &stb) == 0) {
         if (!S_ISSOCK(stb.st_mode)) {
             snprintf(msg, msglen, "%s exists and is not a socket", path);

@@ -159,10 +159,10 @@ static int parse_args(int argc, char **argv, struct config *cfg, int *check)
     return 0;
 }
 
-/* A database an earlier release made readable by others (0644, under a
- * supervisor's umask) is made the service's alone once it has opened,
- * with its WAL and shared memory: SQLite gives those the database file's
- * mode, so they were 0644 too (an audit).  Regular files only. */
+/* A database readable by others (0644, made under a supervisor's umask)
+ * is made the service's alone once it has opened, with its WAL and shared
+ * memory, to which SQLite gives the database file's mode.  Regular files
+ * only. */
 static void make_private(const char *db)
 {
     static const char *const suffix[] = { "", "-wal", "-shm" };
@@ -209,7 +209,7 @@ int main(int argc, char **argv)
         return 2;
     /* What this process creates (the database, its WAL and shared memory,
      * the log) is for the service's account alone: it holds everyone's
-     * money, and the umask a supervisor starts us with (022) let every
+     * money, and the umask a supervisor starts us with (022) lets every
      * local account of a shared host read it. */
     umask(umask(0) | 077);
     log_init(cfg.log_level, cfg.log_file);
@@ -221,9 +221,9 @@ int main(int argc, char **argv)
         log_msg(LOG_ERROR, "route table: %s", msg);
         goto out;
     }
-    /* Once it has opened as a database: --db naming a directory or any
-     * other file had its mode changed before the open refused it (an
-     * audit: --db /tmp left /tmp at 1700). */
+    /* make_private runs once the path has opened as a database, so that
+     * --db naming a directory or any other file (--db /tmp) is refused
+     * with its mode untouched. */
     if (ledger_open(cfg.db, &db, &err) || ledger_set_home_currency(db, cfg.home_currency, &err)) {
         log_msg(LOG_ERROR, "database %s: %s", cfg.db, err.message);
         goto out;
@@ -237,18 +237,17 @@ int main(int argc, char **argv)
     }
     /* The write-ahead log is copied into the database after a response
      * has gone (ledger_idle below), not by the commit of the request that
-     * made it long: a 100,000-row CSV import's commit took 320 ms with it,
-     * 75 ms without. */
+     * made it long, whose client would otherwise wait for the copy. */
     ledger_defer_checkpoints(db);
 #ifdef __GLIBC__
     /* One request at a time, each much like the last: keep the heap a
      * request has used for the next (up to 8 MiB past what is in use),
-     * and take blocks up to 1 MiB from it rather than from mmap.  By
-     * default glibc handed the top of the heap back after each response,
-     * and a five-year monthly report (80 kB of JSON, printed into a
-     * 128 kB buffer: mmap's threshold) faulted 21 pages in again on every
-     * request.  A larger request's memory still goes back to the kernel
-     * (request_end's malloc_trim, and mmap above 1 MiB). */
+     * and take blocks up to 1 MiB from it rather than from mmap.  glibc's
+     * defaults hand the top of the heap back after each response and map
+     * each block from 128 kB up afresh, so a large answer (a monthly
+     * report over years, printed into such a buffer) faults its pages in
+     * again on every request.  A larger request's memory still goes back
+     * to the kernel (request_end's malloc_trim, and mmap above 1 MiB). */
     mallopt(M_TRIM_THRESHOLD, 8 << 20);
     mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #endif

@@ -47,8 +47,8 @@ void request_end(struct request *r)
     cJSON_Delete(r->out);
 #ifdef __GLIBC__
     /* A large body's tree is many small blocks, which the C library
-     * keeps once freed: 16 MiB of tiny JSON values left a process at
-     * 460 MiB for good.  Give them back after such a request. */
+     * keeps once freed: a process that read one stays many times the
+     * body's size for good.  Give them back after such a request. */
     if (r->body_len > BIG_BODY_BYTES)
         malloc_trim(0);
 #endif
@@ -67,19 +67,12 @@ int request_fail(struct request *r, int status, const char *code,
     return ledger_error_set(&r->err, status, code, field, "%s", msg);
 }
 
-static int hexval(int c)
+int request_oom(struct request *r)
 {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = tolower(c);
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
+    return request_fail(r, 500, "internal", NULL, "out of memory");
 }
 
-/* Decodes %XX and '+' in s[0..n) into a new string.  NUL bytes and invalid
- * UTF-8 are refused: every value ends up in a C string or the database. */
-static char *url_decode(const char *s, size_t n, int plus_is_space)
+char *percent_decode(const char *s, size_t n, int plus_is_space)
 {
     char *out = malloc(n + 1), *o = out;
     size_t i;
@@ -90,10 +83,10 @@ static char *url_decode(const char *s, size_t n, int plus_is_space)
         int hi, lo;
 
         if (s[i] == '%') {
-            /* "%" without two hex digits is no escape: the query is
+            /* "%" without two hex digits is no escape: the text is
              * malformed, not a search for "%zz". */
-            if (i + 2 >= n || (hi = hexval((unsigned char)s[i + 1])) < 0
-                || (lo = hexval((unsigned char)s[i + 2])) < 0) {
+            if (i + 2 >= n || (hi = ledger_hex_digit((unsigned char)s[i + 1])) < 0
+                || (lo = ledger_hex_digit((unsigned char)s[i + 2])) < 0) {
                 free(out);
                 return NULL;
             }
@@ -122,8 +115,8 @@ static int add_param(struct request *r, const char *s, size_t n)
 
     if (n == 0)
         return 0;
-    key = url_decode(s, klen, 1);
-    value = eq ? url_decode(eq + 1, n - klen - 1, 1) : strdup("");
+    key = percent_decode(s, klen, 1);
+    value = eq ? percent_decode(eq + 1, n - klen - 1, 1) : strdup("");
     if (key == NULL || value == NULL) {
         free(key);
         free(value);
@@ -137,7 +130,7 @@ static int add_param(struct request *r, const char *s, size_t n)
     if (q == NULL) {
         free(key);
         free(value);
-        return request_fail(r, 500, "internal", NULL, "out of memory");
+        return request_oom(r);
     }
     r->query = q;
     q[r->nquery].key = key;
@@ -148,30 +141,23 @@ static int add_param(struct request *r, const char *s, size_t n)
 
 #define MAX_QUERY_PARAMS 256
 
-static int hex_digit(int c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-         : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
 /* A percent-escape of a character RFC 3986 leaves unreserved (letters,
  * digits, - . _ ~) is the character itself (its 6.2.2.2): decoded before
- * the routes see the path, so /api/transactions/%31 is transaction 1 (it
- * was no route: an audit).  Every other escape stays for the segment's
- * own decoding (%2F is a slash in a name, not a separator).  -1 for a
- * malformed escape. */
+ * the routes see the path, so /api/transactions/%31 is transaction 1.
+ * Every other escape stays for the segment's own decoding (%2F is a slash
+ * in a name, not a separator).  -1 for a malformed escape. */
 static int path_normalize(char *path)
 {
     char *in = path, *out = path;
 
     while (*in) {
-        int hi = in[0] == '%' ? hex_digit((unsigned char)in[1]) : -1;
-        int lo = hi >= 0 ? hex_digit((unsigned char)in[2]) : -1;
+        int hi = in[0] == '%' ? ledger_hex_digit((unsigned char)in[1]) : -1;
+        int lo = hi >= 0 ? ledger_hex_digit((unsigned char)in[2]) : -1;
         int c = hi * 16 + lo;
 
-        /* A '%' that starts no escape is malformed: kept, it made one with
-         * what followed once that was decoded ("%%341" is "%41"), and the
-         * router decoded it again (an audit). */
+        /* A '%' that starts no escape is malformed: kept, it would make
+         * one with what follows once that is decoded ("%%341" would be
+         * "%41"), for the router to decode again. */
         if (in[0] == '%' && (hi < 0 || lo < 0))
             return -1;
         if (hi >= 0 && lo >= 0 && c < 128
@@ -187,7 +173,7 @@ static int path_normalize(char *path)
 }
 
 /* A key other than a list filter's given twice is refused: limit=1&
- * limit=abc was a page of one, the second value unread. */
+ * limit=abc would be a page of one, the second value unread. */
 static int repeated_key(struct request *r)
 {
     size_t i, j;
@@ -213,7 +199,7 @@ int request_parse_uri(struct request *r)
     q = strchr(uri, '?');
     r->path = q ? strndup(uri, (size_t)(q - uri)) : strdup(uri);
     if (r->path == NULL)
-        return request_fail(r, 500, "internal", NULL, "out of memory");
+        return request_oom(r);
     if (path_normalize(r->path))
         return request_fail(r, 400, "invalid_request", NULL,
                             "the path has a '%%' that is not followed by two hex digits");
@@ -298,7 +284,7 @@ static int read_body_to_end(struct request *r)
         return request_fail(r, 413, "payload_too_large", NULL,
                             "the body is larger than %zu bytes", max);
     if ((r->body = malloc(cap)) == NULL)
-        return request_fail(r, 500, "internal", NULL, "out of memory");
+        return request_oom(r);
     memcpy(r->body, first, (size_t)n);
     got = (size_t)n;
     for (;;) {
@@ -310,7 +296,7 @@ static int read_body_to_end(struct request *r)
                 return request_fail(r, 413, "payload_too_large", NULL,
                                     "the body is larger than %zu bytes", max);
             if ((p = realloc(r->body, want)) == NULL)
-                return request_fail(r, 500, "internal", NULL, "out of memory");
+                return request_oom(r);
             r->body = p;
             cap = want;
         }
@@ -342,7 +328,7 @@ int request_read_body(struct request *r)
         return 0;
     r->body = malloc((size_t)len);
     if (r->body == NULL)
-        return request_fail(r, 500, "internal", NULL, "out of memory");
+        return request_oom(r);
     /* FCGX_GetStr returns what has arrived in the current records; loop
      * until every byte is here or the stream ends. */
     while (got < len) {

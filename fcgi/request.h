@@ -39,6 +39,12 @@ void request_begin(struct request *r, FCGX_Request *fcgx, const struct config *c
                    ledger_db *db, uint64_t seq);
 void request_end(struct request *r);
 
+/* Decodes %XX (and '+' as a space when plus_is_space) in s[0..n), a
+ * query key or value or a path segment, into a new string.  NULL when out
+ * of memory, for a '%' without two hex digits, a NUL byte or invalid
+ * UTF-8: every value ends up in a C string, the database or an answer. */
+char *percent_decode(const char *s, size_t n, int plus_is_space);
+
 /* Splits the URI into path and query; a malformed query is a 400. */
 int request_parse_uri(struct request *r);
 /* Validates CONTENT_LENGTH: all digits (else 400) and within the limit
@@ -63,6 +69,8 @@ struct ledger_params request_params(const struct request *r);
 int request_fail(struct request *r, int status, const char *code,
                  const char *field, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* request_fail's 500 for an allocation that failed. */
+int request_oom(struct request *r);
 
 /* Writes the response: r->out with r->status, or the error body from r->err. */
 void response_send(struct request *r);

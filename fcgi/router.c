@@ -19,10 +19,8 @@ int router_new(struct router **out, int jit, char *msg, size_t msglen)
     size_t i;
 
     if (rt == NULL || (rt->code = calloc(route_count, sizeof *rt->code)) == NULL
-        || (rt->match = calloc(route_count, sizeof *rt->match)) == NULL) {
-        snprintf(msg, msglen, "out of memory");
-        goto fail;
-    }
+        || (rt->match = calloc(route_count, sizeof *rt->match)) == NULL)
+        goto nomem;
     for (i = 0; i < route_count; i++) {
         int errcode;
         PCRE2_SIZE erroff;
@@ -43,13 +41,13 @@ int router_new(struct router **out, int jit, char *msg, size_t msglen)
         if (jit)
             pcre2_jit_compile(rt->code[i], PCRE2_JIT_COMPLETE);
         rt->match[i] = pcre2_match_data_create_from_pattern(rt->code[i], NULL);
-        if (rt->match[i] == NULL) {
-            snprintf(msg, msglen, "out of memory");
-            goto fail;
-        }
+        if (rt->match[i] == NULL)
+            goto nomem;
     }
     *out = rt;
     return 0;
+nomem:
+    snprintf(msg, msglen, "out of memory");
 fail:
     router_free(rt);
     return -1;
@@ -70,50 +68,6 @@ void router_free(struct router *rt)
     free(rt->code);
     free(rt->match);
     free(rt);
-}
-
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-/* A path segment, percent-decoded.  NULL for a NUL byte or bad escape. */
-static char *segment_decode(const char *s, size_t n)
-{
-    char *out = malloc(n + 1), *o = out;
-    size_t i;
-
-    if (out == NULL)
-        return NULL;
-    for (i = 0; i < n; i++) {
-        if (s[i] == '%') {
-            int hi = i + 2 < n ? hexval((unsigned char)s[i + 1]) : -1;
-            int lo = i + 2 < n ? hexval((unsigned char)s[i + 2]) : -1;
-
-            if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
-                free(out);
-                return NULL;
-            }
-            *o++ = (char)(hi * 16 + lo);
-            i += 2;
-        } else {
-            *o++ = s[i];
-        }
-    }
-    *o = '\0';
-    /* A segment becomes a name the service stores and answers with: it
-     * must be text. */
-    if (!ledger_utf8_valid(out, (size_t)(o - out))) {
-        free(out);
-        return NULL;
-    }
-    return out;
 }
 
 static int matches(struct router *rt, size_t i, const char *path)
@@ -153,7 +107,7 @@ const struct route *router_match(struct router *rt, struct request *r)
         ov = pcre2_get_ovector_pointer(rt->match[i]);
         n = pcre2_get_ovector_count(rt->match[i]);
         for (k = 1; k < n && r->nargs < ROUTE_MAX_ARGS; k++) {
-            char *arg = segment_decode(r->path + ov[2 * k], ov[2 * k + 1] - ov[2 * k]);
+            char *arg = percent_decode(r->path + ov[2 * k], ov[2 * k + 1] - ov[2 * k], 0);
 
             if (arg == NULL) {
                 request_fail(r, 400, "invalid_request", NULL,

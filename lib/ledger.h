@@ -124,6 +124,10 @@ char *ledger_json_print(const cJSON *item, size_t *len);
  * surrogates, nothing past U+10FFFF). */
 int ledger_utf8_valid(const char *s, size_t len);
 
+/* The value 0..15 of hex digit c (either case), or -1 for any other
+ * character: the one decoder of percent-escapes and cursors. */
+int ledger_hex_digit(int c);
+
 /* ---- money and percentages ---------------------------------------------- */
 
 /* Largest accepted magnitude: 10^13 currency units. */

@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "ledger.h"
 #include "text.h"
 
 size_t utf8_len(const unsigned char *p, const unsigned char *end)
@@ -299,4 +300,15 @@ int text_blank(const char *s)
         }
     }
     return 1;
+}
+
+int ledger_hex_digit(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
 }

@@ -1,0 +1,28 @@
+/* /api/participants */
+#include "handlers.h"
+
+/* GET /api/participants */
+int h_participants_list(struct request *r)
+{
+    return ledger_participant_list(r->db, r->user_id, &r->out, &r->err);
+}
+
+/* POST /api/participants */
+int h_participants_add(struct request *r)
+{
+    int created = 0, rc;
+
+    rc = ledger_participant_add(r->db, r->user_id, r->json, &r->out, &created, &r->err);
+    r->status = created ? 201 : 200;
+    return rc;
+}
+
+/* GET /api/participants/{id}/balance */
+int h_balance_get(struct request *r)
+{
+    int64_t id;
+
+    if (arg_id(r, 0, &id))
+        return -1;
+    return ledger_balance_get(r->db, r->user_id, id, &r->out, &r->err);
+}
