@@ -205,6 +205,12 @@ int admin_open(const struct admin_db *o, const char *path, int create, ledger_db
                     " ledger-admin migrate makes an empty file one)\n", path);
             return ADMIN_FAIL;
         }
+        if (version < ledger_schema_baseline()) {
+            fprintf(stderr, "ledger-admin: %s is at schema version %d, from before this"
+                    " release's baseline (%d): no release migrates it\n",
+                    path, version, ledger_schema_baseline());
+            return ADMIN_FAIL;
+        }
         if (version != ledger_schema_latest()) {
             fprintf(stderr, "ledger-admin: %s is at schema version %d, this release knows %d: %s\n",
                     path, version, ledger_schema_latest(),

@@ -143,6 +143,11 @@ int ledger_schema_latest(void)
     return db_migrations[db_migration_count - 1].version;
 }
 
+int ledger_schema_baseline(void)
+{
+    return db_migrations[0].version;
+}
+
 /* PRAGMA user_version into *v (-1 when it cannot be read): prepared once,
  * as ledger_db_current reads it on every request. */
 static int user_version(ledger_db *db, int *v, ledger_error *err)
@@ -225,7 +230,7 @@ static int ledger_tables(ledger_db *db, int have, ledger_error *err)
  * LEDGER_ERR, said in err, when it cannot. */
 static int known_version(int have, ledger_error *err)
 {
-    int baseline = db_migrations[0].version, latest = ledger_schema_latest();
+    int baseline = ledger_schema_baseline(), latest = ledger_schema_latest();
 
     if (have > latest)
         return ledger_error_set(err, 500, "schema_too_new", NULL,

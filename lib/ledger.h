@@ -70,6 +70,9 @@ int ledger_db_current(ledger_db *db, ledger_error *err);
 /* The schema version the database is at, and the newest this library knows. */
 int ledger_schema_version(ledger_db *db);
 int ledger_schema_latest(void);
+/* The version of schema/'s baseline: a database at an earlier one is
+ * refused, since no release migrates it (schema/README). */
+int ledger_schema_baseline(void);
 
 /* Home currency (three upper-case letters, default AUD): the currency of
  * amount_aud and the default currency of new rows. */
