@@ -133,7 +133,6 @@ static void row_error(struct csv_row *r, const char *fmt, ...)
     r->error[have + n] = '\0';
 }
 
-
 /* A copy of a field for display: line breaks and tabs as spaces. */
 static char *clean_copy(const char *s, size_t n)
 {
@@ -499,7 +498,6 @@ static int cmp_unsigned(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-
 /* The header record: the first, or for a mapping that names columns the
  * first of the early records holding every name (none: the first, whose
  * missing name resolve reports). */
@@ -553,7 +551,6 @@ static unsigned file_width(const struct parser *ps, size_t from, int has_header,
     free(v);
     return best;
 }
-
 
 static char guess_mark(const struct parser *ps, size_t from, const struct colspec *spec)
 {
