@@ -234,7 +234,7 @@ static int read_row(ledger_db *db, int64_t me, const cJSON *o, size_t i, struct 
                     char cat_buf[LEDGER_CATEGORY_MAX], char *refund, ledger_error *err)
 {
     const char *cat;
-    int set;
+    int set, is_refund;
 
     if (!cJSON_IsObject(o)) {
         error_field(err, "", "each row must be an object");
@@ -251,31 +251,11 @@ static int read_row(ledger_db *db, int64_t me, const cJSON *o, size_t i, struct 
         || field_money(o, "amount_aud", 0, 1, &r->amount_aud, &r->has_amount_aud, NULL, err)
         || field_rate(o, &r->rate, err))
         goto bad;
-    if (r->amount < 0 || (r->has_amount_aud && r->amount_aud < 0)) {
-        error_field(err, r->amount < 0 ? "amount" : "amount_aud",
-                    "amounts are magnitudes (0 or more); the direction is transaction_type");
-        goto bad;
-    }
-    /* A row in another currency is counted at its home amount (given, or
-     * amount x rate), as a manual row is. */
-    if (home_amount_of_new_row(db, r->currency, r->amount, r->rate, &r->amount_aud,
-                               &r->has_amount_aud, err))
-        goto bad;
     if (r->type == NULL)
         r->type = "debit";
-    if (cat) {
-        switch (ledger_category_fold(cat, cat_buf)) {
-        case LEDGER_CATEGORY_REFUND:
-            *refund = 1;
-            break;
-        case LEDGER_CATEGORY_NONE:  /* a bank's "Uncategorised": none */
-            break;
-        default:
-            if (category_resolve(db, me, r->merchant, cat, cat_buf, err))
-                goto bad;
-            r->category = cat_buf;
-        }
-    }
+    if (statement_row_finish(db, me, r, cat, cat_buf, &is_refund, err))
+        goto bad;
+    *refund = (char)is_refund;
     return LEDGER_OK;
 bad:
     error_in_item(err, "rows", i);
