@@ -113,7 +113,7 @@ static int mapping_from_json(const cJSON *m, struct csv_mapping *out, struct map
             return error_field(err, "mapping.decimal", "mapping.decimal must be \".\" or \",\"");
         out->decimal = v->valuestring[0];
     }
-    /* Lines above the header (csv.c): a JSON number, whole, as the
+    /* Lines above the header (csv_read.c): a JSON number, whole, as the
      * service read it ("3", not "3.0" or "3e0"), or as the query's
      * digits became one. */
     if ((v = cJSON_GetObjectItemCaseSensitive(m, "skip_lines")) && !cJSON_IsNull(v)) {

@@ -13,11 +13,14 @@
  *   grouping).  So "1,234.56" is refused rather than guessed, and "1,234"
  *   (a comma then exactly three digits after one to three digits) is refused
  *   as ambiguous: read as the specification says it would be 1.234, read as
- *   a careless exporter meant it would be 1234. * - A date keeps the calendar day as written; the time and the [offset:TZ]
+ *   a careless exporter meant it would be 1234.
+ * - A date keeps the calendar day as written; the time and the [offset:TZ]
  *   are checked and dropped.  A statement's dates are the bank's booking
  *   days, and converting 20250131 23:00 EST to UTC would move a row into the
- *   next month. * - TRNTYPE is kept as the bank sent it (upper-case), known to the
- *   specification or not; the importer maps it and falls back on the sign. */
+ *   next month.
+ * - TRNTYPE is kept as the bank sent it (upper-case), known to the
+ *   specification or not; the importer maps it and falls back on the sign.
+ */
 #include <stdlib.h>
 #include <string.h>
 
