@@ -685,4 +685,14 @@ int reconcile_release_statement(ledger_db *db, int64_t statement_id, ledger_erro
     " 'splits', (SELECT json_group_array(json_array(participant_id, share_percent, settled)) FROM" \
     "            (SELECT * FROM splits WHERE transaction_id = " t ".id ORDER BY participant_id)))"
 
+/* ---- a new statement or import row's checks (statement.c) ------------------------
+ * What every row a statement or a CSV import creates is held to once its
+ * fields are read (its category's text in cat): amounts are magnitudes, a
+ * row in another currency is counted at its home amount (given, or amount
+ * x rate), and its category is folded and resolved into category
+ * (r->category), or *refund set for "refund", which the caller resolves
+ * once all its rows are written so that they count. */
+int statement_row_finish(ledger_db *db, int64_t me, struct statement_row *r, const char *cat,
+                         char category[LEDGER_CATEGORY_MAX], int *refund, ledger_error *err);
+
 #endif /* LEDGER_INTERNAL_H */

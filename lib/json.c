@@ -31,7 +31,7 @@ static int fail(struct reader *r, const char *why)
 
 static void skip_ws(struct reader *r)
 {
-    while (r->p < r->end && (*r->p == ' ' || *r->p == '\t' || *r->p == '\n' || *r->p == '\r'))
+    while (r->p < r->end && ascii_space(*r->p))
         r->p++;
 }
 
@@ -48,7 +48,7 @@ static int hex4(struct reader *r, unsigned *cp)
         unsigned char c = r->p[i];
 
         v <<= 4;
-        if (c >= '0' && c <= '9')
+        if (ascii_digit(c))
             v |= c - '0';
         else if (c >= 'a' && c <= 'f')
             v |= c - 'a' + 10;
@@ -78,7 +78,7 @@ static int parse_string(struct reader *r, char **out)
         return fail(r, "unterminated string");
     buf = malloc((size_t)(q - r->p) + 1);
     if (buf == NULL)
-        return ledger_error_set(r->err, 500, "internal", NULL, "out of memory");
+        return ledger_error_oom(r->err);
     o = buf;
     while (*r->p != '"') {
         unsigned char c = *r->p;
@@ -159,7 +159,7 @@ static int digits(struct reader *r)
 {
     const unsigned char *s = r->p;
 
-    while (r->p < r->end && *r->p >= '0' && *r->p <= '9')
+    while (r->p < r->end && ascii_digit(*r->p))
         r->p++;
     return r->p > s;
 }
@@ -192,13 +192,13 @@ static int parse_number(struct reader *r, cJSON **out)
     n = (size_t)(r->p - s);
     text = malloc(n + 1);
     if (text == NULL)
-        return ledger_error_set(r->err, 500, "internal", NULL, "out of memory");
+        return ledger_error_oom(r->err);
     memcpy(text, s, n);
     text[n] = '\0';
     item = cJSON_CreateNumber(strtod(text, NULL));
     if (item == NULL) {
         free(text);
-        return ledger_error_set(r->err, 500, "internal", NULL, "out of memory");
+        return ledger_error_oom(r->err);
     }
     item->valuestring = text;
     *out = item;
@@ -213,8 +213,7 @@ static int literal(struct reader *r, const char *word, cJSON *(*make)(void), cJS
         return fail(r, "unexpected character");
     r->p += n;
     *out = make();
-    return *out ? LEDGER_OK
-                : ledger_error_set(r->err, 500, "internal", NULL, "out of memory");
+    return *out ? LEDGER_OK : ledger_error_oom(r->err);
 }
 
 static cJSON *make_true(void) { return cJSON_CreateTrue(); }
@@ -226,7 +225,7 @@ static int parse_container(struct reader *r, int object, cJSON **out)
     char close = object ? '}' : ']';
 
     if (c == NULL)
-        return ledger_error_set(r->err, 500, "internal", NULL, "out of memory");
+        return ledger_error_oom(r->err);
     if (++r->depth > LEDGER_JSON_MAX_DEPTH) {
         fail(r, "nested too deeply");
         goto bad;
@@ -268,7 +267,7 @@ static int parse_container(struct reader *r, int object, cJSON **out)
         if (object ? !cJSON_AddItemToObject(c, key, v) : !cJSON_AddItemToArray(c, v)) {
             free(key);
             cJSON_Delete(v);
-            ledger_error_set(r->err, 500, "internal", NULL, "out of memory");
+            ledger_error_oom(r->err);
             goto bad;
         }
         free(key);
@@ -297,9 +296,10 @@ static int parse_value(struct reader *r, cJSON **out)
 {
     char *s;
 
-    /* Each value is an item of some hundred bytes: 16 MiB of "1," took a
-     * process to 940 MiB (an audit).  The largest bodies the API takes,
-     * 100,000 rows of a statement or a CSV file, hold under 2 million. */
+    /* Each value is an item of some hundred bytes, so a body of short
+     * values takes dozens of times its size: their number is bounded.
+     * The largest bodies the API takes, 100,000 rows of a statement or a
+     * CSV file, hold under 2 million. */
     if (++r->values > LEDGER_JSON_MAX_VALUES)
         return ledger_error_set(r->err, 413, "payload_too_large", NULL,
                                 "the body holds more than %d JSON values", LEDGER_JSON_MAX_VALUES);
@@ -317,7 +317,7 @@ static int parse_value(struct reader *r, cJSON **out)
         *out = cJSON_CreateNull();
         if (*out == NULL) {
             free(s);
-            return ledger_error_set(r->err, 500, "internal", NULL, "out of memory");
+            return ledger_error_oom(r->err);
         }
         (*out)->type = cJSON_String;
         (*out)->valuestring = s;
@@ -329,7 +329,7 @@ static int parse_value(struct reader *r, cJSON **out)
     case 'n':
         return literal(r, "null", cJSON_CreateNull, out);
     default:
-        if (*r->p == '-' || (*r->p >= '0' && *r->p <= '9'))
+        if (*r->p == '-' || ascii_digit(*r->p))
             return parse_number(r, out);
         return fail(r, "unexpected character");
     }

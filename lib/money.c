@@ -4,12 +4,12 @@
  * percent), and neither ever passes through a double: the literal text that
  * json.c keeps is read digit by digit.
  */
-#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
+#include "text.h"
 
 #define MAX_DIGITS 64
 
@@ -27,11 +27,11 @@ int ledger_decimal2_parse(const char *text, int64_t *cents)
         neg = 1;
         s++;
     }
-    if (!isdigit((unsigned char)*s))
+    if (!ascii_digit(*s))
         return LEDGER_ERR;
-    for (; isdigit((unsigned char)*s) || *s == '.'; s++) {
+    for (; ascii_digit(*s) || *s == '.'; s++) {
         if (*s == '.') {
-            if (frac || !isdigit((unsigned char)s[1]))
+            if (frac || !ascii_digit(s[1]))
                 return LEDGER_ERR;
             frac = -1;  /* counting starts with the next digit */
             continue;
@@ -51,9 +51,9 @@ int ledger_decimal2_parse(const char *text, int64_t *cents)
         s++;
         if (*s == '+' || *s == '-')
             eneg = *s++ == '-';
-        if (!isdigit((unsigned char)*s))
+        if (!ascii_digit(*s))
             return LEDGER_ERR;
-        for (; isdigit((unsigned char)*s); s++)
+        for (; ascii_digit(*s); s++)
             if (exp < 100000)
                 exp = exp * 10 + (*s - '0');
         if (eneg)
@@ -94,8 +94,7 @@ static int decimal2_from_json(const cJSON *item, const char *field, int64_t *out
     const char *text;
 
     if (!cJSON_IsNumber(item))
-        return ledger_error_set(err, 400, "invalid_field", field,
-                                "%s must be a number", field);
+        return error_field(err, field, "%s must be a number", field);
     text = item->valuestring;
     if (text == NULL) {
         /* A tree built in C rather than parsed: its double is all there is. */
@@ -105,8 +104,7 @@ static int decimal2_from_json(const cJSON *item, const char *field, int64_t *out
             text = "NaN";
     }
     if (ledger_decimal2_parse(text, out))
-        return ledger_error_set(err, 400, "invalid_field", field,
-                                "%s must be %s with at most 2 decimal places", field, what);
+        return error_field(err, field, "%s must be %s with at most 2 decimal places", field, what);
     return LEDGER_OK;
 }
 
@@ -125,15 +123,14 @@ int ledger_percent_from_json(const cJSON *item, const char *field,
     if (decimal2_from_json(item, field, &v, "a percentage from 0 to 100", err))
         return LEDGER_ERR;
     if (v < 0 || v > 10000)
-        return ledger_error_set(err, 400, "invalid_field", field,
-                                "%s must be a percentage from 0 to 100", field);
+        return error_field(err, field, "%s must be a percentage from 0 to 100", field);
     *hundredths = v;
     return LEDGER_OK;
 }
 
 /* A magnitude of cents as "units.cc", negative when neg, in buf.  Digits
  * from the right (every report writes thousands of these, and snprintf
- * was a tenth of a monthly report's time), two at a time from a table
+ * is too slow for that), two at a time from a table
  * once the cents are out: two decimals, the point, then at least one
  * digit before it.  The 128-bit division only for the part past 64 bits,
  * which no single amount has. */
@@ -156,8 +153,7 @@ static size_t format_cents(unsigned __int128 mag, int neg, char *buf, size_t len
     size_t k = 0;
 
     /* Within 64 bits the text's length is known first, and it is written
-     * straight into buf when it fits (a copy through tmp was a third of
-     * the time here). */
+     * straight into buf when it fits, not copied there from tmp. */
     if (mag <= UINT64_MAX && len > 0) {
         int digits = 1;
 

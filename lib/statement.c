@@ -3,7 +3,6 @@
  * assertion (Business rule E).  Statements are owner-scoped: another
  * user's statement is 403, a missing one 404.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +10,7 @@
 #include "internal.h"
 #include "text.h"
 
-#define TEXT_MAX 200
+#define TEXT_MAX 200   /* a bank's or an account's name */
 #define ROWS_MAX 100000
 
 const char *const statement_types[] = {
@@ -126,7 +125,7 @@ static const char SQL_ROW_INSERT[] =
     "       s.closing_balance, s.interest_rate, s.scheduled_repayment, s.repayment_frequency," \
     "       s.redraw_available, s.loan_term_months, s.created_at, s.owner_id," \
     "       (SELECT COUNT(*) FROM transactions t WHERE t.statement_id = s.id)," \
-    "       (SELECT COALESCE(ledger_sum(CASE WHEN t.transaction_type IN ('debit', 'fee', 'interest')" \
+    "       (SELECT COALESCE(ledger_sum(CASE WHEN t.transaction_type IN " MONEY_OUT_TYPES_SQL \
     "                                 THEN COALESCE(t.amount_aud, t.amount)" \
     "                                 ELSE -COALESCE(t.amount_aud, t.amount) END), 0)" \
     "          FROM transactions t WHERE t.statement_id = s.id)" \
@@ -222,8 +221,6 @@ int ledger_statement_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *
 int ledger_statement_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err)
 {
     cJSON *cur = NULL;
-    sqlite3_stmt *st;
-    int rc;
 
     if (statement_get(db, me, id, &cur, err))
         return LEDGER_ERR;
@@ -231,55 +228,31 @@ int ledger_statement_delete(ledger_db *db, int64_t me, int64_t id, ledger_error 
     /* Manual rows reconciled into its rows come back first as an undo
      * gives them back, with what was done to the purchase meanwhile (its
      * split and trip, its participants' tags): on the statement row alone
-     * that went with it (an audit: a participant's settle was lost).  As
+     * that would go with it (a participant's settle with it).  As
      * for an undo, a rule run since that changed one is reverted first
      * (409 names it). */
     if (reconcile_release_statement(db, id, err))
         return LEDGER_ERR;
     /* Its rows go with it (ON DELETE CASCADE), and their splits, tags and
      * rule snapshots with them. */
-    if ((st = db_stmt(db, SQL_STMT_DELETE, err)) == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, id);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "statement delete");
+    return db_exec(db, err, "statement delete", SQL_STMT_DELETE, DB_INT(id));
 }
+
+/* A number parameter, or NULL when the value is absent (has is 0). */
+#define DB_INT_IF(has, v) ((has) ? DB_INT(v) : DB_NULL)
 
 int statement_insert(ledger_db *db, int64_t me, const struct statement_fields *f, int64_t *id,
                      ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, SQL_STMT_INSERT, err);
-    const int64_t *money[] = { f->has_amount_due ? &f->amount_due : NULL,
-                               f->has_opening ? &f->opening : NULL,
-                               f->has_closing ? &f->closing : NULL,
-                               f->has_rate ? &f->interest_rate : NULL,
-                               f->has_repayment ? &f->scheduled_repayment : NULL };
-    int rc, i;
-
-    if (st == NULL)
+    if (db_exec(db, err, "statement insert", SQL_STMT_INSERT, DB_INT(me), DB_TEXT(f->bank_name),
+                DB_TEXT(f->account_name), DB_TEXT(f->account_type), DB_TEXT(f->statement_type),
+                DB_TEXT(f->period_start), DB_TEXT(f->period_end), DB_TEXT(f->due_date),
+                DB_INT_IF(f->has_amount_due, f->amount_due), DB_INT_IF(f->has_opening, f->opening),
+                DB_INT_IF(f->has_closing, f->closing), DB_INT_IF(f->has_rate, f->interest_rate),
+                DB_INT_IF(f->has_repayment, f->scheduled_repayment),
+                DB_TEXT(f->repayment_frequency), DB_INT_IF(f->has_redraw, f->redraw_available),
+                DB_INT_IF(f->has_term, f->loan_term_months), DB_TEXT(f->account_id)))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, me);
-    db_bind_text(db, st, 2, f->bank_name);
-    db_bind_text(db, st, 3, f->account_name);
-    db_bind_text(db, st, 4, f->account_type);
-    db_bind_text(db, st, 5, f->statement_type);
-    db_bind_text(db, st, 6, f->period_start);
-    db_bind_text(db, st, 7, f->period_end);
-    db_bind_text(db, st, 8, f->due_date);
-    for (i = 0; i < 5; i++)
-        if (money[i])
-            sqlite3_bind_int64(st, 9 + i, *money[i]);
-    db_bind_text(db, st, 14, f->repayment_frequency);
-    if (f->has_redraw)
-        sqlite3_bind_int64(st, 15, f->redraw_available);
-    if (f->has_term)
-        sqlite3_bind_int64(st, 16, f->loan_term_months);
-    db_bind_text(db, st, 17, f->account_id);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE)
-        return db_error(db, err, "statement insert");
     *id = sqlite3_last_insert_rowid(db->sql);
     return LEDGER_OK;
 }
@@ -287,37 +260,15 @@ int statement_insert(ledger_db *db, int64_t me, const struct statement_fields *f
 int statement_row_insert(ledger_db *db, int64_t me, int64_t statement_id,
                          const struct statement_row *r, ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, SQL_ROW_INSERT, err);
-    int rc;
-
-    if (st == NULL)
-        return LEDGER_ERR;
-    if (statement_id)
-        sqlite3_bind_int64(st, 1, statement_id);
-    sqlite3_bind_int64(st, 2, me);
-    db_bind_text(db, st, 3, r->date);
-    db_bind_text(db, st, 4, r->description);
-    db_bind_text(db, st, 5, r->merchant);
-    db_bind_text(db, st, 6, r->category);
-    db_bind_text(db, st, 7, r->type);
-    sqlite3_bind_int64(st, 8, r->amount);
-    db_bind_text(db, st, 9, r->currency ? r->currency : ledger_home_currency(db));
-    if (r->has_amount_aud)
-        sqlite3_bind_int64(st, 10, r->amount_aud);
-    db_bind_text(db, st, 11, r->rate);
-    if (r->has_principal)
-        sqlite3_bind_int64(st, 12, r->principal);
-    if (r->has_interest)
-        sqlite3_bind_int64(st, 13, r->interest);
-    db_bind_text(db, st, 14, r->fitid);
-    db_bind_text(db, st, 15, r->payment_method);
-    if (r->import_id)
-        sqlite3_bind_int64(st, 16, r->import_id);
-    if (r->has_fitid_out)
-        sqlite3_bind_int(st, 17, r->fitid_out);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "statement row");
+    return db_exec(db, err, "statement row", SQL_ROW_INSERT, DB_INT_IF(statement_id, statement_id),
+                   DB_INT(me), DB_TEXT(r->date), DB_TEXT(r->description), DB_TEXT(r->merchant),
+                   DB_TEXT(r->category), DB_TEXT(r->type), DB_INT(r->amount),
+                   DB_TEXT(r->currency ? r->currency : ledger_home_currency(db)),
+                   DB_INT_IF(r->has_amount_aud, r->amount_aud), DB_TEXT(r->rate),
+                   DB_INT_IF(r->has_principal, r->principal),
+                   DB_INT_IF(r->has_interest, r->interest), DB_TEXT(r->fitid),
+                   DB_TEXT(r->payment_method), DB_INT_IF(r->import_id, r->import_id),
+                   DB_INT_IF(r->has_fitid_out, r->fitid_out));
 }
 
 int itemised_type_ok(const char *type)
@@ -329,47 +280,44 @@ int itemised_type_ok(const char *type)
 /* A row's principal_amount and interest_amount itemise a lender's
  * repayment (SPEC section 2), and an itemised row counts as spend at its
  * interest (rule D): so both or neither, only on a loan's statement, and
- * parts of the amount.  Unchecked, 9,000.00 of interest on a repayment of
- * 500.00 went into spend and the fees report, and a card purchase of
- * 1,000.00 itemised 999 + 1 counted as 1.00 (an audit). */
+ * parts of the amount: else 9,000.00 of interest on a repayment of 500.00
+ * would go into spend and the fees report, and a card purchase of 1,000.00
+ * itemised 999 + 1 would count as 1.00. */
 static int check_itemised(const struct statement_row *r, const char *statement_type,
                           const char *home, ledger_error *err)
 {
     if (!r->has_principal && !r->has_interest)
         return LEDGER_OK;
     if (r->has_principal != r->has_interest)
-        return ledger_error_set(err, 400, "invalid_field",
-                                r->has_principal ? "interest_amount" : "principal_amount",
-                                "an itemised repayment gives principal_amount and interest_amount "
-                                "together");
+        return error_field(err, r->has_principal ? "interest_amount" : "principal_amount",
+                           "an itemised repayment gives principal_amount and interest_amount "
+                           "together");
     if (strcmp(statement_type, "loan") != 0)
-        return ledger_error_set(err, 400, "invalid_field", "principal_amount",
-                                "only the rows of a loan statement are itemised into "
-                                "principal_amount and interest_amount");
+        return error_field(err, "principal_amount",
+                           "only the rows of a loan statement are itemised into "
+                           "principal_amount and interest_amount");
     if (r->principal < 0 || r->interest < 0 || r->principal > r->amount
         || r->interest > r->amount - r->principal)
-        return ledger_error_set(err, 400, "invalid_field", "interest_amount",
-                                "principal_amount and interest_amount are parts of amount: each 0 "
-                                "or more, together no more than amount");
+        return error_field(err, "interest_amount",
+                           "principal_amount and interest_amount are parts of amount: each 0 "
+                           "or more, together no more than amount");
     /* The parts are in the row's own currency, and the reports count the
-     * interest as home money: a JPY repayment worth 2,000.00 counted its
-     * 50,000 yen of interest as 50,000.00 (an audit). */
+     * interest as home money: a JPY repayment worth 2,000.00 would count
+     * its 50,000 yen of interest as 50,000.00. */
     if ((r->currency && strcmp(r->currency, home) != 0)
         || (r->has_amount_aud && r->amount_aud != r->amount))
-        return ledger_error_set(err, 400, "invalid_field", "principal_amount",
-                                "only a repayment in the home currency is itemised into "
-                                "principal_amount and interest_amount");
+        return error_field(err, "principal_amount",
+                           "only a repayment in the home currency is itemised into "
+                           "principal_amount and interest_amount");
     if (!itemised_type_ok(r->type))
-        return ledger_error_set(err, 400, "invalid_field", "transaction_type", "%s",
-                                ITEMISED_TYPE_MESSAGE);
+        return error_field(err, "transaction_type", "%s", ITEMISED_TYPE_MESSAGE);
     return LEDGER_OK;
 }
 
 /* Reads row o into r.  A category of "refund" is left for the caller to
- * resolve (*refund set), once every row of the statement is written:
- * resolved as each row came, a refund listed before the purchases at its
- * merchant took "other" and one listed after took their category (an
- * audit). */
+ * resolve (*refund set), once every row of the statement is written: so a
+ * refund listed before the purchases at its merchant takes their category
+ * as one listed after does. */
 static int read_row(ledger_db *db, int64_t me, const cJSON *o, struct statement_row *r,
                     char *category, int *refund, ledger_error *err)
 {
@@ -378,13 +326,13 @@ static int read_row(ledger_db *db, int64_t me, const cJSON *o, struct statement_
 
     memset(r, 0, sizeof *r);
     if (!cJSON_IsObject(o))
-        return ledger_error_set(err, 400, "invalid_field", "", "must be an object");
+        return error_field(err, "", "must be an object");
     if (field_date(o, "date", 1, &r->date, NULL, err)
         || field_text(o, "description", 1, 0, 1000, &r->description, NULL, err)
         || field_money(o, "amount", 1, 0, &r->amount, &set, NULL, err)
         || field_enum(o, "transaction_type", txn_types, 0, &r->type, NULL, err)
         || field_text(o, "category", 0, 1, LEDGER_CATEGORY_TEXT_MAX, &cat, NULL, err)
-        || field_text(o, "merchant", 0, 1, TEXT_MAX, &r->merchant, NULL, err)
+        || field_text(o, "merchant", 0, 1, MERCHANT_MAX, &r->merchant, NULL, err)
         || field_currency(o, r->currency_code, &r->currency, err)
         || field_money(o, "amount_aud", 0, 1, &r->amount_aud, &r->has_amount_aud, NULL, err)
         || field_rate(o, &r->rate, err)
@@ -393,11 +341,18 @@ static int read_row(ledger_db *db, int64_t me, const cJSON *o, struct statement_
         || field_text(o, "fitid", 0, 1, 255, &r->fitid, NULL, err))
         return LEDGER_ERR;
     if (r->type == NULL)
-        return ledger_error_set(err, 400, "invalid_field", "transaction_type",
-                                "transaction_type is required");
+        return error_field(err, "transaction_type", "transaction_type is required");
+    return statement_row_finish(db, me, r, cat, category, refund, err);
+}
+
+int statement_row_finish(ledger_db *db, int64_t me, struct statement_row *r, const char *cat,
+                         char category[LEDGER_CATEGORY_MAX], int *refund, ledger_error *err)
+{
     if (r->amount < 0 || (r->has_amount_aud && r->amount_aud < 0))
-        return ledger_error_set(err, 400, "invalid_field", r->amount < 0 ? "amount" : "amount_aud",
-                                "amounts are magnitudes (0 or more); the direction is transaction_type");
+        return error_field(err, r->amount < 0 ? "amount" : "amount_aud",
+                           "amounts are magnitudes (0 or more); the direction is transaction_type");
+    /* A row in another currency is counted at its home amount (given, or
+     * amount x rate), as a manual row is. */
     if (home_amount_of_new_row(db, r->currency, r->amount, r->rate, &r->amount_aud,
                                &r->has_amount_aud, err))
         return LEDGER_ERR;
@@ -444,14 +399,13 @@ int statement_fields_read(const cJSON *body, struct statement_fields *f, ledger_
     /* A repayment and an amount one may redraw are sums of money, never
      * below nothing (balances may be: an overdrawn account). */
     if ((f->has_repayment && f->scheduled_repayment < 0) || (f->has_redraw && f->redraw_available < 0))
-        return ledger_error_set(err, 400, "invalid_field",
-                                f->has_repayment && f->scheduled_repayment < 0 ? "scheduled_repayment"
-                                                                               : "redraw_available",
-                                "an amount of 0 or more");
+        return error_field(err, f->has_repayment && f->scheduled_repayment < 0
+                                ? "scheduled_repayment" : "redraw_available",
+                           "an amount of 0 or more");
     /* The list's bank_names[] filter names the manual rows "Manual". */
     if (strcmp(f->bank_name, LEDGER_BANK_MANUAL) == 0)
-        return ledger_error_set(err, 400, "invalid_field", "bank_name",
-                                "Manual is the name of manual rows; give the bank's name");
+        return error_field(err, "bank_name",
+                           "Manual is the name of manual rows; give the bank's name");
     if (cJSON_GetObjectItemCaseSensitive(body, "interest_rate")
         && !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(body, "interest_rate"))) {
         if (ledger_percent_from_json(cJSON_GetObjectItemCaseSensitive(body, "interest_rate"),
@@ -466,15 +420,14 @@ int statement_fields_read(const cJSON *body, struct statement_fields *f, ledger_
             int64_t months;
 
             if (json_id(term, &months) || months > 1200)
-                return ledger_error_set(err, 400, "invalid_field", "loan_term_months",
-                                        "loan_term_months must be a whole number from 1 to 1200");
+                return error_field(err, "loan_term_months",
+                                   "loan_term_months must be a whole number from 1 to 1200");
             f->loan_term_months = months;
             f->has_term = 1;
         }
     }
     if (strcmp(f->period_start, f->period_end) > 0)
-        return ledger_error_set(err, 400, "invalid_field", "period_end",
-                                "period_end is before period_start");
+        return error_field(err, "period_end", "period_end is before period_start");
     /* Rule C: the type from the given token, else from the free text;
      * the raw text stays in account_type. */
     if (type) {
@@ -485,17 +438,17 @@ int statement_fields_read(const cJSON *body, struct statement_fields *f, ledger_
         for (i = 0; statement_types[i] && strcmp(statement_types[i], folded) != 0; i++)
             ;
         if (statement_types[i] == NULL)
-            return ledger_error_set(err, 400, "invalid_field", "statement_type",
-                                    "statement_type must be one of credit_card, transaction, "
-                                    "savings, loan, offset, investment, other");
+            return error_field(err, "statement_type",
+                               "statement_type must be one of credit_card, transaction, "
+                               "savings, loan, offset, investment, other");
         f->statement_type = statement_types[i];
     } else {
         f->statement_type = statement_type_from_text(f->account_type);
     }
     if (freq && (f->repayment_frequency = repayment_frequency_fold(freq)) == NULL)
-        return ledger_error_set(err, 400, "invalid_field", "repayment_frequency",
-                                "repayment_frequency must be weekly, fortnightly, monthly, "
-                                "quarterly or yearly");
+        return error_field(err, "repayment_frequency",
+                           "repayment_frequency must be weekly, fortnightly, monthly, "
+                           "quarterly or yearly");
     (void)set;
     return LEDGER_OK;
 }
@@ -509,10 +462,9 @@ struct refund_row {
 /* An earlier statement of the caller's that the new one ?2 repeats: every
  * field the same, and the same rows (date, amount, currency, home amount,
  * description, each as many times; not the type, the user's to correct).
- * A statement posted twice (a
- * client repeating its upload after a 502 or 504, which may have been
- * carried out) doubled its rows and spend (an audit); the OFX and CSV
- * imports already knew their rows seen. */
+ * A statement posted twice (a client repeating its upload after a 502 or
+ * 504, which may have been carried out) would double its rows and spend;
+ * the OFX and CSV imports know their rows seen by themselves. */
 static const char SQL_SAME_STATEMENT_ROWS[] =
     "WITH n AS (SELECT * FROM statements WHERE id = ?2),"
     " rows_of(date, amount, currency, home, description, k) AS ("
@@ -540,19 +492,10 @@ static const char SQL_SAME_STATEMENT_ROWS[] =
 
 static int check_not_repeated(ledger_db *db, int64_t me, int64_t id, ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, SQL_SAME_STATEMENT_ROWS, err);
-    int64_t earlier = 0;
-    int rc;
+    int64_t earlier;
 
-    if (st == NULL)
+    if (db_int(db, err, "statement", &earlier, 0, SQL_SAME_STATEMENT_ROWS, DB_INT(me), DB_INT(id)))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, me);
-    sqlite3_bind_int64(st, 2, id);
-    if ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        earlier = sqlite3_column_int64(st, 0);
-    db_stmt_done(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return db_error(db, err, "statement");
     if (earlier)
         return ledger_error_set(err, 409, "conflict", NULL,
                                 "statement %lld has the same fields and rows:"
@@ -578,11 +521,11 @@ int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON 
      * not stored empty. */
     rows = cJSON_GetObjectItemCaseSensitive(body, "transactions");
     if (rows == NULL)
-        return ledger_error_set(err, 400, "invalid_field", "transactions",
-                                "transactions is required: the statement's rows, [] for none");
+        return error_field(err, "transactions",
+                           "transactions is required: the statement's rows, [] for none");
     if (!cJSON_IsArray(rows) || cJSON_GetArraySize(rows) > ROWS_MAX)
-        return ledger_error_set(err, 400, "invalid_field", "transactions",
-                                "transactions must be an array of at most %d rows", ROWS_MAX);
+        return error_field(err, "transactions",
+                           "transactions must be an array of at most %d rows", ROWS_MAX);
     if (statement_insert(db, me, &f, &id, err))
         return LEDGER_ERR;
     cJSON_ArrayForEach(o, rows) {
@@ -601,7 +544,7 @@ int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON 
             struct refund_row *v = realloc(refunds, (n_refunds + 1) * sizeof *v);
 
             if (v == NULL) {
-                ledger_error_set(err, 500, "internal", NULL, "out of memory");
+                ledger_error_oom(err);
                 goto out;
             }
             refunds = v;

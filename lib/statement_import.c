@@ -30,31 +30,33 @@
 
 /* The account a statement was imported from.  An account with a BANKID
  * is "<BANKID>:<ACCTID>"; a credit card has none, and its ACCTID is often
- * masked ("XXXX1111") and its FITIDs short, so two banks' cards met as one
- * account and the second bank's rows were skipped as seen (an audit): it
- * is "fi:<FID>/<ORG>:<ACCTID>" when the file names its bank.  Statements
- * imported before were ":<ACCTID>", and are that account still when the
- * statement has the bank name an import of the file gives it. */
+ * masked ("XXXX1111") and its FITIDs short, so two banks' cards would meet
+ * as one account and the second bank's rows be skipped as seen: it is
+ * "fi:<FID>/<ORG>:<ACCTID>" when the file names its bank.  A statement
+ * keyed ":<ACCTID>", the older key, is that account still when it has the
+ * bank name an import of the file gives it. */
 struct account_key {
     char id[256];
     char legacy[80];     /* ":<ACCTID>", or "" */
     const char *bank_name;
 };
 
+/* An account_key's legacy key for a statement's parameter: NULL when none. */
+#define LEGACY(k) ((k)->legacy[0] ? (k)->legacy : NULL)
 #define SAME_ACCOUNT(s, id, legacy, bank) \
     "(" s ".account_id = " id " OR (" s ".account_id = " legacy " AND " s ".bank_name = " bank "))"
 
 /* The rows of the account with this FITID, and whether one of them is of
  * the amount (?6) and direction (?7: money out) given: the direction its
  * file gave (schema 0026), not its type, which the user may have
- * corrected since (a corrected row was imported again, file after file:
- * an audit; a row imported before 0026 by its type); or the direction the
+ * corrected since (a corrected row is not to be imported again, file
+ * after file; a row imported before 0026 by its type); or the direction the
  * user corrected it to, on the same date (?8) with the same text (?9): the
  * bank sending the row again with its sign put right (a re-check). */
 static const char SQL_SEEN[] =
     "SELECT COUNT(*), COALESCE(MAX(t.amount = ?6"
-    "    AND (COALESCE(t.fitid_out, t.transaction_type IN ('debit', 'fee', 'interest')) = ?7"
-    "         OR ((t.transaction_type IN ('debit', 'fee', 'interest')) = ?7"
+    "    AND (COALESCE(t.fitid_out, t.transaction_type IN " MONEY_OUT_TYPES_SQL ") = ?7"
+    "         OR ((t.transaction_type IN " MONEY_OUT_TYPES_SQL ") = ?7"
     "             AND t.date = ?8 AND t.description = ?9))), 0)"
     "  FROM transactions t JOIN statements s ON s.id = t.statement_id"
     " WHERE t.owner_id = ?1 AND t.fitid = ?3 AND " SAME_ACCOUNT("s", "?2", "?4", "?5");
@@ -62,14 +64,14 @@ static const char SQL_SEEN[] =
  * imported before KEY_PLAIN keys were stored: known by what it says instead, an
  * earlier row of the account without one on the same date, of the same
  * amount, description and direction (its type the user may have changed
- * since, a debit to a fee: an audit found the row imported again). */
+ * since, a debit to a fee, and the row is not to be imported again). */
 static const char SQL_SEEN_PLAIN[] =
     "SELECT 1 FROM transactions t JOIN statements s ON s.id = t.statement_id"
     " WHERE t.owner_id = ?1 AND " SAME_ACCOUNT("s", "?2", "?7", "?8")
     "   AND t.fitid IS NULL AND t.date = ?3"
     "   AND t.amount = ?4 AND t.description = ?6"
-    "   AND (t.transaction_type IN ('debit', 'fee', 'interest'))"
-    "       = (?5 IN ('debit', 'fee', 'interest')) LIMIT 1";
+    "   AND (t.transaction_type IN " MONEY_OUT_TYPES_SQL ")"
+    "       = (?5 IN " MONEY_OUT_TYPES_SQL ") LIMIT 1";
 static const char SQL_SAME_STATEMENT[] =
     "SELECT 1 FROM statements s WHERE owner_id = ?1 AND " SAME_ACCOUNT("s", "?2", "?5", "?6")
     "   AND period_start IS ?3 AND period_end IS ?4";
@@ -87,8 +89,8 @@ static void row_description(const struct ofx_txn *t, char *desc, size_t size)
 }
 
 /* The merchant a NAME gives: cut at a character to the MERCHANT_MAX bytes
- * a merchant may have (a longer one was listed by the merchant reports
- * and refused by a merchant's history: an audit); the description keeps
+ * a merchant may have (a longer one would be listed by the merchant
+ * reports and refused by a merchant's history); the description keeps
  * the whole NAME. */
 static const char *row_merchant(const struct ofx_txn *t, char *buf, size_t size)
 {
@@ -105,35 +107,15 @@ static const char *row_merchant(const struct ofx_txn *t, char *buf, size_t size)
     return buf;
 }
 
-/* Binds an account_key at the three parameters SAME_ACCOUNT names. */
-static void bind_account(ledger_db *db, sqlite3_stmt *st, const struct account_key *k, int id, int legacy,
-                         int bank)
-{
-    db_bind_text(db, st, id, k->id);
-    db_bind_text(db, st, legacy, k->legacy[0] ? k->legacy : NULL);
-    db_bind_text(db, st, bank, k->bank_name);
-}
-
 /* desc is t's description (row_description). */
 static int seen_plain(ledger_db *db, int64_t me, const struct account_key *account,
                       const struct ofx_txn *t, const char *desc, int credit_card, int *yes,
                       ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, SQL_SEEN_PLAIN, err);
-    int rc;
-
-    if (st == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, me);
-    bind_account(db, st, account, 2, 7, 8);
-    db_bind_text(db, st, 3, t->date);
-    sqlite3_bind_int64(st, 4, t->amount < 0 ? -t->amount : t->amount);
-    db_bind_text(db, st, 5, row_type(t, credit_card));
-    db_bind_text(db, st, 6, desc);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    *yes = rc == SQLITE_ROW;
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "import");
+    return db_exists(db, err, "import", yes, SQL_SEEN_PLAIN, DB_INT(me), DB_TEXT(account->id),
+                     DB_TEXT(t->date), DB_INT(t->amount < 0 ? -t->amount : t->amount),
+                     DB_TEXT(row_type(t, credit_card)), DB_TEXT(desc), DB_TEXT(LEGACY(account)),
+                     DB_TEXT(account->bank_name));
 }
 
 /* Whether the account has a row under this key (*yes), and one of t's
@@ -142,18 +124,15 @@ static int seen(ledger_db *db, int64_t me, const struct account_key *account, co
                 const struct ofx_txn *t, const char *desc, int *yes, int *same, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_SEEN, err);
-    int rc;
+    int rc = SQLITE_ERROR;
 
     if (st == NULL)
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, me);
-    bind_account(db, st, account, 2, 4, 5);
-    db_bind_text(db, st, 3, fitid);
-    sqlite3_bind_int64(st, 6, t->amount < 0 ? -t->amount : t->amount);
-    sqlite3_bind_int(st, 7, t->amount < 0);
-    db_bind_text(db, st, 8, t->date);
-    db_bind_text(db, st, 9, desc);
-    rc = sqlite3_step(st);
+    if (db_bind_args(db, st, DB_ARGV(DB_INT(me), DB_TEXT(account->id), DB_TEXT(fitid),
+                                     DB_TEXT(LEGACY(account)), DB_TEXT(account->bank_name),
+                                     DB_INT(t->amount < 0 ? -t->amount : t->amount),
+                                     DB_INT(t->amount < 0), DB_TEXT(t->date), DB_TEXT(desc))) == 0)
+        rc = sqlite3_step(st);
     *yes = rc == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0;
     *same = rc == SQLITE_ROW && sqlite3_column_int(st, 1);
     db_stmt_done(st);
@@ -188,8 +167,8 @@ static const char *row_type(const struct ofx_txn *t, int credit_card)
  *   KEY_REUSED  a row whose FITID an earlier row of the file has, saying
  *               something else: "<FITID>#<hash>".  FITIDs are meant to be
  *               unique, but some banks give two purchases one, and the
- *               second was dropped as a repeat of the first (a 99.00 debit
- *               lost from its statement: an audit);
+ *               second is not a repeat of the first to drop (a debit would
+ *               be lost from its statement);
  *   KEY_REPEAT  a row saying what an earlier row of the file with its
  *               FITID says: the one row listed twice, not imported.
  * The earliest row of a FITID keeps it bare, so files imported before
@@ -318,39 +297,35 @@ static void min_max_dates(const struct ofx_account *a, char *from, char *to)
         snprintf(to, 11, "%s", from);
 }
 
-/* Imports one account; adds what it created to `created`. */
-static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
-                          const struct ofx_account *a, cJSON *created, int64_t *imported,
-                          int64_t *skipped, ledger_error *err)
+/* The account a's statement is kept under (struct account_key). */
+static void account_key_of(const struct ofx_doc *doc, const struct ofx_account *a,
+                           struct account_key *k)
 {
-    struct statement_fields f;
-    struct account_key account;
-    char name[80], from[11], to[11], *fresh, key[KEY_TEXT_SIZE];
-    struct row_key *keys = NULL;
-    int result = LEDGER_ERR;
-    size_t i, n_new = 0, len = strlen(a->acct_id), tail, chars;
-    int64_t id;
-    int dup;
-
-    memset(&f, 0, sizeof f);
     /* The bank as the file names it; not "Manual", the manual rows' name
      * in the list's bank_names[] filter. */
-    account.bank_name = doc->org[0] && strcmp(doc->org, LEDGER_BANK_MANUAL) != 0 ? doc->org
-                        : a->bank_id[0] && strcmp(a->bank_id, LEDGER_BANK_MANUAL) != 0 ? a->bank_id
-                        : "Imported";
-    account.legacy[0] = '\0';
+    k->bank_name = doc->org[0] && strcmp(doc->org, LEDGER_BANK_MANUAL) != 0 ? doc->org
+                   : a->bank_id[0] && strcmp(a->bank_id, LEDGER_BANK_MANUAL) != 0 ? a->bank_id
+                   : "Imported";
+    k->legacy[0] = '\0';
     if (a->bank_id[0] || (doc->fid[0] == '\0' && doc->org[0] == '\0')) {
-        snprintf(account.id, sizeof account.id, "%s:%s", a->bank_id, a->acct_id);
+        snprintf(k->id, sizeof k->id, "%s:%s", a->bank_id, a->acct_id);
     } else {
-        snprintf(account.id, sizeof account.id, "fi:%s/%s:%s", doc->fid, doc->org, a->acct_id);
-        snprintf(account.legacy, sizeof account.legacy, ":%s", a->acct_id);
+        snprintf(k->id, sizeof k->id, "fi:%s/%s:%s", doc->fid, doc->org, a->acct_id);
+        snprintf(k->legacy, sizeof k->legacy, ":%s", a->acct_id);
     }
-    /* Which rows are new, before anything is written. */
-    fresh = calloc(a->ntxns ? a->ntxns : 1, 1);
-    if (fresh == NULL)
-        goto oom;
-    if ((keys = malloc((a->ntxns ? a->ntxns : 1) * sizeof *keys)) == NULL || row_keys(a, keys))
-        goto oom;
+}
+
+/* Which of a's rows are new (fresh[i]), before anything is written: their
+ * count in *n_new, the others added to *skipped.  A row whose FITID is
+ * seen on a row of another amount or direction becomes KEY_REUSED. */
+static int find_new_rows(ledger_db *db, int64_t me, const struct account_key *account,
+                         const struct ofx_account *a, struct row_key *keys, char *fresh,
+                         size_t *n_new, int64_t *skipped, ledger_error *err)
+{
+    char key[KEY_TEXT_SIZE];
+    size_t i;
+    int dup;
+
     for (i = 0; i < a->ntxns; i++) {
         const struct ofx_txn *t = &a->txns[i];
         char desc[800];
@@ -361,71 +336,44 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
         if (dup) {
             /* listed twice in the file: one row */
         } else if (keys[i].kind == KEY_PLAIN) {
-            if (seen(db, me, &account, key_text(a, keys, i, key), t, desc, &dup, &same, err)
-                || (!dup && seen_plain(db, me, &account, t, desc, a->credit_card, &dup, err)))
-                goto out;
+            if (seen(db, me, account, key_text(a, keys, i, key), t, desc, &dup, &same, err)
+                || (!dup && seen_plain(db, me, account, t, desc, a->credit_card, &dup, err)))
+                return LEDGER_ERR;
         } else {
             /* The bank's FITID, imported before on a row of this amount and
              * direction: that row (another date or text is the bank's
              * correction of it).  On a row of another amount or direction
              * it is not that row: some banks reuse FITIDs across files (a
              * card's reward credit under its purchase's, ids numbered per
-             * day), and the new row was skipped as seen (an audit).  Such a
+             * day), and the new row is not to be skipped as seen.  Such a
              * row is keyed as a FITID reused within a file is, by what it
              * says, so that the file imported again finds it. */
-            if (seen(db, me, &account, t->fitid, t, desc, &dup, &same, err))
-                goto out;
+            if (seen(db, me, account, t->fitid, t, desc, &dup, &same, err))
+                return LEDGER_ERR;
             if (dup && !same) {
                 keys[i].kind = KEY_REUSED;
                 dup = 0;
             }
             if (!dup && keys[i].kind == KEY_REUSED
-                && seen(db, me, &account, key_text(a, keys, i, key), t, desc, &dup, &same, err))
-                goto out;
+                && seen(db, me, account, key_text(a, keys, i, key), t, desc, &dup, &same, err))
+                return LEDGER_ERR;
         }
         fresh[i] = !dup;
-        n_new += !dup;
+        *n_new += !dup;
         *skipped += dup;
     }
-    min_max_dates(a, from, to);
-    if (n_new == 0) {
-        sqlite3_stmt *st;
-        int rc;
+    return LEDGER_OK;
+}
 
-        /* Nothing new: a statement only when this period is new too. */
-        if (a->ntxns > 0)
-            goto done;
-        if ((st = db_stmt(db, SQL_SAME_STATEMENT, err)) == NULL)
-            goto out;
-        sqlite3_bind_int64(st, 1, me);
-        bind_account(db, st, &account, 2, 5, 6);
-        db_bind_text(db, st, 3, from);
-        db_bind_text(db, st, 4, to);
-        rc = sqlite3_step(st);
-        db_stmt_done(st);
-        if (rc == SQLITE_ROW)
-            goto done;
-    }
-    /* The account's last four characters (not bytes: the id is UTF-8). */
-    for (tail = len, chars = 0; tail > 0 && chars < 4; tail--)
-        chars += ((unsigned char)a->acct_id[tail - 1] & 0xC0) != 0x80;
-    snprintf(name, sizeof name, "%s%s", tail > 0 ? "..." : "", a->acct_id + tail);
-    f.bank_name = account.bank_name;
-    f.account_name = name;
-    f.account_type = a->credit_card ? "CREDITCARD" : a->acct_type[0] ? a->acct_type : "OTHER";
-    f.statement_type = a->credit_card ? "credit_card" : statement_type_from_text(f.account_type);
-    f.period_start = from;
-    f.period_end = to;
-    f.account_id = account.id;
-    if (a->has_ledger_balance || a->has_available_balance) {
-        int64_t bal = a->has_ledger_balance ? a->ledger_balance : a->available_balance;
+/* Writes a's new rows (fresh[i]) to statement id, counting them in
+ * *imported. */
+static int insert_rows(ledger_db *db, int64_t me, int64_t id, const struct ofx_account *a,
+                       const struct row_key *keys, const char *fresh, int64_t *imported,
+                       ledger_error *err)
+{
+    char key[KEY_TEXT_SIZE];
+    size_t i;
 
-        f.has_closing = 1;
-        f.closing = strcmp(f.statement_type, "credit_card") == 0
-                    || strcmp(f.statement_type, "loan") == 0 ? -bal : bal;
-    }
-    if (statement_insert(db, me, &f, &id, err))
-        goto out;
     for (i = 0; i < a->ntxns; i++) {
         const struct ofx_txn *t = &a->txns[i];
         struct statement_row r;
@@ -455,25 +403,80 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
             r.rate = t->currate;
         }
         if (statement_row_insert(db, me, id, &r, err))
-            goto out;
+            return LEDGER_ERR;
         ++*imported;
     }
-    {
-        cJSON *s = NULL;
+    return LEDGER_OK;
+}
 
-        if (statement_get(db, me, id, &s, err))
+/* Imports one account; adds what it created to `created`. */
+static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
+                          const struct ofx_account *a, cJSON *created, int64_t *imported,
+                          int64_t *skipped, ledger_error *err)
+{
+    struct statement_fields f;
+    struct account_key account;
+    char name[80], from[11], to[11], *fresh;
+    struct row_key *keys = NULL;
+    int result = LEDGER_ERR;
+    size_t n_new = 0, len = strlen(a->acct_id), tail, chars;
+    int64_t id;
+    cJSON *s = NULL;
+
+    memset(&f, 0, sizeof f);
+    account_key_of(doc, a, &account);
+    fresh = calloc(a->ntxns ? a->ntxns : 1, 1);
+    if (fresh == NULL || (keys = malloc((a->ntxns ? a->ntxns : 1) * sizeof *keys)) == NULL
+        || row_keys(a, keys))
+        goto oom;
+    if (find_new_rows(db, me, &account, a, keys, fresh, &n_new, skipped, err))
+        goto out;
+    min_max_dates(a, from, to);
+    if (n_new == 0) {
+        int same;
+
+        /* Nothing new: a statement only when this period is new too. */
+        if (a->ntxns > 0)
+            goto done;
+        if (db_exists(db, err, "import", &same, SQL_SAME_STATEMENT, DB_INT(me),
+                      DB_TEXT(account.id), DB_TEXT(from), DB_TEXT(to), DB_TEXT(LEGACY(&account)),
+                      DB_TEXT(account.bank_name)))
             goto out;
-        cJSON_AddItemToArray(created, s);
+        if (same)
+            goto done;
     }
+    /* The account's last four characters (not bytes: the id is UTF-8). */
+    for (tail = len, chars = 0; tail > 0 && chars < 4; tail--)
+        chars += ((unsigned char)a->acct_id[tail - 1] & 0xC0) != 0x80;
+    snprintf(name, sizeof name, "%s%s", tail > 0 ? "..." : "", a->acct_id + tail);
+    f.bank_name = account.bank_name;
+    f.account_name = name;
+    f.account_type = a->credit_card ? "CREDITCARD" : a->acct_type[0] ? a->acct_type : "OTHER";
+    f.statement_type = a->credit_card ? "credit_card" : statement_type_from_text(f.account_type);
+    f.period_start = from;
+    f.period_end = to;
+    f.account_id = account.id;
+    if (a->has_ledger_balance || a->has_available_balance) {
+        int64_t bal = a->has_ledger_balance ? a->ledger_balance : a->available_balance;
+
+        f.has_closing = 1;
+        f.closing = strcmp(f.statement_type, "credit_card") == 0
+                    || strcmp(f.statement_type, "loan") == 0 ? -bal : bal;
+    }
+    if (statement_insert(db, me, &f, &id, err)
+        || insert_rows(db, me, id, a, keys, fresh, imported, err)
+        || statement_get(db, me, id, &s, err))
+        goto out;
+    cJSON_AddItemToArray(created, s);
 done:
     result = LEDGER_OK;
-    goto out;
-oom:
-    ledger_error_set(err, 500, "internal", NULL, "out of memory");
 out:
     free(fresh);
     free(keys);
     return result;
+oom:
+    ledger_error_oom(err);
+    goto out;
 }
 
 int ledger_statement_import(ledger_db *db, int64_t me, const char *buf, size_t len,
@@ -486,8 +489,7 @@ int ledger_statement_import(ledger_db *db, int64_t me, const char *buf, size_t l
 
     *created = 0;
     if (len == 0)
-        return ledger_error_set(err, 400, "invalid_field", "file",
-                                "the body must be an OFX or QFX file");
+        return error_field(err, "file", "the body must be an OFX or QFX file");
     if (ofx_parse(buf, len, &doc, err))
         return LEDGER_ERR;
     doc_out = cJSON_CreateObject();

@@ -221,16 +221,12 @@ int text_contains(const char *text, size_t n, const char *term, size_t m)
     if (m > n)
         return 0;
     first = p[0];
-    upper = first >= 'a' && first <= 'z' ? (unsigned char)(first - 'a' + 'A') : first;
+    upper = ascii_upper(first);
     for (i = 0; i + m <= n; i++) {
         if (t[i] != first && t[i] != upper)
             continue;
         for (j = 1; j < m; j++) {
-            unsigned char c = t[i + j];
-
-            if (c >= 'A' && c <= 'Z')
-                c = (unsigned char)(c - 'A' + 'a');
-            if (c != p[j])
+            if (ascii_lower(t[i + j]) != p[j])
                 break;
         }
         if (j == m)
@@ -243,10 +239,10 @@ int text_contains(const char *text, size_t n, const char *term, size_t m)
  * 1 a space (Unicode White_Space, or a C1 control): it parts words like
  * any ASCII punctuation; 2 a character with no look of its own (soft
  * hyphen, zero-width characters, directional marks, variation selectors,
- * the byte order mark): dropped; 0 a character of the name.  An NBSP from
- * a copied name made "dining out" another category than "Dining Out", and
- * a zero-width space one that looks like "transfers" but is spend (an
- * audit). */
+ * the byte order mark): dropped; 0 a character of the name.  So an NBSP
+ * from a copied name does not make "dining out" another category than
+ * "Dining Out", nor a zero-width space one that looks like "transfers"
+ * but is spend. */
 int unicode_kind(const unsigned char *s, size_t *len)
 {
     unsigned cp;
@@ -271,8 +267,8 @@ int unicode_kind(const unsigned char *s, size_t *len)
         return 1;
     /* Hangul fillers, Khmer inherent vowels, the specials block's
      * unassigned and annotation marks, Egyptian, Khitan, shorthand and
-     * musical format controls: blank, not spaces (an identity of them
-     * alone was a user: audits). */
+     * musical format controls: blank, not spaces (a user's name of
+     * them alone would show as nothing). */
     if (cp == 0x115F || cp == 0x1160 || cp == 0x3164 || cp == 0xFFA0 || cp == 0x17B4
         || cp == 0x17B5 || (cp >= 0xFFF0 && cp <= 0xFFFB) || (cp >= 0x13430 && cp <= 0x1343F)
         || cp == 0x16FE4 || (cp >= 0x1BCA0 && cp <= 0x1BCA3) || cp == 0x1D159

@@ -1,0 +1,98 @@
+/* The CSV reader's parts, private to libledger: csv_read.c reads the
+ * bytes into records of fields, csv_value.c reads dates and amounts, and
+ * csv.c maps the columns and builds the rows (csv_parse). */
+#ifndef LEDGER_CSV_PARTS_H
+#define LEDGER_CSV_PARTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "csv.h"
+
+/* The records the header may be found among (csv.c's top). */
+#define CSV_HEADER_SEARCH 30
+
+struct field {
+    size_t off, len;          /* into the arena; the text is NUL-terminated there */
+};
+
+struct record {
+    int line;                 /* of its first byte */
+    unsigned nfields;
+    size_t first;             /* its first field in fields[] */
+};
+
+struct parser {
+    const unsigned char *t;   /* the text, UTF-8, without a BOM */
+    size_t n;
+    size_t start;             /* where the table starts: after the lines skipped */
+    int start_line;           /* the line it starts on, 1-based */
+    unsigned char *utf8;      /* owned: the text converted from Windows-1252 */
+    int cp1252;
+    unsigned char delim;
+    char *arena;              /* every field, unquoted, trimmed, NUL-terminated */
+    struct field *fields;
+    size_t nfields, fields_cap;
+    struct record *recs;
+    size_t nrecs, recs_cap;
+    ledger_error *err;
+};
+
+/* Field i of record r, or NULL when the record is shorter. */
+static inline const char *csv_cell(const struct parser *ps, const struct record *r, int i)
+{
+    if (i < 0 || (unsigned)i >= r->nfields)
+        return NULL;
+    return ps->arena + ps->fields[r->first + (unsigned)i].off;
+}
+
+static inline size_t csv_cell_len(const struct parser *ps, const struct record *r, int i)
+{
+    return ps->fields[r->first + (unsigned)i].len;
+}
+
+/* ---- csv_read.c: the file into records ----------------------------------- */
+
+/* The file's one error: 400 invalid_field "csv", "line N: " before the
+ * message when line is above 0. */
+int csv_fail(struct parser *ps, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Reads buf[0..len) into ps's records: the bytes checked and made UTF-8,
+ * the first skip lines passed over, the delimiter guessed when delimiter
+ * is 0, every record split into trimmed fields.  A file that is not CSV
+ * is a 400; ps owns what it allocated, freed or not. */
+int csv_read(struct parser *ps, const char *buf, size_t len, int skip, char delimiter);
+
+/* ---- csv_value.c: dates and amounts -------------------------------------- */
+
+/* Whether s[0..n) equals the NUL-terminated w, ignoring ASCII case. */
+int csv_same_word(const char *s, size_t n, const char *w);
+
+/* A date format: its name (as a mapping gives it) and its pattern. */
+struct date_format {
+    const char *name, *pat;
+};
+enum { DT_OK, DT_NOMATCH, DT_NOTREAL };
+/* Reads s with format f into out (YYYY-MM-DD): DT_OK, DT_NOMATCH when the
+ * shape or a range (day 1-31, month 1-12, year 1900-9999) does not fit,
+ * DT_NOTREAL for a day the month does not have. */
+int csv_parse_date(const char *s, const struct date_format *f, char out[11]);
+/* The format named s[0..n) (a name or an alias, any case), or NULL. */
+const struct date_format *csv_format_named(const char *s, size_t n);
+/* Whether s is a date in fmt, or in any format when fmt is NULL. */
+int csv_is_date(const char *s, const struct date_format *fmt);
+/* The format of column col of the records from `from` on (csv_value.c's top),
+ * or NULL when no value in it is a date. */
+const struct date_format *csv_guess_format(const struct parser *ps, size_t from, int col);
+
+enum { AMT_OK, AMT_NAN, AMT_DECIMALS, AMT_RANGE, AMT_SIGNS };
+/* Why an amount is not one, by csv_parse_money's answer. */
+extern const char *const csv_amount_why[];
+/* Reads an amount as bank exports write it with the decimal mark `mark`
+ * into signed cents: AMT_OK or why not. */
+int csv_parse_money(const char *s, char mark, int64_t *cents);
+/* Which decimal mark an amount shows: ',' for 12,50 or 1.234,56, '.' for
+ * 12.50 or 1,234.56, 0 when it cannot tell (1,234 or 1234). */
+char csv_decimal_evidence(const char *s);
+
+#endif
