@@ -1,4 +1,6 @@
-/* The rules engine's parts, private to libledger (rule.c, rule_match.c). */
+/* The rules engine's parts, private to libledger: the rules (rule.c), their
+ * conditions (rule_match.c, rule_sql.c), their runs (rule_run.c) and the
+ * runs' record (rule_revert.c). */
 #ifndef LEDGER_RULE_H
 #define LEDGER_RULE_H
 
@@ -31,5 +33,25 @@ int rule_conditions_sql(const cJSON *conds, int any, struct sqlbuf *b, cJSON *bi
                         ledger_error *err);
 /* Binds binds to st from parameter number first on; returns the next. */
 int rule_bind(ledger_db *db, sqlite3_stmt *st, int first, const cJSON *binds);
+
+/* The longest rule name, in bytes. */
+#define RULE_NAME_MAX 200
+/* A rule's row, as rule_json reads it. */
+#define RULE_COLUMNS \
+    "SELECT id, owner_id, name, match_mode, conditions, actions, enabled, manual_only," \
+    " created_at, updated_at FROM rules"
+/* The rule of a RULE_COLUMNS row, or NULL when memory ran out: never one
+ * with a part left out, which a run would take as it is (a rule read
+ * without its conditions would match every row). */
+cJSON *rule_json(sqlite3_stmt *st);
+/* The caller's rule id as rule_json gives it: 404 when there is none, 403
+ * when it is another user's.  The caller frees *out with cJSON_Delete. */
+int rule_load(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err);
+/* Checks actions as saved, against what exists now: 400 naming actions[i]. */
+int rule_actions_check(ledger_db *db, int64_t me, const cJSON *actions, ledger_error *err);
+/* The caller's run id (*reverted, when not NULL, says whether it is):
+ * 404 when there is none, 403 when it is another user's. */
+int rule_run_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, int *reverted,
+                 ledger_error *err);
 
 #endif

@@ -53,7 +53,7 @@ static int cond_error(ledger_error *err, size_t i, const char *msg)
     char field[32];
 
     snprintf(field, sizeof field, "conditions[%zu]", i);
-    return ledger_error_set(err, 400, "invalid_field", field, "%s", msg);
+    return error_field(err, field, "%s", msg);
 }
 
 /* A value for amount (cents) or date (checked): one item. */
@@ -81,8 +81,8 @@ int rule_conditions_check(const cJSON *conds, ledger_error *err)
     size_t i = 0;
 
     if (!cJSON_IsArray(conds) || cJSON_GetArraySize(conds) > 50)
-        return ledger_error_set(err, 400, "invalid_field", "conditions",
-                                "conditions must be an array of at most 50 {field, operator, value}");
+        return error_field(err, "conditions",
+                           "conditions must be an array of at most 50 {field, operator, value}");
     cJSON_ArrayForEach(c, conds) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, "value");
         const cJSON *fi = cJSON_GetObjectItemCaseSensitive(c, "field");

@@ -218,7 +218,7 @@ int rule_conditions_sql(const cJSON *conds, int any, struct sqlbuf *b, cJSON *bi
     int first = 1;
 
     if (cJSON_GetArraySize(conds) == 0)
-        return put(b, "1") ? ledger_error_set(err, 500, "internal", NULL, "out of memory") : LEDGER_OK;
+        return put(b, "1") ? ledger_error_oom(err) : LEDGER_OK;
     if (put(b, "("))
         goto oom;
     cJSON_ArrayForEach(c, conds) {
