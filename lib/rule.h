@@ -17,6 +17,12 @@ enum rule_op {
     OP_GT, OP_GTE, OP_LT, OP_LTE, OP_BETWEEN, OP_EMPTY
 };
 
+/* The names of the fields and operators, in the order of the enums above
+ * (NULL-terminated), and the index of s among names (-1 for none). */
+extern const char *const rule_field_names[];
+extern const char *const rule_op_names[];
+int rule_name_index(const char *const *names, const char *s);
+
 /* A growing SQL text. */
 struct sqlbuf {
     char *text;

@@ -224,7 +224,9 @@ static int exec_action(ledger_db *db, struct changed *changed, ledger_error *err
     db_stmt_done(st);
     if (rc == SQLITE_ROW)
         return ledger_error_oom(err);
-    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "rule action");
+    if (rc != SQLITE_DONE)
+        return db_error(db, err, "rule action");
+    return LEDGER_OK;
 }
 
 /* Puts the matched rows ids[0..n) (a run of them in id order) into

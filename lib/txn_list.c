@@ -303,19 +303,26 @@ static int counted_by_summary(const struct list_query *q, int trip_scope)
     return !q->date_from || !q->date_to || strncmp(q->date_from, q->date_to, 7) < 0;
 }
 
+/* The arms the list reads: the trip's, or the caller's own and those
+ * shared with them, their counts added up (count) or their rows merged. */
+static void arms_sql(char *sql, size_t len, const struct list_query *q, int trip_scope, int count)
+{
+    if (trip_scope) {
+        build_arm(sql, len, q, ARM_TRIP, count);
+        return;
+    }
+    build_arm(sql, len, q, ARM_OWN, count);
+    if (has_shared_arm(q)) {
+        strncat(sql, count ? ") + (" : " UNION ALL ", len - strlen(sql) - 1);
+        build_arm(sql, len, q, ARM_SHARED, count);
+    }
+}
+
 /* Each arm with COUNT(*), added up. */
 static void count_arms_sql(char *sql, size_t len, const struct list_query *q, int trip_scope)
 {
     strncat(sql, "(SELECT (", len - strlen(sql) - 1);
-    if (trip_scope) {
-        build_arm(sql, len, q, ARM_TRIP, 1);
-    } else {
-        build_arm(sql, len, q, ARM_OWN, 1);
-        if (has_shared_arm(q)) {
-            strncat(sql, ") + (", len - strlen(sql) - 1);
-            build_arm(sql, len, q, ARM_SHARED, 1);
-        }
-    }
+    arms_sql(sql, len, q, trip_scope, 1);
     strncat(sql, "))", len - strlen(sql) - 1);
 }
 
@@ -400,15 +407,7 @@ static void txn_list_sql(char *sql, size_t len, const struct list_query *q, int 
     snprintf(order, sizeof order, " ORDER BY 2 %s, 1 %s LIMIT :limit OFFSET :offset",
              q->desc ? "DESC" : "ASC", q->desc ? "DESC" : "ASC");
     snprintf(sql, len, "SELECT " TXN_COLUMNS ", page.k FROM (");
-    if (trip_scope) {
-        build_arm(sql, len, q, ARM_TRIP, 0);
-    } else {
-        build_arm(sql, len, q, ARM_OWN, 0);
-        if (has_shared_arm(q)) {
-            strncat(sql, " UNION ALL ", len - strlen(sql) - 1);
-            build_arm(sql, len, q, ARM_SHARED, 0);
-        }
-    }
+    arms_sql(sql, len, q, trip_scope, 0);
     strncat(sql, order, len - strlen(sql) - 1);
     strncat(sql, ") page JOIN transactions t ON t.id = page.id" TXN_JOIN_RECONCILED,
             len - strlen(sql) - 1);
