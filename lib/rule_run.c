@@ -462,12 +462,76 @@ static int skip_rule(cJSON *skipped, const cJSON *rule, ledger_error *err)
     return LEDGER_OK;
 }
 
+/* One rule of apply-all: its run (when it matched rows) goes to runs and
+ * its id to run_ids; a rule that cannot run goes to skipped. */
+static int apply_auto(ledger_db *db, int64_t me, const cJSON *rule, cJSON *runs, cJSON *run_ids,
+                      cJSON *skipped, ledger_error *err)
+{
+    struct prepared p;
+    cJSON *copy = cJSON_Duplicate(rule, 1), *run = NULL;
+    const cJSON *id;
+    int64_t *ids = NULL;
+    size_t n = 0;
+    int rc;
+
+    if (copy == NULL)
+        return ledger_error_oom(err);
+    if (prepare(db, me, copy, &p, err)) {
+        cJSON_Delete(copy);
+        return skip_rule(skipped, rule, err);
+    }
+    if (match_ids(db, me, &p, NULL, 1, &ids, &n, err)) {
+        prepared_free(&p);
+        return skip_rule(skipped, rule, err);
+    }
+    rc = n ? run_rule(db, me, &p, ids, n, "conditions", &run, err) : LEDGER_OK;
+    free(ids);
+    prepared_free(&p);
+    if (rc || run == NULL)
+        return rc;
+    /* Its id counts its rows (runs_rows): a run without one (memory ran
+     * out making it) is an error, not a run left out of them. */
+    id = json_get(run, "id");
+    if (!cJSON_IsNumber(id)
+        || !cJSON_AddItemToArray(run_ids, cJSON_CreateNumber(id->valuedouble))) {
+        cJSON_Delete(run);
+        return ledger_error_oom(err);
+    }
+    cJSON_AddItemToArray(runs, run);
+    return LEDGER_OK;
+}
+
+/* apply-all's matches and transactions: the rows its runs (run_ids)
+ * matched and changed, each once, as a sum over the runs would count a
+ * row two rules changed twice. */
+static int runs_rows(ledger_db *db, const cJSON *run_ids, cJSON *doc, ledger_error *err)
+{
+    char *text = cJSON_PrintUnformatted(run_ids);
+    sqlite3_stmt *st;
+    int rc = LEDGER_ERR;
+
+    if (text == NULL)
+        return ledger_error_oom(err);
+    if ((st = db_stmt(db, SQL_RUNS_ROWS, err)) == NULL)
+        goto out;
+    db_bind_text(db, st, 1, text);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        cJSON_AddNumberToObject(doc, "matches", (double)sqlite3_column_int64(st, 0));
+        cJSON_AddNumberToObject(doc, "transactions", (double)sqlite3_column_int64(st, 1));
+        rc = LEDGER_OK;
+    }
+    db_stmt_done(st);
+    if (rc)
+        db_error(db, err, "rule runs");
+out:
+    free(text);
+    return rc;
+}
+
 int ledger_rule_apply_all(ledger_db *db, int64_t me, cJSON **out, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_RULE_AUTO, err);
-    cJSON *rules = NULL, *rule, *doc = NULL, *runs, *skipped;
-    cJSON *run_ids = NULL;
-    char *run_ids_text = NULL;
+    cJSON *rules = NULL, *rule, *doc = NULL, *runs, *skipped, *run_ids = NULL;
     int rc = LEDGER_ERR;
 
     if (st == NULL)
@@ -480,71 +544,15 @@ int ledger_rule_apply_all(ledger_db *db, int64_t me, cJSON **out, ledger_error *
     runs = cJSON_AddArrayToObject(doc, "runs");
     skipped = cJSON_AddArrayToObject(doc, "skipped");
     /* In id order; each rule sees the rows as the rules before it left them. */
-    cJSON_ArrayForEach(rule, json_get(rules, "items")) {
-        struct prepared p;
-        cJSON *copy = cJSON_Duplicate(rule, 1), *run = NULL;
-        int64_t *ids = NULL;
-        size_t n = 0;
-
-        if (copy == NULL) {
-            ledger_error_oom(err);
+    cJSON_ArrayForEach(rule, json_get(rules, "items"))
+        if (apply_auto(db, me, rule, runs, run_ids, skipped, err))
             goto out;
-        }
-        if (prepare(db, me, copy, &p, err)) {
-            cJSON_Delete(copy);
-            if (skip_rule(skipped, rule, err))
-                goto out;
-            continue;
-        }
-        if (match_ids(db, me, &p, NULL, 1, &ids, &n, err)) {
-            prepared_free(&p);
-            if (skip_rule(skipped, rule, err))
-                goto out;
-            continue;
-        }
-        if (n && run_rule(db, me, &p, ids, n, "conditions", &run, err)) {
-            free(ids);
-            prepared_free(&p);
-            goto out;
-        }
-        free(ids);
-        prepared_free(&p);
-        if (run) {
-            const cJSON *id = json_get(run, "id");
-
-            /* Its id counts its rows below: a run without one (memory ran
-             * out making it) is an error, not a run left out of them. */
-            if (!cJSON_IsNumber(id)
-                || !cJSON_AddItemToArray(run_ids, cJSON_CreateNumber(id->valuedouble))) {
-                cJSON_Delete(run);
-                ledger_error_oom(err);
-                goto out;
-            }
-            cJSON_AddItemToArray(runs, run);
-        }
-    }
-    /* Each row once: a sum over the runs would count a row two rules
-     * changed twice. */
-    if ((run_ids_text = cJSON_PrintUnformatted(run_ids)) == NULL) {
-        ledger_error_oom(err);
+    if (runs_rows(db, run_ids, doc, err))
         goto out;
-    }
-    if ((st = db_stmt(db, SQL_RUNS_ROWS, err)) == NULL)
-        goto out;
-    db_bind_text(db, st, 1, run_ids_text);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        db_stmt_done(st);
-        db_error(db, err, "rule runs");
-        goto out;
-    }
-    cJSON_AddNumberToObject(doc, "matches", (double)sqlite3_column_int64(st, 0));
-    cJSON_AddNumberToObject(doc, "transactions", (double)sqlite3_column_int64(st, 1));
-    db_stmt_done(st);
     *out = doc;
     doc = NULL;
     rc = LEDGER_OK;
 out:
-    free(run_ids_text);
     cJSON_Delete(run_ids);
     cJSON_Delete(rules);
     cJSON_Delete(doc);
