@@ -1,6 +1,6 @@
 /* The rules engine's parts, private to libledger: the rules (rule.c), their
- * conditions (rule_match.c, rule_sql.c), their runs (rule_run.c) and the
- * runs' record (rule_revert.c). */
+ * conditions (rule_match.c, rule_sql.c), their actions (rule_act.c), their
+ * runs (rule_run.c) and the runs' record (rule_revert.c). */
 #ifndef LEDGER_RULE_H
 #define LEDGER_RULE_H
 
@@ -59,5 +59,34 @@ int rule_actions_check(ledger_db *db, int64_t me, const cJSON *actions, ledger_e
  * 404 when there is none, 403 when it is another user's. */
 int rule_run_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, int *reverted,
                  ledger_error *err);
+
+/* One rule, ready to act (rule_act.c): its checked actions and completed
+ * split. */
+struct prepared {
+    int64_t id;
+    char name[RULE_NAME_MAX + 1];
+    int any;
+    cJSON *rule;               /* owned */
+    char *shares;              /* apply_split's completed shares as JSON, or NULL */
+};
+/* Makes rule (which p then owns) ready to act: its actions are checked
+ * again, as a tag or trip may be gone since it was saved, a 409 naming
+ * the rule.  On failure the caller still owns rule. */
+int rule_prepare(ledger_db *db, int64_t me, cJSON *rule, struct prepared *p, ledger_error *err);
+void rule_prepared_free(struct prepared *p);
+/* The ids of the rows a run's actions changed, repeats and all. */
+struct changed {
+    int64_t *ids;
+    size_t n, cap;
+};
+/* How many distinct rows c holds (c is sorted by it). */
+int64_t rule_changed_count(struct changed *c);
+/* Puts the matched rows ids[0..n) (a run of them in id order) into
+ * temp.rule_ids for the snapshot and the actions. */
+int rule_chunk_fill(ledger_db *db, const int64_t *ids, size_t n, ledger_error *err);
+/* p's actions over every row of temp.rule_ids (ids[0..n)); the ids of the
+ * rows they change go to *changed (when not NULL). */
+int rule_act(ledger_db *db, int64_t me, const struct prepared *p, const int64_t *ids, size_t n,
+             struct changed *changed, ledger_error *err);
 
 #endif

@@ -35,9 +35,6 @@ static const char SQL_RUNS_ROWS[] =
     "SELECT COUNT(DISTINCT transaction_id), COUNT(DISTINCT CASE WHEN changed THEN transaction_id END)"
     "  FROM rule_run_rows WHERE run_id IN (SELECT value FROM json_each(?1))";
 static const char SQL_IDS_READ[] = "SELECT id FROM temp.rule_matches ORDER BY id";
-static const char SQL_CHUNK_CLEAR[] = "DELETE FROM temp.rule_ids";
-static const char SQL_CHUNK_FILL[] =
-    "INSERT INTO temp.rule_ids SELECT id FROM temp.rule_matches WHERE id BETWEEN ?1 AND ?2";
 /* Every matched row is recorded, changed or not, so apply-all knows the
  * rule has seen it; those the actions left as they were are marked (see
  * mark_unchanged), so a revert does not put them back over later edits.
@@ -56,189 +53,6 @@ static const char SQL_RUN_SNAPSHOT[] =
     "   FROM transactions t WHERE t.id IN (SELECT id FROM temp.rule_ids)";
 static const char SQL_RUN_UNCHANGED[] =
     "UPDATE rule_run_rows SET changed = 0 WHERE run_id = ?1 AND transaction_id = ?2";
-/* Only rows whose value differs are written, so the triggers behind them
- * run for real changes only, and each action returns the ids it changed:
- * a run's `transactions` is how many distinct rows that is.  An override
- * writes the effective value beside it (it wins over the bank's value),
- * so the trigger that would otherwise update each row a second time has
- * nothing to do (schema 0010).  Only rows whose effective value differs:
- * a row the bank already gave the rule's category is not changed, and
- * gets no override pinning it: the preview shows no change there, and a
- * row counted as the run's would have its whole snapshot restored by the
- * run's revert. */
-static const char SQL_ALL_CATEGORY[] =
-    "UPDATE transactions SET override_category = ?1, eff_category = ?1"
-    " WHERE id IN (SELECT id FROM temp.rule_ids) AND eff_category IS NOT ?1 RETURNING id";
-static const char SQL_ALL_MERCHANT[] =
-    "UPDATE transactions SET override_merchant_normalized = ?1, eff_merchant = ?1"
-    " WHERE id IN (SELECT id FROM temp.rule_ids) AND eff_merchant IS NOT ?1"
-    " RETURNING id";
-static const char SQL_ALL_TRIP[] =
-    "UPDATE transactions SET override_trip_id = ?1"
-    " WHERE id IN (SELECT id FROM temp.rule_ids) AND override_trip_id IS NOT ?1 RETURNING id";
-/* RETURNING reports the rows inserted, not those ignored. */
-static const char SQL_ALL_TAG[] =
-    "INSERT OR IGNORE INTO transaction_tags (transaction_id, tag_id)"
-    " SELECT id, ?1 FROM temp.rule_ids WHERE 1 RETURNING transaction_id";
-/* apply_split (Behaviour rule 5): upsert each share, then remove only the
- * participants no longer named, so settled flags survive; ?1 is the
- * completed set as [[participant_id, share], ...]. */
-static const char SQL_ALL_SPLIT_UPSERT[] =
-    "INSERT INTO splits (transaction_id, participant_id, share_percent)"
-    " SELECT r.id, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]')"
-    "   FROM temp.rule_ids r, json_each(?1) j WHERE 1"
-    " ON CONFLICT (transaction_id, participant_id) DO UPDATE SET share_percent = excluded.share_percent"
-    "  WHERE share_percent IS NOT excluded.share_percent"
-    " RETURNING transaction_id";
-static const char SQL_ALL_SPLIT_PRUNE[] =
-    "DELETE FROM splits WHERE transaction_id IN (SELECT id FROM temp.rule_ids)"
-    "   AND participant_id NOT IN (SELECT json_extract(value, '$[0]') FROM json_each(?1))"
-    " RETURNING transaction_id";
-/* One row's, as SQL_ALL_CATEGORY: a row already showing the category is
- * not changed.  The effective category is compared, not the override: a
- * row pinned and counted though left as it was would have its later
- * edits put back by the run's revert. */
-static const char SQL_ROW_CATEGORY[] =
-    "UPDATE transactions SET override_category = ?2, eff_category = ?2"
-    " WHERE id = ?1 AND eff_category IS NOT ?2 RETURNING id";
-static const char SQL_EFF_MERCHANT[] = "SELECT eff_merchant FROM transactions WHERE id = ?";
-
-/* One rule, ready to act: its checked actions and completed split. */
-struct prepared {
-    int64_t id;
-    char name[RULE_NAME_MAX + 1];
-    int any;
-    cJSON *rule;               /* owned */
-    char *shares;              /* apply_split's completed shares as JSON, or NULL */
-};
-
-static void prepared_free(struct prepared *p)
-{
-    free(p->shares);
-    cJSON_Delete(p->rule);
-    memset(p, 0, sizeof *p);
-}
-
-/* The actions are checked again: a tag or trip may be gone since the rule
- * was saved, and a run must not half-apply. */
-static int prepare(ledger_db *db, int64_t me, cJSON *rule, struct prepared *p, ledger_error *err)
-{
-    const cJSON *a;
-
-    memset(p, 0, sizeof *p);
-    p->rule = rule;
-    p->id = (int64_t)json_get(rule, "id")->valuedouble;
-    snprintf(p->name, sizeof p->name, "%s", json_get(rule, "name")->valuestring);
-    p->any = strcmp(json_get(rule, "match")->valuestring, "any") == 0;
-    if (rule_actions_check(db, me, json_get(rule, "actions"), err)) {
-        /* Valid when saved: what it names has changed since (a tag or
-         * trip deleted, a trip the caller no longer takes part in).  Say
-         * which rule, as apply-all runs many. */
-        if (err->status == 400 || err->status == 403) {
-            char why[sizeof err->message], field[sizeof err->field];
-
-            snprintf(why, sizeof why, "%s", err->message);
-            snprintf(field, sizeof field, "%s", err->field);
-            ledger_error_set(err, 409, "conflict", field, "rule %lld (%s) can no longer run: %s",
-                             (long long)p->id, p->name, why);
-        }
-        goto fail;
-    }
-    cJSON_ArrayForEach(a, json_get(rule, "actions")) {
-        struct split_set ss;
-        cJSON *arr;
-        size_t i;
-
-        if (strcmp(json_get(a, "type")->valuestring, "apply_split") != 0)
-            continue;
-        if (split_parse(db, json_get(a, "shares"), "shares", me, me, &ss, err))
-            goto fail;
-        arr = cJSON_CreateArray();
-        for (i = 0; i < ss.n; i++) {
-            cJSON *pair = cJSON_CreateArray();
-
-            cJSON_AddItemToArray(pair, cJSON_CreateNumber((double)ss.v[i].participant_id));
-            cJSON_AddItemToArray(pair, cJSON_CreateNumber((double)ss.v[i].share));
-            cJSON_AddItemToArray(arr, pair);
-        }
-        split_set_free(&ss);
-        free(p->shares);
-        p->shares = cJSON_PrintUnformatted(arr);
-        cJSON_Delete(arr);
-    }
-    return LEDGER_OK;
-fail:
-    p->rule = NULL;  /* the caller still owns it */
-    prepared_free(p);
-    return LEDGER_ERR;
-}
-
-/* The ids of the rows a run's actions changed, repeats and all. */
-struct changed {
-    int64_t *ids;
-    size_t n, cap;
-};
-
-static int changed_add(struct changed *c, int64_t id)
-{
-    if (c->n == c->cap) {
-        void *nv = realloc(c->ids, (c->cap = c->cap ? 2 * c->cap : 256) * sizeof *c->ids);
-
-        if (nv == NULL)
-            return LEDGER_ERR;
-        c->ids = nv;
-    }
-    c->ids[c->n++] = id;
-    return LEDGER_OK;
-}
-
-
-/* How many distinct rows were changed. */
-static int64_t changed_count(struct changed *c)
-{
-    size_t i, distinct = 0;
-
-    if (c->n > 1)  /* c->ids is NULL when nothing changed */
-        qsort(c->ids, c->n, sizeof *c->ids, cmp_int64);
-    for (i = 0; i < c->n; i++)
-        distinct += i == 0 || c->ids[i] != c->ids[i - 1];
-    return (int64_t)distinct;
-}
-
-/* db_exec for an action's statement (sql and its DB_ARGV), adding the ids
- * it returns to *changed (when not NULL).  A row changed but not listed
- * would be marked unchanged and its revert skipped: out of memory is the
- * run's end. */
-static int exec_action(ledger_db *db, struct changed *changed, ledger_error *err, const char *sql,
-                       const struct db_arg *args, int n)
-{
-    sqlite3_stmt *st = db_stmt(db, sql, err);
-    int rc = SQLITE_ERROR;
-
-    if (st == NULL)
-        return LEDGER_ERR;
-    if (db_bind_args(db, st, args, n) == 0)
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-            if (changed && changed_add(changed, sqlite3_column_int64(st, 0)))
-                break;
-    db_stmt_done(st);
-    if (rc == SQLITE_ROW)
-        return ledger_error_oom(err);
-    if (rc != SQLITE_DONE)
-        return db_error(db, err, "rule action");
-    return LEDGER_OK;
-}
-
-/* Puts the matched rows ids[0..n) (a run of them in id order) into
- * temp.rule_ids for the snapshot and the actions. */
-static int chunk_fill(ledger_db *db, const int64_t *ids, size_t n, ledger_error *err)
-{
-    if (db_exec(db, err, "rule action", SQL_CHUNK_CLEAR))
-        return LEDGER_ERR;
-    if (n == 0)
-        return LEDGER_OK;
-    return db_exec(db, err, "rule run", SQL_CHUNK_FILL, DB_INT(ids[0]), DB_INT(ids[n - 1]));
-}
 
 /* The ids of the caller's rows the rule matches, in id order and in
  * temp.rule_matches: by its conditions (one query built by rule_sql.c) or, for
@@ -333,68 +147,8 @@ out:
     return rc;
 }
 
-/* The actions over every row of temp.rule_ids; the ids of the rows they
- * change go to *changed (when not NULL). */
-static int act_on_all(ledger_db *db, int64_t me, const struct prepared *p, const int64_t *ids,
-                      size_t n, struct changed *changed, ledger_error *err)
-{
-    const cJSON *a;
-
-    cJSON_ArrayForEach(a, json_get(p->rule, "actions")) {
-        const char *type = json_get(a, "type")->valuestring;
-        int rc = LEDGER_OK;
-
-        if (strcmp(type, "add_tag") == 0) {
-            rc = exec_action(db, changed, err, SQL_ALL_TAG,
-                             DB_ARGV(DB_INT(json_get(a, "tag_id")->valuedouble)));
-        } else if (strcmp(type, "set_category") == 0) {
-            const char *category = json_get(a, "category")->valuestring;
-            char folded[LEDGER_CATEGORY_MAX];
-            size_t i;
-            int step;
-
-            if (ledger_category_fold(category, folded) != LEDGER_CATEGORY_REFUND) {
-                if (exec_action(db, changed, err, SQL_ALL_CATEGORY, DB_ARGV(DB_TEXT(folded))))
-                    return LEDGER_ERR;
-                continue;
-            }
-            /* A refund takes each row's merchant's usual category. */
-            for (i = 0; i < n && rc == LEDGER_OK; i++) {
-                char merchant[512] = "";
-                sqlite3_stmt *st = db_stmt(db, SQL_EFF_MERCHANT, err);
-
-                if (st == NULL)
-                    return LEDGER_ERR;
-                sqlite3_bind_int64(st, 1, ids[i]);
-                if ((step = sqlite3_step(st)) == SQLITE_ROW)
-                    snprintf(merchant, sizeof merchant, "%s", (const char *)sqlite3_column_text(st, 0));
-                db_stmt_done(st);
-                /* A failed read must not resolve the refund as if the row
-                 * had no merchant: that category would be written. */
-                if (step != SQLITE_ROW && step != SQLITE_DONE)
-                    return db_error(db, err, "rule action");
-                rc = category_resolve(db, me, merchant, category, folded, err)
-                     || exec_action(db, changed, err, SQL_ROW_CATEGORY,
-                                    DB_ARGV(DB_INT(ids[i]), DB_TEXT(folded)));
-            }
-        } else if (strcmp(type, "set_merchant") == 0) {
-            rc = exec_action(db, changed, err, SQL_ALL_MERCHANT,
-                             DB_ARGV(DB_TEXT(json_get(a, "merchant_normalized")->valuestring)));
-        } else if (strcmp(type, "set_trip") == 0) {
-            rc = exec_action(db, changed, err, SQL_ALL_TRIP,
-                             DB_ARGV(DB_INT(json_get(a, "trip_id")->valuedouble)));
-        } else {
-            rc = exec_action(db, changed, err, SQL_ALL_SPLIT_UPSERT, DB_ARGV(DB_TEXT(p->shares)))
-                 || exec_action(db, changed, err, SQL_ALL_SPLIT_PRUNE, DB_ARGV(DB_TEXT(p->shares)));
-        }
-        if (rc)
-            return LEDGER_ERR;
-    }
-    return LEDGER_OK;
-}
-
 /* Marks the matched rows ids[0..n) that the run did not change (not in
- * c, sorted by changed_count): a revert leaves them alone (schema 0016).
+ * c, sorted by rule_changed_count): a revert leaves them alone (schema 0016).
  * Few, but for a rule run again over rows already as it leaves them. */
 static int mark_unchanged(ledger_db *db, int64_t run_id, const int64_t *ids, size_t n,
                           const struct changed *c, ledger_error *err)
@@ -427,12 +181,12 @@ static int run_rule(ledger_db *db, int64_t me, const struct prepared *p, const i
     run_id = sqlite3_last_insert_rowid(db->sql);
     for (off = 0; off < n; off += m) {
         m = n - off < RUN_CHUNK ? n - off : RUN_CHUNK;
-        if (chunk_fill(db, ids + off, m, err)
+        if (rule_chunk_fill(db, ids + off, m, err)
             || db_exec(db, err, "rule action", SQL_RUN_SNAPSHOT, DB_INT(run_id))
-            || act_on_all(db, me, p, ids + off, m, &c, err))
+            || rule_act(db, me, p, ids + off, m, &c, err))
             goto out;
     }
-    changed = changed_count(&c);
+    changed = rule_changed_count(&c);
     if (mark_unchanged(db, run_id, ids, n, &c, err)
         || db_exec(db, err, "run", SQL_RUN_FINISH, DB_INT(changed), DB_INT(run_id)))
         goto out;
@@ -476,17 +230,17 @@ static int apply_auto(ledger_db *db, int64_t me, const cJSON *rule, cJSON *runs,
 
     if (copy == NULL)
         return ledger_error_oom(err);
-    if (prepare(db, me, copy, &p, err)) {
+    if (rule_prepare(db, me, copy, &p, err)) {
         cJSON_Delete(copy);
         return skip_rule(skipped, rule, err);
     }
     if (match_ids(db, me, &p, NULL, 1, &ids, &n, err)) {
-        prepared_free(&p);
+        rule_prepared_free(&p);
         return skip_rule(skipped, rule, err);
     }
     rc = n ? run_rule(db, me, &p, ids, n, "conditions", &run, err) : LEDGER_OK;
     free(ids);
-    prepared_free(&p);
+    rule_prepared_free(&p);
     if (rc || run == NULL)
         return rc;
     /* Its id counts its rows (runs_rows): a run without one (memory ran
@@ -598,7 +352,7 @@ static int preview(ledger_db *db, int64_t me, const struct prepared *p, const in
     for (i = 0; i < n; i++)
         if (txn_get(db, me, ids[i], &before[i], err))
             goto out;
-    if (chunk_fill(db, ids, n, err) || act_on_all(db, me, p, ids, n, NULL, err))
+    if (rule_chunk_fill(db, ids, n, err) || rule_act(db, me, p, ids, n, NULL, err))
         goto out;
     for (i = 0; i < n; i++) {
         cJSON *after = NULL, *o;
@@ -668,7 +422,7 @@ static int rule_one(ledger_db *db, int64_t me, int64_t rule_id, const cJSON *bod
                          (long long)rule_id);
         goto out;
     }
-    if (prepare(db, me, rule, &p, err))
+    if (rule_prepare(db, me, rule, &p, err))
         goto out;
     rule = NULL;  /* p owns it now */
     if (match_ids(db, me, &p, sel_text, 0, &ids, &n, err))
@@ -685,7 +439,7 @@ static int rule_one(ledger_db *db, int64_t me, int64_t rule_id, const cJSON *bod
     else
         rc = run_rule(db, me, &p, ids, n, mode == MODE_SELECTION ? "selection" : "conditions", out, err);
 done:
-    prepared_free(&p);
+    rule_prepared_free(&p);
 out:
     free(ids);
     free(sel_text);
