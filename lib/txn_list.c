@@ -416,19 +416,60 @@ static void txn_list_sql(char *sql, size_t len, const struct list_query *q, int 
     strncat(sql, order, len - strlen(sql) - 1);
 }
 
+/* Where a page ends: how many rows it read (with the extra one that says
+ * a next page exists), and the last row's id and sort key. */
+struct page_end {
+    int64_t n, last_id;
+    char key[256];
+};
+
+/* Reads the page's rows into w (as text, when w is not NULL) or items. */
+static int read_page(ledger_db *db, int64_t me, const struct list_query *q, int trip_scope,
+                     struct json_writer *w, cJSON *items, struct page_end *end, ledger_error *err)
+{
+    char sql[SQL_MAX];
+    sqlite3_stmt *st;
+    int rc;
+
+    txn_list_sql(sql, sizeof sql, q, trip_scope);
+    if ((st = db_stmt(db, sql, err)) == NULL)
+        return LEDGER_ERR;
+    bind_query(db, st, me, q);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *key;
+        cJSON *row;
+
+        if (++end->n > q->limit)
+            break;  /* the extra row: there is a next page */
+        if (w) {
+            txn_row_write(w, st, me);
+        } else if ((row = txn_row_json(st, me)) != NULL) {
+            cJSON_AddItemToArray(items, row);
+        } else {
+            db_stmt_done(st);
+            return ledger_error_oom(err);
+        }
+        end->last_id = sqlite3_column_int64(st, 0);
+        key = (const char *)sqlite3_column_text(st, sqlite3_column_count(st) - 1);
+        snprintf(end->key, sizeof end->key, "%s", key ? key : "");
+    }
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        db_error(db, err, "transactions");
+    db_stmt_done(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? LEDGER_OK : LEDGER_ERR;
+}
+
 /* The page's rows, as a cJSON array or (text) as one cJSON_Raw item of
  * their JSON text written without a tree (txn_row_write). */
 static int txn_list(ledger_db *db, int64_t me, const struct ledger_params *params, int text,
                     cJSON **out, ledger_error *err)
 {
     struct list_query q;
-    char sql[SQL_MAX];
-    sqlite3_stmt *st = NULL;
     struct json_writer w;
+    struct page_end end = { 0, 0, "" };
     cJSON *doc = NULL, *items = NULL;
-    int64_t total = 0, n = 0, last_id = 0;
-    char last_key[256] = "";
-    int rc, trip_scope = 0, participant = 1;
+    int64_t total = 0;
+    int trip_scope = 0, participant = 1;
 
     memset(&w, 0, sizeof w);
     if (txn_query_parse(params, &q, err))
@@ -450,38 +491,10 @@ static int txn_list(ledger_db *db, int64_t me, const struct ledger_params *param
         jw_open(&w, NULL, '[');
     else
         items = cJSON_CreateArray();
-    if (participant) {
-        if (count_rows(db, me, &q, trip_scope, &total, err))
-            goto fail;
-        txn_list_sql(sql, sizeof sql, &q, trip_scope);
-        if ((st = db_stmt(db, sql, err)) == NULL)
-            goto fail;
-        bind_query(db, st, me, &q);
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-            cJSON *row;
-
-            if (++n > q.limit)
-                break;  /* the extra row: there is a next page */
-            if (text) {
-                txn_row_write(&w, st, me);
-            } else if ((row = txn_row_json(st, me)) != NULL) {
-                cJSON_AddItemToArray(items, row);
-            } else {
-                ledger_error_oom(err);
-                goto fail;
-            }
-            last_id = sqlite3_column_int64(st, 0);
-            snprintf(last_key, sizeof last_key, "%s",
-                     sqlite3_column_text(st, sqlite3_column_count(st) - 1)
-                         ? (const char *)sqlite3_column_text(st, sqlite3_column_count(st) - 1) : "");
-        }
-        if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-            db_error(db, err, "transactions");
-            goto fail;
-        }
-        db_stmt_done(st);
-        st = NULL;
-    }
+    if (participant
+        && (count_rows(db, me, &q, trip_scope, &total, err)
+            || read_page(db, me, &q, trip_scope, text ? &w : NULL, items, &end, err)))
+        goto fail;
     if (text) {
         jw_close(&w, ']');
         if ((items = jw_finish_raw(&w)) == NULL) {
@@ -495,8 +508,8 @@ static int txn_list(ledger_db *db, int64_t me, const struct ledger_params *param
     cJSON_AddNumberToObject(doc, "total", (double)total);
     cJSON_AddNumberToObject(doc, "limit", (double)q.limit);
     cJSON_AddNumberToObject(doc, "offset", (double)(q.has_cursor ? 0 : q.offset));
-    if (n > q.limit) {
-        char *cur = txn_cursor_encode(&q, last_id, last_key);
+    if (end.n > q.limit) {
+        char *cur = txn_cursor_encode(&q, end.last_id, end.key);
 
         cJSON_AddStringToObject(doc, "next_cursor", cur ? cur : "");
         free(cur);
@@ -507,7 +520,6 @@ static int txn_list(ledger_db *db, int64_t me, const struct ledger_params *param
     *out = doc;
     return LEDGER_OK;
 fail:
-    db_stmt_done(st);
     txn_query_free(&q);
     free(w.t.p);
     cJSON_Delete(items);
