@@ -2,7 +2,6 @@
  * Categories (Business rule C): every write path stores the folded slug, so
  * "Dining", "DINING" and " dining " are one category in every report.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -56,7 +55,7 @@ enum ledger_category_fold ledger_category_fold(const char *in, char *out)
         unsigned char c = (unsigned char)*in;
         size_t len;
 
-        if (!isalnum(c) && c < 0x80) {
+        if (c < 0x80 && !ascii_alpha(c) && !ascii_digit(c)) {
             gap = 1;
             continue;
         }
@@ -77,7 +76,7 @@ enum ledger_category_fold ledger_category_fold(const char *in, char *out)
         if (n + 1 > LEDGER_CATEGORY_MAX - 1)
             break;
         gap = 0;
-        out[n++] = (char)(c < 0x80 ? tolower(c) : c);
+        out[n++] = (char)ascii_lower(c);
     }
     /* A name cut at the length limit must not end inside a UTF-8 sequence:
      * if the next input byte continues one, drop its lead and tail. */
@@ -171,7 +170,7 @@ int ledger_categories_list(ledger_db *db, int64_t user_id, cJSON **out,
     *out = doc;
     return LEDGER_OK;
 oom:
-    ledger_error_set(err, 500, "internal", NULL, "out of memory");
+    ledger_error_oom(err);
 fail:
     db_stmt_done(st);
     cJSON_Delete(doc);
@@ -196,12 +195,11 @@ int category_resolve(ledger_db *db, int64_t owner, const char *merchant, const c
     case LEDGER_CATEGORY_OK:
         return LEDGER_OK;
     case LEDGER_CATEGORY_EMPTY:
-        return ledger_error_set(err, 400, "invalid_field", "category",
-                                "category must have at least one letter or digit");
+        return error_field(err, "category", "category must have at least one letter or digit");
     case LEDGER_CATEGORY_NONE:
         /* A row stored as "uncategorised" would be one with no category in
          * the reports but not in the list's filters. */
-        return ledger_error_set(err, 400, "invalid_field", "category", "%s", CATEGORY_NONE_MESSAGE);
+        return error_field(err, "category", "%s", CATEGORY_NONE_MESSAGE);
     case LEDGER_CATEGORY_REFUND:
         break;
     }
@@ -229,34 +227,26 @@ int category_resolve_refund_row(ledger_db *db, int64_t owner, int64_t id, const 
                                 ledger_error *err)
 {
     char category[LEDGER_CATEGORY_MAX];
-    sqlite3_stmt *st;
-    int rc;
 
-    if (category_resolve(db, owner, merchant, "refund", category, err)
-        || (st = db_stmt(db, SQL_ROW_CATEGORY, err)) == NULL)
+    if (category_resolve(db, owner, merchant, "refund", category, err))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, id);
-    db_bind_text(db, st, 2, category);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "refund category");
+    return db_exec(db, err, "refund category", SQL_ROW_CATEGORY, DB_INT(id), DB_TEXT(category));
 }
 
 int category_of_report(const char *in, char *out, ledger_error *err)
 {
     if (strlen(in) > LEDGER_CATEGORY_TEXT_MAX)
-        return ledger_error_set(err, 400, "invalid_field", "category",
-                                "category must be at most %d bytes", LEDGER_CATEGORY_TEXT_MAX);
+        return error_field(err, "category",
+                           "category must be at most %d bytes", LEDGER_CATEGORY_TEXT_MAX);
     switch (ledger_category_fold(in, out)) {
     case LEDGER_CATEGORY_OK:
     case LEDGER_CATEGORY_NONE:
         return LEDGER_OK;
     case LEDGER_CATEGORY_REFUND:
-        return ledger_error_set(err, 400, "invalid_field", "category",
-                                "refund is no category of its own: each refund counts under its"
-                                " merchant's category");
+        return error_field(err, "category",
+                           "refund is no category of its own: each refund counts under its"
+                           " merchant's category");
     default:
-        return ledger_error_set(err, 400, "invalid_field", "category",
-                                "category must have at least one letter or digit");
+        return error_field(err, "category", "category must have at least one letter or digit");
     }
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "text.h"
 
 int field_require_object(const cJSON *body, ledger_error *err)
 {
@@ -27,7 +28,7 @@ int field_text(const cJSON *obj, const char *name, int required, int nullable,
     *out = NULL;
     if (item == NULL) {
         if (required)
-            return ledger_error_set(err, 400, "invalid_field", name, "%s is required", name);
+            return error_field(err, name, "%s is required", name);
         return LEDGER_OK;
     }
     /* null is an answer only where the field can be null: elsewhere a
@@ -35,11 +36,11 @@ int field_text(const cJSON *obj, const char *name, int required, int nullable,
      * is there (*present). */
     if (cJSON_IsNull(item)) {
         if (!nullable)
-            return ledger_error_set(err, 400, "invalid_field", name, "%s cannot be null", name);
+            return error_field(err, name, "%s cannot be null", name);
         return LEDGER_OK;
     }
     if (!cJSON_IsString(item))
-        return ledger_error_set(err, 400, "invalid_field", name, "%s must be a string", name);
+        return error_field(err, name, "%s must be a string", name);
     s = item->valuestring;
     /* Leading and trailing spaces are never meaningful in a name; the
      * document owns the text, so trim it in place. */
@@ -50,10 +51,9 @@ int field_text(const cJSON *obj, const char *name, int required, int nullable,
         n--;
     ((char *)s)[n] = '\0';
     if (n == 0)
-        return ledger_error_set(err, 400, "invalid_field", name, "%s must not be empty", name);
+        return error_field(err, name, "%s must not be empty", name);
     if (n > maxlen)
-        return ledger_error_set(err, 400, "invalid_field", name,
-                                "%s must be at most %zu bytes", name, maxlen);
+        return error_field(err, name, "%s must be at most %zu bytes", name, maxlen);
     *out = s;
     return LEDGER_OK;
 }
@@ -64,8 +64,7 @@ int field_color(const cJSON *obj, const char *name, const char **out, int *prese
     size_t n, i;
 
     if (field_text(obj, name, 0, 1, 7, out, present, err))
-        return ledger_error_set(err, 400, "invalid_field", name,
-                                "%s must be a color such as \"#1e90ff\"", name);
+        return error_field(err, name, "%s must be a color such as \"#1e90ff\"", name);
     if (*out == NULL)
         return LEDGER_OK;
     n = strlen(*out);
@@ -76,8 +75,7 @@ int field_color(const cJSON *obj, const char *name, const char **out, int *prese
             goto bad;
     return LEDGER_OK;
 bad:
-    return ledger_error_set(err, 400, "invalid_field", name,
-                            "%s must be a color such as \"#1e90ff\"", name);
+    return error_field(err, name, "%s must be a color such as \"#1e90ff\"", name);
 }
 
 int valid_date(const char *s)
@@ -86,7 +84,7 @@ int valid_date(const char *s)
     int y, m, d, i, leap;
 
     for (i = 0; i < 10; i++)
-        if (i == 4 || i == 7 ? s[i] != '-' : !isdigit((unsigned char)s[i]))
+        if (i == 4 || i == 7 ? s[i] != '-' : !ascii_digit(s[i]))
             return 0;
     if (s[10] != '\0')
         return 0;
@@ -104,8 +102,8 @@ static int read_date(const cJSON *obj, const char *name, int required, int nulla
 {
     if (field_text(obj, name, required, nullable, 10, out, present, err)
         || (*out && !valid_date(*out)))
-        return ledger_error_set(err, 400, "invalid_field", name,
-                                "%s must be a date YYYY-MM-DD%s", name, nullable ? " or null" : "");
+        return error_field(err, name,
+                           "%s must be a date YYYY-MM-DD%s", name, nullable ? " or null" : "");
     return LEDGER_OK;
 }
 
@@ -131,7 +129,7 @@ int field_money(const cJSON *obj, const char *name, int required, int nullable,
     *set = 0;
     if (item == NULL || (cJSON_IsNull(item) && nullable)) {
         if (required)
-            return ledger_error_set(err, 400, "invalid_field", name, "%s is required", name);
+            return error_field(err, name, "%s is required", name);
         return LEDGER_OK;
     }
     if (ledger_money_from_json(item, name, out, err))
@@ -156,7 +154,7 @@ int json_id(const cJSON *item, int64_t *out)
     }
     /* Digits only: "1e3" or "7.0" is not an id. */
     for (s = item->valuestring; *s; s++) {
-        if (!isdigit((unsigned char)*s) || v > INT64_C(100000000000000))
+        if (!ascii_digit(*s) || v > INT64_C(100000000000000))
             return LEDGER_ERR;
         v = v * 10 + (*s - '0');
     }
@@ -176,12 +174,11 @@ int field_id(const cJSON *obj, const char *name, int required, int nullable,
     *out = 0;
     if (item == NULL || (cJSON_IsNull(item) && nullable)) {
         if (required && item == NULL)
-            return ledger_error_set(err, 400, "invalid_field", name, "%s is required", name);
+            return error_field(err, name, "%s is required", name);
         return LEDGER_OK;
     }
     if (json_id(item, out))
-        return ledger_error_set(err, 400, "invalid_field", name,
-                                "%s must be a positive integer id", name);
+        return error_field(err, name, "%s must be a positive integer id", name);
     return LEDGER_OK;
 }
 
@@ -210,7 +207,7 @@ bad:
         if (w > 0)
             used += (size_t)w;
     }
-    return ledger_error_set(err, 400, "invalid_field", name, "%s must be one of %s", name, list);
+    return error_field(err, name, "%s must be one of %s", name, list);
 }
 
 /* qsort's comparison of two int64_t, ascending. */
@@ -230,20 +227,17 @@ int field_id_array(const cJSON *obj, const char *name, size_t max, cJSON **ids,
     size_t n = 0, k = 0;
 
     if (!cJSON_IsArray(arr))
-        return ledger_error_set(err, 400, "invalid_field", name,
-                                "%s must be an array of ids", name);
+        return error_field(err, name, "%s must be an array of ids", name);
     n = (size_t)cJSON_GetArraySize(arr);
     if (n == 0 || n > max)
-        return ledger_error_set(err, 400, "invalid_field", name,
-                                "%s must hold 1 to %zu ids", name, max);
+        return error_field(err, name, "%s must hold 1 to %zu ids", name, max);
     v = malloc(n * sizeof *v);
     if (v == NULL)
-        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        return ledger_error_oom(err);
     cJSON_ArrayForEach(item, arr) {
         if (json_id(item, &v[k++])) {
             free(v);
-            return ledger_error_set(err, 400, "invalid_field", name,
-                                    "%s must be an array of positive integer ids", name);
+            return error_field(err, name, "%s must be an array of positive integer ids", name);
         }
     }
     /* Sorted and without repeats, so each row is acted on and counted once. */
@@ -257,7 +251,7 @@ int field_id_array(const cJSON *obj, const char *name, size_t max, cJSON **ids,
         }
     free(v);
     if (out == NULL)
-        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        return ledger_error_oom(err);
     *ids = out;
     return LEDGER_OK;
 }
@@ -322,7 +316,7 @@ int field_rate(const cJSON *obj, const char **out, ledger_error *err)
             point = 1;
             continue;
         }
-        if (!isdigit((unsigned char)*s))
+        if (!ascii_digit(*s))
             goto bad;
         digits++;
         nonzero |= *s != '0';
@@ -332,8 +326,8 @@ int field_rate(const cJSON *obj, const char **out, ledger_error *err)
     *out = item->valuestring;
     return LEDGER_OK;
 bad:
-    return ledger_error_set(err, 400, "invalid_field", "exchange_rate_to_aud",
-                            "exchange_rate_to_aud must be a positive decimal number");
+    return error_field(err, "exchange_rate_to_aud",
+                       "exchange_rate_to_aud must be a positive decimal number");
 }
 
 /* A currency code: three ASCII letters, stored in upper case ("usd" is
@@ -349,9 +343,9 @@ int field_currency(const cJSON *obj, char buf[4], const char **out, ledger_error
     if (s == NULL)
         return LEDGER_OK;
     for (i = 0; i < 3; i++) {
-        if (!isalpha((unsigned char)s[i]) || (unsigned char)s[i] >= 0x80)
+        if (!ascii_alpha(s[i]))
             goto bad;
-        buf[i] = (char)toupper((unsigned char)s[i]);
+        buf[i] = (char)ascii_upper(s[i]);
     }
     if (s[3] != '\0')
         goto bad;
@@ -359,8 +353,7 @@ int field_currency(const cJSON *obj, char buf[4], const char **out, ledger_error
     *out = buf;
     return LEDGER_OK;
 bad:
-    return ledger_error_set(err, 400, "invalid_field", "currency",
-                            "currency must be three letters (ISO 4217)");
+    return error_field(err, "currency", "currency must be three letters (ISO 4217)");
 }
 
 int home_amount_of_new_row(ledger_db *db, const char *currency, int64_t amount, const char *rate,
@@ -370,16 +363,16 @@ int home_amount_of_new_row(ledger_db *db, const char *currency, int64_t amount, 
 
     if (currency == NULL || strcmp(currency, home) == 0) {
         if (*has_aud && *aud != amount)
-            return ledger_error_set(err, 400, "invalid_field", "amount_aud",
-                                    "a row in the home currency (%s) is its own home amount:"
-                                    " leave amount_aud out or make it the amount", home);
+            return error_field(err, "amount_aud",
+                               "a row in the home currency (%s) is its own home amount:"
+                               " leave amount_aud out or make it the amount", home);
         return LEDGER_OK;
     }
     if (*has_aud || rate == NULL)
         return LEDGER_OK;
     if (money_times_rate(amount, rate, aud))
-        return ledger_error_set(err, 400, "invalid_field", "exchange_rate_to_aud",
-                                "amount at exchange_rate_to_aud is more than the ledger can hold");
+        return error_field(err, "exchange_rate_to_aud",
+                           "amount at exchange_rate_to_aud is more than the ledger can hold");
     *has_aud = 1;
     return LEDGER_OK;
 }
@@ -391,10 +384,10 @@ int parse_whole(const char *s, int64_t lo, int64_t hi, int64_t *out)
     if (s == NULL || *s == '\0')
         return -1;
     /* Past hi before the next digit is added: v * 10 + d never passes
-     * INT64_MAX (twenty digits wrapped round to a value in range: an
-     * audit). */
+     * INT64_MAX, where twenty digits would wrap round to a value in
+     * range. */
     for (; *s; s++) {
-        if (!isdigit((unsigned char)*s) || v > (hi - (*s - '0')) / 10)
+        if (!ascii_digit(*s) || v > (hi - (*s - '0')) / 10)
             return -1;
         v = v * 10 + (*s - '0');
     }

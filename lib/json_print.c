@@ -2,14 +2,14 @@
  * Compact JSON text of a cJSON tree: the bytes cJSON_PrintUnformatted
  * gives, made for the one caller that prints on every request.
  *
- * A page of 50 transactions is some 35 kB of JSON and 1,500 items, and
- * cJSON's printer was a fifth of ledger-fcgi's time for it: after every
- * item it runs strlen over what it has just written to find its place
- * again, and every number goes through sprintf("%1.15g") and back
- * through sscanf to check that it reads as the same double.  Here the
- * writer keeps its length, and a number with no fraction and fewer than
- * 16 digits (every id and count a response has; money is raw decimal
- * text) is written digit by digit, which is what "%1.15g" gives for it.
+ * A page of transactions is many small items, and cJSON's printer is
+ * slow for them: after every item it runs strlen over what it has just
+ * written to find its place again, and every number goes through
+ * sprintf("%1.15g") and back through sscanf to check that it reads as
+ * the same double.  Here the writer keeps its length, and a number with
+ * no fraction and fewer than 16 digits (every id and count a response
+ * has; money is raw decimal text) is written digit by digit, which is
+ * what "%1.15g" gives for it.
  * Any other number goes the way cJSON's does, so the text is the same
  * byte for byte: t/0002 compares the two over every kind of item, and
  * the json fuzz target over whatever it finds.
@@ -193,7 +193,7 @@ char *ledger_json_print(const cJSON *item, size_t *len)
 
 /* The comma before an item after the first of its container, then its
  * key when it is an object's.  Keys are the API's own names (letters and
- * _), written as they are: escaping them was a tenth of a monthly
+ * _), written as they are: escaping them would cost a large part of a
  * report's time. */
 static void jw_item(struct json_writer *w, const char *key)
 {

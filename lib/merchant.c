@@ -7,7 +7,6 @@
 #include "text.h"
 
 #define LIMIT_DEFAULT 50
-#define LIMIT_MAX 500
 
 /* ?2 the search term (NULL for none), lowered (see ledger_contains). */
 #define MERCHANT_MATCH "(?2 IS NULL OR ledger_contains(?2, t.eff_merchant))"
@@ -16,7 +15,7 @@
  * owner most often gives the merchant. */
 static const char SQL_MERCHANTS[] =
     "SELECT t.eff_merchant, COUNT(*),"
-    "       ledger_sum(CASE WHEN t.transaction_type IN ('debit', 'fee', 'interest')"
+    "       ledger_sum(CASE WHEN t.transaction_type IN " MONEY_OUT_TYPES_SQL
     "                THEN COALESCE(t.amount_aud, t.amount) ELSE -COALESCE(t.amount_aud, t.amount) END),"
     "       MAX(t.date),"
     "       (SELECT c.eff_category FROM transactions c"
@@ -37,44 +36,30 @@ int ledger_merchant_list(ledger_db *db, int64_t me, const struct ledger_params *
                          cJSON **out, ledger_error *err)
 {
     const char *search = param_get(p, "search"), *v;
-    int64_t limit = LIMIT_DEFAULT, offset = 0, total = 0, n = 0;
+    struct page page;
+    int64_t total = 0, n = 0;
     char *term = NULL;
     sqlite3_stmt *st = NULL;
     cJSON *doc = NULL, *items;
     int rc;
 
-    if ((v = param_get(p, "limit")) && parse_whole(v, 1, LIMIT_MAX, &limit))
-        return ledger_error_set(err, 400, "invalid_field", "limit",
-                                "limit must be a whole number from 1 to 500");
-    if ((v = param_get(p, "offset")) && parse_whole(v, 0, INT64_C(1) << 40, &offset))
-        return ledger_error_set(err, 400, "invalid_field", "offset",
-                                "offset must be a whole number, 0 or more");
+    if (page_parse(p, LIMIT_DEFAULT, &page, err))
+        return LEDGER_ERR;
     /* The cursor of this short list is the next offset, in decimal. */
-    if ((v = param_get(p, "cursor")) && *v && parse_whole(v, 0, INT64_C(1) << 40, &offset))
-        return ledger_error_set(err, 400, "invalid_field", "cursor",
-                                "cursor is not one this list gave out");
+    if ((v = param_get(p, "cursor")) && *v && parse_whole(v, 0, PAGE_OFFSET_MAX, &page.offset))
+        return error_field(err, "cursor", "cursor is not one this list gave out");
     if (search && *search) {
         if ((term = strdup(search)) == NULL)
-            return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+            return ledger_error_oom(err);
         utf8_lower(term);
     }
-    if ((st = db_stmt(db, SQL_MERCHANT_COUNT, err)) == NULL)
+    if (db_int(db, err, "merchants", &total, 0, SQL_MERCHANT_COUNT, DB_INT(me), DB_TEXT(term))
+        || (st = db_stmt(db, SQL_MERCHANTS, err)) == NULL)
         goto fail;
     sqlite3_bind_int64(st, 1, me);
     db_bind_text(db, st, 2, term);
-    rc = sqlite3_step(st);
-    total = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    db_stmt_done(st);
-    if (rc != SQLITE_ROW) {
-        db_error(db, err, "merchants");
-        goto fail;
-    }
-    if ((st = db_stmt(db, SQL_MERCHANTS, err)) == NULL)
-        goto fail;
-    sqlite3_bind_int64(st, 1, me);
-    db_bind_text(db, st, 2, term);
-    sqlite3_bind_int64(st, 3, limit);
-    sqlite3_bind_int64(st, 4, offset);
+    sqlite3_bind_int64(st, 3, page.limit);
+    sqlite3_bind_int64(st, 4, page.offset);
     doc = cJSON_CreateObject();
     items = cJSON_AddArrayToObject(doc, "items");
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -99,12 +84,12 @@ int ledger_merchant_list(ledger_db *db, int64_t me, const struct ledger_params *
         goto fail;
     }
     cJSON_AddNumberToObject(doc, "total", (double)total);
-    cJSON_AddNumberToObject(doc, "limit", (double)limit);
-    cJSON_AddNumberToObject(doc, "offset", (double)offset);
-    if (offset + n < total) {
+    cJSON_AddNumberToObject(doc, "limit", (double)page.limit);
+    cJSON_AddNumberToObject(doc, "offset", (double)page.offset);
+    if (page.offset + n < total) {
         char next[32];
 
-        snprintf(next, sizeof next, "%lld", (long long)(offset + n));
+        snprintf(next, sizeof next, "%lld", (long long)(page.offset + n));
         cJSON_AddStringToObject(doc, "next_cursor", next);
     } else {
         cJSON_AddNullToObject(doc, "next_cursor");

@@ -44,8 +44,7 @@ int db_list(ledger_db *db, sqlite3_stmt *st, cJSON *(*row)(sqlite3_stmt *), cJSO
     db_stmt_done(st);
     if (rc != SQLITE_DONE) {
         cJSON_Delete(doc);
-        return rc == SQLITE_ROW ? ledger_error_set(err, 500, "internal", NULL, "out of memory")
-                                : db_error(db, err, "list");
+        return rc == SQLITE_ROW ? ledger_error_oom(err) : db_error(db, err, "list");
     }
     cJSON_AddNumberToObject(doc, "total", cJSON_GetArraySize(items));
     *out = doc;

@@ -1,13 +1,9 @@
 /*
  * Rules: saved conditions and actions that tag, categorise, rename, split
- * and assign the caller's rows in bulk, and the runs that apply them.
- *
- * Every run is recorded (rule_runs) with the rule's name copied, so the
- * record outlives edits and deletion of the rule, and with a snapshot of
- * each row it changed (rule_run_rows), so it can be reverted: reverting
- * puts those rows back as they were before the run, which discards later
- * edits to them, as the specification says.  Rules act only on rows the
- * caller owns.
+ * and assign the caller's rows in bulk.  This file keeps the rules
+ * themselves (create, read, update, delete); rule_run.c applies them and
+ * rule_revert.c keeps the record of their runs.  Rules act only on rows
+ * the caller owns.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +11,6 @@
 
 #include "rule.h"
 
-#define NAME_MAX_LEN 200
 #define ACTIONS_MAX 20
 
 static const char SQL_RULE_INSERT[] =
@@ -24,134 +19,12 @@ static const char SQL_RULE_INSERT[] =
 static const char SQL_RULE_UPDATE[] =
     "UPDATE rules SET name = ?2, match_mode = ?3, conditions = ?4, actions = ?5, enabled = ?6,"
     " manual_only = ?7, updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?1";
-#define RULE_COLUMNS \
-    "SELECT id, owner_id, name, match_mode, conditions, actions, enabled, manual_only," \
-    " created_at, updated_at FROM rules"
 static const char SQL_RULE_ONE[] = RULE_COLUMNS " WHERE id = ?";
 static const char SQL_RULE_LIST[] = RULE_COLUMNS " WHERE owner_id = ? ORDER BY id";
-static const char SQL_RULE_AUTO[] =
-    RULE_COLUMNS " WHERE owner_id = ? AND enabled AND NOT manual_only ORDER BY id";
 static const char SQL_RULE_DELETE[] = "DELETE FROM rules WHERE id = ?";
-static const char SQL_RUN_INSERT[] =
-    "INSERT INTO rule_runs (id, owner_id, rule_id, rule_name, source, matches)"
-    " VALUES (" NEXT_ID("rule_runs") ", ?, ?, ?, ?, ?)";
-static const char SQL_RUN_FINISH[] = "UPDATE rule_runs SET transactions = ? WHERE id = ?";
-#define RUN_COLUMNS \
-    "SELECT id, rule_id, rule_name, source, matches, transactions, created_at, reverted_at," \
-    " owner_id FROM rule_runs"
-static const char SQL_RUN_ONE[] = RUN_COLUMNS " WHERE id = ?";
-static const char SQL_RUN_LIST[] = RUN_COLUMNS " WHERE owner_id = ? ORDER BY id DESC";
-/* What a revert of run ?1 would undo that came after it (schema 0022):
- * a later run still applied that changed one of its rows, or a
- * reconciliation since into or of one of them.  Putting the run's
- * snapshot back over either would lose or bring back the other's changes
- * when that one is undone in turn; the later one goes first. */
-static const char SQL_RUN_LATER_RUN[] =
-    "SELECT b.run_id, b.transaction_id FROM rule_run_rows a"
-    "  JOIN rule_run_rows b ON b.transaction_id = a.transaction_id AND b.run_id > a.run_id"
-    "  JOIN rule_runs r ON r.id = b.run_id AND r.reverted_at IS NULL"
-    " WHERE a.run_id = ?1 AND a.changed AND b.changed"
-    " ORDER BY b.run_id DESC LIMIT 1";
-static const char SQL_RUN_LATER_RECONCILE[] =
-    "SELECT c.manual_id, c.statement_txn_id FROM rule_run_rows a, reconciliations c"
-    " WHERE a.run_id = ?1 AND a.changed AND c.manual_id = a.transaction_id AND c.after_run >= ?1"
-    " UNION ALL "
-    "SELECT c.manual_id, c.statement_txn_id FROM rule_run_rows a, reconciliations c"
-    " WHERE a.run_id = ?1 AND a.changed AND c.statement_txn_id = a.transaction_id"
-    "   AND c.after_run >= ?1"
-    " LIMIT 1";
-static const char SQL_RUN_REVERTED[] =
-    "UPDATE rule_runs SET reverted_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?";
-/* The matched rows of a run go into the temporary table rule_matches
- * (made by db.c for each connection) as they are found.  They are acted on
- * RUN_CHUNK at a time, in id order: a chunk is copied into rule_ids, and
- * the snapshot and every action are one statement over it.  A run over
- * 50,000 rows touches a page of the table per row, more than the page
- * cache holds; a chunk's pages are still cached when the actions come to
- * them after the snapshot (a third faster than one pass, measured). */
-#define RUN_CHUNK 4096
-static const char SQL_IDS_CLEAR[] = "DELETE FROM temp.rule_matches";
-/* The rows the runs of one apply-all (a JSON array of run ids) matched and
- * changed, each row once however many rules it met. */
-static const char SQL_RUNS_ROWS[] =
-    "SELECT COUNT(DISTINCT transaction_id), COUNT(DISTINCT CASE WHEN changed THEN transaction_id END)"
-    "  FROM rule_run_rows WHERE run_id IN (SELECT value FROM json_each(?1))";
-static const char SQL_IDS_READ[] = "SELECT id FROM temp.rule_matches ORDER BY id";
-static const char SQL_CHUNK_CLEAR[] = "DELETE FROM temp.rule_ids";
-static const char SQL_CHUNK_FILL[] =
-    "INSERT INTO temp.rule_ids SELECT id FROM temp.rule_matches WHERE id BETWEEN ?1 AND ?2";
-/* Every matched row is recorded, changed or not, so apply-all knows the
- * rule has seen it; those the actions left as they were are marked (see
- * mark_unchanged), so a revert does not put them back over later edits.
- * Most rows have no override, payment method, tag or split: their snapshot
- * is '{}', which restores the same thing (every key reads as NULL, no tag,
- * no split) and costs a third of building the object. */
-static const char SQL_RUN_SNAPSHOT[] =
-    "INSERT INTO rule_run_rows (run_id, transaction_id, snapshot)"
-    " SELECT ?1, t.id,"
-    "        CASE WHEN t.override_category IS NULL AND t.override_merchant_normalized IS NULL"
-    "              AND t.override_share IS NULL AND t.override_trip_id IS NULL"
-    "              AND t.payment_method IS NULL"
-    "              AND NOT EXISTS (SELECT 1 FROM transaction_tags WHERE transaction_id = t.id)"
-    "              AND NOT EXISTS (SELECT 1 FROM splits WHERE transaction_id = t.id)"
-    "             THEN '{}' ELSE " SNAPSHOT_JSON("t") " END"
-    "   FROM transactions t WHERE t.id IN (SELECT id FROM temp.rule_ids)";
-static const char SQL_RUN_UNCHANGED[] =
-    "UPDATE rule_run_rows SET changed = 0 WHERE run_id = ?1 AND transaction_id = ?2";
-/* Only rows whose value differs are written, so the triggers behind them
- * run for real changes only, and each action returns the ids it changed:
- * a run's `transactions` is how many distinct rows that is.  An override
- * writes the effective value beside it (it wins over the bank's value),
- * so the trigger that would otherwise update each row a second time has
- * nothing to do (schema 0010).  Only rows whose effective value differs:
- * a row the bank already gave the rule's category is not changed, and
- * gets no override pinning it (the preview shows no change there;
- * counting it made the row the run's, its revert restoring the row's
- * whole snapshot: an audit). */
-static const char SQL_ALL_CATEGORY[] =
-    "UPDATE transactions SET override_category = ?1, eff_category = ?1"
-    " WHERE id IN (SELECT id FROM temp.rule_ids) AND eff_category IS NOT ?1 RETURNING id";
-static const char SQL_ALL_MERCHANT[] =
-    "UPDATE transactions SET override_merchant_normalized = ?1, eff_merchant = ?1"
-    " WHERE id IN (SELECT id FROM temp.rule_ids) AND eff_merchant IS NOT ?1"
-    " RETURNING id";
-static const char SQL_ALL_TRIP[] =
-    "UPDATE transactions SET override_trip_id = ?1"
-    " WHERE id IN (SELECT id FROM temp.rule_ids) AND override_trip_id IS NOT ?1 RETURNING id";
-/* RETURNING reports the rows inserted, not those ignored. */
-static const char SQL_ALL_TAG[] =
-    "INSERT OR IGNORE INTO transaction_tags (transaction_id, tag_id)"
-    " SELECT id, ?1 FROM temp.rule_ids WHERE 1 RETURNING transaction_id";
-/* apply_split (Behaviour rule 5): upsert each share, then remove only the
- * participants no longer named, so settled flags survive; ?1 is the
- * completed set as [[participant_id, share], ...]. */
-static const char SQL_ALL_SPLIT_UPSERT[] =
-    "INSERT INTO splits (transaction_id, participant_id, share_percent)"
-    " SELECT r.id, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]')"
-    "   FROM temp.rule_ids r, json_each(?1) j WHERE 1"
-    " ON CONFLICT (transaction_id, participant_id) DO UPDATE SET share_percent = excluded.share_percent"
-    "  WHERE share_percent IS NOT excluded.share_percent"
-    " RETURNING transaction_id";
-static const char SQL_ALL_SPLIT_PRUNE[] =
-    "DELETE FROM splits WHERE transaction_id IN (SELECT id FROM temp.rule_ids)"
-    "   AND participant_id NOT IN (SELECT json_extract(value, '$[0]') FROM json_each(?1))"
-    " RETURNING transaction_id";
-/* One row's, as SQL_ALL_CATEGORY: a row already showing the category is
- * not changed (compared with the override, a refund rule pinned and
- * counted rows it left as they were, and its revert then put back their
- * later edits: an audit). */
-static const char SQL_ROW_CATEGORY[] =
-    "UPDATE transactions SET override_category = ?2, eff_category = ?2"
-    " WHERE id = ?1 AND eff_category IS NOT ?2 RETURNING id";
-static const char SQL_EFF_MERCHANT[] = "SELECT eff_merchant FROM transactions WHERE id = ?";
 
-/* ---- rules as JSON, checked -------------------------------------------------------- */
-
-/* The rule of a row, or NULL when memory ran out: never one with a part
- * left out, which a run would take as it is (a rule whose conditions were
- * read as none matched every row). */
 #define RULE_KEYS 9
-static cJSON *rule_json(sqlite3_stmt *st)
+cJSON *rule_json(sqlite3_stmt *st)
 {
     cJSON *o = cJSON_CreateObject(), *c = NULL, *a = NULL;
     const char *ct = (const char *)sqlite3_column_text(st, 4);
@@ -191,8 +64,7 @@ static int action_error(ledger_error *err, size_t i)
     return LEDGER_ERR;
 }
 
-/* Checks actions as saved, against what exists now. */
-static int actions_check(ledger_db *db, int64_t me, const cJSON *actions, ledger_error *err)
+int rule_actions_check(ledger_db *db, int64_t me, const cJSON *actions, ledger_error *err)
 {
     static const char *const types[] = {
         "add_tag", "set_category", "set_merchant", "apply_split", "set_trip", NULL
@@ -202,21 +74,21 @@ static int actions_check(ledger_db *db, int64_t me, const cJSON *actions, ledger
 
     if (!cJSON_IsArray(actions) || cJSON_GetArraySize(actions) < 1
         || cJSON_GetArraySize(actions) > ACTIONS_MAX)
-        return ledger_error_set(err, 400, "invalid_field", "actions",
-                                "actions must be an array of 1 to %d actions", ACTIONS_MAX);
+        return error_field(err, "actions", "actions must be an array of 1 to %d actions",
+                           ACTIONS_MAX);
     cJSON_ArrayForEach(a, actions) {
         const char *type, *text;
         char slug[LEDGER_CATEGORY_MAX];
         int64_t id;
 
         if (!cJSON_IsObject(a)) {
-            ledger_error_set(err, 400, "invalid_field", "", "each action must be an object");
+            error_field(err, "", "each action must be an object");
             return action_error(err, i);
         }
         if (field_enum(a, "type", types, 0, &type, NULL, err))
             return action_error(err, i);
         if (type == NULL) {
-            ledger_error_set(err, 400, "invalid_field", "type", "type is required");
+            error_field(err, "type", "type is required");
             return action_error(err, i);
         }
         if (strcmp(type, "add_tag") == 0) {
@@ -231,17 +103,16 @@ static int actions_check(ledger_db *db, int64_t me, const cJSON *actions, ledger
                 return action_error(err, i);
             switch (ledger_category_fold(text, slug)) {
             case LEDGER_CATEGORY_EMPTY:
-                ledger_error_set(err, 400, "invalid_field", "category",
-                                 "category must have at least one letter or digit");
+                error_field(err, "category", "category must have at least one letter or digit");
                 return action_error(err, i);
             case LEDGER_CATEGORY_NONE:
-                ledger_error_set(err, 400, "invalid_field", "category", "%s", CATEGORY_NONE_MESSAGE);
+                error_field(err, "category", "%s", CATEGORY_NONE_MESSAGE);
                 return action_error(err, i);
             default:
                 break;
             }
         } else if (strcmp(type, "set_merchant") == 0) {
-            if (field_text(a, "merchant_normalized", 1, 0, 200, &text, NULL, err))
+            if (field_text(a, "merchant_normalized", 1, 0, MERCHANT_MAX, &text, NULL, err))
                 return action_error(err, i);
         } else if (strcmp(type, "set_trip") == 0) {
             if (field_id(a, "trip_id", 1, 0, &id, NULL, err) || trip_check_member(db, me, id, err))
@@ -273,7 +144,7 @@ static int read_bool(const cJSON *body, const char *k, int *out, ledger_error *e
     if (v == NULL)
         return LEDGER_OK;
     if (!cJSON_IsBool(v))
-        return ledger_error_set(err, 400, "invalid_field", k, "%s must be true or false", k);
+        return error_field(err, k, "%s must be true or false", k);
     *out = cJSON_IsTrue(v);
     return LEDGER_OK;
 }
@@ -290,7 +161,7 @@ static int rule_read(ledger_db *db, int64_t me, const cJSON *body, const cJSON *
     in->enabled = cur ? cJSON_IsTrue(json_get(cur, "enabled")) : 1;
     in->manual_only = cur ? cJSON_IsTrue(json_get(cur, "manual_only")) : 0;
     if (field_require_object(body, err)
-        || field_text(body, "name", cur == NULL, 0, NAME_MAX_LEN, &name, NULL, err)
+        || field_text(body, "name", cur == NULL, 0, RULE_NAME_MAX, &name, NULL, err)
         || field_enum(body, "match", modes, 0, &match, NULL, err)
         || read_bool(body, "enabled", &in->enabled, err)
         || read_bool(body, "manual_only", &in->manual_only, err))
@@ -305,28 +176,28 @@ static int rule_read(ledger_db *db, int64_t me, const cJSON *body, const cJSON *
      * refuse even the PATCH that disables or renames the rule. */
     if (acts == NULL && cur)
         acts = json_get(cur, "actions");
-    else if (actions_check(db, me, acts, err))
+    else if (rule_actions_check(db, me, acts, err))
         return LEDGER_ERR;
     if (conds == NULL)
-        return ledger_error_set(err, 400, "invalid_field", "conditions", "conditions is required");
+        return error_field(err, "conditions", "conditions is required");
     if (rule_conditions_check(conds, err))
         return LEDGER_ERR;
     /* A rule that runs on its own must say what it matches; only a quick
      * action (applied to a selection) may have no conditions. */
     if (!in->manual_only && cJSON_GetArraySize(conds) == 0)
-        return ledger_error_set(err, 400, "invalid_field", "conditions",
-                                "a rule that is not manual_only needs at least one condition");
+        return error_field(err, "conditions",
+                           "a rule that is not manual_only needs at least one condition");
     in->conditions = cJSON_PrintUnformatted(conds);
     in->actions = cJSON_PrintUnformatted(acts);
     if (in->conditions == NULL || in->actions == NULL) {
         free(in->conditions);
         free(in->actions);
-        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        return ledger_error_oom(err);
     }
     return LEDGER_OK;
 }
 
-static int rule_load(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err)
+int rule_load(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_RULE_ONE, err);
     int rc, mine = 0;
@@ -339,7 +210,7 @@ static int rule_load(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_
     if (rc == SQLITE_ROW && (mine = sqlite3_column_int64(st, 1) == me)
         && (*out = rule_json(st)) == NULL) {
         db_stmt_done(st);
-        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        return ledger_error_oom(err);
     }
     db_stmt_done(st);
     if (rc == SQLITE_DONE)
@@ -352,22 +223,11 @@ static int rule_load(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_
 static int rule_write(ledger_db *db, int64_t me, int64_t id, const struct rule_input *in,
                       int64_t *out_id, ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, id ? SQL_RULE_UPDATE : SQL_RULE_INSERT, err);
-    int rc;
-
-    if (st == NULL)
+    if (db_exec(db, err, "rule write", id ? SQL_RULE_UPDATE : SQL_RULE_INSERT,
+                DB_INT(id ? id : me), DB_TEXT(in->name), DB_TEXT(in->match),
+                DB_TEXT(in->conditions), DB_TEXT(in->actions), DB_INT(in->enabled),
+                DB_INT(in->manual_only)))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, id ? id : me);
-    db_bind_text(db, st, 2, in->name);
-    db_bind_text(db, st, 3, in->match);
-    db_bind_text(db, st, 4, in->conditions);
-    db_bind_text(db, st, 5, in->actions);
-    sqlite3_bind_int(st, 6, in->enabled);
-    sqlite3_bind_int(st, 7, in->manual_only);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE)
-        return db_error(db, err, "rule write");
     *out_id = id ? id : sqlite3_last_insert_rowid(db->sql);
     return LEDGER_OK;
 }
@@ -424,794 +284,10 @@ int ledger_rule_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *err)
 int ledger_rule_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err)
 {
     cJSON *cur = NULL;
-    sqlite3_stmt *st;
-    int rc;
 
     if (rule_load(db, me, id, &cur, err))
         return LEDGER_ERR;
     cJSON_Delete(cur);
     /* Its runs stay: they carry the rule's name and can still be reverted. */
-    if ((st = db_stmt(db, SQL_RULE_DELETE, err)) == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, id);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "rule delete");
-}
-
-/* ---- runs ----------------------------------------------------------------------------------- */
-
-/* One rule, ready to act: its checked actions and completed split. */
-struct prepared {
-    int64_t id;
-    char name[NAME_MAX_LEN + 1];
-    int any;
-    cJSON *rule;               /* owned */
-    char *shares;              /* apply_split's completed shares as JSON, or NULL */
-};
-
-static void prepared_free(struct prepared *p)
-{
-    free(p->shares);
-    cJSON_Delete(p->rule);
-    memset(p, 0, sizeof *p);
-}
-
-/* The actions are checked again: a tag or trip may be gone since the rule
- * was saved, and a run must not half-apply. */
-static int prepare(ledger_db *db, int64_t me, cJSON *rule, struct prepared *p, ledger_error *err)
-{
-    const cJSON *a;
-
-    memset(p, 0, sizeof *p);
-    p->rule = rule;
-    p->id = (int64_t)json_get(rule, "id")->valuedouble;
-    snprintf(p->name, sizeof p->name, "%s", json_get(rule, "name")->valuestring);
-    p->any = strcmp(json_get(rule, "match")->valuestring, "any") == 0;
-    if (actions_check(db, me, json_get(rule, "actions"), err)) {
-        /* Valid when saved: what it names has changed since (a tag or
-         * trip deleted, a trip the caller no longer takes part in).  Say
-         * which rule, as apply-all runs many. */
-        if (err->status == 400 || err->status == 403) {
-            char why[sizeof err->message], field[sizeof err->field];
-
-            snprintf(why, sizeof why, "%s", err->message);
-            snprintf(field, sizeof field, "%s", err->field);
-            ledger_error_set(err, 409, "conflict", field, "rule %lld (%s) can no longer run: %s",
-                             (long long)p->id, p->name, why);
-        }
-        goto fail;
-    }
-    cJSON_ArrayForEach(a, json_get(rule, "actions")) {
-        struct split_set ss;
-        cJSON *arr;
-        size_t i;
-
-        if (strcmp(json_get(a, "type")->valuestring, "apply_split") != 0)
-            continue;
-        if (split_parse(db, json_get(a, "shares"), "shares", me, me, &ss, err))
-            goto fail;
-        arr = cJSON_CreateArray();
-        for (i = 0; i < ss.n; i++) {
-            cJSON *pair = cJSON_CreateArray();
-
-            cJSON_AddItemToArray(pair, cJSON_CreateNumber((double)ss.v[i].participant_id));
-            cJSON_AddItemToArray(pair, cJSON_CreateNumber((double)ss.v[i].share));
-            cJSON_AddItemToArray(arr, pair);
-        }
-        split_set_free(&ss);
-        free(p->shares);
-        p->shares = cJSON_PrintUnformatted(arr);
-        cJSON_Delete(arr);
-    }
-    return LEDGER_OK;
-fail:
-    p->rule = NULL;  /* the caller still owns it */
-    prepared_free(p);
-    return LEDGER_ERR;
-}
-
-/* The ids of the rows a run's actions changed, repeats and all. */
-struct changed {
-    int64_t *ids;
-    size_t n, cap;
-};
-
-static int changed_add(struct changed *c, int64_t id)
-{
-    if (c->n == c->cap) {
-        void *nv = realloc(c->ids, (c->cap = c->cap ? 2 * c->cap : 256) * sizeof *c->ids);
-
-        if (nv == NULL)
-            return LEDGER_ERR;
-        c->ids = nv;
-    }
-    c->ids[c->n++] = id;
-    return LEDGER_OK;
-}
-
-
-/* How many distinct rows were changed. */
-static int64_t changed_count(struct changed *c)
-{
-    size_t i, distinct = 0;
-
-    if (c->n > 1)  /* c->ids is NULL when nothing changed */
-        qsort(c->ids, c->n, sizeof *c->ids, cmp_int64);
-    for (i = 0; i < c->n; i++)
-        distinct += i == 0 || c->ids[i] != c->ids[i - 1];
-    return (int64_t)distinct;
-}
-
-/* Runs an action's statement with ?1 bound to text, or to num when text is
- * NULL, adding the ids it returns to *changed (when not NULL). */
-static int exec_action(ledger_db *db, const char *sql, const char *text, int64_t num,
-                       struct changed *changed, ledger_error *err)
-{
-    sqlite3_stmt *st = db_stmt(db, sql, err);
-    int rc;
-
-    if (st == NULL)
-        return LEDGER_ERR;
-    if (text)
-        db_bind_text(db, st, 1, text);
-    else if (num)
-        sqlite3_bind_int64(st, 1, num);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        if (changed && changed_add(changed, sqlite3_column_int64(st, 0))) {
-            db_stmt_done(st);
-            return ledger_error_set(err, 500, "internal", NULL, "out of memory");
-        }
-    db_stmt_done(st);
-    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "rule action");
-}
-
-/* Runs sql with ?1 bound to text, or to num when text is NULL. */
-static int exec1(ledger_db *db, const char *sql, const char *text, int64_t num, ledger_error *err)
-{
-    sqlite3_stmt *st = db_stmt(db, sql, err);
-    int rc;
-
-    if (st == NULL)
-        return LEDGER_ERR;
-    if (text)
-        db_bind_text(db, st, 1, text);
-    else if (num)
-        sqlite3_bind_int64(st, 1, num);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "rule action");
-}
-
-/* Puts the matched rows ids[0..n) (a run of them in id order) into
- * temp.rule_ids for the snapshot and the actions. */
-static int chunk_fill(ledger_db *db, const int64_t *ids, size_t n, ledger_error *err)
-{
-    sqlite3_stmt *st;
-    int rc;
-
-    if (exec1(db, SQL_CHUNK_CLEAR, NULL, 0, err))
-        return LEDGER_ERR;
-    if (n == 0)
-        return LEDGER_OK;
-    if ((st = db_stmt(db, SQL_CHUNK_FILL, err)) == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, ids[0]);
-    sqlite3_bind_int64(st, 2, ids[n - 1]);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "rule run");
-}
-
-/* The ids of the caller's rows the rule matches, in id order and in
- * temp.rule_matches: by its conditions (one query built by rule_sql.c) or, for
- * the quick action, a selection (a JSON array) with the conditions
- * ignored; apply-all leaves out rows a still-applied run of the rule has
- * seen. */
-static int match_ids(ledger_db *db, int64_t me, const struct prepared *p, const char *selection,
-                     int skip_seen, int64_t **ids, size_t *n, ledger_error *err)
-{
-    struct sqlbuf b = { NULL, 0, 0 };
-    cJSON *binds = cJSON_CreateArray();
-    sqlite3_stmt *st = NULL, *rd;
-    size_t cap = 0;
-    int rc = LEDGER_ERR, step;
-
-    *ids = NULL;
-    *n = 0;
-    if (binds == NULL)
-        goto oom;
-    if (exec1(db, SQL_IDS_CLEAR, NULL, 0, err))
-        goto out;
-    if (sqlbuf_put(&b, "INSERT INTO temp.rule_matches (id)"
-                       " SELECT t.id FROM transactions t LEFT JOIN statements s ON s.id = t.statement_id"
-                       " WHERE t.owner_id = ?1 AND t.reconciled_with_id IS NULL AND "))
-        goto oom;
-    if (selection) {
-        if (sqlbuf_put(&b, "t.id IN (SELECT value FROM json_each(?))"))
-            goto oom;
-        cJSON_AddItemToArray(binds, cJSON_CreateString(selection));
-    } else if (rule_conditions_sql(json_get(p->rule, "conditions"), p->any, &b, binds, err)) {
-        goto out;
-    }
-    if (skip_seen) {
-        if (sqlbuf_put(&b, " AND t.id NOT IN (SELECT rr.transaction_id FROM rule_run_rows rr"
-                           " JOIN rule_runs r ON r.id = rr.run_id"
-                           " WHERE r.owner_id = ?1 AND r.rule_id = ? AND r.reverted_at IS NULL)"))
-            goto oom;
-        cJSON_AddItemToArray(binds, cJSON_CreateNumber((double)p->id));
-    }
-    /* The conditions make SQL text of this rule's own: prepared here and
-     * finalized below, not kept in the statement cache, which would grow
-     * by every rule shape a worker ever ran (6 KB each) and never shrink. */
-    if (sqlite3_prepare_v2(db->sql, b.text, -1, &st, NULL) != SQLITE_OK) {
-        db_error(db, err, "rule match");
-        goto out;
-    }
-    /* Every value went into binds as the SQL took its "?": one cJSON had
-     * no memory to add would move each later value to another's place. */
-    if (sqlite3_bind_parameter_count(st) != 1 + cJSON_GetArraySize(binds))
-        goto oom;
-    sqlite3_bind_int64(st, 1, me);
-    rule_bind(db, st, 2, binds);
-    if (sqlite3_step(st) != SQLITE_DONE) {
-        db_error(db, err, "rule match");
-        goto out;
-    }
-    /* Read back from the table (in id order, its key) rather than by
-     * RETURNING, which would keep a second copy of every id until the
-     * insert ends, then need sorting. */
-    if ((rd = db_stmt(db, SQL_IDS_READ, err)) == NULL)
-        goto out;
-    while ((step = sqlite3_step(rd)) == SQLITE_ROW) {
-        if (*n == cap) {
-            void *nv = realloc(*ids, (cap = cap ? 2 * cap : 256) * sizeof **ids);
-
-            if (nv == NULL)
-                break;
-            *ids = nv;
-        }
-        (*ids)[(*n)++] = sqlite3_column_int64(rd, 0);
-    }
-    db_stmt_done(rd);
-    if (step == SQLITE_ROW)
-        goto oom;
-    if (step != SQLITE_DONE) {
-        db_error(db, err, "rule match");
-        goto out;
-    }
-    rc = LEDGER_OK;
-    goto out;
-oom:
-    ledger_error_set(err, 500, "internal", NULL, "out of memory");
-out:
-    sqlite3_finalize(st);
-    if (rc) {
-        free(*ids);
-        *ids = NULL;
-        *n = 0;
-    }
-    free(b.text);
-    cJSON_Delete(binds);
-    return rc;
-}
-
-/* The actions over every row of temp.rule_ids; the ids of the rows they
- * change go to *changed (when not NULL). */
-static int act_on_all(ledger_db *db, int64_t me, const struct prepared *p, const int64_t *ids,
-                      size_t n, struct changed *changed, ledger_error *err)
-{
-    const cJSON *a;
-
-    cJSON_ArrayForEach(a, json_get(p->rule, "actions")) {
-        const char *type = json_get(a, "type")->valuestring;
-        int rc = LEDGER_OK;
-
-        if (strcmp(type, "add_tag") == 0) {
-            rc = exec_action(db, SQL_ALL_TAG, NULL,
-                             (int64_t)json_get(a, "tag_id")->valuedouble, changed, err);
-        } else if (strcmp(type, "set_category") == 0) {
-            const char *category = json_get(a, "category")->valuestring;
-            char folded[LEDGER_CATEGORY_MAX];
-            size_t i;
-            int step;
-
-            if (ledger_category_fold(category, folded) != LEDGER_CATEGORY_REFUND) {
-                rc = exec_action(db, SQL_ALL_CATEGORY, folded, 0, changed, err);
-                if (rc)
-                    return LEDGER_ERR;
-                continue;
-            }
-            /* A refund takes each row's merchant's usual category. */
-            for (i = 0; i < n && rc == LEDGER_OK; i++) {
-                char merchant[512] = "";
-                sqlite3_stmt *st = db_stmt(db, SQL_EFF_MERCHANT, err);
-
-                if (st == NULL)
-                    return LEDGER_ERR;
-                sqlite3_bind_int64(st, 1, ids[i]);
-                if ((step = sqlite3_step(st)) == SQLITE_ROW)
-                    snprintf(merchant, sizeof merchant, "%s", (const char *)sqlite3_column_text(st, 0));
-                db_stmt_done(st);
-                /* A failed read must not resolve the refund as if the row
-                 * had no merchant: that category would be written. */
-                if (step != SQLITE_ROW && step != SQLITE_DONE)
-                    return db_error(db, err, "rule action");
-                if (category_resolve(db, me, merchant, category, folded, err)
-                    || (st = db_stmt(db, SQL_ROW_CATEGORY, err)) == NULL)
-                    return LEDGER_ERR;
-                sqlite3_bind_int64(st, 1, ids[i]);
-                db_bind_text(db, st, 2, folded);
-                /* A row changed but not listed would be marked unchanged,
-                 * and its revert skipped: out of memory is the run's end
-                 * (the step it set was overwritten by the next step). */
-                while ((step = sqlite3_step(st)) == SQLITE_ROW)
-                    if (changed && changed_add(changed, ids[i]))
-                        break;
-                if (step == SQLITE_ROW)
-                    rc = ledger_error_set(err, 500, "internal", NULL, "out of memory");
-                else if (step != SQLITE_DONE)
-                    rc = db_error(db, err, "rule action");
-                db_stmt_done(st);
-            }
-        } else if (strcmp(type, "set_merchant") == 0) {
-            rc = exec_action(db, SQL_ALL_MERCHANT,
-                             json_get(a, "merchant_normalized")->valuestring, 0, changed, err);
-        } else if (strcmp(type, "set_trip") == 0) {
-            rc = exec_action(db, SQL_ALL_TRIP, NULL,
-                             (int64_t)json_get(a, "trip_id")->valuedouble, changed, err);
-        } else {
-            rc = exec_action(db, SQL_ALL_SPLIT_UPSERT, p->shares, 0, changed, err)
-                 || exec_action(db, SQL_ALL_SPLIT_PRUNE, p->shares, 0, changed, err);
-        }
-        if (rc)
-            return LEDGER_ERR;
-    }
-    return LEDGER_OK;
-}
-
-static cJSON *run_json(sqlite3_stmt *st)
-{
-    cJSON *o = cJSON_CreateObject();
-
-    cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
-    /* The apply answers name it run_id (API.md 6); both are the same. */
-    cJSON_AddNumberToObject(o, "run_id", (double)sqlite3_column_int64(st, 0));
-    json_id_col(o, "rule_id", st, 1);
-    json_text_col(o, "rule_name", st, 2);
-    cJSON_AddBoolToObject(o, "rule_unknown", sqlite3_column_type(st, 2) == SQLITE_NULL);
-    json_text_col(o, "source", st, 3);
-    cJSON_AddNumberToObject(o, "matches", (double)sqlite3_column_int64(st, 4));
-    cJSON_AddNumberToObject(o, "transactions", (double)sqlite3_column_int64(st, 5));
-    json_text_col(o, "created_at", st, 6);
-    json_text_col(o, "reverted_at", st, 7);
-    return o;
-}
-
-static int run_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, int *reverted,
-                   ledger_error *err)
-{
-    sqlite3_stmt *st = db_stmt(db, SQL_RUN_ONE, err);
-    int rc, mine = 0;
-
-    if (st == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, id);
-    rc = sqlite3_step(st);
-    *out = NULL;
-    if (rc == SQLITE_ROW && (mine = sqlite3_column_int64(st, 8) == me)) {
-        *out = run_json(st);
-        if (reverted)
-            *reverted = sqlite3_column_type(st, 7) != SQLITE_NULL;
-    }
-    db_stmt_done(st);
-    if (rc == SQLITE_DONE)
-        return ledger_error_set(err, 404, "not_found", NULL, "no such run");
-    if (rc != SQLITE_ROW)
-        return db_error(db, err, "run");
-    return mine ? LEDGER_OK : ledger_error_set(err, 403, "forbidden", NULL, "the run is another user's");
-}
-
-/* Marks the matched rows ids[0..n) that the run did not change (not in
- * c, sorted by changed_count): a revert leaves them alone (schema 0016).
- * Few, but for a rule run again over rows already as it leaves them. */
-static int mark_unchanged(ledger_db *db, int64_t run_id, const int64_t *ids, size_t n,
-                          const struct changed *c, ledger_error *err)
-{
-    sqlite3_stmt *st = db_stmt(db, SQL_RUN_UNCHANGED, err);
-    size_t i;
-    int rc = SQLITE_DONE;
-
-    if (st == NULL)
-        return LEDGER_ERR;
-    for (i = 0; i < n && rc == SQLITE_DONE; i++) {
-        if (c->n && bsearch(&ids[i], c->ids, c->n, sizeof *c->ids, cmp_int64))
-            continue;
-        sqlite3_bind_int64(st, 1, run_id);
-        sqlite3_bind_int64(st, 2, ids[i]);
-        rc = sqlite3_step(st);
-        sqlite3_reset(st);
-    }
-    db_stmt_done(st);
-    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "run");
-}
-
-/* Applies p to the rows ids[0..n) (they matched): one run record with a
- * snapshot of every matched row; transactions counts those the actions
- * changed. */
-static int run_rule(ledger_db *db, int64_t me, const struct prepared *p, const int64_t *ids,
-                    size_t n, const char *source, cJSON **out, ledger_error *err)
-{
-    sqlite3_stmt *st = db_stmt(db, SQL_RUN_INSERT, err);
-    struct changed c = { NULL, 0, 0 };
-    int64_t run_id, changed;
-    size_t off, m;
-    int rc;
-
-    if (st == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, me);
-    sqlite3_bind_int64(st, 2, p->id);
-    db_bind_text(db, st, 3, p->name);
-    db_bind_text(db, st, 4, source);
-    sqlite3_bind_int64(st, 5, (int64_t)n);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE)
-        return db_error(db, err, "run");
-    run_id = sqlite3_last_insert_rowid(db->sql);
-    for (off = 0; off < n; off += m) {
-        m = n - off < RUN_CHUNK ? n - off : RUN_CHUNK;
-        if (chunk_fill(db, ids + off, m, err)
-            || exec1(db, SQL_RUN_SNAPSHOT, NULL, run_id, err)
-            || act_on_all(db, me, p, ids + off, m, &c, err)) {
-            free(c.ids);
-            return LEDGER_ERR;
-        }
-    }
-    changed = changed_count(&c);
-    if (mark_unchanged(db, run_id, ids, n, &c, err)) {
-        free(c.ids);
-        return LEDGER_ERR;
-    }
-    free(c.ids);
-    if ((st = db_stmt(db, SQL_RUN_FINISH, err)) == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, changed);
-    sqlite3_bind_int64(st, 2, run_id);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE)
-        return db_error(db, err, "run");
-    return run_get(db, me, run_id, out, NULL, err);
-}
-
-/* A rule that cannot run (a 409: what it names is gone, its pattern
- * needs too much backtracking, or the request's time for matching
- * patterns is spent) is said in skipped and passed over, not
- * left to stop every other rule (one deleted tag blocked them all: an
- * audit).  Nonzero, with err kept, for any other error. */
-static int skip_rule(cJSON *skipped, const cJSON *rule, ledger_error *err)
-{
-    cJSON *o;
-
-    if (err->status != 409)
-        return LEDGER_ERR;
-    o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "rule_id", json_get(rule, "id")->valuedouble);
-    cJSON_AddStringToObject(o, "name", json_get(rule, "name")->valuestring);
-    cJSON_AddStringToObject(o, "reason", err->message);
-    cJSON_AddItemToArray(skipped, o);
-    ledger_error_clear(err);
-    return LEDGER_OK;
-}
-
-int ledger_rule_apply_all(ledger_db *db, int64_t me, cJSON **out, ledger_error *err)
-{
-    sqlite3_stmt *st = db_stmt(db, SQL_RULE_AUTO, err);
-    cJSON *rules = NULL, *rule, *doc = NULL, *runs, *skipped;
-    cJSON *run_ids = NULL;
-    char *run_ids_text = NULL;
-    int rc = LEDGER_ERR;
-
-    if (st == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, me);
-    if (db_list(db, st, rule_json, &rules, err))
-        return LEDGER_ERR;
-    run_ids = cJSON_CreateArray();
-    doc = cJSON_CreateObject();
-    runs = cJSON_AddArrayToObject(doc, "runs");
-    skipped = cJSON_AddArrayToObject(doc, "skipped");
-    /* In id order; each rule sees the rows as the rules before it left them. */
-    cJSON_ArrayForEach(rule, json_get(rules, "items")) {
-        struct prepared p;
-        cJSON *copy = cJSON_Duplicate(rule, 1), *run = NULL;
-        int64_t *ids = NULL;
-        size_t n = 0;
-
-        if (copy == NULL) {
-            ledger_error_set(err, 500, "internal", NULL, "out of memory");
-            goto out;
-        }
-        if (prepare(db, me, copy, &p, err)) {
-            cJSON_Delete(copy);
-            if (skip_rule(skipped, rule, err))
-                goto out;
-            continue;
-        }
-        if (match_ids(db, me, &p, NULL, 1, &ids, &n, err)) {
-            prepared_free(&p);
-            if (skip_rule(skipped, rule, err))
-                goto out;
-            continue;
-        }
-        if (n && run_rule(db, me, &p, ids, n, "conditions", &run, err)) {
-            free(ids);
-            prepared_free(&p);
-            goto out;
-        }
-        free(ids);
-        prepared_free(&p);
-        if (run) {
-            const cJSON *id = json_get(run, "id");
-
-            /* Its id counts its rows below: a run without one (memory ran
-             * out making it) is an error, not a run left out of them. */
-            if (!cJSON_IsNumber(id)
-                || !cJSON_AddItemToArray(run_ids, cJSON_CreateNumber(id->valuedouble))) {
-                cJSON_Delete(run);
-                ledger_error_set(err, 500, "internal", NULL, "out of memory");
-                goto out;
-            }
-            cJSON_AddItemToArray(runs, run);
-        }
-    }
-    /* Each row once: summed over the runs, a row two rules changed was
-     * two (14,009 "transactions" on a ledger of 2,000: an audit). */
-    if ((run_ids_text = cJSON_PrintUnformatted(run_ids)) == NULL) {
-        ledger_error_set(err, 500, "internal", NULL, "out of memory");
-        goto out;
-    }
-    if ((st = db_stmt(db, SQL_RUNS_ROWS, err)) == NULL)
-        goto out;
-    db_bind_text(db, st, 1, run_ids_text);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        db_stmt_done(st);
-        db_error(db, err, "rule runs");
-        goto out;
-    }
-    cJSON_AddNumberToObject(doc, "matches", (double)sqlite3_column_int64(st, 0));
-    cJSON_AddNumberToObject(doc, "transactions", (double)sqlite3_column_int64(st, 1));
-    db_stmt_done(st);
-    *out = doc;
-    doc = NULL;
-    rc = LEDGER_OK;
-out:
-    free(run_ids_text);
-    cJSON_Delete(run_ids);
-    cJSON_Delete(rules);
-    cJSON_Delete(doc);
-    return rc;
-}
-
-/* One rule: over every matching row (apply), or over a selection with its
- * conditions ignored (the quick action), or as a dry run (preview). */
-enum rule_mode { MODE_APPLY, MODE_SELECTION, MODE_PREVIEW };
-
-static cJSON *preview_view(cJSON *row)
-{
-    static const char *const keys[] = { "category", "merchant_normalized", "trip_id", "tags", "splits" };
-    cJSON *o = cJSON_CreateObject();
-    size_t i;
-
-    for (i = 0; row && i < sizeof keys / sizeof keys[0]; i++)
-        cJSON_AddItemToObject(o, keys[i], cJSON_Duplicate(json_get(row, keys[i]), 1));
-    return o;
-}
-
-/* The dry run: the actions run for real inside a savepoint, the rows are
- * read back, and the savepoint is rolled back, so the preview shows
- * exactly what a run would do and changes nothing. */
-static int preview(ledger_db *db, int64_t me, const struct prepared *p, const int64_t *ids,
-                   size_t n, cJSON **out, ledger_error *err)
-{
-    cJSON *doc = cJSON_CreateObject(), *items = cJSON_AddArrayToObject(doc, "items"), **before;
-    ledger_error undo;
-    size_t i;
-    int rc = LEDGER_ERR;
-
-    before = calloc(n ? n : 1, sizeof *before);
-    if (before == NULL) {
-        cJSON_Delete(doc);
-        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
-    }
-    if (db_step_once(db, "SAVEPOINT preview", "rule preview", err)) {
-        free(before);
-        cJSON_Delete(doc);
-        return LEDGER_ERR;
-    }
-    for (i = 0; i < n; i++)
-        if (txn_get(db, me, ids[i], &before[i], err))
-            goto out;
-    if (chunk_fill(db, ids, n, err) || act_on_all(db, me, p, ids, n, NULL, err))
-        goto out;
-    for (i = 0; i < n; i++) {
-        cJSON *after = NULL, *o;
-
-        if (txn_get(db, me, ids[i], &after, err))
-            goto out;
-        o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "transaction_id", (double)ids[i]);
-        cJSON_AddItemToObject(o, "before", preview_view(before[i]));
-        cJSON_AddItemToObject(o, "after", preview_view(after));
-        cJSON_AddItemToArray(items, o);
-        cJSON_Delete(after);
-    }
-    cJSON_AddNumberToObject(doc, "matches", (double)n);
-    *out = doc;
-    doc = NULL;
-    rc = LEDGER_OK;
-out:
-    /* What the preview changed goes.  Should that fail, so does the
-     * request, and its transaction is rolled back rather than committed
-     * with the preview's changes in it. */
-    if (db_step_once(db, "ROLLBACK TO preview", "rule preview", &undo)) {
-        if (rc == LEDGER_OK) {
-            cJSON_Delete(*out);
-            *out = NULL;
-            *err = undo;
-            rc = LEDGER_ERR;
-        }
-    } else {
-        db_step_once(db, "RELEASE preview", "rule preview", &undo);
-    }
-    for (i = 0; i < n; i++)
-        cJSON_Delete(before[i]);
-    free(before);
-    cJSON_Delete(doc);
-    return rc;
-}
-
-static int rule_one(ledger_db *db, int64_t me, int64_t rule_id, const cJSON *body,
-                    enum rule_mode mode, cJSON **out, ledger_error *err)
-{
-    struct prepared p;
-    cJSON *rule = NULL, *sel = NULL;
-    char *sel_text = NULL;
-    int64_t *ids = NULL;
-    size_t n = 0;
-    int rc = LEDGER_ERR;
-
-    if (rule_load(db, me, rule_id, &rule, err))
-        return LEDGER_ERR;
-    if (mode == MODE_SELECTION) {
-        if (field_require_object(body, err) || field_id_array(body, "transaction_ids", 5000, &sel, err))
-            goto out;
-        if (access_txn_set(db, me, sel, "transaction_ids", err))
-            goto out;
-        /* Without it the rule would run by its conditions, not on the
-         * selection. */
-        if ((sel_text = cJSON_PrintUnformatted(sel)) == NULL) {
-            ledger_error_set(err, 500, "internal", NULL, "out of memory");
-            goto out;
-        }
-    } else if (cJSON_IsTrue(json_get(rule, "manual_only"))) {
-        /* Its conditions are ignored when it runs, so a preview by them
-         * would show rows it never touches (every row, with none). */
-        ledger_error_set(err, 409, "conflict", NULL,
-                         "a manual_only rule runs only on a selection: POST /api/rules/%lld/run",
-                         (long long)rule_id);
-        goto out;
-    }
-    if (prepare(db, me, rule, &p, err))
-        goto out;
-    rule = NULL;  /* p owns it now */
-    if (match_ids(db, me, &p, sel_text, 0, &ids, &n, err))
-        goto done;
-    /* Rules act on rows the caller owns: a selection naming a row only
-     * shared with them is refused. */
-    if (sel && n != (size_t)cJSON_GetArraySize(sel)) {
-        ledger_error_set(err, 403, "forbidden", "transaction_ids",
-                         "rules act only on your own transactions");
-        goto done;
-    }
-    if (mode == MODE_PREVIEW)
-        rc = preview(db, me, &p, ids, n, out, err);
-    else
-        rc = run_rule(db, me, &p, ids, n, mode == MODE_SELECTION ? "selection" : "conditions", out, err);
-done:
-    prepared_free(&p);
-out:
-    free(ids);
-    free(sel_text);
-    cJSON_Delete(sel);
-    cJSON_Delete(rule);
-    return rc;
-}
-
-int ledger_rule_apply(ledger_db *db, int64_t me, int64_t rule_id, cJSON **out, ledger_error *err)
-{
-    return rule_one(db, me, rule_id, NULL, MODE_APPLY, out, err);
-}
-
-int ledger_rule_run_selection(ledger_db *db, int64_t me, int64_t rule_id, const cJSON *body,
-                              cJSON **out, ledger_error *err)
-{
-    return rule_one(db, me, rule_id, body, MODE_SELECTION, out, err);
-}
-
-int ledger_rule_preview(ledger_db *db, int64_t me, int64_t rule_id, cJSON **out, ledger_error *err)
-{
-    return rule_one(db, me, rule_id, NULL, MODE_PREVIEW, out, err);
-}
-
-int ledger_rule_runs(ledger_db *db, int64_t me, cJSON **out, ledger_error *err)
-{
-    sqlite3_stmt *st = db_stmt(db, SQL_RUN_LIST, err);
-
-    if (st == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, me);
-    return db_list(db, st, run_json, out, err);
-}
-
-/* 409 when something later than run_id still in force changed its rows
- * (SQL_RUN_LATER_RUN, SQL_RUN_LATER_RECONCILE), naming what to undo
- * first. */
-static int later_change(ledger_db *db, int64_t run_id, ledger_error *err)
-{
-    static const char *const sql[] = { SQL_RUN_LATER_RUN, SQL_RUN_LATER_RECONCILE };
-    int64_t later = 0, row = 0;
-    size_t i;
-    int rc = SQLITE_DONE;
-
-    for (i = 0; i < sizeof sql / sizeof sql[0] && rc == SQLITE_DONE; i++) {
-        sqlite3_stmt *st = db_stmt(db, sql[i], err);
-
-        if (st == NULL)
-            return LEDGER_ERR;
-        sqlite3_bind_int64(st, 1, run_id);
-        if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-            later = sqlite3_column_int64(st, 0);
-            row = sqlite3_column_int64(st, 1);
-        }
-        db_stmt_done(st);
-    }
-    if (rc == SQLITE_DONE)
-        return LEDGER_OK;
-    if (rc != SQLITE_ROW)
-        return db_error(db, err, "revert");
-    if (i == 1)
-        return ledger_error_set(err, 409, "conflict", NULL,
-                                "run %lld changed transaction %lld after this run: revert it first",
-                                (long long)later, (long long)row);
-    return ledger_error_set(err, 409, "conflict", NULL,
-                            "manual transaction %lld was reconciled into transaction %lld after this"
-                            " run: undo that reconciliation first", (long long)later, (long long)row);
-}
-
-int ledger_rule_revert(ledger_db *db, int64_t me, int64_t run_id, cJSON **out, ledger_error *err)
-{
-    sqlite3_stmt *st;
-    cJSON *run = NULL;
-    int reverted = 0, rc;
-
-    if (run_get(db, me, run_id, &run, &reverted, err))
-        return LEDGER_ERR;
-    cJSON_Delete(run);
-    if (reverted)
-        return ledger_error_set(err, 409, "conflict", NULL, "the run was already reverted");
-    if (later_change(db, run_id, err))
-        return LEDGER_ERR;
-    /* Every row the run matched goes back to its pre-run state, in a few
-     * set-wide statements rather than a round per row. */
-    if (run_restore(db, run_id, err) || (st = db_stmt(db, SQL_RUN_REVERTED, err)) == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, run_id);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE)
-        return db_error(db, err, "revert");
-    return run_get(db, me, run_id, out, NULL, err);
+    return db_exec(db, err, "rule delete", SQL_RULE_DELETE, DB_INT(id));
 }

@@ -1,4 +1,6 @@
-/* The rules engine's parts, private to libledger (rule.c, rule_match.c). */
+/* The rules engine's parts, private to libledger: the rules (rule.c), their
+ * conditions (rule_match.c, rule_sql.c), their actions (rule_act.c), their
+ * runs (rule_run.c) and the runs' record (rule_revert.c). */
 #ifndef LEDGER_RULE_H
 #define LEDGER_RULE_H
 
@@ -14,6 +16,12 @@ enum rule_op {
     OP_EQ, OP_NE, OP_CONTAINS, OP_NOT_CONTAINS, OP_STARTS, OP_ENDS, OP_MATCHES, OP_IN,
     OP_GT, OP_GTE, OP_LT, OP_LTE, OP_BETWEEN, OP_EMPTY
 };
+
+/* The names of the fields and operators, in the order of the enums above
+ * (NULL-terminated), and the index of s among names (-1 for none). */
+extern const char *const rule_field_names[];
+extern const char *const rule_op_names[];
+int rule_name_index(const char *const *names, const char *s);
 
 /* A growing SQL text. */
 struct sqlbuf {
@@ -31,5 +39,54 @@ int rule_conditions_sql(const cJSON *conds, int any, struct sqlbuf *b, cJSON *bi
                         ledger_error *err);
 /* Binds binds to st from parameter number first on; returns the next. */
 int rule_bind(ledger_db *db, sqlite3_stmt *st, int first, const cJSON *binds);
+
+/* The longest rule name, in bytes. */
+#define RULE_NAME_MAX 200
+/* A rule's row, as rule_json reads it. */
+#define RULE_COLUMNS \
+    "SELECT id, owner_id, name, match_mode, conditions, actions, enabled, manual_only," \
+    " created_at, updated_at FROM rules"
+/* The rule of a RULE_COLUMNS row, or NULL when memory ran out: never one
+ * with a part left out, which a run would take as it is (a rule read
+ * without its conditions would match every row). */
+cJSON *rule_json(sqlite3_stmt *st);
+/* The caller's rule id as rule_json gives it: 404 when there is none, 403
+ * when it is another user's.  The caller frees *out with cJSON_Delete. */
+int rule_load(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err);
+/* Checks actions as saved, against what exists now: 400 naming actions[i]. */
+int rule_actions_check(ledger_db *db, int64_t me, const cJSON *actions, ledger_error *err);
+/* The caller's run id (*reverted, when not NULL, says whether it is):
+ * 404 when there is none, 403 when it is another user's. */
+int rule_run_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, int *reverted,
+                 ledger_error *err);
+
+/* One rule, ready to act (rule_act.c): its checked actions and completed
+ * split. */
+struct prepared {
+    int64_t id;
+    char name[RULE_NAME_MAX + 1];
+    int any;
+    cJSON *rule;               /* owned */
+    char *shares;              /* apply_split's completed shares as JSON, or NULL */
+};
+/* Makes rule (which p then owns) ready to act: its actions are checked
+ * again, as a tag or trip may be gone since it was saved, a 409 naming
+ * the rule.  On failure the caller still owns rule. */
+int rule_prepare(ledger_db *db, int64_t me, cJSON *rule, struct prepared *p, ledger_error *err);
+void rule_prepared_free(struct prepared *p);
+/* The ids of the rows a run's actions changed, repeats and all. */
+struct changed {
+    int64_t *ids;
+    size_t n, cap;
+};
+/* How many distinct rows c holds (c is sorted by it). */
+int64_t rule_changed_count(struct changed *c);
+/* Puts the matched rows ids[0..n) (a run of them in id order) into
+ * temp.rule_ids for the snapshot and the actions. */
+int rule_chunk_fill(ledger_db *db, const int64_t *ids, size_t n, ledger_error *err);
+/* p's actions over every row of temp.rule_ids (ids[0..n)); the ids of the
+ * rows they change go to *changed (when not NULL). */
+int rule_act(ledger_db *db, int64_t me, const struct prepared *p, const int64_t *ids, size_t n,
+             struct changed *changed, ledger_error *err);
 
 #endif

@@ -24,16 +24,16 @@
 #include "internal.h"
 #include "rule.h"
 
-static const char *const field_names[] = {
+const char *const rule_field_names[] = {
     "description", "merchant", "merchant_normalized", "category", "amount",
     "transaction_type", "payment_method", "bank_name", "statement_type", "date", "tag", NULL
 };
-static const char *const op_names[] = {
+const char *const rule_op_names[] = {
     "equals", "not_equals", "contains", "not_contains", "starts_with", "ends_with", "matches",
     "in", "gt", "gte", "lt", "lte", "between", "is_empty", NULL
 };
 
-static int lookup(const char *const *names, const char *s)
+int rule_name_index(const char *const *names, const char *s)
 {
     int i;
 
@@ -53,7 +53,7 @@ static int cond_error(ledger_error *err, size_t i, const char *msg)
     char field[32];
 
     snprintf(field, sizeof field, "conditions[%zu]", i);
-    return ledger_error_set(err, 400, "invalid_field", field, "%s", msg);
+    return error_field(err, field, "%s", msg);
 }
 
 /* A value for amount (cents) or date (checked): one item. */
@@ -81,14 +81,14 @@ int rule_conditions_check(const cJSON *conds, ledger_error *err)
     size_t i = 0;
 
     if (!cJSON_IsArray(conds) || cJSON_GetArraySize(conds) > 50)
-        return ledger_error_set(err, 400, "invalid_field", "conditions",
-                                "conditions must be an array of at most 50 {field, operator, value}");
+        return error_field(err, "conditions",
+                           "conditions must be an array of at most 50 {field, operator, value}");
     cJSON_ArrayForEach(c, conds) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, "value");
         const cJSON *fi = cJSON_GetObjectItemCaseSensitive(c, "field");
         const cJSON *op = cJSON_GetObjectItemCaseSensitive(c, "operator");
-        int f = lookup(field_names, cJSON_IsString(fi) ? fi->valuestring : NULL);
-        int o = lookup(op_names, cJSON_IsString(op) ? op->valuestring : NULL);
+        int f = rule_name_index(rule_field_names, cJSON_IsString(fi) ? fi->valuestring : NULL);
+        int o = rule_name_index(rule_op_names, cJSON_IsString(op) ? op->valuestring : NULL);
         int64_t cents = 0;
         const char *date = "";
 

@@ -166,25 +166,13 @@ static int ordered_sql(struct sqlbuf *b, cJSON *binds, enum rule_field f, enum r
 
 static int cond_sql(struct sqlbuf *b, cJSON *binds, const cJSON *c)
 {
-    static const char *const names[] = {
-        "description", "merchant", "merchant_normalized", "category", "amount",
-        "transaction_type", "payment_method", "bank_name", "statement_type", "date", "tag", NULL
-    };
-    static const char *const ops[] = {
-        "equals", "not_equals", "contains", "not_contains", "starts_with", "ends_with", "matches",
-        "in", "gt", "gte", "lt", "lte", "between", "is_empty", NULL
-    };
-    const char *fn = json_get(c, "field")->valuestring;
-    const char *on = json_get(c, "operator")->valuestring;
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, "value");
-    int f = 0, o = 0, negate;
+    int f = rule_name_index(rule_field_names, json_get(c, "field")->valuestring);
+    int o = rule_name_index(rule_op_names, json_get(c, "operator")->valuestring);
+    int negate;
     char x[256];
 
-    while (names[f] && strcmp(names[f], fn) != 0)
-        f++;
-    while (ops[o] && strcmp(ops[o], on) != 0)
-        o++;
-    if (names[f] == NULL || ops[o] == NULL)
+    if (f < 0 || o < 0)
         return -1;
     if (f == FIELD_AMOUNT || f == FIELD_DATE)
         return ordered_sql(b, binds, (enum rule_field)f, (enum rule_op)o, v);
@@ -202,8 +190,8 @@ static int cond_sql(struct sqlbuf *b, cJSON *binds, const cJSON *c)
         return put(b, ")");
     }
     /* A row with no category is "uncategorised" to a test of the name, as
-     * in the reports (equals uncategorised never matched); is_empty still
-     * sees it empty. */
+     * in the reports (else equals uncategorised would never match);
+     * is_empty still sees it empty. */
     snprintf(x, sizeof x, "COALESCE(%s, '%s')", columns[f],
              f == FIELD_CATEGORY && o != OP_EMPTY ? "uncategorised" : "");
     if (negate && put(b, "NOT "))
@@ -218,7 +206,7 @@ int rule_conditions_sql(const cJSON *conds, int any, struct sqlbuf *b, cJSON *bi
     int first = 1;
 
     if (cJSON_GetArraySize(conds) == 0)
-        return put(b, "1") ? ledger_error_set(err, 500, "internal", NULL, "out of memory") : LEDGER_OK;
+        return put(b, "1") ? ledger_error_oom(err) : LEDGER_OK;
     if (put(b, "("))
         goto oom;
     cJSON_ArrayForEach(c, conds) {

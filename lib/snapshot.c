@@ -58,8 +58,7 @@ static const char SQL_RUN_RESTORE_METHOD[] =
     RUN_RESTORE("payment_method", "json_extract(rr.snapshot, '$.payment_method')");
 /* Tags are private: a run (of the row owner's rule) puts back the owner's
  * tags only; a split participant's own tags on the row are theirs, which
- * the run could neither see nor change (its revert undid the participant's
- * later tagging: an audit). */
+ * the run could neither see nor change, so its revert leaves them be. */
 #define ROW_OWNERS_TAG(tag, row) \
     tag " IN (SELECT g.id FROM tags g JOIN transactions o ON o.id = " row \
     "          WHERE g.owner_id = o.owner_id)"
@@ -114,7 +113,7 @@ int row_snapshot(ledger_db *db, int64_t id, char **out, ledger_error *err)
     db_stmt_done(st);
     if (rc != SQLITE_ROW)
         return db_error(db, err, "snapshot");
-    return *out ? LEDGER_OK : ledger_error_set(err, 500, "internal", NULL, "out of memory");
+    return *out ? LEDGER_OK : ledger_error_oom(err);
 }
 
 int row_restore(ledger_db *db, int64_t id, const char *snapshot, ledger_error *err)
@@ -125,19 +124,9 @@ int row_restore(ledger_db *db, int64_t id, const char *snapshot, ledger_error *e
     };
     size_t i;
 
-    for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-        sqlite3_stmt *st = db_stmt(db, steps[i], err);
-        int rc;
-
-        if (st == NULL)
+    for (i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        if (db_exec(db, err, "restore", steps[i], DB_INT(id), DB_TEXT(snapshot)))
             return LEDGER_ERR;
-        sqlite3_bind_int64(st, 1, id);
-        db_bind_text(db, st, 2, snapshot);
-        rc = sqlite3_step(st);
-        db_stmt_done(st);
-        if (rc != SQLITE_DONE)
-            return db_error(db, err, "restore");
-    }
     return LEDGER_OK;
 }
 
@@ -150,17 +139,8 @@ int run_restore(ledger_db *db, int64_t run_id, ledger_error *err)
     };
     size_t i;
 
-    for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-        sqlite3_stmt *st = db_stmt(db, steps[i], err);
-        int rc;
-
-        if (st == NULL)
+    for (i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        if (db_exec(db, err, "revert", steps[i], DB_INT(run_id)))
             return LEDGER_ERR;
-        sqlite3_bind_int64(st, 1, run_id);
-        rc = sqlite3_step(st);
-        db_stmt_done(st);
-        if (rc != SQLITE_DONE)
-            return db_error(db, err, "revert");
-    }
     return LEDGER_OK;
 }

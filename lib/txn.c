@@ -1,5 +1,4 @@
 /* Transactions: create (manual rows), read one, patch, delete. */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +62,7 @@ int txn_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *er
         return ledger_error_set(err, 404, "not_found", NULL, "no such transaction");
     if (rc != SQLITE_ROW)
         return db_error(db, err, "transaction");
-    return *out ? LEDGER_OK : ledger_error_set(err, 500, "internal", NULL, "out of memory");
+    return *out ? LEDGER_OK : ledger_error_oom(err);
 }
 
 int ledger_txn_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err)
@@ -82,19 +81,11 @@ int txn_link_tags(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *tag_id
 
     cJSON_ArrayForEach(item, tag_ids) {
         int64_t tag = (int64_t)item->valuedouble;
-        sqlite3_stmt *st;
-        int rc;
 
         if (tag_check_owner(db, me, tag, err))
             return error_in_body(err, "tag_ids");
-        if ((st = db_stmt(db, SQL_TAG_LINK, err)) == NULL)
+        if (db_exec(db, err, "tag link", SQL_TAG_LINK, DB_INT(txn_id), DB_INT(tag)))
             return LEDGER_ERR;
-        sqlite3_bind_int64(st, 1, txn_id);
-        sqlite3_bind_int64(st, 2, tag);
-        rc = sqlite3_step(st);
-        db_stmt_done(st);
-        if (rc != SQLITE_DONE)
-            return db_error(db, err, "tag link");
     }
     return LEDGER_OK;
 }
@@ -105,11 +96,10 @@ int ledger_txn_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
     const char *date, *description, *merchant, *type, *category, *currency, *rate, *method;
     char folded[LEDGER_CATEGORY_MAX], currency_code[4];
     int64_t amount, amount_aud, trip_id, id;
-    int amount_set, has_aud, rc;
+    int amount_set, has_aud, rc = LEDGER_ERR;
     cJSON *tag_ids = NULL;
     const cJSON *splits, *item;
     struct split_set ss = { NULL, 0 };
-    sqlite3_stmt *st;
 
     if (field_require_object(body, err)
         || field_date(body, "date", 1, &date, NULL, err)
@@ -125,11 +115,10 @@ int ledger_txn_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
         || field_id(body, "trip_id", 0, 1, &trip_id, NULL, err))
         return LEDGER_ERR;
     if (amount < 0)
-        return ledger_error_set(err, 400, "invalid_field", "amount",
-                                "amount is a magnitude (0 or more); the direction is transaction_type");
+        return error_field(err, "amount",
+                           "amount is a magnitude (0 or more); the direction is transaction_type");
     if (has_aud && amount_aud < 0)
-        return ledger_error_set(err, 400, "invalid_field", "amount_aud",
-                                "amount_aud is a magnitude (0 or more)");
+        return error_field(err, "amount_aud", "amount_aud is a magnitude (0 or more)");
     if (home_amount_of_new_row(db, currency, amount, rate, &amount_aud, &has_aud, err))
         return LEDGER_ERR;
     if (trip_id && trip_check_member(db, me, trip_id, err))
@@ -141,44 +130,26 @@ int ledger_txn_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
         return LEDGER_ERR;
     splits = cJSON_GetObjectItemCaseSensitive(body, "splits");
     if (splits && !cJSON_IsNull(splits) && split_parse(db, splits, "splits", me, me, &ss, err))
-        goto fail;
+        goto out;
     if (category && category_resolve(db, me, merchant ? merchant : "", category, folded, err))
-        goto fail;
-
-    if ((st = db_stmt(db, SQL_TXN_INSERT, err)) == NULL)
-        goto fail;
-    sqlite3_bind_int64(st, 1, me);
-    db_bind_text(db, st, 2, date);
-    db_bind_text(db, st, 3, description);
-    db_bind_text(db, st, 4, merchant);
-    db_bind_text(db, st, 5, type ? type : "debit");
-    db_bind_text(db, st, 6, category ? folded : NULL);
-    sqlite3_bind_int64(st, 7, amount);
-    db_bind_text(db, st, 8, currency ? currency : ledger_home_currency(db));
-    if (has_aud)
-        sqlite3_bind_int64(st, 9, amount_aud);
-    db_bind_text(db, st, 10, rate);
-    db_bind_text(db, st, 11, method);
-    if (trip_id)
-        sqlite3_bind_int64(st, 12, trip_id);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE) {
-        db_error(db, err, "transaction insert");
-        goto fail;
-    }
+        goto out;
+    if (db_exec(db, err, "transaction insert", SQL_TXN_INSERT, DB_INT(me), DB_TEXT(date),
+                DB_TEXT(description), DB_TEXT(merchant), DB_TEXT(type ? type : "debit"),
+                DB_TEXT(category ? folded : NULL), DB_INT(amount),
+                DB_TEXT(currency ? currency : ledger_home_currency(db)),
+                has_aud ? DB_INT(amount_aud) : DB_NULL, DB_TEXT(rate), DB_TEXT(method),
+                trip_id ? DB_INT(trip_id) : DB_NULL))
+        goto out;
     id = sqlite3_last_insert_rowid(db->sql);
     if ((tag_ids && txn_link_tags(db, me, id, tag_ids, err))
         || (ss.n && split_write(db, id, &ss, err))
         || txn_get(db, me, id, out, err))
-        goto fail;
+        goto out;
+    rc = LEDGER_OK;
+out:
     cJSON_Delete(tag_ids);
     split_set_free(&ss);
-    return LEDGER_OK;
-fail:
-    cJSON_Delete(tag_ids);
-    split_set_free(&ss);
-    return LEDGER_ERR;
+    return rc;
 }
 
 static int eff_merchant(ledger_db *db, int64_t id, char *out, size_t len, ledger_error *err)
@@ -225,25 +196,22 @@ static int new_home_amount(ledger_db *db, int64_t id, int64_t amount, int *set, 
     if (rc != SQLITE_ROW)
         return db_error(db, err, "transaction");
     /* The amount it has: the home amount stays as stated (it may hold a
-     * fee the rate does not; saving the row unchanged re-derived it from
-     * the rate: an audit). */
+     * fee the rate does not, which deriving it again from the rate would
+     * lose). */
     if (!has_aud || amount == old)
         return LEDGER_OK;
     if (rate[0]) {
         if (money_times_rate(amount, rate, aud))
-            return ledger_error_set(err, 400, "invalid_field", "amount",
-                                    "amount at the row's exchange rate is too large");
+            return error_field(err, "amount", "amount at the row's exchange rate is too large");
     } else if (old > 0) {
         __int128 v = ((__int128)old_aud * amount * 2 + old) / ((__int128)old * 2);
 
         if (v > LEDGER_MONEY_MAX_CENTS)
-            return ledger_error_set(err, 400, "invalid_field", "amount",
-                                    "amount in the home currency would be too large");
+            return error_field(err, "amount", "amount in the home currency would be too large");
         *aud = (int64_t)v;
     } else {
-        return ledger_error_set(err, 400, "invalid_field", "amount",
-                                "the row's home-currency amount has no rate to follow a new"
-                                " amount; delete the row and create it again");
+        return error_field(err, "amount", "the row's home-currency amount has no rate to follow"
+                           " a new amount; delete the row and create it again");
     }
     *set = 1;
     return LEDGER_OK;
@@ -255,11 +223,10 @@ int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
     struct txn_access a;
     const char *category, *merchant, *type, *method, *date, *description;
     int has_cat, has_merchant, has_share, has_trip, has_type, has_method, has_date,
-        has_amount, has_desc, share_set, amount_set, aud_set = 0, rc;
+        has_amount, has_desc, share_set, amount_set, aud_set = 0;
     int64_t share = 0, trip_id, amount = 0, aud = 0;
     char folded[LEDGER_CATEGORY_MAX], merch[MERCHANT_MAX * 2];
     const cJSON *share_item;
-    sqlite3_stmt *st;
 
     if (access_txn(db, me, id, &a, err)
         || field_require_object(body, err)
@@ -278,10 +245,9 @@ int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
     if (share_set && ledger_percent_from_json(share_item, "my_share_percent", &share, err))
         return LEDGER_ERR;
     if (has_date && date == NULL)
-        return ledger_error_set(err, 400, "invalid_field", "date", "date cannot be null");
+        return error_field(err, "date", "date cannot be null");
     if (has_amount && (!amount_set || amount < 0))
-        return ledger_error_set(err, 400, "invalid_field", "amount",
-                                "amount is a magnitude (0 or more)");
+        return error_field(err, "amount", "amount is a magnitude (0 or more)");
     /* The base values of a statement row are the bank's: only overrides,
      * type and payment method change there.  A manual row's own date,
      * amount and description are its owner's to change. */
@@ -289,8 +255,7 @@ int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
         const char *f = has_date ? "date" : has_amount ? "amount" : "description";
 
         if (a.statement_id)
-            return ledger_error_set(err, 400, "invalid_field", f,
-                                    "%s can only be changed on a manual transaction", f);
+            return error_field(err, f, "%s can only be changed on a manual transaction", f);
         if (!a.is_owner)
             return ledger_error_set(err, 403, "forbidden", f,
                                     "only the owner can change %s", f);
@@ -302,8 +267,7 @@ int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
         return ledger_error_set(err, 403, "forbidden", "transaction_type",
                                 "only the owner can change transaction_type");
     if (has_type && a.itemised && !itemised_type_ok(type))
-        return ledger_error_set(err, 400, "invalid_field", "transaction_type", "%s",
-                                ITEMISED_TYPE_MESSAGE);
+        return error_field(err, "transaction_type", "%s", ITEMISED_TYPE_MESSAGE);
     /* One share override per row, and it is the owner's share of their
      * own row (txn_row.c): a participant setting it would set the owner's
      * share and the owner's mine basis. */
@@ -328,43 +292,24 @@ int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
     }
     if (has_amount && new_home_amount(db, id, amount, &aud_set, &aud, err))
         return LEDGER_ERR;
-    if ((st = db_stmt(db, SQL_TXN_PATCH, err)) == NULL)
+    if (db_exec(db, err, "transaction update", SQL_TXN_PATCH, DB_INT(id),
+                DB_INT(has_cat), DB_TEXT(category ? folded : NULL),
+                DB_INT(has_merchant), DB_TEXT(merchant),
+                DB_INT(has_share), share_set ? DB_INT(share) : DB_NULL,
+                DB_INT(has_trip), trip_id ? DB_INT(trip_id) : DB_NULL,
+                DB_INT(has_type), DB_TEXT(type),
+                DB_INT(has_method), DB_TEXT(method),
+                DB_INT(has_date), DB_TEXT(date),
+                DB_INT(has_amount), DB_INT(amount),
+                DB_INT(has_desc), DB_TEXT(description),
+                DB_INT(aud_set), DB_INT(aud)))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_int(st, 2, has_cat);
-    db_bind_text(db, st, 3, category ? folded : NULL);
-    sqlite3_bind_int(st, 4, has_merchant);
-    db_bind_text(db, st, 5, merchant);
-    sqlite3_bind_int(st, 6, has_share);
-    if (share_set)
-        sqlite3_bind_int64(st, 7, share);
-    sqlite3_bind_int(st, 8, has_trip);
-    if (trip_id)
-        sqlite3_bind_int64(st, 9, trip_id);
-    sqlite3_bind_int(st, 10, has_type);
-    db_bind_text(db, st, 11, type);
-    sqlite3_bind_int(st, 12, has_method);
-    db_bind_text(db, st, 13, method);
-    sqlite3_bind_int(st, 14, has_date);
-    db_bind_text(db, st, 15, date);
-    sqlite3_bind_int(st, 16, has_amount);
-    sqlite3_bind_int64(st, 17, amount);
-    sqlite3_bind_int(st, 18, has_desc);
-    db_bind_text(db, st, 19, description);
-    sqlite3_bind_int(st, 20, aud_set);
-    sqlite3_bind_int64(st, 21, aud);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE)
-        return db_error(db, err, "transaction update");
     return txn_get(db, me, id, out, err);
 }
 
 int ledger_txn_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err)
 {
     struct txn_access a;
-    sqlite3_stmt *st;
-    int rc;
 
     if (access_txn(db, me, id, &a, err))
         return LEDGER_ERR;
@@ -374,10 +319,5 @@ int ledger_txn_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err)
         return ledger_error_set(err, 409, "conflict", NULL,
                                 "a statement's transaction goes with its statement; "
                                 "only manual transactions are deleted one by one");
-    if ((st = db_stmt(db, SQL_TXN_DELETE, err)) == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, id);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "transaction delete");
+    return db_exec(db, err, "transaction delete", SQL_TXN_DELETE, DB_INT(id));
 }

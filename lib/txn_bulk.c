@@ -35,24 +35,13 @@ static const char SQL_BULK_TRIP[] =
 static const char SQL_ROW_OWNER_MERCHANT[] =
     "SELECT owner_id, eff_merchant FROM transactions WHERE id = ?";
 
-/* Runs one of the statements above with the ids and a text or id value. */
-static int run(ledger_db *db, const char *sql, const char *ids, const char *text,
-               int64_t num, int64_t *changed, ledger_error *err)
+/* Runs one of the statements above with the ids (?1) and the value (?2),
+ * adding the rows it changed to *changed. */
+static int run(ledger_db *db, const char *sql, const char *ids, struct db_arg value,
+               int64_t *changed, ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, sql, err);
-    int rc;
-
-    if (st == NULL)
+    if (db_exec(db, err, "bulk", sql, DB_TEXT(ids), value))
         return LEDGER_ERR;
-    db_bind_text(db, st, 1, ids);
-    if (text)
-        db_bind_text(db, st, 2, text);
-    else if (num)
-        sqlite3_bind_int64(st, 2, num);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    if (rc != SQLITE_DONE)
-        return db_error(db, err, "bulk");
     *changed += sqlite3_changes(db->sql);
     return LEDGER_OK;
 }
@@ -83,7 +72,7 @@ static int categorize_refunds(ledger_db *db, const cJSON *ids, const char *categ
         if (category_resolve(db, owner, merchant, category, folded, err))
             return LEDGER_ERR;
         snprintf(one, sizeof one, "[%lld]", (long long)item->valuedouble);
-        if (run(db, SQL_BULK_CATEGORY, one, folded, 0, changed, err))
+        if (run(db, SQL_BULK_CATEGORY, one, DB_TEXT(folded), changed, err))
             return LEDGER_ERR;
     }
     return LEDGER_OK;
@@ -103,8 +92,8 @@ int ledger_txn_bulk(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
         || field_enum(body, "action", actions, 0, &action, &present, err))
         return LEDGER_ERR;
     if (action == NULL)
-        return ledger_error_set(err, 400, "invalid_field", "action",
-                                "action is required: tag, untag, categorize, normalize or assign_trip");
+        return error_field(err, "action",
+                           "action is required: tag, untag, categorize, normalize or assign_trip");
     /* Every field the body carries is checked, whichever the action uses:
      * a bad category beside action "tag" is still a 400, not ignored. */
     {
@@ -113,14 +102,14 @@ int ledger_txn_bulk(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
 
         if (field_id(body, "tag_id", 0, 0, &unused_id, NULL, err)
             || field_text(body, "category", 0, 1, LEDGER_CATEGORY_TEXT_MAX, &unused, NULL, err)
-            || field_text(body, "merchant_normalized", 0, 1, 200, &unused, NULL, err)
+            || field_text(body, "merchant_normalized", 0, 1, MERCHANT_MAX, &unused, NULL, err)
             || field_id(body, "trip_id", 0, 1, &unused_id, NULL, err))
             return LEDGER_ERR;
     }
     if (field_id_array(body, "ids", BULK_MAX, &ids, err))
         return LEDGER_ERR;
     if ((ids_text = cJSON_PrintUnformatted(ids)) == NULL) {
-        ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        ledger_error_oom(err);
         goto out;
     }
     if (access_txn_set(db, me, ids, "ids", err))
@@ -133,7 +122,7 @@ int ledger_txn_bulk(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
             error_in_body(err, "tag_id");
             goto out;
         }
-        if (run(db, action[0] == 't' ? SQL_BULK_TAG : SQL_BULK_UNTAG, ids_text, NULL, tag_id,
+        if (run(db, action[0] == 't' ? SQL_BULK_TAG : SQL_BULK_UNTAG, ids_text, DB_INT(tag_id),
                 &changed, err))
             goto out;
     } else if (strcmp(action, "categorize") == 0) {
@@ -145,18 +134,19 @@ int ledger_txn_bulk(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
         } else {
             if (text && category_resolve(db, me, "", text, folded, err))
                 goto out;
-            if (run(db, SQL_BULK_CATEGORY, ids_text, text ? folded : NULL, 0, &changed, err))
+            if (run(db, SQL_BULK_CATEGORY, ids_text, text ? DB_TEXT(folded) : DB_NULL, &changed,
+                    err))
                 goto out;
         }
     } else if (strcmp(action, "normalize") == 0) {
-        if (field_text(body, "merchant_normalized", 1, 1, 200, &text, NULL, err)
-            || run(db, SQL_BULK_MERCHANT, ids_text, text, 0, &changed, err))
+        if (field_text(body, "merchant_normalized", 1, 1, MERCHANT_MAX, &text, NULL, err)
+            || run(db, SQL_BULK_MERCHANT, ids_text, DB_TEXT(text), &changed, err))
             goto out;
     } else {
         if (field_id(body, "trip_id", 1, 1, &trip_id, NULL, err)
             || (trip_id && (trip_check_member(db, me, trip_id, err)
                             || trip_check_row_owners(db, me, trip_id, ids_text, "trip_id", err)))
-            || run(db, SQL_BULK_TRIP, ids_text, NULL, trip_id, &changed, err))
+            || run(db, SQL_BULK_TRIP, ids_text, trip_id ? DB_INT(trip_id) : DB_NULL, &changed, err))
             goto out;
     }
     *out = cJSON_CreateObject();

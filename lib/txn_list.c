@@ -5,30 +5,26 @@
  * named placeholders; array filters bind one JSON array each and test
  * membership with json_each, so the set of SQL texts is bounded and each is
  * prepared once.  A list of one (the hidden transfers, one category) is a
- * plain comparison instead: probing json_each's list for every row was
- * half the cost of counting 15,000 rows.  The caller's rows are two
+ * plain comparison instead, which spares a probe of json_each's list for
+ * every row, a large part of a count's cost.  The caller's rows are two
  * streams: the rows they own, read in order from the (owner_id, <sort
  * column>, id) index, and the rows shared with them through a split.  A
  * compound SELECT merges the two in sort order and stops at the page's
  * end, so a deep page by cursor costs what the first page costs.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "text.h"
+#include "txn_list.h"
 
-#define LIMIT_DEFAULT 50
-#define LIMIT_MAX 500
 #define SQL_MAX 16384
 /* Up to this many rows matching amount bounds, the page sorts them rather
  * than walking the sort order: either way a few thousand index entries. */
 #define AMOUNT_INDEX_MAX 2000
 /* A search reads the rows the search index gives (txn_search.c) when it
- * gives at most this many: each is a seek into the table, about 0.6 us,
- * against about 0.2 us a row for testing every row the caller owns.  Past
+ * gives at most this many: each is a seek into the table, some three times
+ * the cost of testing a row in a walk of every row the caller owns.  Past
  * that the count tests every row; a term in that many rows is common and
  * its matches turn up soon walking the sort order. */
 #define SEARCH_INDEX_MAX 10000
@@ -37,126 +33,6 @@
 #define SEARCH_PAGE_MAX 2000
 /* Up to this many search terms are each a test in the SQL text. */
 #define TERMS_INLINE 4
-
-struct sort_key {
-    const char *name;
-    const char *column;         /* on transactions t */
-    const char *shared_column;  /* its copy on shared_rows s */
-    int integer;                /* the key binds as an integer */
-};
-
-static const struct sort_key sort_keys[] = {
-    { "date", "t.date", "s.date", 0 },
-    { "amount", "t.amount", "s.amount", 1 },
-    { "created_at", "t.created_at", "s.created_at", 0 },
-    { "merchant", "t.eff_merchant", "s.merchant", 0 },
-    { NULL, NULL, NULL, 0 }
-};
-
-/* Everything the request asked for, validated. */
-struct list_query {
-    const char *date_from, *date_to;
-    cJSON *categories, *exclude, *banks, *tags, *types, *terms;
-    /* bank_names[] names Manual (statement_id IS NULL); names nothing else. */
-    int banks_manual, banks_only_manual;
-    int64_t amount_min, amount_max;
-    int has_min, has_max;
-    /* The page reads amount bounds from the amount index rather than
-     * walking the sort order (set from the total: see ledger_txn_list). */
-    int amount_by_index;
-    /* The search index's query for the terms (txn_search.c; search.n is 0
-     * when no term has a trigram); whether the caller's own rows are read
-     * from the index (set from its count: see count_rows). */
-    struct search_query search;
-    int terms_by_index;
-    int has_split;  /* 0 all, 1 split only, 2 unsplit only */
-    int64_t statement_id, trip_id;
-    int trip_all_rows;
-    const struct sort_key *sort;
-    int desc;
-    int64_t limit, offset;
-    int has_cursor;
-    int64_t cursor_id;
-    char cursor_key[256];
-    /* For a total over a date range: the first day after date_from's
-     * month and the first day of date_to's month; date_edge says which
-     * edge month an arm counts (see count_sql). */
-    char from_month_end[32], to_month_start[32];
-    enum { EDGE_NONE, EDGE_FROM, EDGE_TO } date_edge;
-};
-
-static void query_free(struct list_query *q)
-{
-    cJSON_Delete(q->categories);
-    cJSON_Delete(q->exclude);
-    cJSON_Delete(q->banks);
-    cJSON_Delete(q->tags);
-    cJSON_Delete(q->types);
-    cJSON_Delete(q->terms);
-    search_query_free(&q->search);
-}
-
-static int bad(ledger_error *err, const char *field, const char *msg)
-{
-    return ledger_error_set(err, 400, "invalid_field", field, "%s %s", field, msg);
-}
-
-/* The keys param_list reads. */
-static const char *const list_keys[] = {
-    "categories", "exclude_categories", "bank_names", "tag_ids", "transaction_types",
-};
-
-int ledger_param_is_list(const char *key)
-{
-    size_t i;
-
-    for (i = 0; i < sizeof list_keys / sizeof list_keys[0]; i++)
-        if (strcmp(key, list_keys[i]) == 0)
-            return 1;
-    return 0;
-}
-
-/* Every value of key, one of list_keys, as a JSON array of strings (NULL
- * when none). */
-static cJSON *param_list(const struct ledger_params *p, const char *key)
-{
-    cJSON *arr = NULL;
-    size_t i;
-
-    for (i = 0; i < p->count; i++) {
-        if (strcmp(p->items[i].key, key) != 0 || p->items[i].value[0] == '\0')
-            continue;
-        if (arr == NULL)
-            arr = cJSON_CreateArray();
-        cJSON_AddItemToArray(arr, cJSON_CreateString(p->items[i].value));
-    }
-    return arr;
-}
-
-/* The categories of a filter, folded (rule C).  "uncategorised", the
- * reports' name for no category, becomes '' (as the list's summary keeps
- * none) when none is its own value to select (categories[]), and is
- * dropped from exclude_categories, which never hides a row with none
- * (behaviour rule 1). */
-static cJSON *fold_list(cJSON *in, int none_selects)
-{
-    cJSON *out = cJSON_CreateArray(), *item;
-    char slug[LEDGER_CATEGORY_MAX];
-
-    cJSON_ArrayForEach(item, in)
-        switch (ledger_category_fold(item->valuestring, slug)) {
-        case LEDGER_CATEGORY_EMPTY:
-            break;
-        case LEDGER_CATEGORY_NONE:
-            if (none_selects)
-                cJSON_AddItemToArray(out, cJSON_CreateString(""));
-            break;
-        default:
-            cJSON_AddItemToArray(out, cJSON_CreateString(slug));
-        }
-    cJSON_Delete(in);
-    return out;
-}
 
 /* Whether a folded categories[] list selects the rows with no category. */
 static int selects_none(const cJSON *list)
@@ -167,343 +43,6 @@ static int selects_none(const cJSON *list)
         if (item->valuestring[0] == '\0')
             return 1;
     return 0;
-}
-
-/* A search term, lowered (utf8_lower) for ledger_contains (db.c). */
-static void add_term(struct list_query *q, const char *s, size_t n)
-{
-    char *term = malloc(n + 1);
-
-    if (term == NULL)
-        return;
-    memcpy(term, s, n);
-    term[n] = '\0';
-    utf8_lower(term);
-    if (q->terms == NULL)
-        q->terms = cJSON_CreateArray();
-    cJSON_AddItemToArray(q->terms, cJSON_CreateString(term));
-    free(term);
-}
-
-static void tighten(struct list_query *q, int is_min, int64_t v)
-{
-    if (is_min) {
-        if (!q->has_min || v > q->amount_min)
-            q->amount_min = v;
-        q->has_min = 1;
-    } else {
-        if (!q->has_max || v < q->amount_max)
-            q->amount_max = v;
-        q->has_max = 1;
-    }
-}
-
-/* The query bar: >N, >=N, <N, <=N and N-M bound the amount; every other
- * word must appear in the description or a merchant. */
-static void parse_q(struct list_query *q, const char *s)
-{
-    while (*s) {
-        const char *w;
-        size_t n;
-        char word[64];
-        int64_t a, b;
-
-        while (isspace((unsigned char)*s))
-            s++;
-        w = s;
-        while (*s && !isspace((unsigned char)*s))
-            s++;
-        n = (size_t)(s - w);
-        if (n == 0)
-            break;
-        if (n < sizeof word) {
-            const char *dash;
-
-            memcpy(word, w, n);
-            word[n] = '\0';
-            if (word[0] == '>' && word[1] == '=' && ledger_decimal2_parse(word + 2, &a) == 0) {
-                tighten(q, 1, a);
-                continue;
-            }
-            if (word[0] == '<' && word[1] == '=' && ledger_decimal2_parse(word + 2, &a) == 0) {
-                tighten(q, 0, a);
-                continue;
-            }
-            if (word[0] == '>' && ledger_decimal2_parse(word + 1, &a) == 0) {
-                tighten(q, 1, a + 1);
-                continue;
-            }
-            if (word[0] == '<' && ledger_decimal2_parse(word + 1, &a) == 0) {
-                tighten(q, 0, a - 1);
-                continue;
-            }
-            dash = strchr(word + 1, '-');
-            if (dash && word[0] != '-') {
-                char lo[64];
-
-                memcpy(lo, word, (size_t)(dash - word));
-                lo[dash - word] = '\0';
-                if (ledger_decimal2_parse(lo, &a) == 0 && ledger_decimal2_parse(dash + 1, &b) == 0) {
-                    tighten(q, 1, a < b ? a : b);
-                    tighten(q, 0, a < b ? b : a);
-                    continue;
-                }
-            }
-        }
-        add_term(q, w, n);
-    }
-}
-
-static int hexval(int c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* An Imported time as every row has it: YYYY-MM-DDTHH:MM:SSZ (schema
- * 0002's default; a manual row reconciled shows its own, written so). */
-static int created_ok(const char *key)
-{
-    char day[11];
-    int i;
-
-    if (strlen(key) != 20 || key[10] != 'T' || key[13] != ':' || key[16] != ':' || key[19] != 'Z')
-        return 0;
-    for (i = 11; i < 19; i++)
-        if (i != 13 && i != 16 && (key[i] < '0' || key[i] > '9'))
-            return 0;
-    memcpy(day, key, 10);
-    day[10] = '\0';
-    return valid_date(day) && (key[11] - '0') * 10 + (key[12] - '0') < 24
-           && (key[14] - '0') * 10 + (key[15] - '0') < 60 && (key[17] - '0') * 10 + (key[18] - '0') < 61;
-}
-
-/* Whether key can be a cursor's key for sort: a key of another type (an
- * amount that is no number) gave a silently empty or wrong page. */
-static int cursor_key_ok(const struct sort_key *sort, const char *key)
-{
-    int64_t v;
-
-    if (sort->integer)
-        return parse_whole(key, 0, INT64_MAX, &v) == 0;
-    if (strcmp(sort->name, "date") == 0)
-        return valid_date(key);
-    if (strcmp(sort->name, "created_at") == 0)
-        return created_ok(key);
-    return 1;
-}
-
-/* Cursors are opaque to clients: hex of "sort|order|id|key".  A cursor
- * fixes its sort and order: sort and order given beside it must be its
- * own (else 400), and left out they are taken from it, so following
- * next_cursor alone pages on as the first page was sorted. */
-static int decode_cursor(struct list_query *q, const char *hex, int has_sort, int has_order,
-                         ledger_error *err)
-{
-    char text[600], *p, *field[3];
-    size_t n = strlen(hex), i;
-    int64_t id;
-    int k, desc;
-
-    if (n == 0 || n % 2 || n / 2 >= sizeof text)
-        return bad(err, "cursor", "is not a cursor this list gave out");
-    for (i = 0; i < n / 2; i++) {
-        int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
-
-        if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
-            return bad(err, "cursor", "is not a cursor this list gave out");
-        text[i] = (char)(hi * 16 + lo);
-    }
-    text[n / 2] = '\0';
-    /* sort, order and id end at a '|'; the key is the rest. */
-    for (p = text, k = 0; k < 3; k++) {
-        field[k] = p;
-        if ((p = strchr(p, '|')) == NULL)
-            return bad(err, "cursor", "is not a cursor this list gave out");
-        *p++ = '\0';
-    }
-    for (k = 0; sort_keys[k].name && strcmp(sort_keys[k].name, field[0]) != 0; k++)
-        ;
-    desc = strcmp(field[1], "desc") == 0;
-    if (sort_keys[k].name == NULL || (!desc && strcmp(field[1], "asc") != 0)
-        || parse_whole(field[2], 1, INT64_C(1) << 53, &id) || !cursor_key_ok(&sort_keys[k], p))
-        return bad(err, "cursor", "is not a cursor this list gave out");
-    if ((has_sort && q->sort != &sort_keys[k]) || (has_order && q->desc != desc))
-        return bad(err, "cursor", "belongs to another sort order");
-    q->sort = &sort_keys[k];
-    q->desc = desc;
-    q->cursor_id = id;
-    snprintf(q->cursor_key, sizeof q->cursor_key, "%s", p);
-    q->has_cursor = 1;
-    return LEDGER_OK;
-}
-
-static char *encode_cursor(const struct list_query *q, int64_t id, const char *key)
-{
-    char text[600];
-    char *hex;
-    size_t n, i;
-
-    n = (size_t)snprintf(text, sizeof text, "%s|%s|%lld|%s", q->sort->name,
-                         q->desc ? "desc" : "asc", (long long)id, key);
-    if (n >= sizeof text)
-        n = sizeof text - 1;
-    hex = malloc(2 * n + 1);
-    if (hex == NULL)
-        return NULL;
-    for (i = 0; i < n; i++)
-        snprintf(hex + 2 * i, 3, "%02x", (unsigned char)text[i]);
-    hex[2 * n] = '\0';
-    return hex;
-}
-
-static int parse_query(const struct ledger_params *p, struct list_query *q, ledger_error *err)
-{
-    const char *v;
-    cJSON *item;
-    size_t i;
-
-    memset(q, 0, sizeof *q);
-    q->sort = &sort_keys[0];
-    q->desc = 1;
-    q->limit = LIMIT_DEFAULT;
-
-    if ((q->date_from = param_get(p, "date_from")) && !valid_date(q->date_from))
-        return bad(err, "date_from", "must be a date YYYY-MM-DD");
-    if ((q->date_to = param_get(p, "date_to")) && !valid_date(q->date_to))
-        return bad(err, "date_to", "must be a date YYYY-MM-DD");
-    /* Day 32 of date_from's month: after each of its days and before the
-     * next month's, as text (the first of the next month was "10000-01-01"
-     * for December 9999, which sorts before 9999's dates). */
-    if (q->date_from)
-        snprintf(q->from_month_end, sizeof q->from_month_end, "%.7s-32", q->date_from);
-    if (q->date_to)
-        snprintf(q->to_month_start, sizeof q->to_month_start, "%.7s-01", q->date_to);
-    if ((v = param_get(p, "amount_min"))) {
-        if (ledger_decimal2_parse(v, &q->amount_min))
-            return bad(err, "amount_min",
-                       "must be an amount of at most 10000000000000 with at most 2 decimal places");
-        q->has_min = 1;
-    }
-    if ((v = param_get(p, "amount_max"))) {
-        if (ledger_decimal2_parse(v, &q->amount_max))
-            return bad(err, "amount_max",
-                       "must be an amount of at most 10000000000000 with at most 2 decimal places");
-        q->has_max = 1;
-    }
-    if ((v = param_get(p, "has_split"))) {
-        if (strcmp(v, "all") == 0)
-            q->has_split = 0;
-        else if (strcmp(v, "split") == 0)
-            q->has_split = 1;
-        else if (strcmp(v, "unsplit") == 0)
-            q->has_split = 2;
-        else
-            return bad(err, "has_split", "must be all, split or unsplit");
-    }
-    if ((v = param_get(p, "statement_id")) && parse_whole(v, 1, INT64_C(1) << 53, &q->statement_id))
-        return bad(err, "statement_id", "must be a positive integer id");
-    if ((v = param_get(p, "trip_id")) && parse_whole(v, 1, INT64_C(1) << 53, &q->trip_id))
-        return bad(err, "trip_id", "must be a positive integer id");
-    if ((v = param_get(p, "trip_all_rows"))) {
-        if (strcmp(v, "1") == 0 || strcmp(v, "true") == 0)
-            q->trip_all_rows = 1;
-        else if (strcmp(v, "0") != 0 && strcmp(v, "false") != 0)
-            return bad(err, "trip_all_rows", "must be 1 or 0 (true or false)");
-    }
-    if (q->trip_all_rows && !q->trip_id)
-        return bad(err, "trip_all_rows", "needs a trip_id");
-    if ((v = param_get(p, "limit")) && parse_whole(v, 1, LIMIT_MAX, &q->limit))
-        return bad(err, "limit", "must be a whole number from 1 to 500");
-    if ((v = param_get(p, "offset")) && parse_whole(v, 0, INT64_C(1) << 40, &q->offset))
-        return bad(err, "offset", "must be a whole number, 0 or more");
-    if ((v = param_get(p, "sort"))) {
-        for (i = 0; sort_keys[i].name && strcmp(sort_keys[i].name, v) != 0; i++)
-            ;
-        if (sort_keys[i].name == NULL)
-            return bad(err, "sort", "must be date, amount, created_at or merchant");
-        q->sort = &sort_keys[i];
-    }
-    if ((v = param_get(p, "order"))) {
-        if (strcmp(v, "asc") == 0)
-            q->desc = 0;
-        else if (strcmp(v, "desc") != 0)
-            return bad(err, "order", "must be asc or desc");
-    }
-    if ((v = param_get(p, "cursor")) && *v
-        && decode_cursor(q, v, param_get(p, "sort") != NULL, param_get(p, "order") != NULL, err))
-        return LEDGER_ERR;
-
-    q->types = param_list(p, "transaction_types");
-    cJSON_ArrayForEach(item, q->types) {
-        for (i = 0; txn_types[i] && strcmp(txn_types[i], item->valuestring) != 0; i++)
-            ;
-        if (txn_types[i] == NULL)
-            return bad(err, "transaction_types",
-                       "must be debit, credit, fee, interest, payment or refund");
-    }
-    if ((q->tags = param_list(p, "tag_ids"))) {
-        cJSON *ids = cJSON_CreateArray();
-
-        cJSON_ArrayForEach(item, q->tags) {
-            int64_t id;
-
-            if (parse_whole(item->valuestring, 1, INT64_C(1) << 53, &id)) {
-                cJSON_Delete(ids);
-                return bad(err, "tag_ids", "must be positive integer ids");
-            }
-            cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)id));
-        }
-        cJSON_Delete(q->tags);
-        q->tags = ids;
-    }
-    if ((q->banks = param_list(p, "bank_names"))) {
-        q->banks_only_manual = 1;
-        cJSON_ArrayForEach(item, q->banks) {
-            if (strcmp(item->valuestring, LEDGER_BANK_MANUAL) == 0)
-                q->banks_manual = 1;
-            else
-                q->banks_only_manual = 0;
-        }
-        q->banks_only_manual &= q->banks_manual;
-    }
-    /* A value that folds to nothing (" ", "--") names no category: it is
-     * ignored like an empty one, not a filter nothing passes. */
-    if ((q->categories = param_list(p, "categories"))
-        && cJSON_GetArraySize(q->categories = fold_list(q->categories, 1)) == 0) {
-        cJSON_Delete(q->categories);
-        q->categories = NULL;
-    }
-    /* Transfers are hidden by default, except in one statement's view; an
-     * explicit exclude_categories (even empty) replaces the default. */
-    if (param_has(p, "exclude_categories"))
-        q->exclude = param_list(p, "exclude_categories");
-    else if (!q->statement_id) {
-        q->exclude = cJSON_CreateArray();
-        cJSON_AddItemToArray(q->exclude, cJSON_CreateString("transfers"));
-    }
-    if (q->exclude) {
-        cJSON *kept = cJSON_CreateArray(), *c;
-
-        q->exclude = fold_list(q->exclude, 0);
-        /* A category the caller asked for is never hidden. */
-        cJSON_ArrayForEach(item, q->exclude) {
-            int asked = 0;
-
-            cJSON_ArrayForEach(c, q->categories)
-                asked |= strcmp(c->valuestring, item->valuestring) == 0;
-            if (!asked)
-                cJSON_AddItemToArray(kept, cJSON_CreateString(item->valuestring));
-        }
-        cJSON_Delete(q->exclude);
-        q->exclude = cJSON_GetArraySize(kept) ? kept : (cJSON_Delete(kept), NULL);
-    }
-    if ((v = param_get(p, "search")) && *v)
-        add_term(q, v, strlen(v));
-    if ((v = param_get(p, "q")))
-        parse_q(q, v);
-    if (q->terms)
-        search_query_init(&q->search, q->terms);
-    return LEDGER_OK;
 }
 
 /* Whether a list filter has exactly one value (bound as <name>_1). */
@@ -553,8 +92,8 @@ static void append_filters(char *sql, size_t len, const struct list_query *q, co
         ADD(is_one(q->exclude) ? " AND COALESCE(t.eff_category, '') <> :exclude_1"
                                : " AND COALESCE(t.eff_category, '') NOT IN (SELECT value FROM json_each(:exclude))");
     /* Banks and tags are each one list built once per query (SQLite's
-     * LIST SUBQUERY), not a subquery per row: that cost 100 ms on 50,000
-     * rows.  The list of statements is every statement of those banks,
+     * LIST SUBQUERY), not a subquery per row, which would run a query for
+     * every row.  The list of statements is every statement of those banks,
      * the caller's or not, because shared rows come from others'.  Manual
      * alone is a plain test the date and amount indexes cover.  "Manual"
      * names the manual rows only, never a statement whose bank is called
@@ -577,7 +116,7 @@ static void append_filters(char *sql, size_t len, const struct list_query *q, co
     /* Every term in the description, the merchant or the effective
      * merchant_normalized; up to TERMS_INLINE terms (a search, a few q
      * words) each a plain test, not a probe of json_each's list for every
-     * row (40% of a one-term search's time, 60% of a two-word one's). */
+     * row, which is much of a search's time. */
 #define TERM_IN(term) \
     "ledger_contains(" term ", t.description, t.merchant," \
     " COALESCE(t.override_merchant_normalized, t.merchant_normalized))"
@@ -764,19 +303,26 @@ static int counted_by_summary(const struct list_query *q, int trip_scope)
     return !q->date_from || !q->date_to || strncmp(q->date_from, q->date_to, 7) < 0;
 }
 
+/* The arms the list reads: the trip's, or the caller's own and those
+ * shared with them, their counts added up (count) or their rows merged. */
+static void arms_sql(char *sql, size_t len, const struct list_query *q, int trip_scope, int count)
+{
+    if (trip_scope) {
+        build_arm(sql, len, q, ARM_TRIP, count);
+        return;
+    }
+    build_arm(sql, len, q, ARM_OWN, count);
+    if (has_shared_arm(q)) {
+        strncat(sql, count ? ") + (" : " UNION ALL ", len - strlen(sql) - 1);
+        build_arm(sql, len, q, ARM_SHARED, count);
+    }
+}
+
 /* Each arm with COUNT(*), added up. */
 static void count_arms_sql(char *sql, size_t len, const struct list_query *q, int trip_scope)
 {
     strncat(sql, "(SELECT (", len - strlen(sql) - 1);
-    if (trip_scope) {
-        build_arm(sql, len, q, ARM_TRIP, 1);
-    } else {
-        build_arm(sql, len, q, ARM_OWN, 1);
-        if (has_shared_arm(q)) {
-            strncat(sql, ") + (", len - strlen(sql) - 1);
-            build_arm(sql, len, q, ARM_SHARED, 1);
-        }
-    }
+    arms_sql(sql, len, q, trip_scope, 1);
     strncat(sql, "))", len - strlen(sql) - 1);
 }
 
@@ -861,15 +407,7 @@ static void txn_list_sql(char *sql, size_t len, const struct list_query *q, int 
     snprintf(order, sizeof order, " ORDER BY 2 %s, 1 %s LIMIT :limit OFFSET :offset",
              q->desc ? "DESC" : "ASC", q->desc ? "DESC" : "ASC");
     snprintf(sql, len, "SELECT " TXN_COLUMNS ", page.k FROM (");
-    if (trip_scope) {
-        build_arm(sql, len, q, ARM_TRIP, 0);
-    } else {
-        build_arm(sql, len, q, ARM_OWN, 0);
-        if (has_shared_arm(q)) {
-            strncat(sql, " UNION ALL ", len - strlen(sql) - 1);
-            build_arm(sql, len, q, ARM_SHARED, 0);
-        }
-    }
+    arms_sql(sql, len, q, trip_scope, 0);
     strncat(sql, order, len - strlen(sql) - 1);
     strncat(sql, ") page JOIN transactions t ON t.id = page.id" TXN_JOIN_RECONCILED,
             len - strlen(sql) - 1);
@@ -878,22 +416,63 @@ static void txn_list_sql(char *sql, size_t len, const struct list_query *q, int 
     strncat(sql, order, len - strlen(sql) - 1);
 }
 
+/* Where a page ends: how many rows it read (with the extra one that says
+ * a next page exists), and the last row's id and sort key. */
+struct page_end {
+    int64_t n, last_id;
+    char key[256];
+};
+
+/* Reads the page's rows into w (as text, when w is not NULL) or items. */
+static int read_page(ledger_db *db, int64_t me, const struct list_query *q, int trip_scope,
+                     struct json_writer *w, cJSON *items, struct page_end *end, ledger_error *err)
+{
+    char sql[SQL_MAX];
+    sqlite3_stmt *st;
+    int rc;
+
+    txn_list_sql(sql, sizeof sql, q, trip_scope);
+    if ((st = db_stmt(db, sql, err)) == NULL)
+        return LEDGER_ERR;
+    bind_query(db, st, me, q);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *key;
+        cJSON *row;
+
+        if (++end->n > q->limit)
+            break;  /* the extra row: there is a next page */
+        if (w) {
+            txn_row_write(w, st, me);
+        } else if ((row = txn_row_json(st, me)) != NULL) {
+            cJSON_AddItemToArray(items, row);
+        } else {
+            db_stmt_done(st);
+            return ledger_error_oom(err);
+        }
+        end->last_id = sqlite3_column_int64(st, 0);
+        key = (const char *)sqlite3_column_text(st, sqlite3_column_count(st) - 1);
+        snprintf(end->key, sizeof end->key, "%s", key ? key : "");
+    }
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        db_error(db, err, "transactions");
+    db_stmt_done(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? LEDGER_OK : LEDGER_ERR;
+}
+
 /* The page's rows, as a cJSON array or (text) as one cJSON_Raw item of
  * their JSON text written without a tree (txn_row_write). */
 static int txn_list(ledger_db *db, int64_t me, const struct ledger_params *params, int text,
                     cJSON **out, ledger_error *err)
 {
     struct list_query q;
-    char sql[SQL_MAX];
-    sqlite3_stmt *st = NULL;
     struct json_writer w;
+    struct page_end end = { 0, 0, "" };
     cJSON *doc = NULL, *items = NULL;
-    int64_t total = 0, n = 0, last_id = 0;
-    char last_key[256] = "";
-    int rc, trip_scope = 0, participant = 1;
+    int64_t total = 0;
+    int trip_scope = 0, participant = 1;
 
     memset(&w, 0, sizeof w);
-    if (parse_query(params, &q, err))
+    if (txn_query_parse(params, &q, err))
         goto fail;
     if (q.trip_all_rows) {
         /* Every row of the trip, for its participants only; anyone else
@@ -912,42 +491,14 @@ static int txn_list(ledger_db *db, int64_t me, const struct ledger_params *param
         jw_open(&w, NULL, '[');
     else
         items = cJSON_CreateArray();
-    if (participant) {
-        if (count_rows(db, me, &q, trip_scope, &total, err))
-            goto fail;
-        txn_list_sql(sql, sizeof sql, &q, trip_scope);
-        if ((st = db_stmt(db, sql, err)) == NULL)
-            goto fail;
-        bind_query(db, st, me, &q);
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-            cJSON *row;
-
-            if (++n > q.limit)
-                break;  /* the extra row: there is a next page */
-            if (text) {
-                txn_row_write(&w, st, me);
-            } else if ((row = txn_row_json(st, me)) != NULL) {
-                cJSON_AddItemToArray(items, row);
-            } else {
-                ledger_error_set(err, 500, "internal", NULL, "out of memory");
-                goto fail;
-            }
-            last_id = sqlite3_column_int64(st, 0);
-            snprintf(last_key, sizeof last_key, "%s",
-                     sqlite3_column_text(st, sqlite3_column_count(st) - 1)
-                         ? (const char *)sqlite3_column_text(st, sqlite3_column_count(st) - 1) : "");
-        }
-        if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-            db_error(db, err, "transactions");
-            goto fail;
-        }
-        db_stmt_done(st);
-        st = NULL;
-    }
+    if (participant
+        && (count_rows(db, me, &q, trip_scope, &total, err)
+            || read_page(db, me, &q, trip_scope, text ? &w : NULL, items, &end, err)))
+        goto fail;
     if (text) {
         jw_close(&w, ']');
         if ((items = jw_finish_raw(&w)) == NULL) {
-            ledger_error_set(err, 500, "internal", NULL, "out of memory");
+            ledger_error_oom(err);
             goto fail;
         }
     }
@@ -957,20 +508,19 @@ static int txn_list(ledger_db *db, int64_t me, const struct ledger_params *param
     cJSON_AddNumberToObject(doc, "total", (double)total);
     cJSON_AddNumberToObject(doc, "limit", (double)q.limit);
     cJSON_AddNumberToObject(doc, "offset", (double)(q.has_cursor ? 0 : q.offset));
-    if (n > q.limit) {
-        char *cur = encode_cursor(&q, last_id, last_key);
+    if (end.n > q.limit) {
+        char *cur = txn_cursor_encode(&q, end.last_id, end.key);
 
         cJSON_AddStringToObject(doc, "next_cursor", cur ? cur : "");
         free(cur);
     } else {
         cJSON_AddNullToObject(doc, "next_cursor");
     }
-    query_free(&q);
+    txn_query_free(&q);
     *out = doc;
     return LEDGER_OK;
 fail:
-    db_stmt_done(st);
-    query_free(&q);
+    txn_query_free(&q);
     free(w.t.p);
     cJSON_Delete(items);
     cJSON_Delete(doc);
@@ -1004,7 +554,7 @@ int txn_list_plan(ledger_db *db, int64_t me, const struct ledger_params *params,
     int pass, rc = LEDGER_ERR;
     int depth[PLAN_NODES_MAX] = { 0 };
 
-    if (parse_query(params, &q, err))
+    if (txn_query_parse(params, &q, err))
         goto out;
     lines = cJSON_CreateArray();
     /* The count, then the page both ways it may read amount bounds; with a
@@ -1045,6 +595,6 @@ int txn_list_plan(ledger_db *db, int64_t me, const struct ledger_params *params,
     rc = LEDGER_OK;
 out:
     cJSON_Delete(lines);
-    query_free(&q);
+    txn_query_free(&q);
     return rc;
 }

@@ -181,8 +181,9 @@ static void row_put(struct json_sink *s, sqlite3_stmt *st, int64_t me)
      * set it; else their split row; else 100 for the owner of an unsplit
      * row.  Only the owner may set the override (txn.c): it is the owner's
      * share of their own row, and a participant's part stays the split row
-     * their balance counts (bob saw alice's 100% of a row split 50/50 with
-     * him as his own, and his spend on basis=mine with it). */
+     * their balance counts: a participant shown the owner's override (100%
+     * of a row split 50/50) would count it as their own, and their spend
+     * on basis=mine with it. */
     if (own_share) {
         my_pct = sqlite3_column_int64(st, C_O_SHARE);
         my_amount = share_of(home, my_pct);

@@ -12,7 +12,7 @@
  * each row exactly (ledger_contains) for every term.  Not the rows one
  * index gives for all the terms' trigrams: a row may hold one term in its
  * description and another in its normalized merchant, and then neither
- * index holds both (an audit found such rows missed).  The indexes keep
+ * index holds both, and such a row would be missed.  The indexes keep
  * no positions, so "coffee" is the four trigrams cof, off, ffe and fee
  * anywhere in the text, not one after another: a superset again.  Rows
  * written since the last flush are not indexed yet (search_pending,
@@ -153,33 +153,20 @@ static const char *const SQL_FLUSH[] = {
 
 int search_flush(ledger_db *db, int64_t min_rows, ledger_error *err)
 {
-    sqlite3_stmt *st;
-    int64_t waiting = 0;
+    int64_t waiting;
     size_t i;
-    int rc;
 
     /* Only a transaction that wrote can have added rows: a read (a GET)
      * must not start writing, even for rows another program left. */
     if (sqlite3_txn_state(db->sql, "main") != SQLITE_TXN_WRITE)
         return LEDGER_OK;
-    if ((st = db_stmt(db, SQL_PENDING_COUNT, err)) == NULL)
+    if (db_int(db, err, "search index", &waiting, 0, SQL_PENDING_COUNT, DB_INT(min_rows)))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, min_rows);
-    if ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        waiting = sqlite3_column_int64(st, 0);
-    db_stmt_done(st);
-    if (rc != SQLITE_ROW)
-        return db_error(db, err, "search index");
     if (waiting == 0 || waiting < min_rows)
         return LEDGER_OK;
-    for (i = 0; i < sizeof SQL_FLUSH / sizeof SQL_FLUSH[0]; i++) {
-        if ((st = db_stmt(db, SQL_FLUSH[i], err)) == NULL)
+    for (i = 0; i < sizeof SQL_FLUSH / sizeof SQL_FLUSH[0]; i++)
+        if (db_exec(db, err, "search index", SQL_FLUSH[i]))
             return LEDGER_ERR;
-        rc = sqlite3_step(st);
-        db_stmt_done(st);
-        if (rc != SQLITE_DONE)
-            return db_error(db, err, "search index");
-    }
     return LEDGER_OK;
 }
 
@@ -199,8 +186,9 @@ int search_candidates(ledger_db *db, int64_t me, struct search_query *sq, int64_
     /* The terms with the most trigrams first (by the length of their
      * queries): they are most often the rarest.  Each is counted only as
      * far as the smallest set so far, as past it it cannot be the one to
-     * read: "debit coffee" counted debit's 45,000 rows to the cap (10,001)
-     * and then coffee's 3,019; now coffee's, then debit's to 3,019. */
+     * read: for "debit coffee", coffee's rows are counted first, then
+     * debit's only as far as coffee's count, not the other way round,
+     * which would count a common word's rows up to the cap. */
     for (i = 0; i < sq->n; i++) {
         for (k = i; k > 0 && strlen(sq->match[order[k - 1]]) < strlen(sq->match[i]); k--)
             order[k] = order[k - 1];

@@ -20,12 +20,11 @@ int ledger_txn_tag_add(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *b
         || field_text(body, "name", 0, 0, 64, &name, &has_name, err))
         return LEDGER_ERR;
     if (has_id == has_name)
-        return ledger_error_set(err, 400, "invalid_field", "tag_id",
-                                "give either tag_id or name");
+        return error_field(err, "tag_id", "give either tag_id or name");
     if (has_name && tag_find_or_create(db, me, name, &tag_id, err))
         return LEDGER_ERR;
     if ((ids = cJSON_CreateArray()) == NULL)
-        return ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        return ledger_error_oom(err);
     cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)tag_id));
     rc = txn_link_tags(db, me, txn_id, ids, err);
     cJSON_Delete(ids);
@@ -37,16 +36,7 @@ int ledger_txn_tag_add(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *b
 /* The link between a row and a tag, gone (nothing when there was none). */
 static int tag_unlink(ledger_db *db, int64_t txn_id, int64_t tag_id, ledger_error *err)
 {
-    sqlite3_stmt *st;
-    int rc;
-
-    if ((st = db_stmt(db, SQL_UNLINK, err)) == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, txn_id);
-    sqlite3_bind_int64(st, 2, tag_id);
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "tag unlink");
+    return db_exec(db, err, "tag unlink", SQL_UNLINK, DB_INT(txn_id), DB_INT(tag_id));
 }
 
 int ledger_txn_tag_remove(ledger_db *db, int64_t me, int64_t txn_id, int64_t tag_id,

@@ -1,0 +1,465 @@
+/*
+ * Rule runs: a rule applied to the rows its conditions match (apply, and
+ * apply-all for every rule that runs on its own), to a selection (the
+ * quick action), or as a dry run (preview).
+ *
+ * Every run is recorded (rule_runs) with the rule's name copied, so the
+ * record outlives edits and deletion of the rule, and with a snapshot of
+ * each row it matched (rule_run_rows), so rule_revert.c can put those rows
+ * back as they were before the run.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rule.h"
+
+static const char SQL_RULE_AUTO[] =
+    RULE_COLUMNS " WHERE owner_id = ? AND enabled AND NOT manual_only ORDER BY id";
+static const char SQL_RUN_INSERT[] =
+    "INSERT INTO rule_runs (id, owner_id, rule_id, rule_name, source, matches)"
+    " VALUES (" NEXT_ID("rule_runs") ", ?, ?, ?, ?, ?)";
+static const char SQL_RUN_FINISH[] = "UPDATE rule_runs SET transactions = ? WHERE id = ?";
+/* The matched rows of a run go into the temporary table rule_matches
+ * (made by db.c for each connection) as they are found.  They are acted on
+ * RUN_CHUNK at a time, in id order: a chunk is copied into rule_ids, and
+ * the snapshot and every action are one statement over it.  A large run
+ * touches a page of the table per row, more than the page cache holds; a
+ * chunk's pages are still cached when the actions come to them after the
+ * snapshot. */
+#define RUN_CHUNK 4096
+static const char SQL_IDS_CLEAR[] = "DELETE FROM temp.rule_matches";
+/* The rows the runs of one apply-all (a JSON array of run ids) matched and
+ * changed, each row once however many rules it met. */
+static const char SQL_RUNS_ROWS[] =
+    "SELECT COUNT(DISTINCT transaction_id), COUNT(DISTINCT CASE WHEN changed THEN transaction_id END)"
+    "  FROM rule_run_rows WHERE run_id IN (SELECT value FROM json_each(?1))";
+static const char SQL_IDS_READ[] = "SELECT id FROM temp.rule_matches ORDER BY id";
+/* Every matched row is recorded, changed or not, so apply-all knows the
+ * rule has seen it; those the actions left as they were are marked (see
+ * mark_unchanged), so a revert does not put them back over later edits.
+ * Most rows have no override, payment method, tag or split: their snapshot
+ * is '{}', which restores the same thing (every key reads as NULL, no tag,
+ * no split) and costs far less than building the object. */
+static const char SQL_RUN_SNAPSHOT[] =
+    "INSERT INTO rule_run_rows (run_id, transaction_id, snapshot)"
+    " SELECT ?1, t.id,"
+    "        CASE WHEN t.override_category IS NULL AND t.override_merchant_normalized IS NULL"
+    "              AND t.override_share IS NULL AND t.override_trip_id IS NULL"
+    "              AND t.payment_method IS NULL"
+    "              AND NOT EXISTS (SELECT 1 FROM transaction_tags WHERE transaction_id = t.id)"
+    "              AND NOT EXISTS (SELECT 1 FROM splits WHERE transaction_id = t.id)"
+    "             THEN '{}' ELSE " SNAPSHOT_JSON("t") " END"
+    "   FROM transactions t WHERE t.id IN (SELECT id FROM temp.rule_ids)";
+static const char SQL_RUN_UNCHANGED[] =
+    "UPDATE rule_run_rows SET changed = 0 WHERE run_id = ?1 AND transaction_id = ?2";
+
+/* The ids of the caller's rows the rule matches, in id order and in
+ * temp.rule_matches: by its conditions (one query built by rule_sql.c) or, for
+ * the quick action, a selection (a JSON array) with the conditions
+ * ignored; apply-all leaves out rows a still-applied run of the rule has
+ * seen. */
+static int match_ids(ledger_db *db, int64_t me, const struct prepared *p, const char *selection,
+                     int skip_seen, int64_t **ids, size_t *n, ledger_error *err)
+{
+    struct sqlbuf b = { NULL, 0, 0 };
+    cJSON *binds = cJSON_CreateArray();
+    sqlite3_stmt *st = NULL, *rd;
+    size_t cap = 0;
+    int rc = LEDGER_ERR, step;
+
+    *ids = NULL;
+    *n = 0;
+    if (binds == NULL)
+        goto oom;
+    if (db_exec(db, err, "rule action", SQL_IDS_CLEAR))
+        goto out;
+    if (sqlbuf_put(&b, "INSERT INTO temp.rule_matches (id)"
+                       " SELECT t.id FROM transactions t LEFT JOIN statements s ON s.id = t.statement_id"
+                       " WHERE t.owner_id = ?1 AND t.reconciled_with_id IS NULL AND "))
+        goto oom;
+    if (selection) {
+        if (sqlbuf_put(&b, "t.id IN (SELECT value FROM json_each(?))"))
+            goto oom;
+        cJSON_AddItemToArray(binds, cJSON_CreateString(selection));
+    } else if (rule_conditions_sql(json_get(p->rule, "conditions"), p->any, &b, binds, err)) {
+        goto out;
+    }
+    if (skip_seen) {
+        if (sqlbuf_put(&b, " AND t.id NOT IN (SELECT rr.transaction_id FROM rule_run_rows rr"
+                           " JOIN rule_runs r ON r.id = rr.run_id"
+                           " WHERE r.owner_id = ?1 AND r.rule_id = ? AND r.reverted_at IS NULL)"))
+            goto oom;
+        cJSON_AddItemToArray(binds, cJSON_CreateNumber((double)p->id));
+    }
+    /* The conditions make SQL text of this rule's own: prepared here and
+     * finalized below, not kept in the statement cache, which would grow
+     * by every rule shape a worker ever ran and never shrink. */
+    if (sqlite3_prepare_v2(db->sql, b.text, -1, &st, NULL) != SQLITE_OK) {
+        db_error(db, err, "rule match");
+        goto out;
+    }
+    /* Every value went into binds as the SQL took its "?": one cJSON had
+     * no memory to add would move each later value to another's place. */
+    if (sqlite3_bind_parameter_count(st) != 1 + cJSON_GetArraySize(binds))
+        goto oom;
+    sqlite3_bind_int64(st, 1, me);
+    rule_bind(db, st, 2, binds);
+    if (sqlite3_step(st) != SQLITE_DONE) {
+        db_error(db, err, "rule match");
+        goto out;
+    }
+    /* Read back from the table (in id order, its key) rather than by
+     * RETURNING, which would keep a second copy of every id until the
+     * insert ends, then need sorting. */
+    if ((rd = db_stmt(db, SQL_IDS_READ, err)) == NULL)
+        goto out;
+    while ((step = sqlite3_step(rd)) == SQLITE_ROW) {
+        if (*n == cap) {
+            void *nv = realloc(*ids, (cap = cap ? 2 * cap : 256) * sizeof **ids);
+
+            if (nv == NULL)
+                break;
+            *ids = nv;
+        }
+        (*ids)[(*n)++] = sqlite3_column_int64(rd, 0);
+    }
+    db_stmt_done(rd);
+    if (step == SQLITE_ROW)
+        goto oom;
+    if (step != SQLITE_DONE) {
+        db_error(db, err, "rule match");
+        goto out;
+    }
+    rc = LEDGER_OK;
+    goto out;
+oom:
+    ledger_error_oom(err);
+out:
+    sqlite3_finalize(st);
+    if (rc) {
+        free(*ids);
+        *ids = NULL;
+        *n = 0;
+    }
+    free(b.text);
+    cJSON_Delete(binds);
+    return rc;
+}
+
+/* Marks the matched rows ids[0..n) that the run did not change (not in
+ * c, sorted by rule_changed_count): a revert leaves them alone (schema 0016).
+ * Few, but for a rule run again over rows already as it leaves them. */
+static int mark_unchanged(ledger_db *db, int64_t run_id, const int64_t *ids, size_t n,
+                          const struct changed *c, ledger_error *err)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        if (c->n && bsearch(&ids[i], c->ids, c->n, sizeof *c->ids, cmp_int64))
+            continue;
+        if (db_exec(db, err, "run", SQL_RUN_UNCHANGED, DB_INT(run_id), DB_INT(ids[i])))
+            return LEDGER_ERR;
+    }
+    return LEDGER_OK;
+}
+
+/* Applies p to the rows ids[0..n) (they matched): one run record with a
+ * snapshot of every matched row; transactions counts those the actions
+ * changed. */
+static int run_rule(ledger_db *db, int64_t me, const struct prepared *p, const int64_t *ids,
+                    size_t n, const char *source, cJSON **out, ledger_error *err)
+{
+    struct changed c = { NULL, 0, 0 };
+    int64_t run_id, changed;
+    size_t off, m;
+    int rc = LEDGER_ERR;
+
+    if (db_exec(db, err, "run", SQL_RUN_INSERT, DB_INT(me), DB_INT(p->id), DB_TEXT(p->name),
+                DB_TEXT(source), DB_INT(n)))
+        return LEDGER_ERR;
+    run_id = sqlite3_last_insert_rowid(db->sql);
+    for (off = 0; off < n; off += m) {
+        m = n - off < RUN_CHUNK ? n - off : RUN_CHUNK;
+        if (rule_chunk_fill(db, ids + off, m, err)
+            || db_exec(db, err, "rule action", SQL_RUN_SNAPSHOT, DB_INT(run_id))
+            || rule_act(db, me, p, ids + off, m, &c, err))
+            goto out;
+    }
+    changed = rule_changed_count(&c);
+    if (mark_unchanged(db, run_id, ids, n, &c, err)
+        || db_exec(db, err, "run", SQL_RUN_FINISH, DB_INT(changed), DB_INT(run_id)))
+        goto out;
+    rc = rule_run_get(db, me, run_id, out, NULL, err);
+out:
+    free(c.ids);
+    return rc;
+}
+
+/* A rule that cannot run (a 409: what it names is gone, its pattern
+ * needs too much backtracking, or the request's time for matching
+ * patterns is spent) is said in skipped and passed over: one rule's
+ * deleted tag must not stop every other rule.  Nonzero, with err kept,
+ * for any other error. */
+static int skip_rule(cJSON *skipped, const cJSON *rule, ledger_error *err)
+{
+    cJSON *o;
+
+    if (err->status != 409)
+        return LEDGER_ERR;
+    o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "rule_id", json_get(rule, "id")->valuedouble);
+    cJSON_AddStringToObject(o, "name", json_get(rule, "name")->valuestring);
+    cJSON_AddStringToObject(o, "reason", err->message);
+    cJSON_AddItemToArray(skipped, o);
+    ledger_error_clear(err);
+    return LEDGER_OK;
+}
+
+/* One rule of apply-all: its run (when it matched rows) goes to runs and
+ * its id to run_ids; a rule that cannot run goes to skipped. */
+static int apply_auto(ledger_db *db, int64_t me, const cJSON *rule, cJSON *runs, cJSON *run_ids,
+                      cJSON *skipped, ledger_error *err)
+{
+    struct prepared p;
+    cJSON *copy = cJSON_Duplicate(rule, 1), *run = NULL;
+    const cJSON *id;
+    int64_t *ids = NULL;
+    size_t n = 0;
+    int rc;
+
+    if (copy == NULL)
+        return ledger_error_oom(err);
+    if (rule_prepare(db, me, copy, &p, err)) {
+        cJSON_Delete(copy);
+        return skip_rule(skipped, rule, err);
+    }
+    if (match_ids(db, me, &p, NULL, 1, &ids, &n, err)) {
+        rule_prepared_free(&p);
+        return skip_rule(skipped, rule, err);
+    }
+    rc = n ? run_rule(db, me, &p, ids, n, "conditions", &run, err) : LEDGER_OK;
+    free(ids);
+    rule_prepared_free(&p);
+    if (rc || run == NULL)
+        return rc;
+    /* Its id counts its rows (runs_rows): a run without one (memory ran
+     * out making it) is an error, not a run left out of them. */
+    id = json_get(run, "id");
+    if (!cJSON_IsNumber(id)
+        || !cJSON_AddItemToArray(run_ids, cJSON_CreateNumber(id->valuedouble))) {
+        cJSON_Delete(run);
+        return ledger_error_oom(err);
+    }
+    cJSON_AddItemToArray(runs, run);
+    return LEDGER_OK;
+}
+
+/* apply-all's matches and transactions: the rows its runs (run_ids)
+ * matched and changed, each once, as a sum over the runs would count a
+ * row two rules changed twice. */
+static int runs_rows(ledger_db *db, const cJSON *run_ids, cJSON *doc, ledger_error *err)
+{
+    char *text = cJSON_PrintUnformatted(run_ids);
+    sqlite3_stmt *st;
+    int rc = LEDGER_ERR;
+
+    if (text == NULL)
+        return ledger_error_oom(err);
+    if ((st = db_stmt(db, SQL_RUNS_ROWS, err)) == NULL)
+        goto out;
+    db_bind_text(db, st, 1, text);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        cJSON_AddNumberToObject(doc, "matches", (double)sqlite3_column_int64(st, 0));
+        cJSON_AddNumberToObject(doc, "transactions", (double)sqlite3_column_int64(st, 1));
+        rc = LEDGER_OK;
+    }
+    db_stmt_done(st);
+    if (rc)
+        db_error(db, err, "rule runs");
+out:
+    free(text);
+    return rc;
+}
+
+int ledger_rule_apply_all(ledger_db *db, int64_t me, cJSON **out, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_RULE_AUTO, err);
+    cJSON *rules = NULL, *rule, *doc = NULL, *runs, *skipped, *run_ids = NULL;
+    int rc = LEDGER_ERR;
+
+    if (st == NULL)
+        return LEDGER_ERR;
+    sqlite3_bind_int64(st, 1, me);
+    if (db_list(db, st, rule_json, &rules, err))
+        return LEDGER_ERR;
+    run_ids = cJSON_CreateArray();
+    doc = cJSON_CreateObject();
+    runs = cJSON_AddArrayToObject(doc, "runs");
+    skipped = cJSON_AddArrayToObject(doc, "skipped");
+    /* In id order; each rule sees the rows as the rules before it left them. */
+    cJSON_ArrayForEach(rule, json_get(rules, "items"))
+        if (apply_auto(db, me, rule, runs, run_ids, skipped, err))
+            goto out;
+    if (runs_rows(db, run_ids, doc, err))
+        goto out;
+    *out = doc;
+    doc = NULL;
+    rc = LEDGER_OK;
+out:
+    cJSON_Delete(run_ids);
+    cJSON_Delete(rules);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+/* One rule: over every matching row (apply), or over a selection with its
+ * conditions ignored (the quick action), or as a dry run (preview). */
+enum rule_mode { MODE_APPLY, MODE_SELECTION, MODE_PREVIEW };
+
+static cJSON *preview_view(cJSON *row)
+{
+    static const char *const keys[] = { "category", "merchant_normalized", "trip_id", "tags", "splits" };
+    cJSON *o = cJSON_CreateObject();
+    size_t i;
+
+    for (i = 0; row && i < sizeof keys / sizeof keys[0]; i++)
+        cJSON_AddItemToObject(o, keys[i], cJSON_Duplicate(json_get(row, keys[i]), 1));
+    return o;
+}
+
+/* The dry run: the actions run for real inside a savepoint, the rows are
+ * read back, and the savepoint is rolled back, so the preview shows
+ * exactly what a run would do and changes nothing. */
+static int preview(ledger_db *db, int64_t me, const struct prepared *p, const int64_t *ids,
+                   size_t n, cJSON **out, ledger_error *err)
+{
+    cJSON *doc = cJSON_CreateObject(), *items = cJSON_AddArrayToObject(doc, "items"), **before;
+    ledger_error undo;
+    size_t i;
+    int rc = LEDGER_ERR;
+
+    before = calloc(n ? n : 1, sizeof *before);
+    if (before == NULL) {
+        cJSON_Delete(doc);
+        return ledger_error_oom(err);
+    }
+    if (db_step_once(db, "SAVEPOINT preview", "rule preview", err)) {
+        free(before);
+        cJSON_Delete(doc);
+        return LEDGER_ERR;
+    }
+    for (i = 0; i < n; i++)
+        if (txn_get(db, me, ids[i], &before[i], err))
+            goto out;
+    if (rule_chunk_fill(db, ids, n, err) || rule_act(db, me, p, ids, n, NULL, err))
+        goto out;
+    for (i = 0; i < n; i++) {
+        cJSON *after = NULL, *o;
+
+        if (txn_get(db, me, ids[i], &after, err))
+            goto out;
+        o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "transaction_id", (double)ids[i]);
+        cJSON_AddItemToObject(o, "before", preview_view(before[i]));
+        cJSON_AddItemToObject(o, "after", preview_view(after));
+        cJSON_AddItemToArray(items, o);
+        cJSON_Delete(after);
+    }
+    cJSON_AddNumberToObject(doc, "matches", (double)n);
+    *out = doc;
+    doc = NULL;
+    rc = LEDGER_OK;
+out:
+    /* What the preview changed goes.  Should that fail, so does the
+     * request, and its transaction is rolled back rather than committed
+     * with the preview's changes in it. */
+    if (db_step_once(db, "ROLLBACK TO preview", "rule preview", &undo)) {
+        if (rc == LEDGER_OK) {
+            cJSON_Delete(*out);
+            *out = NULL;
+            *err = undo;
+            rc = LEDGER_ERR;
+        }
+    } else {
+        db_step_once(db, "RELEASE preview", "rule preview", &undo);
+    }
+    for (i = 0; i < n; i++)
+        cJSON_Delete(before[i]);
+    free(before);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+static int rule_one(ledger_db *db, int64_t me, int64_t rule_id, const cJSON *body,
+                    enum rule_mode mode, cJSON **out, ledger_error *err)
+{
+    struct prepared p;
+    cJSON *rule = NULL, *sel = NULL;
+    char *sel_text = NULL;
+    int64_t *ids = NULL;
+    size_t n = 0;
+    int rc = LEDGER_ERR;
+
+    if (rule_load(db, me, rule_id, &rule, err))
+        return LEDGER_ERR;
+    if (mode == MODE_SELECTION) {
+        if (field_require_object(body, err) || field_id_array(body, "transaction_ids", 5000, &sel, err))
+            goto out;
+        if (access_txn_set(db, me, sel, "transaction_ids", err))
+            goto out;
+        /* Without it the rule would run by its conditions, not on the
+         * selection. */
+        if ((sel_text = cJSON_PrintUnformatted(sel)) == NULL) {
+            ledger_error_oom(err);
+            goto out;
+        }
+    } else if (cJSON_IsTrue(json_get(rule, "manual_only"))) {
+        /* Its conditions are ignored when it runs, so a preview by them
+         * would show rows it never touches (every row, with none). */
+        ledger_error_set(err, 409, "conflict", NULL,
+                         "a manual_only rule runs only on a selection: POST /api/rules/%lld/run",
+                         (long long)rule_id);
+        goto out;
+    }
+    if (rule_prepare(db, me, rule, &p, err))
+        goto out;
+    rule = NULL;  /* p owns it now */
+    if (match_ids(db, me, &p, sel_text, 0, &ids, &n, err))
+        goto done;
+    /* Rules act on rows the caller owns: a selection naming a row only
+     * shared with them is refused. */
+    if (sel && n != (size_t)cJSON_GetArraySize(sel)) {
+        ledger_error_set(err, 403, "forbidden", "transaction_ids",
+                         "rules act only on your own transactions");
+        goto done;
+    }
+    if (mode == MODE_PREVIEW)
+        rc = preview(db, me, &p, ids, n, out, err);
+    else
+        rc = run_rule(db, me, &p, ids, n, mode == MODE_SELECTION ? "selection" : "conditions", out, err);
+done:
+    rule_prepared_free(&p);
+out:
+    free(ids);
+    free(sel_text);
+    cJSON_Delete(sel);
+    cJSON_Delete(rule);
+    return rc;
+}
+
+int ledger_rule_apply(ledger_db *db, int64_t me, int64_t rule_id, cJSON **out, ledger_error *err)
+{
+    return rule_one(db, me, rule_id, NULL, MODE_APPLY, out, err);
+}
+
+int ledger_rule_run_selection(ledger_db *db, int64_t me, int64_t rule_id, const cJSON *body,
+                              cJSON **out, ledger_error *err)
+{
+    return rule_one(db, me, rule_id, body, MODE_SELECTION, out, err);
+}
+
+int ledger_rule_preview(ledger_db *db, int64_t me, int64_t rule_id, cJSON **out, ledger_error *err)
+{
+    return rule_one(db, me, rule_id, NULL, MODE_PREVIEW, out, err);
+}
