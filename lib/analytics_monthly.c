@@ -11,7 +11,7 @@
 
 #include "analytics.h"
 
-/* Gross spend comes from the trigger-kept summary (schema 0003), which
+/* Gross spend comes from the trigger-kept summary (spend_monthly), which
  * t/0008 holds equal to a recount of the rows. */
 static const char SQL_MONTHLY[] =
     "SELECT month, category, cents FROM spend_monthly"

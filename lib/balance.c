@@ -26,7 +26,7 @@ struct balance {
 
 /* The rows the caller's balances come from, each with every split it has,
  * a row's splits together and by participant: the caller's own split rows
- * (schema 0027's index of them) and the rows others own that the caller
+ * (transactions_owner_split indexes them) and the rows others own that the caller
  * has a split of; with ?2 only those between the caller and ?2.  Both
  * arms come in id order from their indexes (the second names its id from
  * its index for SQLite to see that), so only a row's participants are

@@ -76,7 +76,7 @@ static const struct check checks[] = {
      * transaction prevents; if it ever is, no insert is counted. */
     { "bulk_insert",
       "SELECT 'a row in bulk_insert holds the summaries'' insert triggers off' FROM bulk_insert" },
-    /* The flag schema 0027 keeps for the index of split rows. */
+    /* The has_split flag the triggers keep for the index of split rows. */
     { "has_split",
       "SELECT printf('transaction %d: has_split %d, with %d splits', t.id, t.has_split,"
       "              (SELECT COUNT(*) FROM splits s WHERE s.transaction_id = t.id))"
@@ -103,8 +103,8 @@ static const struct check checks[] = {
       "        IS NOT (r.date, r.amount, r.created_at, r.merchant)"
       "     OR (k.description, k.bank_merchant, k.merchant_normalized)"
       "        IS NOT (r.description, r.bank_merchant, r.merchant_normalized)" },
-    /* A row the search index lacks (and that is not pending, schema
-     * 0017) is never found by a search; one it keeps after the row is
+    /* A row the search index lacks (and that is not pending in
+     * search_pending) is never found by a search; one it keeps after the row is
      * gone or has moved owner is harmless (the list tests every match
      * against the row) but means a trigger was bypassed.  Its texts
      * cannot be read back (it is contentless). */
@@ -147,7 +147,7 @@ static const struct check checks[] = {
       "SELECT printf('transaction %d: split with its owner %d alone', s.transaction_id, t.owner_id)"
       "  FROM splits s JOIN transactions t ON t.id = s.transaction_id"
       " GROUP BY s.transaction_id HAVING COUNT(*) = 1 AND MIN(s.participant_id) = t.owner_id" },
-    /* owner_id is stored on statement rows too (schema 0002) and scoping
+    /* owner_id is stored on statement rows too (transactions.owner_id) and scoping
      * relies on it equalling the statement's owner. */
     { "statement_owner",
       "SELECT printf('transaction %d: owner %d, its statement %d belongs to %d', t.id,"

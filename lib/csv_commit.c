@@ -9,8 +9,8 @@
  * table rather than one INSERT per row (each statement that fires
  * triggers pays for its own statement journal and trigger frames), and
  * adds them to the spend and visible-row summaries grouped, once, with
- * the per-row insert triggers held off (schema 0011), and to the search
- * index (0017) the same way: per row, the summaries would cost most of a
+ * the per-row insert triggers held off (bulk_insert), and to the search
+ * index the same way: per row, the summaries would cost most of a
  * large commit.
  */
 #include <stdlib.h>
@@ -33,7 +33,7 @@ static const char SQL_PENDING[] =
     " payment_method, amount_aud, rate) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
 /* The columns a manual row from a CSV file has (statement_row_insert's,
  * less those a CSV row never sets), in the rows' order, with the ids after
- * ?3, the base schema 0023 gives (SQL_ID_BASE: read first, as a subquery
+ * ?3, the base id_high_water gives (SQL_ID_BASE: read first, as a subquery
  * on transactions here would make SQLite copy the whole SELECT aside
  * before writing).  The staged rows' seq counts from 1 (the table is
  * emptied before each file), so their ids are ?3 + 1 on, in order, known
@@ -63,10 +63,10 @@ static const char SQL_WRITE_RETURNING[] = WRITE_ROWS " RETURNING id";
     "                                       WHERE id BETWEEN ?1 AND ?2 AND import_id = ?3)"
 #define BULK_SPEND(new_rows) \
     "SELECT owner_id, month, category, cents FROM spend_contribution" new_rows
-/* New rows have no splits, so no viewer but their owner (see 0011). */
+/* New rows have no splits, so no viewer but their owner (see bulk_insert in the schema). */
 #define BULK_VISIBLE(new_rows)                                                             \
     "SELECT viewer_id, month, category, type, manual, split, 1 FROM visible_own_rows" new_rows
-/* The search index's entries for the new rows (schema 0017), from the
+/* The search index's entries for the new rows (transactions_search), from the
  * view its triggers write from.  (They have no normalized merchant, so
  * nothing for merchants_search.) */
 #define BULK_SEARCH(new_rows) SEARCH_ENTRIES_ADD new_rows

@@ -173,8 +173,9 @@ int ledger_schema_version(ledger_db *db)
 }
 
 /* Version 0 is a new, empty file: one that holds tables already is
- * another application's SQLite database (an audit: --db naming one wrote
- * the ledger's tables into it).  LEDGER_ERR, said in err, when it is. */
+ * another application's SQLite database, which --db may name by mistake,
+ * and the ledger's tables are never written into it.  LEDGER_ERR, said in
+ * err, when it is. */
 static int foreign_tables(ledger_db *db, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, "SELECT COUNT(*) FROM sqlite_master", err);
@@ -623,7 +624,7 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
             db->file_ino = stb.st_ino;
         }
     }
-    /* The rows of a CSV commit on their way in (csv_import.c). */
+    /* The rows of a CSV commit on their way in (csv_commit.c). */
     if (exec(db, "CREATE TEMP TABLE IF NOT EXISTS csv_rows (seq INTEGER PRIMARY KEY, date TEXT,"
                  " description TEXT, merchant TEXT, category TEXT, type TEXT, amount INTEGER,"
                  " currency TEXT, payment_method TEXT, amount_aud INTEGER, rate TEXT)", err))

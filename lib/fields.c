@@ -1,6 +1,5 @@
 /* Reading and checking the fields of JSON request bodies.  Unknown fields
  * are ignored; a field of the wrong type is a 400 that names it. */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +70,7 @@ int field_color(const cJSON *obj, const char *name, const char **out, int *prese
     if ((*out)[0] != '#' || (n != 4 && n != 7))
         goto bad;
     for (i = 1; i < n; i++)
-        if (!isxdigit((unsigned char)(*out)[i]))
+        if (ledger_hex_digit((unsigned char)(*out)[i]) < 0)
             goto bad;
     return LEDGER_OK;
 bad:

@@ -2,7 +2,7 @@
  * Grouped sums of a query's rows, in memory: GROUP BY without the sort.
  *
  * SQLite groups by sorting every row first; for a summary of 100,000 new
- * rows that fall into a few thousand groups (csv_import.c), the sort cost
+ * rows that fall into a few thousand groups (csv_commit.c), the sort cost
  * three times the scan.  Here the rows are read once into a hash table of
  * their groups, and each group is then written by one statement.
  *

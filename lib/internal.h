@@ -122,10 +122,10 @@ char *db_column_dup(sqlite3_stmt *st, int col);
  * a JSON null counts as present with the value NULL / unset. */
 
 /* The id for a new row of a table that never gives an id out twice (tags,
- * trips, rules: schema 0013; rule runs: 0022), as SQL. */
+ * trips, rules and rule runs: id_high_water's mark), as SQL. */
 #define NEXT_ID(table) "(SELECT last + 1 FROM id_high_water WHERE name = '" table "')"
-/* The same for the tables whose mark is the largest id deleted (schema
- * 0023): the id after that and after the largest in use (its base, one
+/* The same for the tables whose mark is the largest id deleted
+ * (id_high_water's AFTER DELETE triggers): the id after that and after the largest in use (its base, one
  * less, for a statement writing many rows).  Past the largest id SQLite
  * has, NULL: SQLite then picks an unused id at random, as it always has
  * there. */
@@ -357,10 +357,10 @@ int txn_link_tags(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *tag_id
 int txn_list_plan(ledger_db *db, int64_t me, const struct ledger_params *params,
                   cJSON **out, ledger_error *err);
 
-/* ---- the search index (txn_search.c, schema 0017) ------------------------- */
+/* ---- the search index (txn_search.c, transactions_search) --------------------- */
 /* An owner's rows are the rowids [owner * SPAN, (owner + 1) * SPAN), for
  * ids 1 .. SPAN - 1 and owners 1 .. OWNER_MAX - 1 (the rest are left out:
- * see schema 0017).  search_rowid_low is 0 for an owner left out. */
+ * see the schema's search index).  search_rowid_low is 0 for an owner left out. */
 #define SEARCH_OWNER_SPAN (INT64_C(1) << 40)
 #define SEARCH_OWNER_MAX (INT64_C(1) << 23)
 int64_t search_rowid_low(int64_t owner);
@@ -387,11 +387,11 @@ void search_query_free(struct search_query *sq);
  * parameters. */
 const char *search_ids_sql(void);
 void search_bind(sqlite3_stmt *st, int64_t me, const struct search_query *sq);
-/* Indexes the rows written since the last flush (schema 0017) when at
+/* Indexes the rows written since the last flush (search_pending) when at
  * least min_rows (1 or more) are waiting; nothing in a transaction that
  * wrote nothing.  Every commit calls it with SEARCH_FLUSH_ROWS: FTS5
  * writes a segment, and later merges it, at every statement that adds to
- * an index, which was a third of a one-row create's commit; rows waiting
+ * an index, a large part of a one-row create's commit; rows waiting
  * in search_pending are candidates of every search (search_candidates),
  * so they are found all the same, tested exactly like the rest. */
 #define SEARCH_FLUSH_ROWS 64
@@ -467,7 +467,7 @@ struct statement_row {
     const char *payment_method;
     int64_t amount, amount_aud, principal, interest, import_id;
     int has_amount_aud, has_principal, has_interest;
-    int has_fitid_out, fitid_out;  /* the file's direction (OFX: 1 money out), schema 0026 */
+    int has_fitid_out, fitid_out;  /* the file's direction (OFX: 1 money out): transactions.fitid_out */
     char currency_code[4];    /* currency points here when read from JSON */
 };
 int statement_fields_read(const cJSON *body, struct statement_fields *f, ledger_error *err);
@@ -486,7 +486,7 @@ int statement_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_err
  * are left out; an itemised loan repayment counts at its interest, in any
  * category: a repayment is a payment, which rule C makes transfers, so
  * its interest counts under loan_interest when its category is one spend
- * leaves out (schema 0025, which keeps the summary's view the same). */
+ * leaves out (spend_contribution, the summary's view, does the same). */
 /* An itemised repayment is neither a fee, nor interest, nor a refund: each
  * of those counts its whole amount its own way in the reports, the
  * itemised row its interest, and one row counted both ways would make two
@@ -636,8 +636,8 @@ void date_add_months(const char *ymd, int months, char *out);
  * the nparams), whose rows are a group's key (every column but the last:
  * integers, text or NULL) and an integer, sums the integers per group, and
  * runs write once per group with the key bound to ?1..?k and the sum to
- * ?k+1.  GROUP BY without SQLite's sort of every row: for 100,000 rows in
- * a few thousand groups, a third of the time. */
+ * ?k+1.  GROUP BY without SQLite's sort of every row, which dominates when
+ * many rows fall into a few groups (a CSV commit's summaries). */
 int group_sum(ledger_db *db, const char *select, const int64_t *params, int nparams,
               const char *write, ledger_error *err);
 

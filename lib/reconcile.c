@@ -92,7 +92,7 @@ static const char SQL_COPY_SPLITS[] =
     " SELECT ?1, participant_id, share_percent, settled FROM splits WHERE transaction_id = ?2";
 static const char SQL_HIDE[] = "UPDATE transactions SET reconciled_with_id = ?2 WHERE id = ?1";
 /* The statement row takes the manual row's Imported date. */
-/* after_run: the last rule run before it (schema 0022; see SQL_LATER_RUN). */
+/* after_run: the last rule run before it (reconciliations.after_run; see SQL_LATER_RUN). */
 static const char SQL_RECORD[] =
     "INSERT INTO reconciliations (manual_id, statement_txn_id, snapshot, statement_created_at,"
     " after_run)"

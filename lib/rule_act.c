@@ -18,7 +18,7 @@ static const char SQL_CHUNK_FILL[] =
  * a run's `transactions` is how many distinct rows that is.  An override
  * writes the effective value beside it (it wins over the bank's value),
  * so the trigger that would otherwise update each row a second time has
- * nothing to do (schema 0010).  Only rows whose effective value differs:
+ * nothing to do (transactions_effective_update).  Only rows whose effective value differs:
  * a row the bank already gave the rule's category is not changed, and
  * gets no override pinning it: the preview shows no change there, and a
  * row counted as the run's would have its whole snapshot restored by the

@@ -15,7 +15,7 @@
     " owner_id FROM rule_runs"
 static const char SQL_RUN_ONE[] = RUN_COLUMNS " WHERE id = ?";
 static const char SQL_RUN_LIST[] = RUN_COLUMNS " WHERE owner_id = ? ORDER BY id DESC";
-/* What a revert of run ?1 would undo that came after it (schema 0022):
+/* What a revert of run ?1 would undo that came after it (reconciliations.after_run):
  * a later run still applied that changed one of its rows, or a
  * reconciliation since into or of one of them.  Putting the run's
  * snapshot back over either would lose or bring back the other's changes

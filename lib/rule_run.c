@@ -148,7 +148,7 @@ out:
 }
 
 /* Marks the matched rows ids[0..n) that the run did not change (not in
- * c, sorted by rule_changed_count): a revert leaves them alone (schema 0016).
+ * c, sorted by rule_changed_count): a revert leaves them alone (rule_run_rows.changed).
  * Few, but for a rule run again over rows already as it leaves them. */
 static int mark_unchanged(ledger_db *db, int64_t run_id, const int64_t *ids, size_t n,
                           const struct changed *c, ledger_error *err)

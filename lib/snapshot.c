@@ -29,11 +29,11 @@ static const char SQL_RESTORE_ROW[] =
     " payment_method = json_extract(?2, '$.payment_method')"
     " WHERE id = ?1";
 
-/* The same for every row a rule run (?1) changed (schema 0016) at once:
+/* The same for every row a rule run (?1) changed (rule_run_rows.changed) at once:
  * a column at a time, and only where it differs, so the triggers that
  * keep effective values and the spend summary fire for the rows that
  * really change.  The two overrides write their effective value too
- * (`also`), so the trigger of schema 0010 finds nothing to fix and does
+ * (`also`), so transactions_effective_update finds nothing to fix and does
  * not update each row again. */
 #define RUN_RESTORE_ALSO(column, value, also) \
     "UPDATE transactions SET " column " = " value also \

@@ -34,9 +34,9 @@
 static const char SQL_MINE_ROWS[] = MINE_ROWS(
     "(t.owner_id = ?1 OR t.id IN (SELECT transaction_id FROM splits WHERE participant_id = ?1))");
 /* Only those whose mine part may differ from their spend: the caller's
- * split rows (schema 0027 indexes them; "+" keeps SQLite off the date
+ * split rows (transactions_owner_split indexes them; "+" keeps SQLite off the date
  * index, which would test every row of the range), the rows
- * with an override share (schema 0012), and the rows shared with the
+ * with an override share (transactions_override_share), and the rows shared with the
  * caller.  Every other row the caller owns counts its whole spend, which
  * the gross summary already holds. */
 static const char SQL_MINE_ROWS_DIFFERENT[] = MINE_ROWS(

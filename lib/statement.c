@@ -112,7 +112,7 @@ static const char SQL_ROW_INSERT[] =
     " transaction_type, amount, currency, amount_aud, exchange_rate_to_aud, principal_amount,"
     " interest_amount, fitid, payment_method, import_id, eff_category, eff_merchant, fitid_out)"
     " VALUES (" NEXT_ROW_ID("transactions") ", ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
-    "         ?12, ?13, ?14, ?15, ?16, ?6, COALESCE(?5, ''), ?17)";  /* effective values: schema 0010 */
+    "         ?12, ?13, ?14, ?15, ?16, ?6, COALESCE(?5, ''), ?17)";  /* effective values, as transactions_effective_insert */
 
 /* One statement with its figures; the movement is signed by type: on
  * credit card and loan statements spending raises the balance (owed), on

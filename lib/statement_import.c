@@ -48,7 +48,7 @@ struct account_key {
 
 /* The rows of the account with this FITID, and whether one of them is of
  * the amount (?6) and direction (?7: money out) given: the direction its
- * file gave (schema 0026), not its type, which the user may have
+ * file gave (transactions.fitid_out), not its type, which the user may have
  * corrected since (a corrected row is not to be imported again, file
  * after file; a row imported before 0026 by its type); or the direction the
  * user corrected it to, on the same date (?8) with the same text (?9): the

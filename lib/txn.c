@@ -22,7 +22,7 @@ static const char SQL_TXN_INSERT[] =
     " category, amount, currency, amount_aud, exchange_rate_to_aud, payment_method,"
     " override_trip_id, eff_category, eff_merchant)"
     " VALUES (" NEXT_ROW_ID("transactions") ", ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
-    "         ?6, COALESCE(?4, ''))";  /* the effective values: schema 0010 */
+    "         ?6, COALESCE(?4, ''))";  /* the effective values, as transactions_effective_insert */
 /* Each field changes only when its flag is set, so one statement serves
  * every combination a PATCH can send. */
 static const char SQL_TXN_PATCH[] =

@@ -54,7 +54,7 @@ static int is_one(const cJSON *list)
 /* Appends the filter conditions on t, each with its own placeholders; the
  * date and amount are read from keys ("t" or "s"), the table whose indexes
  * the arm walks, and the searched texts from shared_rows' copies in the
- * shared arm (the index shared_rows_search holds them, schema 0017). */
+ * shared arm (the index shared_rows_search holds them). */
 static void append_filters(char *sql, size_t len, const struct list_query *q, const char *keys,
                            int shared)
 {
@@ -160,7 +160,7 @@ static void append_filters(char *sql, size_t len, const struct list_query *q, co
 
 /* The arms of the list: rows the caller owns, read from the (owner_id,
  * <key>, id) indexes; rows shared with them by a split, read from the
- * shared_rows indexes (schema 0006) that copy the sort keys; or, for
+ * shared_rows indexes that copy the sort keys; or, for
  * trip_all_rows, every row of the trip.  Each arm yields (id, k) in sort
  * order, so the compound SELECT merges them and stops at the page's end. */
 enum arm { ARM_OWN, ARM_SHARED, ARM_TRIP };
@@ -293,7 +293,7 @@ static void bind_query(ledger_db *db, sqlite3_stmt *st, int64_t me, const struct
 }
 
 /* Whether the only filters are on the category, the type, the date, the
- * split state and Manual alone, which visible_count (schemas 0005, 0009)
+ * split state and Manual alone, which visible_count
  * answers by month, and a date range spans more than one month. */
 static int counted_by_summary(const struct list_query *q, int trip_scope)
 {
@@ -337,7 +337,7 @@ static void count_sql(char *sql, size_t len, const struct list_query *q, int tri
     if (counted_by_summary(q, trip_scope)) {
         struct list_query edge = *q;
 
-        /* Without a date bound, every month: visible_total (schema 0019)
+        /* Without a date bound, every month: visible_total
          * holds the same cells summed over the months. */
         snprintf(sql + strlen(sql), len - strlen(sql),
                  "(SELECT COALESCE(SUM(n), 0) FROM %s WHERE viewer_id = :me%s%s%s%s%s%s%s)",

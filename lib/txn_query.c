@@ -175,13 +175,8 @@ static void parse_q(struct list_query *q, const char *s)
     }
 }
 
-static int hexval(int c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* An Imported time as every row has it: YYYY-MM-DDTHH:MM:SSZ (schema
- * 0002's default; a manual row reconciled shows its own, written so). */
+/* An Imported time as every row has it: YYYY-MM-DDTHH:MM:SSZ
+ * (transactions.created_at's default; a manual row reconciled shows its own, written so). */
 static int created_ok(const char *key)
 {
     char day[11];
@@ -228,7 +223,7 @@ static int decode_cursor(struct list_query *q, const char *hex, int has_sort, in
     if (n == 0 || n % 2 || n / 2 >= sizeof text)
         return error_field(err, "cursor", "cursor is not a cursor this list gave out");
     for (i = 0; i < n / 2; i++) {
-        int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+        int hi = ledger_hex_digit(hex[2 * i]), lo = ledger_hex_digit(hex[2 * i + 1]);
 
         if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
             return error_field(err, "cursor", "cursor is not a cursor this list gave out");

@@ -1,5 +1,5 @@
 /*
- * The search indexes (schema 0017): which of a user's rows may hold the
+ * The search indexes (transactions_search, merchants_search): which of a user's rows may hold the
  * search terms.
  *
  * transactions_search keeps every trigram of each row's description and
@@ -50,7 +50,7 @@
 
 /* The size of a term's set, counted up to :search_cap (a row in both
  * tables twice: an upper bound).  The index leaves out rows whose id does
- * not fit its rowid (see schema 0017); while there is one, it answers
+ * not fit its rowid (see the schema's search index); while there is one, it answers
  * "too many" (the lowest and the highest id are each one seek). */
 static const char SQL_CANDIDATES[] =
     "SELECT CASE WHEN (SELECT MIN(id) FROM transactions) < 1"
@@ -138,7 +138,7 @@ void search_bind(sqlite3_stmt *st, int64_t me, const struct search_query *sq)
         sqlite3_bind_text(st, idx, sq->match[sq->best], -1, SQLITE_STATIC);
 }
 
-/* See schema 0017: the rows written since the last flush, indexed at
+/* See the schema's search_pending: the rows written since the last flush, indexed at
  * once; nothing to do (one lookup of at most min_rows) when fewer are
  * waiting. */
 static const char SQL_PENDING_COUNT[] =

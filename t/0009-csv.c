@@ -274,8 +274,8 @@ static void delimiters(void)
         csv_result_free(&r);
     }
     /* No header and a ',' in every description of a ';' file: as many ','
-     * as ';' on each line, and ';' wins the tie (',' read every row wrong,
-     * "50.00 credit" for a 12.50 debit: an audit). */
+     * as ';' on each line, and ';' wins the tie (',' would read every row
+     * wrong: "50.00 credit" for a 12.50 debit). */
     m = map3("0", "1", "2");
     m.has_header = 0;
     if (parses(S("03.01.2025;REWE, Berlin;-12,50\n04.01.2025;ALDI, Hamburg;-7,99\n"
@@ -1420,8 +1420,8 @@ static void big_file(int n)
     printf("# %d rows in %.3f s\n", n, secs);
 
     /* The bound is on rows: lines of account details above the header
-     * (found by name) are not rows (a file of 100,000 rows under them was
-     * refused: an audit). */
+     * (found by name) are not rows, so a file of 100,000 rows under them
+     * imports. */
     if (n == CSV_MAX_ROWS) {
         static const char pre[] = "Account,Everyday 1234\r\nFrom,01/01/2025\r\nTo,31/12/2025\r\n\r\n";
         char *both = alloc(len + sizeof pre);

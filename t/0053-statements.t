@@ -301,8 +301,8 @@ error_is(statement('alice', %loan, transactions => [ row('payment', 100, currenc
 }
 # A lender's repayment is a payment, and the bank's "Payment" is
 # transfers (rule C), which spend leaves out: its itemised interest still
-# counts (rule D), under loan_interest, in every report alike (it counted
-# in the fees report and nowhere in spend: an audit).
+# counts (rule D), under loan_interest, in every report alike: in spend,
+# and not in the fees report alone.
 {
     my $res = statement('dave', %loan, bank_name => 'Lender', period_start => '2019-07-01',
                         period_end => '2019-07-31',

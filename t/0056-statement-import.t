@@ -162,7 +162,7 @@ is($pay->{category}, 'transfers', 'a card payment is a transfer');
     is($rig->get('/api/transactions?search=COFFEE', user => 'erin')->{json}{total}, 2, 'two coffees, not four');
 
     # Known however the rows were edited since: the lunch made a fee, a
-    # coffee a refund (an audit: the retyped row came in again).
+    # coffee a refund: a retyped row is not imported again.
     my $items = $rig->get("/api/transactions?statement_id=$sid", user => 'erin')->{json}{items};
     my %row = map { $_->{description} => $_ } @$items;
     is($rig->patch("/api/transactions/$row{LUNCH}{id}", { transaction_type => 'fee' }, user => 'erin')->{status}, 200,
@@ -244,7 +244,7 @@ is($pay->{category}, 'transfers', 'a card payment is a transfer');
 
 # A card file with its signs the wrong way round: the user corrects the
 # rows' direction, and the next file with the same rows brings none of
-# them back (each was imported again as another row: an audit).
+# them back as other rows.
 {
     my $trn = sub { "<STMTTRN><TRNTYPE>CREDIT<DTPOSTED>$_[0]<TRNAMT>$_[1]<FITID>$_[3]<NAME>$_[2]</STMTTRN>" };
     my $file = sub { sgml_file(org => 'Sign Bank', bank => '4', acct => '888000', type => 'CHECKING', rows => $_[0]) };

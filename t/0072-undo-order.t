@@ -3,7 +3,7 @@
 # revert restores the pre-run snapshot; an undone reconciliation puts the
 # statement row back).  Both keep the rows they change as they were and put
 # them back whole, so undone out of order one would bring back what the
-# other took away (an audit found each of these).  What came later and is
+# other took away.  What came later and is
 # still in force is undone first: anything else is 409 with nothing
 # changed, and in the right order every row ends as it began.
 #
