@@ -36,7 +36,7 @@ struct balance {
  * participant would walk all of theirs again. */
 #define BALANCE_ROW(id)                                                                       \
     "SELECT " id ", t.owner_id AS owner, COALESCE(t.amount_aud, t.amount) AS amount,"         \
-    "       t.transaction_type IN ('credit', 'refund', 'payment') AS negative"
+    "       t.transaction_type IN " MONEY_IN_TYPES_SQL " AS negative"
 #define BALANCE_SPLITS(own_rows, their_rows)                                                  \
     "SELECT p.id, p.owner, p.amount, p.negative, s.participant_id, s.share_percent"           \
     "  FROM (" BALANCE_ROW("t.id") "  FROM transactions t"                                    \

@@ -12,9 +12,9 @@
 
 #include "csv_import.h"
 
-/* The types of money in, as MONEY_OUT_TYPES_SQL lists money out: a
- * purchase and its refund of the same amount on one day are two rows. */
-#define MONEY_IN_TYPES_SQL "('credit', 'refund', 'payment')"
+/* A duplicate is one of the same direction (MONEY_OUT_TYPES_SQL or
+ * MONEY_IN_TYPES_SQL): a purchase and its refund of the same amount on
+ * one day are two rows. */
 
 /* The ?5-th (from 0) of the rows a line duplicates, as the rows they stand
  * for: a manual row reconciled with a statement row is that row. */

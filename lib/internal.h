@@ -81,6 +81,8 @@ struct db_arg {
 #define DB_INT(v) ((struct db_arg){'i', (int64_t)(v), NULL})
 #define DB_TEXT(v) ((struct db_arg){'t', 0, (v)})
 #define DB_NULL ((struct db_arg){'n', 0, NULL})
+/* An optional integer: v when has, else NULL. */
+#define DB_INT_OR_NULL(has, v) ((has) ? DB_INT(v) : DB_NULL)
 #define DB_ARGV(...) \
     (const struct db_arg[]){__VA_ARGS__}, \
     (int)(sizeof((const struct db_arg[]){__VA_ARGS__}) / sizeof(struct db_arg))
@@ -146,6 +148,8 @@ int field_text(const cJSON *obj, const char *name, int required, int nullable,
 int field_color(const cJSON *obj, const char *name, const char **out, int *present,
                 ledger_error *err);
 
+/* The longest tag name, in bytes. */
+#define TAG_NAME_MAX 64
 /* 404 when the tag does not exist, 403 when it is not the user's. */
 int tag_check_owner(ledger_db *db, int64_t user_id, int64_t tag_id, ledger_error *err);
 
@@ -343,9 +347,15 @@ extern const char *const txn_types[];
  * amount is unsigned), as SQL's list: an OFX row's sign, a CSV row's
  * duplicate key and the reconcile and merchant sums read them. */
 #define MONEY_OUT_TYPES_SQL "('debit', 'fee', 'interest')"
+/* The types that are money in: what a balance or a trip's owed amounts
+ * count negative, and a CSV duplicate's other direction. */
+#define MONEY_IN_TYPES_SQL "('credit', 'refund', 'payment')"
 /* The longest merchant (or merchant_normalized) a row may have, in bytes. */
 #define MERCHANT_MAX 200
 extern const char *const txn_payment_methods[];
+/* Row id's effective merchant into out ("" for none); a row that is
+ * not there is an error. */
+int txn_eff_merchant(ledger_db *db, int64_t id, char *out, size_t len, ledger_error *err);
 /* Reads one row (no access check: the caller has done it). */
 int txn_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err);
 /* Links the caller's tags (a JSON array of ids) to a row; another user's

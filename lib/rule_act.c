@@ -4,6 +4,7 @@
  * rule_run.c puts in temp.rule_ids, a chunk at a time, each action one
  * statement over the chunk.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,13 +59,31 @@ static const char SQL_ALL_SPLIT_PRUNE[] =
 static const char SQL_ROW_CATEGORY[] =
     "UPDATE transactions SET override_category = ?2, eff_category = ?2"
     " WHERE id = ?1 AND eff_category IS NOT ?2 RETURNING id";
-static const char SQL_EFF_MERCHANT[] = "SELECT eff_merchant FROM transactions WHERE id = ?";
 
 void rule_prepared_free(struct prepared *p)
 {
     free(p->shares);
     cJSON_Delete(p->rule);
     memset(p, 0, sizeof *p);
+}
+
+/* The shares as the JSON text the split statements read, [[participant,
+ * share], ...], written whole or not at all: a split with a pair left out
+ * would prune that participant from every matched row.  NULL when memory
+ * runs out. */
+static char *shares_text(const struct split_set *ss)
+{
+    size_t cap = 3 + ss->n * 44, len = 1, i;  /* ",[" 20 digits "," 20 digits "]" */
+    char *s = malloc(cap);
+
+    if (s == NULL)
+        return NULL;
+    s[0] = '[';
+    for (i = 0; i < ss->n; i++)
+        len += (size_t)snprintf(s + len, cap - len, "%s[%" PRId64 ",%" PRId64 "]", i ? "," : "",
+                                ss->v[i].participant_id, ss->v[i].share);
+    snprintf(s + len, cap - len, "]");
+    return s;
 }
 
 /* A run must not half-apply: what the actions name is checked before any
@@ -94,25 +113,18 @@ int rule_prepare(ledger_db *db, int64_t me, cJSON *rule, struct prepared *p, led
     }
     cJSON_ArrayForEach(a, json_get(rule, "actions")) {
         struct split_set ss;
-        cJSON *arr;
-        size_t i;
 
         if (strcmp(json_get(a, "type")->valuestring, "apply_split") != 0)
             continue;
         if (split_parse(db, json_get(a, "shares"), "shares", me, me, &ss, err))
             goto fail;
-        arr = cJSON_CreateArray();
-        for (i = 0; i < ss.n; i++) {
-            cJSON *pair = cJSON_CreateArray();
-
-            cJSON_AddItemToArray(pair, cJSON_CreateNumber((double)ss.v[i].participant_id));
-            cJSON_AddItemToArray(pair, cJSON_CreateNumber((double)ss.v[i].share));
-            cJSON_AddItemToArray(arr, pair);
-        }
-        split_set_free(&ss);
         free(p->shares);
-        p->shares = cJSON_PrintUnformatted(arr);
-        cJSON_Delete(arr);
+        p->shares = shares_text(&ss);
+        split_set_free(&ss);
+        if (p->shares == NULL) {
+            ledger_error_oom(err);
+            goto fail;
+        }
     }
     return LEDGER_OK;
 fail:
@@ -194,7 +206,6 @@ int rule_act(ledger_db *db, int64_t me, const struct prepared *p, const int64_t 
             const char *category = json_get(a, "category")->valuestring;
             char folded[LEDGER_CATEGORY_MAX];
             size_t i;
-            int step;
 
             if (ledger_category_fold(category, folded) != LEDGER_CATEGORY_REFUND) {
                 if (exec_action(db, changed, err, SQL_ALL_CATEGORY, DB_ARGV(DB_TEXT(folded))))
@@ -203,20 +214,10 @@ int rule_act(ledger_db *db, int64_t me, const struct prepared *p, const int64_t 
             }
             /* A refund takes each row's merchant's usual category. */
             for (i = 0; i < n && rc == LEDGER_OK; i++) {
-                char merchant[512] = "";
-                sqlite3_stmt *st = db_stmt(db, SQL_EFF_MERCHANT, err);
+                char merchant[512];
 
-                if (st == NULL)
-                    return LEDGER_ERR;
-                sqlite3_bind_int64(st, 1, ids[i]);
-                if ((step = sqlite3_step(st)) == SQLITE_ROW)
-                    snprintf(merchant, sizeof merchant, "%s", (const char *)sqlite3_column_text(st, 0));
-                db_stmt_done(st);
-                /* A failed read must not resolve the refund as if the row
-                 * had no merchant: that category would be written. */
-                if (step != SQLITE_ROW && step != SQLITE_DONE)
-                    return db_error(db, err, "rule action");
-                rc = category_resolve(db, me, merchant, category, folded, err)
+                rc = txn_eff_merchant(db, ids[i], merchant, sizeof merchant, err)
+                     || category_resolve(db, me, merchant, category, folded, err)
                      || exec_action(db, changed, err, SQL_ROW_CATEGORY,
                                     DB_ARGV(DB_INT(ids[i]), DB_TEXT(folded)));
             }

@@ -239,7 +239,6 @@ int ledger_statement_delete(ledger_db *db, int64_t me, int64_t id, ledger_error 
 }
 
 /* A number parameter, or NULL when the value is absent (has is 0). */
-#define DB_INT_IF(has, v) ((has) ? DB_INT(v) : DB_NULL)
 
 int statement_insert(ledger_db *db, int64_t me, const struct statement_fields *f, int64_t *id,
                      ledger_error *err)
@@ -247,11 +246,14 @@ int statement_insert(ledger_db *db, int64_t me, const struct statement_fields *f
     if (db_exec(db, err, "statement insert", SQL_STMT_INSERT, DB_INT(me), DB_TEXT(f->bank_name),
                 DB_TEXT(f->account_name), DB_TEXT(f->account_type), DB_TEXT(f->statement_type),
                 DB_TEXT(f->period_start), DB_TEXT(f->period_end), DB_TEXT(f->due_date),
-                DB_INT_IF(f->has_amount_due, f->amount_due), DB_INT_IF(f->has_opening, f->opening),
-                DB_INT_IF(f->has_closing, f->closing), DB_INT_IF(f->has_rate, f->interest_rate),
-                DB_INT_IF(f->has_repayment, f->scheduled_repayment),
-                DB_TEXT(f->repayment_frequency), DB_INT_IF(f->has_redraw, f->redraw_available),
-                DB_INT_IF(f->has_term, f->loan_term_months), DB_TEXT(f->account_id)))
+                DB_INT_OR_NULL(f->has_amount_due, f->amount_due),
+                DB_INT_OR_NULL(f->has_opening, f->opening),
+                DB_INT_OR_NULL(f->has_closing, f->closing),
+                DB_INT_OR_NULL(f->has_rate, f->interest_rate),
+                DB_INT_OR_NULL(f->has_repayment, f->scheduled_repayment),
+                DB_TEXT(f->repayment_frequency),
+                DB_INT_OR_NULL(f->has_redraw, f->redraw_available),
+                DB_INT_OR_NULL(f->has_term, f->loan_term_months), DB_TEXT(f->account_id)))
         return LEDGER_ERR;
     *id = sqlite3_last_insert_rowid(db->sql);
     return LEDGER_OK;
@@ -260,15 +262,15 @@ int statement_insert(ledger_db *db, int64_t me, const struct statement_fields *f
 int statement_row_insert(ledger_db *db, int64_t me, int64_t statement_id,
                          const struct statement_row *r, ledger_error *err)
 {
-    return db_exec(db, err, "statement row", SQL_ROW_INSERT, DB_INT_IF(statement_id, statement_id),
+    return db_exec(db, err, "statement row", SQL_ROW_INSERT, DB_INT_OR_NULL(statement_id, statement_id),
                    DB_INT(me), DB_TEXT(r->date), DB_TEXT(r->description), DB_TEXT(r->merchant),
                    DB_TEXT(r->category), DB_TEXT(r->type), DB_INT(r->amount),
                    DB_TEXT(r->currency ? r->currency : ledger_home_currency(db)),
-                   DB_INT_IF(r->has_amount_aud, r->amount_aud), DB_TEXT(r->rate),
-                   DB_INT_IF(r->has_principal, r->principal),
-                   DB_INT_IF(r->has_interest, r->interest), DB_TEXT(r->fitid),
-                   DB_TEXT(r->payment_method), DB_INT_IF(r->import_id, r->import_id),
-                   DB_INT_IF(r->has_fitid_out, r->fitid_out));
+                   DB_INT_OR_NULL(r->has_amount_aud, r->amount_aud), DB_TEXT(r->rate),
+                   DB_INT_OR_NULL(r->has_principal, r->principal),
+                   DB_INT_OR_NULL(r->has_interest, r->interest), DB_TEXT(r->fitid),
+                   DB_TEXT(r->payment_method), DB_INT_OR_NULL(r->import_id, r->import_id),
+                   DB_INT_OR_NULL(r->has_fitid_out, r->fitid_out));
 }
 
 int itemised_type_ok(const char *type)

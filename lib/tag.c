@@ -4,7 +4,6 @@
 
 #include "internal.h"
 
-#define TAG_NAME_MAX 64
 
 /* A tag's uses are the rows its owner can list with it: not a hidden
  * (reconciled) row, nor a row shared with them once whose split is gone

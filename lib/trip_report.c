@@ -45,7 +45,7 @@ static const char SQL_USERS[] =
 /* Split rows of the trip that involve the viewer as owner or participant. */
 static const char SQL_OWED_ROWS[] =
     "SELECT t.id, t.owner_id, COALESCE(t.amount_aud, t.amount),"
-    "       t.transaction_type IN ('credit', 'refund', 'payment'), " SPLITS_TEXT_SQL("t.id")
+    "       t.transaction_type IN " MONEY_IN_TYPES_SQL ", " SPLITS_TEXT_SQL("t.id")
     "  FROM transactions t"
     " WHERE t.override_trip_id = ?1 AND t.reconciled_with_id IS NULL AND t.has_split"
     "   AND (t.owner_id = ?2 OR EXISTS (SELECT 1 FROM splits s"

@@ -152,7 +152,9 @@ out:
     return rc;
 }
 
-static int eff_merchant(ledger_db *db, int64_t id, char *out, size_t len, ledger_error *err)
+/* A failed read is an error, never an empty merchant: a refund resolved
+ * as if the row had none would write that category. */
+int txn_eff_merchant(ledger_db *db, int64_t id, char *out, size_t len, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_TXN_MERCHANT, err);
     int rc;
@@ -285,7 +287,7 @@ int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
     if (category) {
         if (merchant)
             snprintf(merch, sizeof merch, "%s", merchant);
-        else if (eff_merchant(db, id, merch, sizeof merch, err))
+        else if (txn_eff_merchant(db, id, merch, sizeof merch, err))
             return LEDGER_ERR;
         if (category_resolve(db, a.owner_id, merch, category, folded, err))
             return LEDGER_ERR;

@@ -17,7 +17,7 @@ int ledger_txn_tag_add(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *b
     if (access_txn(db, me, txn_id, &a, err)
         || field_require_object(body, err)
         || field_id(body, "tag_id", 0, 0, &tag_id, &has_id, err)
-        || field_text(body, "name", 0, 0, 64, &name, &has_name, err))
+        || field_text(body, "name", 0, 0, TAG_NAME_MAX, &name, &has_name, err))
         return LEDGER_ERR;
     if (has_id == has_name)
         return error_field(err, "tag_id", "give either tag_id or name");
