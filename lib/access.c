@@ -7,7 +7,8 @@
  */
 #include <stdlib.h>
 
-#include "internal.h"
+#include "db.h"
+#include "share.h"
 
 static const char SQL_ACCESS_TXN[] =
     "SELECT t.owner_id, t.statement_id,"

@@ -8,6 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db.h"
+#include "fields.h"
+#include "json_out.h"
+#include "txn.h"
+#include "spend.h"
 #include "analytics.h"
 #include "text.h"
 

@@ -3,7 +3,7 @@
 #ifndef LEDGER_ANALYTICS_H
 #define LEDGER_ANALYTICS_H
 
-#include "internal.h"
+#include "db.h"
 
 /* The most months one report covers. */
 #define MONTHS_MAX 240

@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db.h"
+#include "json_out.h"
+#include "spend.h"
 #include "analytics.h"
 
 /* Gross spend comes from the trigger-kept summary (spend_monthly), which

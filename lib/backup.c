@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "db.h"
 
 /* Pages per step (of 4 KiB: 1 MiB) and the pause between steps. */
 #define STEP_PAGES 256

@@ -16,7 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
+#include "fields.h"
+#include "share.h"
+#include "txn.h"
 
 /* Sums of many rows: past int64 cents they would wrap, and the debt
  * point the wrong way (rows of the largest amounts reach that). */

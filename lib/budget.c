@@ -2,7 +2,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
+#include "fields.h"
+#include "txn.h"
+#include "spend.h"
 
 static const char SQL_BUDGET_LIST[] =
     "SELECT category, amount FROM budgets WHERE owner_id = ? ORDER BY category";

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
+#include "fields.h"
+#include "txn.h"
 #include "text.h"
 
 static const char *const builtin[] = {

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
 
 /* How many problems of one check are described; the rest are counted. */
 #define DETAILS_MAX 5

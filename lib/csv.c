@@ -40,7 +40,7 @@
 #include <string.h>
 
 #include "csv_parts.h"
-#include "internal.h"
+#include "db.h"
 #include "text.h"
 
 /* The mapped columns. */

@@ -16,6 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db.h"
+#include "fields.h"
+#include "txn.h"
+#include "statement.h"
 #include "csv_import.h"
 
 #define COMMIT_ROWS_MAX 100000

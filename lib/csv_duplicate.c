@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db.h"
+#include "txn.h"
 #include "csv_import.h"
 
 /* A duplicate is one of the same direction (MONEY_OUT_TYPES_SQL or

@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db.h"
+#include "fields.h"
 #include "csv.h"
 #include "csv_import.h"
 

@@ -4,7 +4,7 @@
 #ifndef LEDGER_CSV_IMPORT_H
 #define LEDGER_CSV_IMPORT_H
 
-#include "internal.h"
+#include "db.h"
 
 /* The longest description a row may have, in bytes. */
 #define CSV_DESCRIPTION_MAX 1000

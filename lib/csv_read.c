@@ -54,7 +54,7 @@
 #include <string.h>
 
 #include "csv_parts.h"
-#include "internal.h"
+#include "db.h"
 #include "text.h"
 
 /* How many records the delimiter guess looks at. */

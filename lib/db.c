@@ -7,7 +7,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "internal.h"
+#include "db.h"
+#include "txn.h"
 #include "text.h"
 
 /* Long enough for a queue of writers from a few processes; short enough that

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
 
 int ledger_error_set(ledger_error *err, int status, const char *code,
                      const char *field, const char *fmt, ...)

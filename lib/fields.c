@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
+#include "fields.h"
 #include "text.h"
 
 int field_require_object(const cJSON *body, ledger_error *err)

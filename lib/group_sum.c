@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
 
 enum { KEY_NULL, KEY_INT, KEY_TEXT };
 

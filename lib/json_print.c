@@ -20,7 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
+#include "json_out.h"
 
 
 /* Room for n more bytes and a NUL.  On failure the text is dropped: the

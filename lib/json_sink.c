@@ -7,7 +7,8 @@
  * where building, printing and freeing a tree of a thousand items or more
  * took longer than the SQL (t/0015 holds the two forms to the same bytes).
  */
-#include "internal.h"
+#include "db.h"
+#include "json_out.h"
 
 /* The item goes into the container being filled; the first is the root. */
 static void put_node(struct json_sink *s, const char *k, cJSON *item)

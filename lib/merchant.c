@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
+#include "fields.h"
+#include "txn.h"
 #include "text.h"
 
 #define LIMIT_DEFAULT 50

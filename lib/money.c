@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
 #include "text.h"
 
 #define MAX_DIGITS 64

@@ -36,7 +36,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
 #include "ofx_parts.h"
 #include "text.h"
 

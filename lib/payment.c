@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
+#include "fields.h"
+#include "json_out.h"
+#include "share.h"
 
 #define NOTES_MAX 1000
 #define SCOPES_MAX 20

@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
+#include "fields.h"
+#include "txn.h"
 
 #define MATCHES_MAX 1000
 #define WINDOW_DAYS 3

@@ -1,6 +1,7 @@
 /* Result rows to JSON: the column readers and the {items, total} list that
  * every simple listing shares. */
-#include "internal.h"
+#include "db.h"
+#include "json_out.h"
 
 void json_add(cJSON *o, const char *k, cJSON *item)
 {

@@ -9,6 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db.h"
+#include "fields.h"
+#include "json_out.h"
+#include "share.h"
+#include "txn.h"
 #include "rule.h"
 
 #define ACTIONS_MAX 20

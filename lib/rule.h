@@ -4,7 +4,7 @@
 #ifndef LEDGER_RULE_H
 #define LEDGER_RULE_H
 
-#include "internal.h"
+#include "db.h"
 
 /* In the order of rule_match.c's name tables. */
 enum rule_field {

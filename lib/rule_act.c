@@ -9,6 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db.h"
+#include "fields.h"
+#include "share.h"
+#include "txn.h"
 #include "rule.h"
 
 static const char SQL_CHUNK_CLEAR[] = "DELETE FROM temp.rule_ids";

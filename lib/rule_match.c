@@ -21,7 +21,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "internal.h"
+#include "db.h"
+#include "fields.h"
 #include "rule.h"
 
 const char *const rule_field_names[] = {

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db.h"
+#include "json_out.h"
+#include "txn.h"
 #include "rule.h"
 
 #define RUN_COLUMNS \

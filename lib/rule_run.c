@@ -12,6 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db.h"
+#include "fields.h"
+#include "json_out.h"
+#include "share.h"
+#include "txn.h"
 #include "rule.h"
 
 static const char SQL_RULE_AUTO[] =

@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db.h"
+#include "fields.h"
+#include "txn.h"
 #include "rule.h"
 #include "text.h"
 

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
+#include "txn.h"
 
 /* One row's, for a reconciliation, which may also change the row's
  * transaction type (reconcile.c); a rule run's rows never have theirs

@@ -18,7 +18,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
+#include "db.h"
+#include "fields.h"
+#include "share.h"
+#include "spend.h"
 
 /* Rows of the range [?2, ?3) that count as spend, with the fields the mine
  * basis needs; ?1 is the caller.  MINE_ROWS(which) takes the rows the

@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
+#include "fields.h"
+#include "share.h"
+#include "txn.h"
 
 #define FULL 10000  /* 100.00% in hundredths */
 #define MAX_PARTICIPANTS 100

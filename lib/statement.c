@@ -7,7 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
+#include "fields.h"
+#include "json_out.h"
+#include "txn.h"
+#include "statement.h"
+#include "spend.h"
 #include "text.h"
 
 #define TEXT_MAX 200   /* a bank's or an account's name */

@@ -25,7 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
+#include "fields.h"
+#include "txn.h"
+#include "statement.h"
+#include "spend.h"
 #include "ofx.h"
 
 /* The account a statement was imported from.  An account with a BANKID

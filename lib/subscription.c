@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
+#include "fields.h"
+#include "spend.h"
 
 struct cadence {
     const char *name;

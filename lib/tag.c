@@ -2,7 +2,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "internal.h"
+#include "db.h"
+#include "fields.h"
+#include "json_out.h"
+#include "txn.h"
 
 
 /* A tag's uses are the rows its owner can list with it: not a hidden

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
+#include "spend.h"
 
 /* The slot of name in the index: where it is, or the empty one where it
  * would go. */

@@ -14,7 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
+#include "fields.h"
+#include "json_out.h"
+#include "share.h"
+#include "txn.h"
 
 #define NAME_MAX_LEN 200
 #define NOTES_MAX 2000

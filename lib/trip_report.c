@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
+#include "share.h"
+#include "txn.h"
+#include "spend.h"
 
 /* Rows of the trip that count as spend, with their spend. */
 #define TRIP_ROWS \

@@ -3,7 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
+#include "fields.h"
+#include "share.h"
+#include "txn.h"
+#include "spend.h"
 
 #define DESCRIPTION_MAX 1000
 

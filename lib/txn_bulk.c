@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
+#include "fields.h"
+#include "share.h"
+#include "txn.h"
 
 #define BULK_MAX 5000
 

@@ -16,6 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db.h"
+#include "fields.h"
+#include "json_out.h"
+#include "share.h"
+#include "txn.h"
 #include "txn_list.h"
 
 #define SQL_MAX 16384

@@ -4,7 +4,8 @@
 #ifndef LEDGER_TXN_LIST_H
 #define LEDGER_TXN_LIST_H
 
-#include "internal.h"
+#include "db.h"
+#include "txn.h"
 
 struct sort_key {
     const char *name;

@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db.h"
+#include "fields.h"
+#include "txn.h"
 #include "text.h"
 #include "txn_list.h"
 

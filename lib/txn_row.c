@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
+#include "json_out.h"
+#include "share.h"
+#include "txn.h"
 
 /* Column indexes of TXN_COLUMNS. */
 enum {

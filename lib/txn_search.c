@@ -32,7 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
+#include "txn.h"
 
 /* The ids of the caller's rows whose texts may hold one term: those the
  * index gives for its trigrams in either table (a term is found in one

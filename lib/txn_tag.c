@@ -1,5 +1,8 @@
 /* Tags on one transaction: the caller's own tags, on a row they may access. */
-#include "internal.h"
+#include "db.h"
+#include "fields.h"
+#include "share.h"
+#include "txn.h"
 
 static const char SQL_UNLINK[] =
     "DELETE FROM transaction_tags WHERE transaction_id = ? AND tag_id = ?";

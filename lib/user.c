@@ -1,7 +1,7 @@
 /* Users: the identity the proxy authenticated, mapped to a row. */
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
 #include "text.h"
 
 #define MAX_SUBJECT 512

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
+#include "json_out.h"
 
 /* Every user the text could name: their subject, their email (any case), or
  * "id:N".  A bare number is not taken as an id: many providers' subjects

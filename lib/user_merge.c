@@ -40,7 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
+#include "fields.h"
 
 #define CONFLICTS_SHOWN 3
 

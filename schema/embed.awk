@@ -7,7 +7,7 @@ function flush_file() {
 }
 BEGIN {
     print "/* Generated from the schema directory by schema/embed.awk: do not edit. */"
-    print "#include \"internal.h\"\n"
+    print "#include \"db.h\"\n"
     n = 0
 }
 FNR == 1 {

@@ -1,6 +1,6 @@
 /* Money and percentages: decimal text to integer hundredths and back; and
  * how a failed lookup of an id in a body is answered (error_in_body). */
-#include "internal.h"
+#include "db.h"
 #include "tap.h"
 
 static void parses(const char *text, long long want)

@@ -5,7 +5,8 @@
 #include <unistd.h>
 #include <sqlite3.h>
 
-#include "internal.h"
+#include "db.h"
+#include "fields.h"
 #include "tap.h"
 
 static int user_version(const char *path)

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
+#include "fields.h"
+#include "txn.h"
 #include "tap.h"
 
 static int is_table_scan(const char *line)

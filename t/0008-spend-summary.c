@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sqlite3.h>
 
-#include "internal.h"
+#include "db.h"
 #include "sqltest.h"
 #include "tap.h"
 

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "fields.h"
 #include "csv.h"
 #include "tap.h"
 #include "textcheck.h"

@@ -15,7 +15,8 @@
 #include <string.h>
 #include <sqlite3.h>
 
-#include "internal.h"
+#include "db.h"
+#include "fields.h"
 #include "sqltest.h"
 #include "tap.h"
 

@@ -8,7 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
+#include "spend.h"
 #include "sqltest.h"
 #include "tap.h"
 

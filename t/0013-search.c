@@ -13,7 +13,8 @@
 #include <string.h>
 #include <sqlite3.h>
 
-#include "internal.h"
+#include "db.h"
+#include "txn.h"
 #include "sqltest.h"
 #include "tap.h"
 

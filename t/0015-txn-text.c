@@ -11,7 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
+#include "fields.h"
 #include "tap.h"
 
 static ledger_db *db;

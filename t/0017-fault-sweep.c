@@ -22,7 +22,8 @@
 #include <unistd.h>
 #include <sqlite3.h>
 
-#include "internal.h"
+#include "db.h"
+#include "share.h"
 #include "sqltest.h"
 #include "tap.h"
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <sqlite3.h>
 
-#include "internal.h"
+#include "db.h"
 
 /* Runs sql; a failure is a TAP diagnostic, and the checks that follow
  * show what it left undone. */

@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
+#include "txn.h"
+#include "spend.h"
 
 static uint64_t rng_state;
 

@@ -23,7 +23,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
+#include "db.h"
+#include "fields.h"
+#include "txn.h"
 
 #define MAXP 8
 #define EXIT_BROKEN 3

@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "harness.h"
-#include "internal.h"
+#include "db.h"
+#include "fields.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

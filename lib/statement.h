@@ -1,0 +1,52 @@
+/* Statements and the rows imports create, private to libledger
+ * (statement.c). */
+#ifndef LEDGER_STATEMENT_H
+#define LEDGER_STATEMENT_H
+
+#include "db.h"
+
+/* ---- statements (statement.c) ------------------------------------------------- */
+extern const char *const statement_types[];
+/* Free text ("Visa Credit Card", "Home Loan") to a statement type. */
+const char *statement_type_from_text(const char *text);
+/* Free text to weekly, fortnightly, monthly, quarterly or yearly; NULL if none. */
+const char *repayment_frequency_fold(const char *text);
+
+/* A statement's own fields; the strings point into the caller's data. */
+struct statement_fields {
+    const char *bank_name, *account_name, *account_type, *statement_type;
+    const char *period_start, *period_end, *due_date, *repayment_frequency, *account_id;
+    int64_t amount_due, opening, closing, interest_rate, scheduled_repayment,
+        redraw_available, loan_term_months;
+    int has_amount_due, has_opening, has_closing, has_rate, has_repayment, has_redraw,
+        has_term;
+};
+/* One row to insert (of a statement, or manual from a CSV import when
+ * statement_id is 0), already validated and folded. */
+struct statement_row {
+    const char *date, *description, *merchant, *category, *type, *currency, *rate, *fitid;
+    const char *payment_method;
+    int64_t amount, amount_aud, principal, interest, import_id;
+    int has_amount_aud, has_principal, has_interest;
+    int has_fitid_out, fitid_out;  /* the file's direction (OFX: 1 money out): transactions.fitid_out */
+    char currency_code[4];    /* currency points here when read from JSON */
+};
+int statement_fields_read(const cJSON *body, struct statement_fields *f, ledger_error *err);
+int statement_insert(ledger_db *db, int64_t me, const struct statement_fields *f, int64_t *id,
+                     ledger_error *err);
+int statement_row_insert(ledger_db *db, int64_t me, int64_t statement_id,
+                         const struct statement_row *r, ledger_error *err);
+/* One statement of the caller's: 404 missing, 403 another user's. */
+int statement_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err);
+
+/* ---- a new statement or import row's checks (statement.c) ------------------------
+ * What every row a statement or a CSV import creates is held to once its
+ * fields are read (its category's text in cat): amounts are magnitudes, a
+ * row in another currency is counted at its home amount (given, or amount
+ * x rate), and its category is folded and resolved into category
+ * (r->category), or *refund set for "refund", which the caller resolves
+ * once all its rows are written so that they count. */
+int statement_row_finish(ledger_db *db, int64_t me, struct statement_row *r, const char *cat,
+                         char category[LEDGER_CATEGORY_MAX], int *refund, ledger_error *err);
+
+#endif /* LEDGER_STATEMENT_H */
