@@ -175,21 +175,27 @@ int ledger_schema_version(ledger_db *db)
 
 /* Version 0 is a new, empty file: one that holds tables already is
  * another application's SQLite database, which --db may name by mistake,
- * and the ledger's tables are never written into it.  LEDGER_ERR, said in
- * err, when it is. */
+ * and the ledger's tables are never written into it.  The version and the
+ * tables are read in one statement, so from one snapshot: another process
+ * creating the schema commits both at once, and read apart they could show
+ * its tables beside the version 0 read before it committed.  LEDGER_ERR,
+ * said in err, when it is. */
 static int foreign_tables(ledger_db *db, ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, "SELECT COUNT(*) FROM sqlite_master", err);
-    int objects = -1;
+    sqlite3_stmt *st = db_stmt(db, "SELECT (SELECT user_version FROM pragma_user_version),"
+                                   " (SELECT COUNT(*) FROM sqlite_master)", err);
+    int version = -1, objects = -1;
 
     if (st == NULL)
         return LEDGER_ERR;
-    if (sqlite3_step(st) == SQLITE_ROW)
-        objects = sqlite3_column_int(st, 0);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        version = sqlite3_column_int(st, 0);
+        objects = sqlite3_column_int(st, 1);
+    }
     db_stmt_done(st);
     if (objects < 0)
         return db_error(db, err, "schema");
-    if (objects > 0)
+    if (version == 0 && objects > 0)
         return ledger_error_set(err, 500, "not_a_ledger", NULL,
                                 "the file holds tables of its own and no ledger schema version:"
                                 " not a ledger database");
