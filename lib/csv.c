@@ -272,7 +272,8 @@ static int check_mapping(const struct csv_mapping *m, struct colspec spec[C_N],
             return error_field(err, "mapping.date_format",
                                "mapping.date_format '%s' is not one of DD/MM/YYYY, "
                                "MM/DD/YYYY, YYYY-MM-DD, D MMM YYYY, DD-MM-YYYY, "
-                               "MM-DD-YYYY, YYYY/MM/DD, DD.MM.YYYY, MMM D, YYYY, YYYYMMDD",
+                               "MM-DD-YYYY, YYYY/MM/DD, YYYY.MM.DD, DD.MM.YYYY, MMM D, YYYY, "
+                               "YYYYMMDD",
                                snip(f.s, f.n, sb));
     }
     return LEDGER_OK;
@@ -415,6 +416,7 @@ static int row_money(const struct parser *ps, const struct record *r, int col, c
     rc = csv_parse_money(s, mark, v);
     if (rc == AMT_OK)
         return 1;
+    row->refuse |= rc == AMT_THREE;
     row_error(row, "%s '%s' %s", what, snip(s, csv_cell_len(ps, r, col), sb), csv_amount_why[rc]);
     return -1;
 }
@@ -798,6 +800,14 @@ int csv_parse(const char *buf, size_t len, const struct csv_mapping *m,
         if (build_row(&ps, &ps.recs[from + i], spec, res.columns, width, fmt, res.decimal, m,
                       &res.rows[i]))
             goto done;
+    /* A currency with three decimals is the file's, not one row's: the
+     * file is refused at its first such amount rather than imported in
+     * part (or rounded). */
+    for (i = 0; i < res.nrows; i++)
+        if (res.rows[i].refuse) {
+            csv_fail(&ps, res.rows[i].line, "%s", res.rows[i].error);
+            goto done;
+        }
     /* A signed column in which nothing is money out: the file likely
      * writes magnitudes, with the direction in a column of its own. */
     if (spec[C_AMOUNT].col >= 0 && spec[C_DIRECTION].col < 0) {

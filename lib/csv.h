@@ -36,7 +36,8 @@ struct csv_mapping {
     const char *debit_values[CSV_MAX_WORDS], *credit_values[CSV_MAX_WORDS];
     int ndebit_values, ncredit_values;  /* 0: the defaults (csv.c's top); else these only */
     const char *date_format;  /* "DD/MM/YYYY", "MM/DD/YYYY", "YYYY-MM-DD", "D MMM YYYY",
-                               * "DD-MM-YYYY", "MM-DD-YYYY", "YYYY/MM/DD", "DD.MM.YYYY",
+                               * "DD-MM-YYYY", "MM-DD-YYYY", "YYYY/MM/DD", "YYYY.MM.DD"
+                               * (a trailing '.' allowed), "DD.MM.YYYY",
                                * "MMM D, YYYY", "YYYYMMDD" (and aliases such as
                                * "DD/MM/YY", "DD-MMM-YYYY"); NULL = guess from the column */
     int has_header;           /* -1 guess, 0 no, 1 yes */
@@ -60,6 +61,8 @@ struct csv_row {
     int64_t amount;           /* signed cents: negative is money out */
     int has_amount;
     char error[256];          /* "" when the row is good; else why (shown to the user) */
+    int refuse;               /* its amount is in a currency with three decimals: csv_parse
+                               * refuses the file */
 };
 
 struct csv_result {

@@ -298,6 +298,17 @@ int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
         cJSON_Delete(own_mapping);
         return LEDGER_ERR;
     }
+    /* A header and nothing under it is not a statement: nothing to show
+     * and nothing the commit could take. */
+    if (res.nrows == 0) {
+        ledger_error_set(err, 400, "invalid_field", "csv",
+                         res.header_line > 0
+                         ? "line %d: the file has a header and no rows under it: nothing to import"
+                         : "the file has no rows: nothing to import", res.header_line);
+        csv_result_free(&res);
+        cJSON_Delete(own_mapping);
+        return LEDGER_ERR;
+    }
     doc = cJSON_CreateObject();
     arr = cJSON_AddArrayToObject(doc, "columns");
     for (i = 0; i < res.ncolumns; i++)

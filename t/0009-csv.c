@@ -829,6 +829,15 @@ static void dates(void)
     /* each format, guessed from one value */
     date_is("2025-01-03", NULL, "2025-01-03", "YYYY-MM-DD");
     date_is("2025/01/03", NULL, "2025-01-03", "YYYY/MM/DD");
+    date_is("2025.01.03", NULL, "2025-01-03", "YYYY.MM.DD");
+    date_is("2025.01.03.", NULL, "2025-01-03", "YYYY.MM.DD");   /* Hungarian: a trailing dot */
+    date_is("2025.01.03. 10:15", NULL, "2025-01-03", "YYYY.MM.DD");
+    date_is("2025.1.3", "YYYY.MM.DD.", "2025-01-03", "YYYY.MM.DD");
+    date_is("2021-09-06 6:11:59", NULL, "2021-09-06", "YYYY-MM-DD");  /* a one-digit hour */
+    date_is("2017-04-25T03:15:53", NULL, "2017-04-25", "YYYY-MM-DD");
+    date_is("05/03/2024 14:22", NULL, "2024-03-05", "DD/MM/YYYY");
+    date_bad("2025.01.03..", "YYYY.MM.DD", "date '2025.01.03..' is not a date in the format YYYY.MM.DD");
+    date_bad("2025.02.30.", "YYYY.MM.DD", "date '2025.02.30.' is not a real day");
     date_is("03/01/2025", NULL, "2025-01-03", "DD/MM/YYYY");
     date_is("01/13/2025", NULL, "2025-01-13", "MM/DD/YYYY");
     date_is("03-01-2025", NULL, "2025-01-03", "DD-MM-YYYY");
@@ -915,6 +924,24 @@ static void amount_bad(const char *value, char mark, const char *want_error)
     csv_result_free(&r);
 }
 
+/* An amount the whole file is refused for: a 400 on "csv" naming line 1. */
+static void amount_refused(const char *value, char mark, const char *want_error)
+{
+    struct csv_result r;
+    ledger_error err;
+    char want[300];
+
+    snprintf(want, sizeof want, "line 1: %s", want_error);
+    if (one_amount(value, mark, 0, &r, &err) == LEDGER_OK) {
+        ok(0, "'%s' refuses the file", value);
+        csv_result_free(&r);
+        return;
+    }
+    is_int(err.status, 400, "'%s': 400", value);
+    is_str(err.field, "csv", "'%s': on csv", value);
+    is_str(err.message, want, "'%s': the line and why", value);
+}
+
 static void amounts(void)
 {
     struct csv_mapping m;
@@ -977,6 +1004,19 @@ static void amounts(void)
     amount_is("1.234,56", 0, 123456);  /* guessed */
     amount_is("1,234.56", 0, 123456);  /* guessed */
     amount_is("1,234", 0, 123400);     /* nothing says otherwise: a thousands ',' */
+    /* Every currency symbol (Sc), three-letter code and direction mark
+     * around the number is dropped. */
+    amount_is("12.50 XYZ", '.', 1250);
+    amount_is("sek 12.50", '.', 1250);
+    amount_is("\xe2\x82\xb9" "1,234.50", '.', 123450);            /* rupee sign */
+    amount_is("-\xe2\x82\xaa" "12.50", '.', -1250);               /* shekel sign */
+    amount_is("\xef\xb7\xbc" "\xe2\x80\x8f" "12.50", '.', 1250); /* rial sign, RLM */
+    amount_is("\xe2\x80\x8e" "-12.50" "\xe2\x80\x8e", '.', -1250);  /* LRM both sides */
+    amount_is("\xe2\x81\xa6" "12.50" "\xe2\x81\xa9", '.', 1250);   /* an isolate */
+    amount_is("\xd8\x9c" "-12.50", '.', -1250);                   /* ALM */
+    amount_is("\xd8\xb1.\xd8\xb3.\xe2\x80\x8f" "1,234.50", '.', 123450);  /* SAR in Arabic */
+    amount_is("12.50 \xd8\xb1.\xd8\xb3.", '.', 1250);
+    amount_is("\xe2\x82\xac" "\xc2\xa0" "12,50", ',', 1250);
 
     amount_bad("12.345", '.', "amount '12.345' has more than 2 decimal places");
     amount_bad("0.001", '.', "amount '0.001' has more than 2 decimal places");
@@ -994,7 +1034,10 @@ static void amounts(void)
     amount_bad(".", '.', "amount '.' is not an amount");
     amount_bad("(12.50", '.', "amount '(12.50' is not an amount");
     amount_bad("12.50)", '.', "amount '12.50)' is not an amount");
-    amount_bad("12.50 XYZ", '.', "amount '12.50 XYZ' is not an amount");
+    amount_bad("12.50 EURO", '.', "amount '12.50 EURO' is not an amount");
+    amount_bad("12.50 X1Z", '.', "amount '12.50 X1Z' is not an amount");
+    amount_bad("\xe2\x80\x8f", '.', "amount '\xe2\x80\x8f' is not an amount");
+    amount_bad("12.50 \xd8\xa8", '.', "amount '12.50 \xd8\xa8' is not an amount");
     amount_bad("--12.50", '.', "amount '--12.50' has more than one sign");
     amount_bad("-12.50-", '.', "amount '-12.50-' has more than one sign");
     amount_bad("(-12.50)", '.', "amount '(-12.50)' has more than one sign");
@@ -1006,6 +1049,15 @@ static void amounts(void)
     amount_bad("12.50", ',', "amount '12.50' is not an amount");
     amount_bad("1,234.56", ',', "amount '1,234.56' is not an amount");
     amount_bad("\"\"", '.', "the amount is empty");
+    /* Three-decimal currencies, by code or Arabic symbol: cents cannot
+     * hold them, whatever the digits. */
+    amount_refused("4.750 JOD", '.', "amount '4.750 JOD' is in a currency with three decimal places: "
+               "amounts are kept in cents, which cannot hold its third decimal");
+    amount_refused("KWD 1.000", '.', "amount 'KWD 1.000' is in a currency with three decimal places: "
+               "amounts are kept in cents, which cannot hold its third decimal");
+    amount_refused("-\xd8\xaf.\xd8\xa7.\xe2\x80\x8f" "4.750", '.',
+               "amount '-\xd8\xaf.\xd8\xa7.\xe2\x80\x8f" "4.750' is in a currency with three "
+               "decimal places: amounts are kept in cents, which cannot hold its third decimal");
 
     /* negate */
     if (one_amount("-12.50", 0, 1, &r, &err) == LEDGER_OK) {
