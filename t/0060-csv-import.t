@@ -399,9 +399,9 @@ is_deeply([map { $_->{duplicate_of} } @{ $res->{json}{rows} }], [undef, undef, u
           'money in vs out, description, date and amount all tell rows apart');
 # The same rows again: all skipped, nothing written.
 $res = commit('alice', \@good);
-is($res->{status}, 201, 'committing the same rows again');
-is_deeply([@{ $res->{json} }{qw(imported skipped_duplicates)}, $res->{json}{transaction_ids}], [0, 5, []],
-          'imported 0, skipped 5');
+is($res->{status}, 200, 'committing the same rows again: 200, no new import');
+is_deeply([@{ $res->{json} }{qw(import_id imported skipped_duplicates)}, $res->{json}{transaction_ids}],
+          [undef, 0, 5, []], 'imported 0, skipped 5');
 is(total('alice'), 5, 'still five rows');
 is(usage('alice'), 5, 'still five tagged');
 # allow_duplicates imports them again.
@@ -829,7 +829,7 @@ manual_ok($rig, 'carol', date => '2025-06-01', description => 'Card payment than
 {
     my $res = commit('carol', [ { date => '2025-06-01', description => 'Card payment thanks', amount => 250,
                                   transaction_type => 'payment' } ]);
-    is($res->{status}, 201, 'commit a payment line') or diag($res->{content});
+    is($res->{status}, 200, 'commit a payment line (nothing new: 200)') or diag($res->{content});
     is_deeply([ $res->{json}{imported}, $res->{json}{skipped_duplicates} ], [ 0, 1 ],
               'a payment line (money in) duplicates the existing payment row');
 }
@@ -881,7 +881,7 @@ manual_ok($rig, 'carol', date => '2025-06-01', description => 'Card payment than
               transaction_type => 'interest');
     my $res = commit('bob', [ { date => '2025-03-31', description => 'Interest charged', amount => 3.21,
                                 transaction_type => 'interest' } ]);
-    is($res->{status}, 201, 'commit an interest line') or diag($res->{content});
+    is($res->{status}, 200, 'commit an interest line (nothing new: 200)') or diag($res->{content});
     is_deeply([ $res->{json}{imported}, $res->{json}{skipped_duplicates} ], [ 0, 1 ],
               'duplicates: an interest line is money out, a duplicate of the existing interest row');
 
