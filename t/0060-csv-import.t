@@ -665,6 +665,9 @@ for my $file (@preset_files) {
     (my $name = $file) =~ s{.*/}{};
     my $preset = JSON::PP->new->decode(Rig::slurp($file));
     my $m = $preset->{mapping};
+    # A preset made for files of the bank corpus is tested against them
+    # (t/0088-bank-csv.t).
+    next if $preset->{corpus};
     my $fmt = $m->{date_format};
     my $flip = $m->{negate} ? -1 : 1;
     my @data = ([2025, 1, 14, 'PRESET ROW ONE', '-12.34'], [2025, 2, 3, 'PRESET ROW TWO', '1234.56']);
