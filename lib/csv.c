@@ -32,6 +32,14 @@
  *   as -12.50 as often as 12.50).  Both empty is a row error; a zero in one
  *   beside an amount in the other is taken as empty; two non-zero values is a
  *   row error.  negate flips the result in either layout.
+ * - A direction column (with one amount column): the amount is a
+ *   magnitude and the column's word says which way it went, since banks
+ *   that write one (Mint, ING NL, Knab) write every amount positive.  A
+ *   word in neither list, or none, is a row error.
+ * - Description: its columns' non-empty text joined with " - "; when all
+ *   are empty the merchant, then the notes stand in (Venmo, PayPal and
+ *   Knab leave the description of some rows empty and name the other
+ *   side in another column).
  */
 #include <limits.h>
 #include <stdarg.h>

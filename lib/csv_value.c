@@ -22,9 +22,15 @@
  *   decimals is a row error unless the extra ones are zeros (12.500 is
  *   12.50, as ledger_decimal2_parse and the OFX reader take it).
  * - Signs: a leading '-' or '+', a trailing '-', parentheses, or a CR/DR
- *   suffix (DR is money out); two of them at once is a row error.  Currency
- *   symbols ($ A$ AU$ US$ NZ$ C$ CA$ € £ ¥) and a few ISO codes (AUD USD ...)
- *   before or after the number are dropped.
+ *   suffix (DR is money out); two of them at once is a row error.  Before
+ *   and after the number, currency symbols (every Unicode Sc character,
+ *   A$ AU$ US$ NZ$ C$ CA$, the Arabic-letter symbols such as د.ا.), any
+ *   three ASCII letters (an ISO code) and the marks that only steer the
+ *   text's direction (LRM, RLM, ALM, embeddings, isolates, zero-width
+ *   marks) are dropped.
+ * - Money is integer cents, so an amount in a currency with three decimal
+ *   places (JOD KWD BHD TND OMR IQD LYD, by code or symbol) cannot be
+ *   held exactly: csv_parse refuses such a file whole, naming the line.
  */
 #include <stdio.h>
 #include <string.h>
@@ -301,8 +307,8 @@ const struct date_format *csv_guess_format(const struct parser *ps, size_t from,
 const char *const csv_amount_why[] = {
     "", "is not an amount", "has more than 2 decimal places", "is out of range",
     "has more than one sign",
-    "is in a currency with three decimal places: amounts are kept in cents, which cannot "
-    "hold its third decimal"
+    ("is in a currency with three decimal places: amounts are kept in cents, which cannot "
+     "hold its third decimal")
 };
 
 /* Symbols written with Latin letters, longest first, so "A$" is not read
