@@ -32,6 +32,7 @@
  *   places (JOD KWD BHD TND OMR IQD LYD, by code or symbol) cannot be
  *   held exactly: csv_parse refuses such a file whole, naming the line.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -443,7 +444,7 @@ static size_t currency_before(const char *b, const char *e, char code[4])
     if (e - b >= 3 && ascii_alpha(u[-1]) && ascii_alpha(u[-2]) && ascii_alpha(u[-3])
         && (e - b == 3 || !ascii_alpha(u[-4]))) {
         for (i = 0; i < 3; i++)
-            code[i] = (char)(u[i - 3] & ~0x20);
+            code[i] = (char)(e[(ptrdiff_t)i - 3] & ~0x20);
         code[3] = '\0';
         return 3;
     }
