@@ -123,9 +123,10 @@ static int mapping_from_json(const cJSON *m, struct csv_mapping *out, struct map
                                    "mapping.description must be a column or a list of 1 to %d "
                                    "columns", CSV_MAX_DESC);
             from = one = cJSON_CreateObject();
-            if (one == NULL)
+            if (one == NULL || !cJSON_AddItemReferenceToObject(one, key, desc->child)) {
+                cJSON_Delete(one);
                 return ledger_error_oom(err);
-            cJSON_AddItemReferenceToObject(one, key, desc->child);
+            }
         }
         rc = mapping_column(from, key, fields[i], t->idx[i], sizeof t->idx[i], slots[i], &number,
                             err);
@@ -142,10 +143,11 @@ static int mapping_from_json(const cJSON *m, struct csv_mapping *out, struct map
             char field[48];
             int number = 0, rc;
 
-            if (one == NULL)
+            if (one == NULL || !cJSON_AddItemReferenceToObject(one, "c", (cJSON *)c)) {
+                cJSON_Delete(one);
                 return ledger_error_oom(err);
+            }
             snprintf(field, sizeof field, "mapping.description[%zu]", i + 1);
-            cJSON_AddItemReferenceToObject(one, "c", (cJSON *)c);
             rc = mapping_column(one, "c", field, t->idx[MAPPING_COLUMNS + i],
                                 sizeof t->idx[0], &out->description_more[i], &number, err);
             cJSON_Delete(one);
