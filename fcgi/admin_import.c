@@ -188,9 +188,14 @@ static int import_csv(struct import *im, const char *path, const char *buf, size
         || ledger_csv_commit(im->db, im->user, commit, &result, err))
         goto out;
     progress_clear(&im->bar);
-    printf("%s: imported %d rows (%d duplicates skipped), import %d\n", path,
-           admin_number(result, "imported"), admin_number(result, "skipped_duplicates"),
-           admin_number(result, "import_id"));
+    /* Nothing new makes no import: import_id is null. */
+    if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(result, "import_id")))
+        printf("%s: imported 0 rows (%d duplicates skipped), no import\n", path,
+               admin_number(result, "skipped_duplicates"));
+    else
+        printf("%s: imported %d rows (%d duplicates skipped), import %d\n", path,
+               admin_number(result, "imported"), admin_number(result, "skipped_duplicates"),
+               admin_number(result, "import_id"));
     rc = 0;
 out:
     cJSON_free(text);

@@ -15,9 +15,13 @@ int h_csv_preview(struct request *r)
                               &r->err);
 }
 
-/* POST /api/import/csv/commit */
+/* POST /api/import/csv/commit: 201 with the new import, or 200 when every
+ * row was already there and no import was made (import_id null). */
 int h_csv_commit(struct request *r)
 {
-    r->status = 201;
-    return ledger_csv_commit(r->db, r->user_id, r->json, &r->out, &r->err);
+    int rc = ledger_csv_commit(r->db, r->user_id, r->json, &r->out, &r->err);
+
+    if (rc == 0)
+        r->status = cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(r->out, "import_id")) ? 200 : 201;
+    return rc;
 }

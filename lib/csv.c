@@ -32,6 +32,14 @@
  *   as -12.50 as often as 12.50).  Both empty is a row error; a zero in one
  *   beside an amount in the other is taken as empty; two non-zero values is a
  *   row error.  negate flips the result in either layout.
+ * - A direction column (with one amount column): the amount is a
+ *   magnitude and the column's word says which way it went, since banks
+ *   that write one (Mint, ING NL, Knab) write every amount positive.  A
+ *   word in neither list, or none, is a row error.
+ * - Description: its columns' non-empty text joined with " - "; when all
+ *   are empty the merchant, then the notes stand in (Venmo, PayPal and
+ *   Knab leave the description of some rows empty and name the other
+ *   side in another column).
  */
 #include <limits.h>
 #include <stdarg.h>
@@ -43,11 +51,33 @@
 #include "db.h"
 #include "text.h"
 
-/* The mapped columns. */
-enum { C_DATE, C_DESC, C_AMOUNT, C_DEBIT, C_CREDIT, C_N };
+/* The mapped columns: those a row must have (date to direction), then
+ * the text kept beside the description and the description's further
+ * columns, which a short row may lack (they are then empty). */
+enum {
+    C_DATE, C_DESC, C_AMOUNT, C_DEBIT, C_CREDIT, C_DIRECTION, C_MERCHANT, C_CATEGORY, C_NOTES,
+    C_DESC2, C_N = C_DESC2 + CSV_MAX_DESC - 1
+};
 
 static const char *const col_field[C_N] = {
-    "mapping.date", "mapping.description", "mapping.amount", "mapping.debit", "mapping.credit"
+    "mapping.date", "mapping.description", "mapping.amount", "mapping.debit", "mapping.credit",
+    "mapping.direction", "mapping.merchant", "mapping.category", "mapping.notes",
+    "mapping.description[1]", "mapping.description[2]", "mapping.description[3]",
+    "mapping.description[4]", "mapping.description[5]", "mapping.description[6]",
+    "mapping.description[7]"
+};
+
+/* What a direction column writes for money out and in, when the mapping
+ * does not list its own: the banks' words in English, Dutch, German,
+ * French, Spanish and Hungarian, matched whole and ignoring ASCII case
+ * (accented capitals are listed). */
+static const char *const debit_words[] = {
+    "D", "DR", "Debit", "Withdrawal", "Af", "Debet", "Soll", "S", "D\xc3\xa9" "bit", "D\xc3\x89" "BIT",
+    "Cargo", "D\xc3\xa9" "bito", "D\xc3\x89" "BITO", "T"
+};
+static const char *const credit_words[] = {
+    "C", "CR", "Credit", "Deposit", "Bij", "Haben", "H", "Cr\xc3\xa9" "dit", "CR\xc3\x89" "DIT",
+    "Abono", "Cr\xc3\xa9" "dito", "CR\xc3\x89" "DITO", "J"
 };
 
 struct colspec {
@@ -193,6 +223,12 @@ static int check_mapping(const struct csv_mapping *m, struct colspec spec[C_N],
     spec_of(m->amount, &spec[C_AMOUNT]);
     spec_of(m->debit, &spec[C_DEBIT]);
     spec_of(m->credit, &spec[C_CREDIT]);
+    spec_of(m->direction, &spec[C_DIRECTION]);
+    spec_of(m->merchant, &spec[C_MERCHANT]);
+    spec_of(m->category, &spec[C_CATEGORY]);
+    spec_of(m->notes, &spec[C_NOTES]);
+    for (i = 0; i < CSV_MAX_DESC - 1; i++)
+        spec_of(m->description_more[i], &spec[C_DESC2 + i]);
     for (i = 0; i < C_N; i++)
         spec[i].number = spec[i].s && (m->numbers >> i & 1u);
     if (spec[C_DATE].s == NULL)
@@ -211,6 +247,15 @@ static int check_mapping(const struct csv_mapping *m, struct colspec spec[C_N],
             return error_field(err, col_field[i],
                                "%s is required with %s", col_field[i],
                                col_field[i == C_DEBIT ? C_CREDIT : C_DEBIT]);
+    if (spec[C_DIRECTION].s && spec[C_AMOUNT].s == NULL)
+        return error_field(err, "mapping.direction",
+                           "mapping.direction goes with mapping.amount: with debit and "
+                           "credit columns the column is the direction");
+    if (m->ndebit_values < 0 || m->ndebit_values > CSV_MAX_WORDS
+        || m->ncredit_values < 0 || m->ncredit_values > CSV_MAX_WORDS)
+        return error_field(err, "mapping.debit_values",
+                           "mapping.debit_values and mapping.credit_values list at most %d "
+                           "values each", CSV_MAX_WORDS);
     if (m->has_header < -1 || m->has_header > 1)
         return error_field(err, "mapping.has_header",
                            "mapping.has_header must be true, false or absent (guess)");
@@ -235,7 +280,8 @@ static int check_mapping(const struct csv_mapping *m, struct colspec spec[C_N],
             return error_field(err, "mapping.date_format",
                                "mapping.date_format '%s' is not one of DD/MM/YYYY, "
                                "MM/DD/YYYY, YYYY-MM-DD, D MMM YYYY, DD-MM-YYYY, "
-                               "MM-DD-YYYY, YYYY/MM/DD, DD.MM.YYYY, MMM D, YYYY, YYYYMMDD",
+                               "MM-DD-YYYY, YYYY/MM/DD, YYYY.MM.DD, DD.MM.YYYY, MMM D, YYYY, "
+                               "YYYYMMDD",
                                snip(f.s, f.n, sb));
     }
     return LEDGER_OK;
@@ -378,24 +424,70 @@ static int row_money(const struct parser *ps, const struct record *r, int col, c
     rc = csv_parse_money(s, mark, v);
     if (rc == AMT_OK)
         return 1;
+    row->refuse |= rc == AMT_THREE;
     row_error(row, "%s '%s' %s", what, snip(s, csv_cell_len(ps, r, col), sb), csv_amount_why[rc]);
     return -1;
 }
 
+/* Whether the direction s is in the mapping's list (or the default one):
+ * -1 money out, 1 money in, 0 neither. */
+static int direction_of(const struct csv_mapping *m, const char *s)
+{
+    size_t i, n = strlen(s);
+
+    if (m->ndebit_values || m->ncredit_values) {
+        for (i = 0; i < (size_t)m->ndebit_values; i++)
+            if (csv_same_word(s, n, m->debit_values[i]))
+                return -1;
+        for (i = 0; i < (size_t)m->ncredit_values; i++)
+            if (csv_same_word(s, n, m->credit_values[i]))
+                return 1;
+        return 0;
+    }
+    for (i = 0; i < sizeof debit_words / sizeof debit_words[0]; i++)
+        if (csv_same_word(s, n, debit_words[i]))
+            return -1;
+    for (i = 0; i < sizeof credit_words / sizeof credit_words[0]; i++)
+        if (csv_same_word(s, n, credit_words[i]))
+            return 1;
+    return 0;
+}
+
 static void row_amount(const struct parser *ps, const struct record *r, const struct colspec *spec,
-                       char mark, int negate, struct csv_row *row)
+                       const struct csv_mapping *m, char mark, struct csv_row *row)
 {
     int64_t v = 0, dv = 0, cv = 0;
     int d, c;
 
     if (spec[C_AMOUNT].col >= 0) {
-        if (csv_cell(ps, r, spec[C_AMOUNT].col) == NULL)
+        const char *dir = spec[C_DIRECTION].col >= 0 ? csv_cell(ps, r, spec[C_DIRECTION].col) : NULL;
+        char sb[48];
+
+        if (csv_cell(ps, r, spec[C_AMOUNT].col) == NULL
+            || (spec[C_DIRECTION].col >= 0 && dir == NULL))
             return;   /* a short row, said already */
         d = row_money(ps, r, spec[C_AMOUNT].col, "amount", mark, &v, row);
         if (d == 0)
             row_error(row, "the amount is empty");
         if (d <= 0)
             return;
+        /* With a direction column the amount is a magnitude: the column
+         * says which way it went, whatever sign the amount carries. */
+        if (dir) {
+            c = *dir ? direction_of(m, dir) : 0;
+            if (*dir == '\0') {
+                row_error(row, "the direction is empty");
+                return;
+            }
+            if (c == 0) {
+                row_error(row, "direction '%s' is neither a debit nor a credit value (map "
+                          "debit_values and credit_values)",
+                          snip(dir, csv_cell_len(ps, r, spec[C_DIRECTION].col), sb));
+                return;
+            }
+            v = v < 0 ? -v : v;
+            v = c < 0 ? -v : v;
+        }
     } else {
         if (csv_cell(ps, r, spec[C_DEBIT].col) == NULL || csv_cell(ps, r, spec[C_CREDIT].col) == NULL)
             return;
@@ -415,7 +507,7 @@ static void row_amount(const struct parser *ps, const struct record *r, const st
         }
         v = cv - dv;
     }
-    row->amount = negate ? -v : v;
+    row->amount = m->negate ? -v : v;
     row->has_amount = 1;
 }
 
@@ -432,14 +524,15 @@ static void short_row(const struct record *r, const struct colspec *spec, char *
         int next = -1;
         char sb[48];
 
-        for (i = 0; i < C_N; i++)   /* the next missing column after last */
+        for (i = 0; i < C_MERCHANT; i++)   /* the next missing column after last */
             if (spec[i].col > last && (unsigned)spec[i].col >= r->nfields
                 && (next < 0 || spec[i].col < next))
                 next = spec[i].col;
         if (next < 0)
             break;
-        /* at most four names (date, description, debit, credit) of at most
-         * 47 bytes each: list never fills, nor does the message */
+        /* at most four names (date, description, amount or debit and
+         * credit, direction) of at most 47 bytes each: list never fills,
+         * nor does the message */
         o += (size_t)snprintf(list + o, sizeof list - o, "%s'%s'", n ? ", " : "",
                               snip(columns[next], strlen(columns[next]), sb));
         n++;
@@ -472,22 +565,93 @@ static void long_row(const struct parser *ps, const struct record *r, unsigned w
                   " delimiter in it not quoted?", r->nfields, width);
 }
 
+/* Column c's text in the row, or NULL when unmapped, absent or empty. */
+static const char *row_text(const struct parser *ps, const struct record *r,
+                            const struct colspec *spec, int c)
+{
+    const char *s = spec[c].col >= 0 ? csv_cell(ps, r, spec[c].col) : NULL;
+
+    return s && *s ? s : NULL;
+}
+
+/* A text column's copy for display, or NULL with *oom clear when there is
+ * no text. */
+static char *text_copy(const struct parser *ps, const struct record *r,
+                       const struct colspec *spec, int c, int *oom)
+{
+    const char *s = row_text(ps, r, spec, c);
+    char *o;
+
+    if (s == NULL)
+        return NULL;
+    o = clean_copy(s, csv_cell_len(ps, r, spec[c].col));
+    *oom |= o == NULL;
+    return o;
+}
+
+/* The description: the non-empty description columns joined in order
+ * with " - " (a payee and a memo), else the merchant, else the notes, so
+ * a row whose bank left the description empty still says what it was. */
+static char *row_description(const struct parser *ps, const struct record *r,
+                             const struct colspec *spec)
+{
+    static const int order[] = { C_DESC, C_DESC2, C_DESC2 + 1, C_DESC2 + 2, C_DESC2 + 3,
+                                 C_DESC2 + 4, C_DESC2 + 5, C_DESC2 + 6 };
+    char *o;
+    size_t i, n = 0, k = 0;
+    int any = 0;
+
+    for (i = 0; i < sizeof order / sizeof order[0]; i++)
+        if (row_text(ps, r, spec, order[i]))
+            n += csv_cell_len(ps, r, spec[order[i]].col) + 3;
+    if (n == 0) {
+        const char *s = row_text(ps, r, spec, C_MERCHANT);
+        int c = s ? C_MERCHANT : C_NOTES;
+
+        if (s || (s = row_text(ps, r, spec, C_NOTES)))
+            return clean_copy(s, csv_cell_len(ps, r, spec[c].col));
+        return clean_copy("", 0);
+    }
+    if ((o = malloc(n + 1)) == NULL)
+        return NULL;
+    for (i = 0; i < sizeof order / sizeof order[0]; i++) {
+        const char *s = row_text(ps, r, spec, order[i]);
+        char *t;
+
+        if (s == NULL)
+            continue;
+        if (any)
+            memcpy(o + k, " - ", 3), k += 3;
+        if ((t = clean_copy(s, csv_cell_len(ps, r, spec[order[i]].col))) == NULL) {
+            free(o);
+            return NULL;
+        }
+        memcpy(o + k, t, strlen(t));
+        k += strlen(t);
+        free(t);
+        any = 1;
+    }
+    o[k] = '\0';
+    return o;
+}
+
 static int build_row(const struct parser *ps, const struct record *r, const struct colspec *spec,
                      char **columns, unsigned width, const struct date_format *fmt, char mark,
-                     int negate, struct csv_row *row)
+                     const struct csv_mapping *m, struct csv_row *row)
 {
+    int oom = 0;
+
     row->line = r->line;
     short_row(r, spec, columns, row);
     long_row(ps, r, width, row);
-    if (spec[C_DESC].col >= 0 && csv_cell(ps, r, spec[C_DESC].col))
-        row->description = clean_copy(csv_cell(ps, r, spec[C_DESC].col),
-                                      csv_cell_len(ps, r, spec[C_DESC].col));
-    else
-        row->description = clean_copy("", 0);
-    if (row->description == NULL)
+    row->description = row_description(ps, r, spec);
+    row->merchant = text_copy(ps, r, spec, C_MERCHANT, &oom);
+    row->category = text_copy(ps, r, spec, C_CATEGORY, &oom);
+    row->notes = text_copy(ps, r, spec, C_NOTES, &oom);
+    if (row->description == NULL || oom)
         return ledger_error_oom(ps->err);
     row_date(ps, r, spec[C_DATE].col, fmt, row);
-    row_amount(ps, r, spec, mark, negate, row);
+    row_amount(ps, r, spec, m, mark, row);
     return LEDGER_OK;
 }
 
@@ -641,9 +805,28 @@ int csv_parse(const char *buf, size_t len, const struct csv_mapping *m,
     }
     width = file_width(&ps, from, res.has_header, head);
     for (i = 0; i < res.nrows; i++)
-        if (build_row(&ps, &ps.recs[from + i], spec, res.columns, width, fmt, res.decimal,
-                      m->negate != 0, &res.rows[i]))
+        if (build_row(&ps, &ps.recs[from + i], spec, res.columns, width, fmt, res.decimal, m,
+                      &res.rows[i]))
             goto done;
+    /* A currency with three decimals is the file's, not one row's: the
+     * file is refused at its first such amount rather than imported in
+     * part (or rounded). */
+    for (i = 0; i < res.nrows; i++)
+        if (res.rows[i].refuse) {
+            csv_fail(&ps, res.rows[i].line, "%s", res.rows[i].error);
+            goto done;
+        }
+    /* A signed column in which nothing is money out: the file likely
+     * writes magnitudes, with the direction in a column of its own. */
+    if (spec[C_AMOUNT].col >= 0 && spec[C_DIRECTION].col < 0) {
+        int pos = 0, neg = 0;
+
+        for (i = 0; i < res.nrows; i++) {
+            pos |= res.rows[i].has_amount && res.rows[i].amount > 0;
+            neg |= res.rows[i].has_amount && res.rows[i].amount < 0;
+        }
+        res.no_negative = pos && !neg;
+    }
     res.delimiter = (char)ps.delim;
     snprintf(res.date_format, sizeof res.date_format, "%s", fmt ? fmt->name : "");
     res.windows1252 = ps.cp1252;
@@ -668,8 +851,12 @@ void csv_result_free(struct csv_result *r)
     for (i = 0; r->columns && i < r->ncolumns; i++)
         free(r->columns[i]);
     free(r->columns);
-    for (i = 0; r->rows && i < r->nrows; i++)
+    for (i = 0; r->rows && i < r->nrows; i++) {
         free(r->rows[i].description);
+        free(r->rows[i].merchant);
+        free(r->rows[i].category);
+        free(r->rows[i].notes);
+    }
     free(r->rows);
     memset(r, 0, sizeof *r);
 }

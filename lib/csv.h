@@ -19,6 +19,8 @@
 #define CSV_MAX_ROWS 100000     /* rows, not counting the header */
 #define CSV_MAX_BYTES 0x40000000  /* the whole file: 1 GiB */
 #define CSV_MAX_SKIP 1000       /* lines before the table a mapping may skip */
+#define CSV_MAX_DESC 8          /* columns the description may be joined from */
+#define CSV_MAX_WORDS 32        /* words a mapping's debit_values or credit_values may list */
 
 /* Which columns hold what: a column NAME (matched case-insensitively and
  * trimmed against the header) or a 0-based INDEX given as decimal text;
@@ -27,15 +29,23 @@
  * credit. */
 struct csv_mapping {
     const char *date, *description, *amount, *debit, *credit;
+    const char *direction;    /* with amount: the column saying money out or in */
+    const char *merchant, *category, *notes;  /* text columns kept beside the description */
+    const char *description_more[CSV_MAX_DESC - 1];  /* further description columns, joined
+                                                      * after the first in order */
+    const char *debit_values[CSV_MAX_WORDS], *credit_values[CSV_MAX_WORDS];
+    int ndebit_values, ncredit_values;  /* 0: the defaults (csv.c's top); else these only */
     const char *date_format;  /* "DD/MM/YYYY", "MM/DD/YYYY", "YYYY-MM-DD", "D MMM YYYY",
-                               * "DD-MM-YYYY", "MM-DD-YYYY", "YYYY/MM/DD", "DD.MM.YYYY",
+                               * "DD-MM-YYYY", "MM-DD-YYYY", "YYYY/MM/DD", "YYYY.MM.DD"
+                               * (a trailing '.' allowed), "DD.MM.YYYY",
                                * "MMM D, YYYY", "YYYYMMDD" (and aliases such as
                                * "DD/MM/YY", "DD-MMM-YYYY"); NULL = guess from the column */
     int has_header;           /* -1 guess, 0 no, 1 yes */
     char delimiter;           /* 0 guess among , ; TAB |; else one of those */
     int negate;               /* flip the sign of the amount */
     char decimal;             /* decimal mark of the amounts: 0 guess, '.' or ',' */
-    unsigned numbers;         /* bit i (date, description, amount, debit, credit): that
+    unsigned numbers;         /* bit i (date, description, amount, debit, credit, direction,
+                               * merchant, category, notes, description_more[0..]): that
                                * column was given as a number, an index whatever the
                                * header holds; digits given as text may name a column */
     int skip_lines;           /* 0..CSV_MAX_SKIP: the file's first lines (as the rows'
@@ -47,9 +57,12 @@ struct csv_row {
     int line;                 /* 1-based line of the record's first line in the file */
     char date[11];            /* YYYY-MM-DD, "" when it could not be read */
     char *description;        /* UTF-8, trimmed; never NULL ("" if empty) */
+    char *merchant, *category, *notes;  /* the mapped columns' text; NULL when unmapped or empty */
     int64_t amount;           /* signed cents: negative is money out */
     int has_amount;
     char error[256];          /* "" when the row is good; else why (shown to the user) */
+    int refuse;               /* its amount is in a currency with three decimals: csv_parse
+                               * refuses the file */
 };
 
 struct csv_result {
@@ -61,6 +74,8 @@ struct csv_result {
     char decimal;             /* '.' or ',': the decimal mark used for amounts */
     int header_line;          /* 1-based line of the header, 0 when there is none */
     int windows1252;          /* the file was not UTF-8 and was read as Windows-1252 */
+    int no_negative;          /* a signed amount column, no direction, and no amount read
+                               * is money out: likely a direction or debit/credit to map */
 };
 
 /* Parses buf[0..len) (no NUL terminator needed) with the mapping.  Row-level

@@ -343,12 +343,24 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
         if (csv_find_duplicates(db, me, keys, n, dups, err))
             goto out;
     }
+    for (i = 0; i < n; i++)
+        skipped += dups[i] != 0;
+    /* A file with nothing new makes no import: nothing is written and the
+     * answer says so with import_id null (200, as a statement file with
+     * nothing new is). */
+    if ((size_t)skipped == n) {
+        *out = cJSON_CreateObject();
+        cJSON_AddNullToObject(*out, "import_id");
+        cJSON_AddNumberToObject(*out, "imported", 0);
+        cJSON_AddNumberToObject(*out, "skipped_duplicates", (double)skipped);
+        cJSON_AddArrayToObject(*out, "transaction_ids");
+        rc = LEDGER_OK;
+        goto out;
+    }
     if (csv_tag(db, me, &tag, err) || db_step_once(db, SQL_PENDING_CLEAR, "csv import", err)
         || db_exec(db, err, "csv import", SQL_IMPORT_BATCH, DB_INT(me)))
         goto out;
     batch = sqlite3_last_insert_rowid(db->sql);
-    for (i = 0; i < n; i++)
-        skipped += dups[i] != 0;
     if (stage_rows(db, v, dups, n, err))
         goto out;
     if ((new_ids = calloc(n, sizeof *new_ids)) == NULL)

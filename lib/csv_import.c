@@ -51,21 +51,56 @@ static int mapping_column(const cJSON *m, const char *key, const char *field, ch
     return error_field(err, field, "%s must be a column name or a 0-based index", field);
 }
 
+/* The mapping's column keys, in csv_mapping's numbers order; "memo" is
+ * another name for "notes" (the word exports use). */
+#define MAPPING_COLUMNS 9
+
 struct mapping_text {
-    char idx[5][24];
+    char idx[MAPPING_COLUMNS + CSV_MAX_DESC - 1][24];
 };
 
-/* The mapping from a JSON object ({date, description, amount | debit +
- * credit, date_format, has_header, delimiter, negate, decimal,
- * skip_lines}). */
+/* A list of words (debit_values, credit_values): an array of 1 to
+ * CSV_MAX_WORDS non-empty strings. */
+static int mapping_words(const cJSON *m, const char *key, const char *field,
+                         const char **words, int *n, ledger_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, key), *w;
+
+    *n = 0;
+    if (v == NULL || cJSON_IsNull(v))
+        return LEDGER_OK;
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) < 1 || cJSON_GetArraySize(v) > CSV_MAX_WORDS)
+        return error_field(err, field, "%s must be a list of 1 to %d values such as [\"D\", \"DR\"]",
+                           field, CSV_MAX_WORDS);
+    cJSON_ArrayForEach(w, v) {
+        if (!cJSON_IsString(w) || w->valuestring[0] == '\0')
+            return error_field(err, field, "%s must list non-empty strings", field);
+        words[(*n)++] = w->valuestring;
+    }
+    return LEDGER_OK;
+}
+
+/* The mapping from a JSON object ({date, description (one column or a
+ * list), amount | debit + credit, direction, debit_values, credit_values,
+ * merchant, category, notes (or memo), date_format, has_header, delimiter,
+ * negate, decimal, skip_lines}). */
 static int mapping_from_json(const cJSON *m, struct csv_mapping *out, struct mapping_text *t,
                              ledger_error *err)
 {
-    static const char *const cols[] = { "date", "description", "amount", "debit", "credit" };
-    static const char *const fields[] = { "mapping.date", "mapping.description", "mapping.amount",
-                                          "mapping.debit", "mapping.credit" };
-    const char **slots[] = { &out->date, &out->description, &out->amount, &out->debit, &out->credit };
-    const cJSON *v;
+    static const char *const cols[MAPPING_COLUMNS] = {
+        "date", "description", "amount", "debit", "credit", "direction", "merchant", "category",
+        "notes"
+    };
+    static const char *const fields[MAPPING_COLUMNS] = {
+        "mapping.date", "mapping.description", "mapping.amount", "mapping.debit",
+        "mapping.credit", "mapping.direction", "mapping.merchant", "mapping.category",
+        "mapping.notes"
+    };
+    const char **slots[MAPPING_COLUMNS] = {
+        &out->date, &out->description, &out->amount, &out->debit, &out->credit, &out->direction,
+        &out->merchant, &out->category, &out->notes
+    };
+    const cJSON *v, *desc;
     size_t i;
 
     memset(out, 0, sizeof *out);
@@ -74,14 +109,60 @@ static int mapping_from_json(const cJSON *m, struct csv_mapping *out, struct map
         return error_field(err, "mapping",
                            "mapping must be an object: {date, description, amount} or "
                            "{date, description, debit, credit}");
-    for (i = 0; i < 5; i++) {
-        int number = 0;
+    desc = cJSON_GetObjectItemCaseSensitive(m, "description");
+    for (i = 0; i < MAPPING_COLUMNS; i++) {
+        const cJSON *from = m;
+        const char *key = cols[i];
+        cJSON *one = NULL;
+        int number = 0, rc;
 
-        if (mapping_column(m, cols[i], fields[i], t->idx[i], sizeof t->idx[i], slots[i], &number,
-                           err))
+        if (i == 8 && cJSON_GetObjectItemCaseSensitive(m, "notes") == NULL)
+            key = "memo";
+        if (i == 1 && cJSON_IsArray(desc)) {
+            /* A list: its first column here, the others below. */
+            if (cJSON_GetArraySize(desc) < 1 || cJSON_GetArraySize(desc) > CSV_MAX_DESC)
+                return error_field(err, "mapping.description",
+                                   "mapping.description must be a column or a list of 1 to %d "
+                                   "columns", CSV_MAX_DESC);
+            from = one = cJSON_CreateObject();
+            if (one == NULL || !cJSON_AddItemReferenceToObject(one, key, desc->child)) {
+                cJSON_Delete(one);
+                return ledger_error_oom(err);
+            }
+        }
+        rc = mapping_column(from, key, fields[i], t->idx[i], sizeof t->idx[i], slots[i], &number,
+                            err);
+        cJSON_Delete(one);
+        if (rc)
             return LEDGER_ERR;
         out->numbers |= (unsigned)number << i;
     }
+    if (cJSON_IsArray(desc)) {
+        const cJSON *c = desc->child ? desc->child->next : NULL;
+
+        for (i = 0; c; c = c->next, i++) {
+            cJSON *one = cJSON_CreateObject();
+            char field[48];
+            int number = 0, rc;
+
+            if (one == NULL || !cJSON_AddItemReferenceToObject(one, "c", (cJSON *)c)) {
+                cJSON_Delete(one);
+                return ledger_error_oom(err);
+            }
+            snprintf(field, sizeof field, "mapping.description[%zu]", i + 1);
+            rc = mapping_column(one, "c", field, t->idx[MAPPING_COLUMNS + i],
+                                sizeof t->idx[0], &out->description_more[i], &number, err);
+            cJSON_Delete(one);
+            if (rc)
+                return LEDGER_ERR;
+            out->numbers |= (unsigned)number << (MAPPING_COLUMNS + i);
+        }
+    }
+    if (mapping_words(m, "debit_values", "mapping.debit_values", out->debit_values,
+                      &out->ndebit_values, err)
+        || mapping_words(m, "credit_values", "mapping.credit_values", out->credit_values,
+                         &out->ncredit_values, err))
+        return LEDGER_ERR;
     if ((v = cJSON_GetObjectItemCaseSensitive(m, "date_format")) && !cJSON_IsNull(v)) {
         if (!cJSON_IsString(v))
             return error_field(err, "mapping.date_format",
@@ -138,6 +219,7 @@ static int mapping_from_json(const cJSON *m, struct csv_mapping *out, struct map
 static int mapping_from_params(const struct ledger_params *p, cJSON **m, ledger_error *err)
 {
     static const char *const keys[] = { "date", "description", "amount", "debit", "credit",
+                                        "direction", "merchant", "category", "notes", "memo",
                                         "date_format", "delimiter", "decimal", NULL };
     const char *v;
     int i;
@@ -177,6 +259,14 @@ static int mapping_from_params(const struct ledger_params *p, cJSON **m, ledger_
 
 /* ---- preview ----------------------------------------------------------------------------- */
 
+static void add_text_or_null(cJSON *o, const char *key, const char *text)
+{
+    if (text)
+        cJSON_AddStringToObject(o, key, text);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
 int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
                        const cJSON *body, const struct ledger_params *params, cJSON **out,
                        ledger_error *err)
@@ -209,6 +299,17 @@ int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
         mapping = own_mapping;
     }
     if (mapping_from_json(mapping, &map, &text, err) || csv_parse(csv, len, &map, &res, err)) {
+        cJSON_Delete(own_mapping);
+        return LEDGER_ERR;
+    }
+    /* A header and nothing under it is not a statement: nothing to show
+     * and nothing the commit could take. */
+    if (res.nrows == 0) {
+        ledger_error_set(err, 400, "invalid_field", "csv",
+                         res.header_line > 0
+                         ? "line %d: the file has a header and no rows under it: nothing to import"
+                         : "the file has no rows: nothing to import", res.header_line);
+        csv_result_free(&res);
         cJSON_Delete(own_mapping);
         return LEDGER_ERR;
     }
@@ -253,6 +354,12 @@ int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
         else
             cJSON_AddNullToObject(o, "date");
         cJSON_AddStringToObject(o, "description", r->description);
+        if (map.merchant)
+            add_text_or_null(o, "merchant", r->merchant);
+        if (map.category)
+            add_text_or_null(o, "category", r->category);
+        if (map.notes)
+            add_text_or_null(o, "notes", r->notes);
         if (r->has_amount) {
             cJSON_AddItemToObject(o, "amount", ledger_money_to_json(mag));
             cJSON_AddStringToObject(o, "transaction_type", r->amount < 0 ? "debit" : "credit");
@@ -284,6 +391,11 @@ int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
     snprintf(delim, sizeof delim, "%c", res.decimal);
     cJSON_AddStringToObject(detected, "decimal", delim);
     cJSON_AddStringToObject(detected, "encoding", res.windows1252 ? "windows-1252" : "utf-8");
+    arr = cJSON_AddArrayToObject(doc, "warnings");
+    if (res.no_negative)
+        cJSON_AddItemToArray(arr, cJSON_CreateString(
+            "no amount in the file is money out: if it writes amounts without a sign, map its "
+            "direction column (mapping.direction) or its debit and credit columns"));
     csv_result_free(&res);
     cJSON_Delete(own_mapping);
     free(keys);

@@ -85,11 +85,12 @@ int csv_is_date(const char *s, const struct date_format *fmt);
  * or NULL when no value in it is a date. */
 const struct date_format *csv_guess_format(const struct parser *ps, size_t from, int col);
 
-enum { AMT_OK, AMT_NAN, AMT_DECIMALS, AMT_RANGE, AMT_SIGNS };
+enum { AMT_OK, AMT_NAN, AMT_DECIMALS, AMT_RANGE, AMT_SIGNS, AMT_THREE };
 /* Why an amount is not one, by csv_parse_money's answer. */
 extern const char *const csv_amount_why[];
 /* Reads an amount as bank exports write it with the decimal mark `mark`
- * into signed cents: AMT_OK or why not. */
+ * into signed cents: AMT_OK or why not (AMT_THREE: its currency has three
+ * decimal places, which cents cannot hold; csv_parse refuses the file). */
 int csv_parse_money(const char *s, char mark, int64_t *cents);
 /* Which decimal mark an amount shows: ',' for 12,50 or 1.234,56, '.' for
  * 12.50 or 1,234.56, 0 when it cannot tell (1,234 or 1234). */

@@ -22,10 +22,17 @@
  *   decimals is a row error unless the extra ones are zeros (12.500 is
  *   12.50, as ledger_decimal2_parse and the OFX reader take it).
  * - Signs: a leading '-' or '+', a trailing '-', parentheses, or a CR/DR
- *   suffix (DR is money out); two of them at once is a row error.  Currency
- *   symbols ($ A$ AU$ US$ NZ$ C$ CA$ € £ ¥) and a few ISO codes (AUD USD ...)
- *   before or after the number are dropped.
+ *   suffix (DR is money out); two of them at once is a row error.  Before
+ *   and after the number, currency symbols (every Unicode Sc character,
+ *   A$ AU$ US$ NZ$ C$ CA$, the Arabic-letter symbols such as د.ا.), any
+ *   three ASCII letters (an ISO code) and the marks that only steer the
+ *   text's direction (LRM, RLM, ALM, embeddings, isolates, zero-width
+ *   marks) are dropped.
+ * - Money is integer cents, so an amount in a currency with three decimal
+ *   places (JOD KWD BHD TND OMR IQD LYD, by code or symbol) cannot be
+ *   held exactly: csv_parse refuses such a file whole, naming the line.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -47,11 +54,13 @@ int csv_same_word(const char *s, size_t n, const char *w)
 /* Pattern letters: D M day and month of 1 or 2 digits, d m of exactly 2,
  * Y a year of 2 or 4 digits, 4 a year of exactly 4, N a month's name,
  * _ a separator (spaces, or one of - / .), ' ' one or more spaces,
- * , a comma and/or spaces; anything else stands for itself.  In order of
+ * , a comma and/or spaces, o an optional '.' (Hungarian dates end with
+ * one: 2024.03.05.); anything else stands for itself.  In order of
  * preference: see the top for why DD/MM comes before MM/DD. */
 static const struct date_format formats[] = {
     {"YYYY-MM-DD", "4-M-D"},
     {"YYYY/MM/DD", "4/M/D"},
+    {"YYYY.MM.DD", "4.M.Do"},
     {"DD/MM/YYYY", "D/M/Y"},
     {"MM/DD/YYYY", "M/D/Y"},
     {"DD-MM-YYYY", "D-M-Y"},
@@ -74,7 +83,7 @@ static const struct {
     {"DD MMM YY", "D MMM YYYY"}, {"DD-MMM-YYYY", "D MMM YYYY"}, {"D-MMM-YYYY", "D MMM YYYY"},
     {"DD-MMM-YY", "D MMM YYYY"}, {"D-MMM-YY", "D MMM YYYY"}, {"DD/MMM/YYYY", "D MMM YYYY"},
     {"MMM DD, YYYY", "MMM D, YYYY"}, {"MMM D YYYY", "MMM D, YYYY"}, {"ISO", "YYYY-MM-DD"},
-    {"ISO 8601", "YYYY-MM-DD"}, {"YYYY-M-D", "YYYY-MM-DD"},
+    {"ISO 8601", "YYYY-MM-DD"}, {"YYYY-M-D", "YYYY-MM-DD"}, {"YYYY.MM.DD.", "YYYY.MM.DD"},
 };
 
 static const char *const month_names[12] = {
@@ -213,6 +222,9 @@ int csv_parse_date(const char *s, const struct date_format *f, char out[11])
             while (*s == ' ')
                 s++;
             break;
+        case 'o':
+            s += *s == '.';
+            break;
         case ',':
             if (*s != ',' && *s != ' ')
                 return DT_NOMATCH;
@@ -295,16 +307,30 @@ const struct date_format *csv_guess_format(const struct parser *ps, size_t from,
 
 const char *const csv_amount_why[] = {
     "", "is not an amount", "has more than 2 decimal places", "is out of range",
-    "has more than one sign"
+    "has more than one sign",
+    ("is in a currency with three decimal places: amounts are kept in cents, which cannot "
+     "hold its third decimal")
 };
 
-/* Symbols longest first, so "A$" is not read as "A" then "$". */
-static const char *const symbols[] = {
-    "AU$", "US$", "NZ$", "CA$", "A$", "C$", "$", "\xe2\x82\xac", "\xc2\xa3", "\xc2\xa5"
+/* Symbols written with Latin letters, longest first, so "A$" is not read
+ * as "A" then "$" (the "$" alone is a currency symbol, below). */
+static const char *const symbols[] = { "AU$", "US$", "NZ$", "CA$", "A$", "C$" };
+
+/* Symbols written with Arabic letters (no code point of their own), and
+ * the ISO code each stands for: read with an optional '.' after them. */
+static const struct {
+    const char *sym, *code;
+} arabic_symbols[] = {
+    {"\xd8\xaf.\xd8\xa7", "JOD"}, {"\xd8\xaf.\xd9\x83", "KWD"}, {"\xd8\xaf.\xd8\xa8", "BHD"},
+    {"\xd8\xa8.\xd8\xaf", "BHD"}, {"\xd8\xaf.\xd8\xaa", "TND"}, {"\xd8\xb1.\xd8\xb9", "OMR"},
+    {"\xd8\xb9.\xd8\xaf", "IQD"}, {"\xd8\xaf.\xd8\xb9", "IQD"}, {"\xd9\x84.\xd8\xaf", "LYD"},
+    {"\xd8\xaf.\xd9\x84", "LYD"}, {"\xd8\xb1.\xd8\xb3", "SAR"}, {"\xd8\xaf.\xd8\xa5", "AED"},
+    {"\xd8\xb1.\xd9\x82", "QAR"}, {"\xd8\xac.\xd9\x85", "EGP"}, {"\xd8\xaf.\xd9\x85", "MAD"},
+    {"\xd8\xaf.\xd8\xac", "DZD"}, {"\xd9\x84.\xd9\x84", "LBP"}, {"\xd9\x84.\xd8\xb3", "SYP"},
 };
-static const char *const codes[] = {
-    "AUD", "USD", "EUR", "GBP", "NZD", "CAD", "JPY", "CHF", "SGD", "HKD", "CNY", "INR"
-};
+
+/* The currencies with three decimal places (ISO 4217 minor unit 3). */
+static const char *const three_decimals[] = { "JOD", "KWD", "BHD", "TND", "OMR", "IQD", "LYD" };
 
 /* A space inside or around a number: ' ', a tab, U+00A0 no-break space,
  * U+2009 thin space or U+202F narrow no-break space; its length or 0. */
@@ -331,9 +357,44 @@ static size_t space_before(const char *b, const char *e)
     return 0;
 }
 
-/* A currency symbol or code starting at p; its length or 0. */
-static size_t currency_at(const char *p, const char *e)
+/* The code point of the UTF-8 character at p[0..k), k 2 to 4. */
+static unsigned code_point(const unsigned char *p, size_t k)
 {
+    unsigned c = p[0] & (0x7F >> k);
+    size_t i;
+
+    for (i = 1; i < k; i++)
+        c = c << 6 | (p[i] & 0x3F);
+    return c;
+}
+
+/* Whether c is a currency symbol (Unicode category Sc) or a mark that
+ * only steers the text's direction or joins letters (Cf: LRM, RLM, ALM,
+ * the embeddings and isolates, zero-width spaces, a BOM): both are dropped
+ * around a number. */
+static int symbol_or_mark(unsigned c)
+{
+    static const unsigned ranges[][2] = {
+        {0x24, 0x24}, {0xA2, 0xA5}, {0x58F, 0x58F}, {0x60B, 0x60B}, {0x61C, 0x61C},
+        {0x7FE, 0x7FF}, {0x9F2, 0x9F3}, {0x9FB, 0x9FB}, {0xAF1, 0xAF1}, {0xBF9, 0xBF9},
+        {0xE3F, 0xE3F}, {0x17DB, 0x17DB}, {0x200B, 0x200F}, {0x202A, 0x202E},
+        {0x2066, 0x2069}, {0x20A0, 0x20C0}, {0xA838, 0xA838}, {0xFDFC, 0xFDFC},
+        {0xFE69, 0xFE69}, {0xFEFF, 0xFEFF}, {0xFF04, 0xFF04}, {0xFFE0, 0xFFE1},
+        {0xFFE5, 0xFFE6}, {0x11FDD, 0x11FE0}, {0x1E2FF, 0x1E2FF}, {0x1ECB0, 0x1ECB0},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof ranges / sizeof ranges[0]; i++)
+        if (c >= ranges[i][0] && c <= ranges[i][1])
+            return 1;
+    return 0;
+}
+
+/* A currency (a symbol, a three-letter code, or a mark) starting at p; its
+ * length or 0, and its ISO code in code[] when it names one. */
+static size_t currency_at(const char *p, const char *e, char code[4])
+{
+    const unsigned char *u = (const unsigned char *)p;
     size_t i, n;
 
     for (i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
@@ -341,28 +402,59 @@ static size_t currency_at(const char *p, const char *e)
         if ((size_t)(e - p) >= n && memcmp(p, symbols[i], n) == 0)
             return n;
     }
-    if (e - p >= 3 && (e - p == 3 || !ascii_alpha((unsigned char)p[3])))
-        for (i = 0; i < sizeof codes / sizeof codes[0]; i++)
-            if (csv_same_word(p, 3, codes[i]))
-                return 3;
-    return 0;
+    for (i = 0; i < sizeof arabic_symbols / sizeof arabic_symbols[0]; i++) {
+        n = strlen(arabic_symbols[i].sym);
+        if ((size_t)(e - p) >= n && memcmp(p, arabic_symbols[i].sym, n) == 0) {
+            memcpy(code, arabic_symbols[i].code, 4);
+            return n + ((size_t)(e - p) > n && p[n] == '.');
+        }
+    }
+    if (e - p >= 3 && ascii_alpha(u[0]) && ascii_alpha(u[1]) && ascii_alpha(u[2])
+        && (e - p == 3 || !ascii_alpha(u[3]))) {
+        for (i = 0; i < 3; i++)
+            code[i] = (char)(u[i] & ~0x20);
+        code[3] = '\0';
+        return 3;
+    }
+    if (*u < 0x80)
+        return *u == '$';
+    n = *u >= 0xF0 ? 4 : *u >= 0xE0 ? 3 : *u >= 0xC0 ? 2 : 0;
+    return n && (size_t)(e - p) >= n && symbol_or_mark(code_point(u, n)) ? n : 0;
 }
 
-/* A currency symbol or code ending at e; its length or 0. */
-static size_t currency_before(const char *b, const char *e)
+/* The same ending at e. */
+static size_t currency_before(const char *b, const char *e, char code[4])
 {
-    size_t i, n;
+    const unsigned char *u;
+    size_t i, n, dot = e > b && e[-1] == '.';
 
     for (i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
         n = strlen(symbols[i]);
         if ((size_t)(e - b) >= n && memcmp(e - n, symbols[i], n) == 0)
             return n;
     }
-    if (e - b >= 3 && (e - b == 3 || !ascii_alpha((unsigned char)e[-4])))
-        for (i = 0; i < sizeof codes / sizeof codes[0]; i++)
-            if (csv_same_word(e - 3, 3, codes[i]))
-                return 3;
-    return 0;
+    for (i = 0; i < sizeof arabic_symbols / sizeof arabic_symbols[0]; i++) {
+        n = strlen(arabic_symbols[i].sym);
+        if ((size_t)(e - dot - b) >= n && memcmp(e - dot - n, arabic_symbols[i].sym, n) == 0) {
+            memcpy(code, arabic_symbols[i].code, 4);
+            return n + dot;
+        }
+    }
+    u = (const unsigned char *)e;
+    if (e - b >= 3 && ascii_alpha(u[-1]) && ascii_alpha(u[-2]) && ascii_alpha(u[-3])
+        && (e - b == 3 || !ascii_alpha(u[-4]))) {
+        for (i = 0; i < 3; i++)
+            code[i] = (char)(e[(ptrdiff_t)i - 3] & ~0x20);
+        code[3] = '\0';
+        return 3;
+    }
+    if (e == b)
+        return 0;
+    if (u[-1] < 0x80)
+        return u[-1] == '$';
+    for (n = 1; n < 4 && (size_t)n < (size_t)(e - b) && (u[-(long)n] & 0xC0) == 0x80; n++)
+        ;
+    return (u[-(long)n] & 0xC0) == 0xC0 && symbol_or_mark(code_point(u - n, n)) ? n : 0;
 }
 
 /* Reads an amount as bank exports write it (see the top) with the decimal
@@ -372,7 +464,7 @@ int csv_parse_money(const char *s, char mark, int64_t *cents)
     const char *b = s, *e = s + strlen(s), *p;
     int minus = 0, plus = 0, open = 0, close = 0, crdr = 0, dr = 0, first_group = -1;
     size_t k, glen = 0, nint = 0, nfrac = 0, i, o = 0;
-    char norm[64], frac[32], group = 0;
+    char norm[64], frac[32], group = 0, code[4] = "";
     int64_t v;
 
     for (;;) {   /* what may come before the number */
@@ -386,7 +478,7 @@ int csv_parse_money(const char *s, char mark, int64_t *cents)
             minus++, b += 3;   /* U+2212 MINUS SIGN */
         else if (b < e && *b == '+')
             plus++, b++;
-        else if ((k = currency_at(b, e)) != 0)
+        else if ((k = currency_at(b, e, code)) != 0)
             b += k;
         else
             break;
@@ -404,13 +496,16 @@ int csv_parse_money(const char *s, char mark, int64_t *cents)
             crdr++;
             dr = ascii_lower((unsigned char)e[-2]) == 'd';
             e -= 2;
-        } else if ((k = currency_before(b, e)) != 0)
+        } else if ((k = currency_before(b, e, code)) != 0)
             e -= k;
         else
             break;
     }
     if (open != close || open > 1)
         return AMT_NAN;
+    for (i = 0; i < sizeof three_decimals / sizeof three_decimals[0]; i++)
+        if (strcmp(code, three_decimals[i]) == 0)
+            return AMT_THREE;
     if (minus + plus + open + crdr > 1)
         return AMT_SIGNS;
     /* digits in groups of three after the first, then the mark and decimals */

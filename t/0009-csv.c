@@ -830,6 +830,15 @@ static void dates(void)
     /* each format, guessed from one value */
     date_is("2025-01-03", NULL, "2025-01-03", "YYYY-MM-DD");
     date_is("2025/01/03", NULL, "2025-01-03", "YYYY/MM/DD");
+    date_is("2025.01.03", NULL, "2025-01-03", "YYYY.MM.DD");
+    date_is("2025.01.03.", NULL, "2025-01-03", "YYYY.MM.DD");   /* Hungarian: a trailing dot */
+    date_is("2025.01.03. 10:15", NULL, "2025-01-03", "YYYY.MM.DD");
+    date_is("2025.1.3", "YYYY.MM.DD.", "2025-01-03", "YYYY.MM.DD");
+    date_is("2021-09-06 6:11:59", NULL, "2021-09-06", "YYYY-MM-DD");  /* a one-digit hour */
+    date_is("2017-04-25T03:15:53", NULL, "2017-04-25", "YYYY-MM-DD");
+    date_is("05/03/2024 14:22", NULL, "2024-03-05", "DD/MM/YYYY");
+    date_bad("2025.01.03..", "YYYY.MM.DD", "date '2025.01.03..' is not a date in the format YYYY.MM.DD");
+    date_bad("2025.02.30.", "YYYY.MM.DD", "date '2025.02.30.' is not a real day");
     date_is("03/01/2025", NULL, "2025-01-03", "DD/MM/YYYY");
     date_is("01/13/2025", NULL, "2025-01-13", "MM/DD/YYYY");
     date_is("03-01-2025", NULL, "2025-01-03", "DD-MM-YYYY");
@@ -916,6 +925,24 @@ static void amount_bad(const char *value, char mark, const char *want_error)
     csv_result_free(&r);
 }
 
+/* An amount the whole file is refused for: a 400 on "csv" naming line 1. */
+static void amount_refused(const char *value, char mark, const char *want_error)
+{
+    struct csv_result r;
+    ledger_error err;
+    char want[300];
+
+    snprintf(want, sizeof want, "line 1: %s", want_error);
+    if (one_amount(value, mark, 0, &r, &err) == LEDGER_OK) {
+        ok(0, "'%s' refuses the file", value);
+        csv_result_free(&r);
+        return;
+    }
+    is_int(err.status, 400, "'%s': 400", value);
+    is_str(err.field, "csv", "'%s': on csv", value);
+    is_str(err.message, want, "'%s': the line and why", value);
+}
+
 static void amounts(void)
 {
     struct csv_mapping m;
@@ -978,6 +1005,19 @@ static void amounts(void)
     amount_is("1.234,56", 0, 123456);  /* guessed */
     amount_is("1,234.56", 0, 123456);  /* guessed */
     amount_is("1,234", 0, 123400);     /* nothing says otherwise: a thousands ',' */
+    /* Every currency symbol (Sc), three-letter code and direction mark
+     * around the number is dropped. */
+    amount_is("12.50 XYZ", '.', 1250);
+    amount_is("sek 12.50", '.', 1250);
+    amount_is("\xe2\x82\xb9" "1,234.50", '.', 123450);            /* rupee sign */
+    amount_is("-\xe2\x82\xaa" "12.50", '.', -1250);               /* shekel sign */
+    amount_is("\xef\xb7\xbc" "\xe2\x80\x8f" "12.50", '.', 1250); /* rial sign, RLM */
+    amount_is("\xe2\x80\x8e" "-12.50" "\xe2\x80\x8e", '.', -1250);  /* LRM both sides */
+    amount_is("\xe2\x81\xa6" "12.50" "\xe2\x81\xa9", '.', 1250);   /* an isolate */
+    amount_is("\xd8\x9c" "-12.50", '.', -1250);                   /* ALM */
+    amount_is("\xd8\xb1.\xd8\xb3.\xe2\x80\x8f" "1,234.50", '.', 123450);  /* SAR in Arabic */
+    amount_is("12.50 \xd8\xb1.\xd8\xb3.", '.', 1250);
+    amount_is("\xe2\x82\xac" "\xc2\xa0" "12,50", ',', 1250);
 
     amount_bad("12.345", '.', "amount '12.345' has more than 2 decimal places");
     amount_bad("0.001", '.', "amount '0.001' has more than 2 decimal places");
@@ -995,7 +1035,10 @@ static void amounts(void)
     amount_bad(".", '.', "amount '.' is not an amount");
     amount_bad("(12.50", '.', "amount '(12.50' is not an amount");
     amount_bad("12.50)", '.', "amount '12.50)' is not an amount");
-    amount_bad("12.50 XYZ", '.', "amount '12.50 XYZ' is not an amount");
+    amount_bad("12.50 EURO", '.', "amount '12.50 EURO' is not an amount");
+    amount_bad("12.50 X1Z", '.', "amount '12.50 X1Z' is not an amount");
+    amount_bad("\xe2\x80\x8f", '.', "amount '\xe2\x80\x8f' is not an amount");
+    amount_bad("12.50 \xd8\xa8", '.', "amount '12.50 \xd8\xa8' is not an amount");
     amount_bad("--12.50", '.', "amount '--12.50' has more than one sign");
     amount_bad("-12.50-", '.', "amount '-12.50-' has more than one sign");
     amount_bad("(-12.50)", '.', "amount '(-12.50)' has more than one sign");
@@ -1007,6 +1050,15 @@ static void amounts(void)
     amount_bad("12.50", ',', "amount '12.50' is not an amount");
     amount_bad("1,234.56", ',', "amount '1,234.56' is not an amount");
     amount_bad("\"\"", '.', "the amount is empty");
+    /* Three-decimal currencies, by code or Arabic symbol: cents cannot
+     * hold them, whatever the digits. */
+    amount_refused("4.750 JOD", '.', "amount '4.750 JOD' is in a currency with three decimal places: "
+               "amounts are kept in cents, which cannot hold its third decimal");
+    amount_refused("KWD 1.000", '.', "amount 'KWD 1.000' is in a currency with three decimal places: "
+               "amounts are kept in cents, which cannot hold its third decimal");
+    amount_refused("-\xd8\xaf.\xd8\xa7.\xe2\x80\x8f" "4.750", '.',
+               "amount '-\xd8\xaf.\xd8\xa7.\xe2\x80\x8f" "4.750' is in a currency with three "
+               "decimal places: amounts are kept in cents, which cannot hold its third decimal");
 
     /* negate */
     if (one_amount("-12.50", 0, 1, &r, &err) == LEDGER_OK) {
@@ -1449,6 +1501,127 @@ static void big_file(int n)
     free(buf);
 }
 
+/* ---- direction, text columns, several description columns ----------------------------------- */
+
+static void directions(void)
+{
+    struct csv_mapping m = map3("Date", "Payee", "Amount");
+    struct csv_result r;
+    static const char file[] =
+        "Date,Payee,Amount,Dir\n"
+        "03/01/2025,Shop,12.50,D\n"
+        "04/01/2025,Pay,100.00,credit\n"
+        "05/01/2025,Fee,-1.00,DR\n"      /* a sign is ignored: the column decides */
+        "06/01/2025,Zahlung,2.00,Soll\n"
+        "07/01/2025,Salaris,3.00,Bij\n"
+        "08/01/2025,Achat,4.00,D\xc3\xa9" "bit\n"
+        "09/01/2025,Venta,5.00,Abono\n"
+        "10/01/2025,Utal\xc3\xa1s,6.00,T\n"
+        "11/01/2025,Odd,7.00,sideways\n"
+        "12/01/2025,None,8.00,\n";
+
+    m.direction = "Dir";
+    if (parses(S(file), &m, &r, "a direction column")) {
+        row_is(&r, 0, 2, "2025-01-03", "Shop", -1250, "", "D is money out");
+        row_is(&r, 1, 3, "2025-01-04", "Pay", 10000, "", "credit (any case) is money in");
+        row_is(&r, 2, 4, "2025-01-05", "Fee", -100, "", "DR: money out, the amount's own sign ignored");
+        row_is(&r, 3, 5, "2025-01-06", "Zahlung", -200, "", "Soll (de) is money out");
+        row_is(&r, 4, 6, "2025-01-07", "Salaris", 300, "", "Bij (nl) is money in");
+        row_is(&r, 5, 7, "2025-01-08", "Achat", -400, "", "D\xc3\xa9" "bit (fr) is money out");
+        row_is(&r, 6, 8, "2025-01-09", "Venta", 500, "", "Abono (es) is money in");
+        row_is(&r, 7, 9, "2025-01-10", "Utal\xc3\xa1s", -600, "", "T (hu) is money out");
+        row_is(&r, 8, 10, "2025-01-11", "Odd", NOAMT,
+               "direction 'sideways' is neither a debit nor a credit value (map debit_values and "
+               "credit_values)", "an unknown direction is the row's error");
+        row_is(&r, 9, 11, "2025-01-12", "None", NOAMT, "the direction is empty",
+               "an empty direction is the row's error");
+        is_int(r.no_negative, 0, "no warning with a direction column");
+        csv_result_free(&r);
+    }
+    m.debit_values[0] = "out";
+    m.credit_values[0] = "in";
+    m.ndebit_values = m.ncredit_values = 1;
+    m.negate = 1;
+    if (parses(S("Date,Payee,Amount,Dir\n03/01/2025,A,1.00,out\n04/01/2025,B,2.00,IN\n"
+                 "05/01/2025,C,3.00,D\n"), &m, &r, "the mapping's own direction words")) {
+        row_is(&r, 0, 2, "2025-01-03", "A", 100, "", "out is money out, negated");
+        row_is(&r, 1, 3, "2025-01-04", "B", -200, "", "IN is money in, negated");
+        row_is(&r, 2, 4, "2025-01-05", "C", NOAMT,
+               "direction 'D' is neither a debit nor a credit value (map debit_values and "
+               "credit_values)", "the defaults are replaced, not added to");
+        csv_result_free(&r);
+    }
+    m = map_dc("Date", "Payee", "Out", "In");
+    m.direction = "Dir";
+    refuses(S("Date,Payee,Out,In,Dir\n03/01/2025,A,1.00,,D\n"), &m, "mapping.direction",
+            "mapping.direction goes with mapping.amount", "a direction with debit and credit");
+    m = map3("Date", "Payee", "Amount");
+    m.direction = "Way";
+    refuses(S("Date,Payee,Amount,Dir\n03/01/2025,A,1.00,D\n"), &m, "mapping.direction",
+            "no column 'Way'", "a direction column that is not there");
+    m.direction = "Dir";
+    if (parses(S("Date,Payee,Amount,Dir\n03/01/2025,A,1.00\n"), &m, &r, "a short row")) {
+        row_is(&r, 0, 2, "2025-01-03", "A", NOAMT, "the row has only 3 fields: 'Dir' is missing",
+               "a row without its direction says so");
+        csv_result_free(&r);
+    }
+}
+
+static void text_columns(void)
+{
+    struct csv_mapping m = map3("Date", "Payee", "Amount");
+    struct csv_result r;
+    static const char file[] =
+        "Date,Payee,Memo,Amount,Shop,Cat,Notes\n"
+        "03/01/2025,Jane,Rent,-5.00,Landlord,Housing,paid early\n"
+        "04/01/2025,,Lunch,-6.00,Cafe,,\n"
+        "05/01/2025,,,-7.00,Cafe,Food,a note\n"
+        "06/01/2025,,,-8.00,,,only a note\n"
+        "07/01/2025,,,-9.00,,,\n"
+        "08/01/2025,Bob,,-1.00\n";
+
+    m.description_more[0] = "Memo";
+    m.merchant = "Shop";
+    m.category = "Cat";
+    m.notes = "Notes";
+    if (parses(S(file), &m, &r, "several description columns and text columns")) {
+        row_is(&r, 0, 2, "2025-01-03", "Jane - Rent", -500, "", "the columns joined in order");
+        ok(r.rows[0].merchant && strcmp(r.rows[0].merchant, "Landlord") == 0
+           && r.rows[0].category && strcmp(r.rows[0].category, "Housing") == 0
+           && r.rows[0].notes && strcmp(r.rows[0].notes, "paid early") == 0,
+           "merchant, category and notes read");
+        row_is(&r, 1, 3, "2025-01-04", "Lunch", -600, "", "an empty first column is left out");
+        ok(r.rows[1].category == NULL && r.rows[1].notes == NULL, "empty text is NULL");
+        row_is(&r, 2, 4, "2025-01-05", "Cafe", -700, "", "no description: the merchant");
+        row_is(&r, 3, 5, "2025-01-06", "only a note", -800, "", "no merchant either: the notes");
+        row_is(&r, 4, 6, "2025-01-07", "", -900, "", "nothing at all: empty (the preview's error)");
+        row_is(&r, 5, 7, "2025-01-08", "Bob", -100, "",
+               "a row short of text columns only is not short");
+        ok(r.rows[5].merchant == NULL && r.rows[5].notes == NULL, "and they are NULL");
+        is_int(r.no_negative, 0, "money out seen: no warning");
+        csv_result_free(&r);
+    }
+    m.description_more[0] = "Nope";
+    refuses(S(file), &m, "mapping.description[1]", "no column 'Nope'",
+            "a further description column that is not there");
+    m = map3("Date", "Payee", "Amount");
+    if (parses(S("Date,Payee,Amount\n03/01/2025,A,1.00\n04/01/2025,B,2.00\n"), &m, &r,
+               "a signed column with nothing out")) {
+        is_int(r.no_negative, 1, "no money out in a signed column: the warning");
+        csv_result_free(&r);
+    }
+    m.negate = 1;
+    if (parses(S("Date,Payee,Amount\n03/01/2025,A,1.00\n"), &m, &r, "negated")) {
+        is_int(r.no_negative, 0, "negated, all is money out: no warning");
+        csv_result_free(&r);
+    }
+    m = map_dc("Date", "Payee", "Out", "In");
+    if (parses(S("Date,Payee,Out,In\n03/01/2025,A,,1.00\n"), &m, &r, "debit and credit")) {
+        is_int(r.no_negative, 0, "debit and credit columns: no warning");
+        csv_result_free(&r);
+    }
+}
+
 int main(void)
 {
     /* make check-valgrind sets LEDGER_VALGRIND; valgrind run by hand shows
@@ -1468,6 +1641,8 @@ int main(void)
     dates();
     amounts();
     debit_credit();
+    directions();
+    text_columns();
     row_errors();
     long_errors();
     truncations();
