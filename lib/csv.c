@@ -51,22 +51,6 @@
 #include "db.h"
 #include "text.h"
 
-/* The mapped columns: those a row must have (date to direction), then
- * the text kept beside the description and the description's further
- * columns, which a short row may lack (they are then empty). */
-enum {
-    C_DATE, C_DESC, C_AMOUNT, C_DEBIT, C_CREDIT, C_DIRECTION, C_MERCHANT, C_CATEGORY, C_NOTES,
-    C_DESC2, C_N = C_DESC2 + CSV_MAX_DESC - 1
-};
-
-static const char *const col_field[C_N] = {
-    "mapping.date", "mapping.description", "mapping.amount", "mapping.debit", "mapping.credit",
-    "mapping.direction", "mapping.merchant", "mapping.category", "mapping.notes",
-    "mapping.description[1]", "mapping.description[2]", "mapping.description[3]",
-    "mapping.description[4]", "mapping.description[5]", "mapping.description[6]",
-    "mapping.description[7]"
-};
-
 /* What a direction column writes for money out and in, when the mapping
  * does not list its own: the banks' words in English, Dutch, German,
  * French, Spanish and Hungarian, matched whole and ignoring ASCII case
@@ -79,49 +63,6 @@ static const char *const credit_words[] = {
     "C", "CR", "Credit", "Deposit", "Bij", "Haben", "H", "Cr\xc3\xa9" "dit", "CR\xc3\x89" "DIT",
     "Abono", "Cr\xc3\xa9" "dito", "CR\xc3\x89" "DITO", "J"
 };
-
-struct colspec {
-    const char *s;            /* trimmed, s[0..n); NULL when absent */
-    size_t n;
-    int is_index;             /* digits only: an index, unless a name (see resolve) */
-    int number;               /* given as a number: an index, never a name */
-    long index;
-    int col;                  /* resolved column, -1 when absent */
-};
-
-/* Text for a message: at most 40 bytes, cut at a character boundary with
- * "..." after it, control characters as spaces and bytes that are not UTF-8
- * (only a caller's mapping can hold them) as '?', so a message stays valid
- * UTF-8 and short. */
-static const char *snip(const char *s, size_t n, char buf[48])
-{
-    const unsigned char *p = (const unsigned char *)s, *end = p + n;
-    size_t o = 0, k;
-
-    while (p < end) {
-        k = utf8_len(p, end);
-        if (k == 0) {
-            k = 1;
-            if (o + 1 > 40)
-                break;
-            buf[o++] = '?';
-        } else {
-            if (o + k > 40)
-                break;
-            if (k == 1)
-                buf[o++] = *p < 0x20 || *p == 0x7F ? ' ' : (char)*p;
-            else
-                memcpy(buf + o, p, k), o += k;
-        }
-        p += k;
-    }
-    if (p < end) {
-        memcpy(buf + o, "...", 3);
-        o += 3;
-    }
-    buf[o] = '\0';
-    return buf;
-}
 
 /* How much of s[0..n) is whole UTF-8 characters, for text cut at n. */
 static size_t utf8_whole(const char *s, size_t n)
@@ -180,203 +121,6 @@ static char *clean_copy(const char *s, size_t n)
     return o;
 }
 
-/* ---- the mapping ---------------------------------------------------------------------- */
-
-static void spec_of(const char *s, struct colspec *c)
-{
-    size_t n, i;
-
-    memset(c, 0, sizeof *c);
-    c->col = -1;
-    if (s == NULL)
-        return;
-    while (ascii_space((unsigned char)*s))
-        s++;
-    n = strlen(s);
-    while (n > 0 && ascii_space((unsigned char)s[n - 1]))
-        n--;
-    if (n == 0)
-        return;
-    c->s = s;
-    c->n = n;
-    c->is_index = 1;
-    for (i = 0; i < n; i++)
-        if (!ascii_digit((unsigned char)s[i]))
-            c->is_index = 0;
-    if (c->is_index) {
-        c->index = 0;
-        for (i = 0; i < n && c->index <= CSV_MAX_FIELDS; i++)
-            c->index = c->index * 10 + (s[i] - '0');
-    }
-}
-
-static int check_mapping(const struct csv_mapping *m, struct colspec spec[C_N],
-                         const struct date_format **fmt, ledger_error *err)
-{
-    char sb[48];
-    int i;
-
-    if (m == NULL)
-        return error_field(err, "mapping", "a column mapping is required");
-    spec_of(m->date, &spec[C_DATE]);
-    spec_of(m->description, &spec[C_DESC]);
-    spec_of(m->amount, &spec[C_AMOUNT]);
-    spec_of(m->debit, &spec[C_DEBIT]);
-    spec_of(m->credit, &spec[C_CREDIT]);
-    spec_of(m->direction, &spec[C_DIRECTION]);
-    spec_of(m->merchant, &spec[C_MERCHANT]);
-    spec_of(m->category, &spec[C_CATEGORY]);
-    spec_of(m->notes, &spec[C_NOTES]);
-    for (i = 0; i < CSV_MAX_DESC - 1; i++)
-        spec_of(m->description_more[i], &spec[C_DESC2 + i]);
-    for (i = 0; i < C_N; i++)
-        spec[i].number = spec[i].s && (m->numbers >> i & 1u);
-    if (spec[C_DATE].s == NULL)
-        return error_field(err, "mapping.date",
-                           "mapping.date is required: the date column's name or "
-                           "0-based index");
-    if (spec[C_AMOUNT].s && (spec[C_DEBIT].s || spec[C_CREDIT].s))
-        return error_field(err, "mapping.amount",
-                           "give either mapping.amount or mapping.debit and "
-                           "mapping.credit, not both");
-    if (spec[C_AMOUNT].s == NULL && spec[C_DEBIT].s == NULL && spec[C_CREDIT].s == NULL)
-        return error_field(err, "mapping.amount",
-                           "mapping.amount is required (or mapping.debit and mapping.credit)");
-    for (i = C_DEBIT; i <= C_CREDIT; i++)
-        if (spec[C_AMOUNT].s == NULL && spec[i].s == NULL)
-            return error_field(err, col_field[i],
-                               "%s is required with %s", col_field[i],
-                               col_field[i == C_DEBIT ? C_CREDIT : C_DEBIT]);
-    if (spec[C_DIRECTION].s && spec[C_AMOUNT].s == NULL)
-        return error_field(err, "mapping.direction",
-                           "mapping.direction goes with mapping.amount: with debit and "
-                           "credit columns the column is the direction");
-    if (m->ndebit_values < 0 || m->ndebit_values > CSV_MAX_WORDS
-        || m->ncredit_values < 0 || m->ncredit_values > CSV_MAX_WORDS)
-        return error_field(err, "mapping.debit_values",
-                           "mapping.debit_values and mapping.credit_values list at most %d "
-                           "values each", CSV_MAX_WORDS);
-    if (m->has_header < -1 || m->has_header > 1)
-        return error_field(err, "mapping.has_header",
-                           "mapping.has_header must be true, false or absent (guess)");
-    if (m->delimiter != 0 && m->delimiter != ',' && m->delimiter != ';'
-        && m->delimiter != '\t' && m->delimiter != '|')
-        return error_field(err, "mapping.delimiter",
-                           "mapping.delimiter must be ',', ';', a tab or '|' "
-                           "(or absent to guess)");
-    if (m->decimal != 0 && m->decimal != '.' && m->decimal != ',')
-        return error_field(err, "mapping.decimal",
-                           "mapping.decimal must be '.' or ',' (or absent to guess)");
-    if (m->skip_lines < 0 || m->skip_lines > CSV_MAX_SKIP)
-        return error_field(err, "mapping.skip_lines",
-                           "mapping.skip_lines must be a whole number of lines from 0 "
-                           "to %d", CSV_MAX_SKIP);
-    *fmt = NULL;
-    if (m->date_format) {
-        struct colspec f;
-
-        spec_of(m->date_format, &f);
-        if (f.s && (*fmt = csv_format_named(f.s, f.n)) == NULL)
-            return error_field(err, "mapping.date_format",
-                               "mapping.date_format '%s' is not one of DD/MM/YYYY, "
-                               "MM/DD/YYYY, YYYY-MM-DD, D MMM YYYY, DD-MM-YYYY, "
-                               "MM-DD-YYYY, YYYY/MM/DD, YYYY.MM.DD, DD.MM.YYYY, MMM D, YYYY, "
-                               "YYYYMMDD",
-                               snip(f.s, f.n, sb));
-    }
-    return LEDGER_OK;
-}
-
-/* Whether a record's amount columns read as an amount (either mark). */
-static int amount_ok(const struct parser *ps, const struct record *r, const struct colspec *spec)
-{
-    int i, any = 0;
-    int64_t v;
-
-    for (i = C_AMOUNT; i <= C_CREDIT; i++) {
-        const char *s = spec[i].s ? csv_cell(ps, r, (int)spec[i].index) : NULL;
-
-        if (s == NULL || *s == '\0')
-            continue;
-        if (csv_parse_money(s, '.', &v) != AMT_OK && csv_parse_money(s, ',', &v) != AMT_OK)
-            return 0;
-        any = 1;
-    }
-    return any;
-}
-
-static int header_guess(const struct parser *ps, const struct colspec *spec,
-                        const struct date_format *fmt)
-{
-    const struct record *r1 = &ps->recs[0], *r2 = ps->nrecs > 1 ? &ps->recs[1] : NULL;
-    const char *d1, *d2;
-    int i;
-
-    for (i = 0; i < C_N; i++)
-        if (spec[i].s && !spec[i].is_index)
-            return 1;   /* names are looked up in a header */
-    d1 = csv_cell(ps, r1, (int)spec[C_DATE].index);
-    if ((d1 && csv_is_date(d1, fmt)) || amount_ok(ps, r1, spec))
-        return 0;
-    if (r2 == NULL)
-        return 1;
-    d2 = csv_cell(ps, r2, (int)spec[C_DATE].index);
-    return d2 && csv_is_date(d2, fmt) && amount_ok(ps, r2, spec);
-}
-
-/* Finds each mapped column among the columns. */
-static int resolve(struct parser *ps, struct colspec *spec, char **columns, size_t ncolumns,
-                   int has_header)
-{
-    char sb[48], list[160];
-    size_t j, o;
-    int i;
-
-    for (i = 0; i < C_N; i++) {
-        struct colspec *c = &spec[i];
-
-        if (c->s == NULL)
-            continue;
-        /* Digits given as text name the header's column of that name
-         * when it has one (a bank's header "Date,1,2"; a client sending
-         * the header's names), else they are an index, as query
-         * parameters, all text, give indexes. */
-        if (c->is_index && !c->number && has_header)
-            for (j = 0; j < ncolumns && c->col < 0; j++)
-                if (strlen(columns[j]) == c->n && memcmp(columns[j], c->s, c->n) == 0)
-                    c->col = (int)j;
-        if (c->col >= 0)
-            continue;
-        if (c->is_index) {
-            if (c->index >= (long)ncolumns)
-                return error_field(ps->err, col_field[i],
-                                   "%s: there is no column %s: the file has %zu column%s "
-                                   "(indexes start at 0)", col_field[i],
-                                   snip(c->s, c->n, sb), ncolumns, ncolumns == 1 ? "" : "s");
-            c->col = (int)c->index;
-            continue;
-        }
-        for (j = 0; j < ncolumns && c->col < 0; j++)
-            if (csv_same_word(c->s, c->n, columns[j]))
-                c->col = (int)j;
-        if (c->col >= 0)
-            continue;
-        /* the columns there are, for the message; each name is at most 43
-         * bytes, so the list never fills */
-        list[0] = '\0';
-        for (j = 0, o = 0; j < ncolumns && o < 70; j++) {
-            char cb[48];
-
-            o += (size_t)snprintf(list + o, sizeof list - o, "%s'%s'", j ? ", " : "",
-                                  snip(columns[j], strlen(columns[j]), cb));
-        }
-        return error_field(ps->err, col_field[i],
-                           "%s: no column '%s' in the header (it has %s%s)", col_field[i],
-                           snip(c->s, c->n, sb), list, j < ncolumns ? ", ..." : "");
-    }
-    return LEDGER_OK;
-}
-
 /* ---- rows --------------------------------------------------------------------------- */
 
 static void row_date(const struct parser *ps, const struct record *r, int col,
@@ -393,7 +137,7 @@ static void row_date(const struct parser *ps, const struct record *r, int col,
     }
     if (fmt == NULL) {
         row_error(row, "date '%s' is not a date in a known format",
-                  snip(s, csv_cell_len(ps, r, col), sb));
+                  csv_snip(s, csv_cell_len(ps, r, col), sb));
         return;
     }
     switch (csv_parse_date(s, fmt, row->date)) {
@@ -401,12 +145,12 @@ static void row_date(const struct parser *ps, const struct record *r, int col,
         return;
     case DT_NOTREAL:
         row->date[0] = '\0';
-        row_error(row, "date '%s' is not a real day", snip(s, csv_cell_len(ps, r, col), sb));
+        row_error(row, "date '%s' is not a real day", csv_snip(s, csv_cell_len(ps, r, col), sb));
         return;
     default:
         row->date[0] = '\0';
         row_error(row, "date '%s' is not a date in the format %s",
-                  snip(s, csv_cell_len(ps, r, col), sb), fmt->name);
+                  csv_snip(s, csv_cell_len(ps, r, col), sb), fmt->name);
         return;
     }
 }
@@ -425,7 +169,7 @@ static int row_money(const struct parser *ps, const struct record *r, int col, c
     if (rc == AMT_OK)
         return 1;
     row->refuse |= rc == AMT_THREE;
-    row_error(row, "%s '%s' %s", what, snip(s, csv_cell_len(ps, r, col), sb), csv_amount_why[rc]);
+    row_error(row, "%s '%s' %s", what, csv_snip(s, csv_cell_len(ps, r, col), sb), csv_amount_why[rc]);
     return -1;
 }
 
@@ -482,7 +226,7 @@ static void row_amount(const struct parser *ps, const struct record *r, const st
             if (c == 0) {
                 row_error(row, "direction '%s' is neither a debit nor a credit value (map "
                           "debit_values and credit_values)",
-                          snip(dir, csv_cell_len(ps, r, spec[C_DIRECTION].col), sb));
+                          csv_snip(dir, csv_cell_len(ps, r, spec[C_DIRECTION].col), sb));
                 return;
             }
             v = v < 0 ? -v : v;
@@ -534,7 +278,7 @@ static void short_row(const struct record *r, const struct colspec *spec, char *
          * credit, direction) of at most 47 bytes each: list never fills,
          * nor does the message */
         o += (size_t)snprintf(list + o, sizeof list - o, "%s'%s'", n ? ", " : "",
-                              snip(columns[next], strlen(columns[next]), sb));
+                              csv_snip(columns[next], strlen(columns[next]), sb));
         n++;
         last = next;
     }
@@ -750,14 +494,14 @@ int csv_parse(const char *buf, size_t len, const struct csv_mapping *m,
     ps.err = err;
     if (buf == NULL)
         buf = "", len = 0;
-    if (check_mapping(m, spec, &fmt, err))
+    if (csv_check_mapping(m, spec, &fmt, err))
         goto done;
     if (csv_read(&ps, buf, len, m->skip_lines, m->delimiter))
         goto done;
 
     /* The header, and the columns: as many as the longest record from the
      * header on has. */
-    res.has_header = m->has_header >= 0 ? m->has_header : header_guess(&ps, spec, fmt);
+    res.has_header = m->has_header >= 0 ? m->has_header : csv_header_guess(&ps, spec, fmt);
     head = res.has_header ? header_record(&ps, spec) : 0;
     res.header_line = res.has_header ? ps.recs[head].line : 0;
     for (i = head; i < ps.nrecs; i++)
@@ -783,7 +527,7 @@ int csv_parse(const char *buf, size_t len, const struct csv_mapping *m,
             goto done;
         }
     }
-    if (resolve(&ps, spec, res.columns, res.ncolumns, res.has_header))
+    if (csv_resolve(&ps, spec, res.columns, res.ncolumns, res.has_header))
         goto done;
 
     from = res.has_header ? head + 1 : 0;

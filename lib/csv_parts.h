@@ -96,4 +96,35 @@ int csv_parse_money(const char *s, char mark, int64_t *cents);
  * 12.50 or 1,234.56, 0 when it cannot tell (1,234 or 1234). */
 char csv_decimal_evidence(const char *s);
 
+/* The mapped columns: those a row must have (date to direction), then
+ * the text kept beside the description and the description's further
+ * columns, which a short row may lack (they are then empty). */
+enum {
+    C_DATE, C_DESC, C_AMOUNT, C_DEBIT, C_CREDIT, C_DIRECTION, C_MERCHANT, C_CATEGORY, C_NOTES,
+    C_DESC2, C_N = C_DESC2 + CSV_MAX_DESC - 1
+};
+
+struct colspec {
+    const char *s;            /* trimmed, s[0..n); NULL when absent */
+    size_t n;
+    int is_index;             /* digits only: an index, unless a name (see resolve) */
+    int number;               /* given as a number: an index, never a name */
+    long index;
+    int col;                  /* resolved column, -1 when absent */
+};
+
+/* Text for a message: s[0..n) cut to 40 bytes at a character boundary,
+ * control characters as spaces, bytes that are not UTF-8 as '?'. */
+const char *csv_snip(const char *s, size_t n, char buf[48]);
+/* Checks the mapping before the file is read, into spec[] (csv_map.c);
+ * *fmt is its date format, NULL to guess. */
+int csv_check_mapping(const struct csv_mapping *m, struct colspec spec[C_N],
+                      const struct date_format **fmt, ledger_error *err);
+/* Whether the first record is a header, for a mapping by indexes. */
+int csv_header_guess(const struct parser *ps, const struct colspec *spec,
+                     const struct date_format *fmt);
+/* Resolves spec's names and indexes to columns of the file. */
+int csv_resolve(struct parser *ps, struct colspec *spec, char **columns, size_t ncolumns,
+                int has_header);
+
 #endif
