@@ -18,6 +18,7 @@
  * owed as a positive balance (rule E).
  * The file carries no opening balance, so none is invented and the
  * balance assertion stays open (balance_ok null) for imported statements.
+ * The answer's warnings are the reader's (ofx.h): every value it dropped.
  */
 /* qsort_r (glibc) */
 #define _GNU_SOURCE
@@ -277,7 +278,11 @@ static int row_keys(const struct ofx_account *a, struct row_key *keys)
     return 0;
 }
 
-static void min_max_dates(const struct ofx_account *a, char *from, char *to)
+/* The statement's period: its list's DTSTART and DTEND, widened to its
+ * rows; without those, the date of its balance, else the file's DTSERVER.
+ * Never the clock: the same file imported again gives the same period. */
+static int min_max_dates(const struct ofx_doc *doc, const struct ofx_account *a, char *from,
+                         char *to, ledger_error *err)
 {
     size_t i;
 
@@ -289,12 +294,18 @@ static void min_max_dates(const struct ofx_account *a, char *from, char *to)
         if (to[0] == '\0' || strcmp(a->txns[i].date, to) > 0)
             snprintf(to, 11, "%s", a->txns[i].date);
     }
-    if (from[0] == '\0') {
-        date_today(from);
+    if (from[0] == '\0' && to[0] != '\0')
+        snprintf(from, 11, "%s", to);
+    if (from[0] == '\0')
+        snprintf(from, 11, "%s", a->ledger_balance_date[0] ? a->ledger_balance_date
+                 : a->available_balance_date[0] ? a->available_balance_date : doc->server_date);
+    if (from[0] == '\0')
+        return error_field(err, "file", "line %d: <%s> has no transactions and the file gives "
+                           "no date for its period (DTSTART, DTEND, DTASOF or DTSERVER)",
+                           a->line, a->credit_card ? "CCSTMTRS" : "STMTRS");
+    if (to[0] == '\0' || strcmp(from, to) > 0)
         snprintf(to, 11, "%s", from);
-    }
-    if (strcmp(from, to) > 0)
-        snprintf(to, 11, "%s", from);
+    return LEDGER_OK;
 }
 
 /* The account a's statement is kept under (struct account_key). */
@@ -307,7 +318,12 @@ static void account_key_of(const struct ofx_doc *doc, const struct ofx_account *
                    : a->bank_id[0] && strcmp(a->bank_id, LEDGER_BANK_MANUAL) != 0 ? a->bank_id
                    : "Imported";
     k->legacy[0] = '\0';
-    if (a->bank_id[0] || (doc->fid[0] == '\0' && doc->org[0] == '\0')) {
+    if (a->acct_id[0] == '\0') {
+        /* No ACCTID: the account is what the file does say, its bank,
+         * type and currency ("?" marks that this is no account id). */
+        snprintf(k->id, sizeof k->id, "?fi:%.31s/%.100s/%.63s:%.31s/%.3s", doc->fid, doc->org, a->bank_id,
+                 a->acct_type[0] ? a->acct_type : "OTHER", a->currency);
+    } else if (a->bank_id[0] || (doc->fid[0] == '\0' && doc->org[0] == '\0')) {
         snprintf(k->id, sizeof k->id, "%s:%s", a->bank_id, a->acct_id);
     } else {
         snprintf(k->id, sizeof k->id, "fi:%s/%s:%s", doc->fid, doc->org, a->acct_id);
@@ -431,7 +447,8 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
         goto oom;
     if (find_new_rows(db, me, &account, a, keys, fresh, &n_new, skipped, err))
         goto out;
-    min_max_dates(a, from, to);
+    if (min_max_dates(doc, a, from, to, err))
+        goto out;
     if (n_new == 0) {
         int same;
 
@@ -448,7 +465,11 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
     /* The account's last four characters (not bytes: the id is UTF-8). */
     for (tail = len, chars = 0; tail > 0 && chars < 4; tail--)
         chars += ((unsigned char)a->acct_id[tail - 1] & 0xC0) != 0x80;
-    snprintf(name, sizeof name, "%s%s", tail > 0 ? "..." : "", a->acct_id + tail);
+    if (len == 0)
+        snprintf(name, sizeof name, "%s %s", a->credit_card ? "CREDITCARD" : a->acct_type[0]
+                 ? a->acct_type : "OTHER", a->currency[0] ? a->currency : ledger_home_currency(db));
+    else
+        snprintf(name, sizeof name, "%s%s", tail > 0 ? "..." : "", a->acct_id + tail);
     f.bank_name = account.bank_name;
     f.account_name = name;
     f.account_type = a->credit_card ? "CREDITCARD" : a->acct_type[0] ? a->acct_type : "OTHER";
@@ -500,10 +521,20 @@ int ledger_statement_import(ledger_db *db, int64_t me, const char *buf, size_t l
             cJSON_Delete(doc_out);
             return LEDGER_ERR;
         }
-    ofx_doc_free(&doc);
     cJSON_AddNumberToObject(doc_out, "imported", (double)imported);
     cJSON_AddNumberToObject(doc_out, "skipped_duplicates", (double)skipped);
-    *created = cJSON_GetArraySize(list) > 0;
+    /* Every value the reader dropped or read other than as written. */
+    list = cJSON_AddArrayToObject(doc_out, "warnings");
+    for (i = 0; i < doc.nwarnings; i++)
+        cJSON_AddItemToArray(list, cJSON_CreateString(doc.warnings[i]));
+    if (doc.more_warnings) {
+        char more[64];
+
+        snprintf(more, sizeof more, "and %zu more warnings", doc.more_warnings);
+        cJSON_AddItemToArray(list, cJSON_CreateString(more));
+    }
+    ofx_doc_free(&doc);
+    *created = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc_out, "statements")) > 0;
     *out = doc_out;
     return LEDGER_OK;
 }
