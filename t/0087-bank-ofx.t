@@ -45,6 +45,21 @@ sub counts {
                      . " (SELECT COUNT(*) FROM transactions WHERE owner_id = $uid)");
 }
 
+# What each file's answer must say it dropped or read other than as
+# written (every other file: nothing).
+my %warns = (
+    'ofxparse-v102-empty-tags.ofx' =>
+        [qr/\Aline 23: <CURDEF> is empty: the statement is taken to be in the home currency\z/],
+    'ofxparser-emptyDateTime.ofx' =>
+        [qr/\Aline 28: <STMTRS> has no <ACCTID>: its rows are kept under an account named by the bank/],
+    'ofxrb-v100.ofx' => [qr{\Aline 59: <DTASOF> '23/04/2025' is not a date: the balance is kept}],
+    'ofxtools-br_nubank_cc.ofx' =>
+        [qr/\Aline 88: <BANKTRANLIST> \(line 37\) is not closed: it ends before <LEDGERBAL>\z/],
+    'reds-ally-transactions.qfx' => [qr/\Aline 65: <STMTTRN> outside <BANKTRANLIST>/],
+    'reds-capitalone-360Checking.qfx' =>
+        [qr/\Aline 70: <DTASOF> '20230310048208.39' is not a date: the balance is kept/],
+);
+
 my $today = do { my @t = gmtime; sprintf '%04d-%02d-%02d', $t[5] + 1900, $t[4] + 1, $t[3] };
 my ($n, $imported, $refused) = (0, 0, 0);
 for my $file (@files) {
@@ -77,6 +92,12 @@ for my $file (@files) {
     is($res->{status}, 201, "$file: imports") or do { diag($res->{content}); next };
     my $json = $res->{json};
     is(ref $json->{warnings}, 'ARRAY', "$file: the answer lists its warnings");
+    my @warnings = @{ $warns{$file} // [] };
+    is(scalar @{ $json->{warnings} // [] }, scalar @warnings, "$file: as many warnings as it should")
+        or diag(join "\n", @{ $json->{warnings} // [] });
+    for my $i (0 .. $#warnings) {
+        like($json->{warnings}[$i] // '', $warnings[$i], "$file: warning " . ($i + 1));
+    }
     my @want_st = @{ $expect->{statements} };
     my @got_st = @{ $json->{statements} };
     is(scalar @got_st, scalar @want_st, "$file: one statement per account");
@@ -128,6 +149,9 @@ for my $file (@files) {
         ok(!@dates || ($from le $dates[0] && $to ge $dates[-1]), "$name: the period holds its rows");
         isnt($to, $today, "$name: the period is the file's, not the clock's");
     }
+
+    is($got_st[0]{account_name}, 'OTHER AUD', "$file: an account without ACCTID is named by type and currency")
+        if $file eq 'ofxparser-emptyDateTime.ofx';
 
     # The same file again adds nothing.
     my $before = counts($uid);
