@@ -166,6 +166,9 @@ static int value_fit(struct parser *ps, const struct tag *t, const unsigned char
     switch (ofx_decode_text(ps, s, e, out, cap, truncate)) {
     case DEC_OK:
         return LEDGER_OK;
+    case DEC_CUT:
+        return ofx_warn(ps, t->line, "<%s> is longer than %zu bytes: the rest is dropped",
+                        t->name, cap - 1);
     case DEC_LONG:
         return ofx_fail(ps, t->line, "<%s> is longer than %zu bytes", t->name, cap - 1);
     default:

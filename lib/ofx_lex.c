@@ -333,13 +333,13 @@ static int entity(const unsigned char *s, const unsigned char *e, unsigned *cp)
  * and the file's character set to UTF-8, surrounding white space trimmed,
  * line breaks and tabs inside made spaces (SGML values may run over lines).
  * Text that does not fit is cut at a character boundary when truncate is
- * set, and is DEC_LONG otherwise. */
+ * set (DEC_CUT), and is DEC_LONG otherwise. */
 int ofx_decode_text(const struct parser *ps, const unsigned char *s, const unsigned char *e,
                     char *out, size_t cap, int truncate)
 {
     unsigned char *o = (unsigned char *)out;
     size_t n = 0, lead;
-    int cdata = 0;
+    int cdata = 0, rc = DEC_OK;
 
     while (s < e && ascii_space(*s))
         s++;
@@ -385,6 +385,7 @@ int ofx_decode_text(const struct parser *ps, const unsigned char *s, const unsig
         if (n + k + 1 > cap) {
             if (!truncate)
                 return DEC_LONG;
+            rc = DEC_CUT;
             break;
         }
         memcpy(o + n, ch, k);
@@ -398,7 +399,7 @@ int ofx_decode_text(const struct parser *ps, const unsigned char *s, const unsig
         ;
     if (lead)
         memmove(o, o + lead, n - lead + 1);
-    return DEC_OK;
+    return rc;
 }
 
 /* ---- markup --------------------------------------------------------------------- */

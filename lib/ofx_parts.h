@@ -82,12 +82,12 @@ int ofx_warn(struct parser *ps, int line, const char *fmt, ...)
 /* Text from the file for an error message: printable ASCII only, so the
  * message stays valid UTF-8 whatever the file's bytes, and short. */
 const char *ofx_shown(const void *text, size_t n, char buf[48]);
-enum { DEC_OK, DEC_LONG, DEC_BADREF };
+enum { DEC_OK, DEC_LONG, DEC_BADREF, DEC_CUT };
 /* Decodes element text [s, e) into out (cap bytes with the NUL): entities
  * and the file's character set to UTF-8, surrounding white space trimmed,
  * line breaks and tabs inside made spaces (SGML values may run over lines).
  * Text that does not fit is cut at a character boundary when truncate is
- * set, and is DEC_LONG otherwise. */
+ * set (DEC_CUT), and is DEC_LONG otherwise. */
 int ofx_decode_text(const struct parser *ps, const unsigned char *s, const unsigned char *e,
                     char *out, size_t cap, int truncate);
 /* Reads buf[0..len) into ps, calling the builder's ofx_opened, ofx_leaf

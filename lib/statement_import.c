@@ -336,7 +336,7 @@ static void account_key_of(const struct ofx_doc *doc, const struct ofx_account *
  * seen on a row of another amount or direction becomes KEY_REUSED. */
 static int find_new_rows(ledger_db *db, int64_t me, const struct account_key *account,
                          const struct ofx_account *a, struct row_key *keys, char *fresh,
-                         size_t *n_new, int64_t *skipped, ledger_error *err)
+                         size_t *n_new, int64_t *skipped, cJSON *warnings, ledger_error *err)
 {
     char key[KEY_TEXT_SIZE];
     size_t i;
@@ -350,7 +350,12 @@ static int find_new_rows(ledger_db *db, int64_t me, const struct account_key *ac
         row_description(t, desc, sizeof desc);
         dup = keys[i].kind == KEY_REPEAT;
         if (dup) {
-            /* listed twice in the file: one row */
+            /* listed twice in the file: one row, and the answer says so */
+            char w[160];
+
+            snprintf(w, sizeof w, "line %d: <STMTTRN> repeats an earlier row of its statement "
+                     "(the same FITID, date, amount and text): imported once", t->line);
+            cJSON_AddItemToArray(warnings, cJSON_CreateString(w));
         } else if (keys[i].kind == KEY_PLAIN) {
             if (seen(db, me, account, key_text(a, keys, i, key), t, desc, &dup, &same, err)
                 || (!dup && seen_plain(db, me, account, t, desc, a->credit_card, &dup, err)))
@@ -428,7 +433,7 @@ static int insert_rows(ledger_db *db, int64_t me, int64_t id, const struct ofx_a
 /* Imports one account; adds what it created to `created`. */
 static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
                           const struct ofx_account *a, cJSON *created, int64_t *imported,
-                          int64_t *skipped, ledger_error *err)
+                          int64_t *skipped, cJSON *warnings, ledger_error *err)
 {
     struct statement_fields f;
     struct account_key account;
@@ -445,7 +450,7 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
     if (fresh == NULL || (keys = malloc((a->ntxns ? a->ntxns : 1) * sizeof *keys)) == NULL
         || row_keys(a, keys))
         goto oom;
-    if (find_new_rows(db, me, &account, a, keys, fresh, &n_new, skipped, err))
+    if (find_new_rows(db, me, &account, a, keys, fresh, &n_new, skipped, warnings, err))
         goto out;
     if (min_max_dates(doc, a, from, to, err))
         goto out;
@@ -504,7 +509,7 @@ int ledger_statement_import(ledger_db *db, int64_t me, const char *buf, size_t l
                             cJSON **out, int *created, ledger_error *err)
 {
     struct ofx_doc doc;
-    cJSON *doc_out, *list;
+    cJSON *doc_out, *list, *warnings;
     int64_t imported = 0, skipped = 0;
     size_t i;
 
@@ -515,24 +520,28 @@ int ledger_statement_import(ledger_db *db, int64_t me, const char *buf, size_t l
         return LEDGER_ERR;
     doc_out = cJSON_CreateObject();
     list = cJSON_AddArrayToObject(doc_out, "statements");
+    /* Every value the reader dropped or read other than as written, then
+     * the rows the import took as one. */
+    warnings = cJSON_CreateArray();
+    for (i = 0; i < doc.nwarnings; i++)
+        cJSON_AddItemToArray(warnings, cJSON_CreateString(doc.warnings[i]));
+    if (doc.more_warnings) {
+        char more[64];
+
+        snprintf(more, sizeof more, "and %zu more warnings", doc.more_warnings);
+        cJSON_AddItemToArray(warnings, cJSON_CreateString(more));
+    }
     for (i = 0; i < doc.naccounts; i++)
-        if (import_account(db, me, &doc, &doc.accounts[i], list, &imported, &skipped, err)) {
+        if (import_account(db, me, &doc, &doc.accounts[i], list, &imported, &skipped, warnings,
+                           err)) {
             ofx_doc_free(&doc);
+            cJSON_Delete(warnings);
             cJSON_Delete(doc_out);
             return LEDGER_ERR;
         }
     cJSON_AddNumberToObject(doc_out, "imported", (double)imported);
     cJSON_AddNumberToObject(doc_out, "skipped_duplicates", (double)skipped);
-    /* Every value the reader dropped or read other than as written. */
-    list = cJSON_AddArrayToObject(doc_out, "warnings");
-    for (i = 0; i < doc.nwarnings; i++)
-        cJSON_AddItemToArray(list, cJSON_CreateString(doc.warnings[i]));
-    if (doc.more_warnings) {
-        char more[64];
-
-        snprintf(more, sizeof more, "and %zu more warnings", doc.more_warnings);
-        cJSON_AddItemToArray(list, cJSON_CreateString(more));
-    }
+    cJSON_AddItemToObject(doc_out, "warnings", warnings);
     ofx_doc_free(&doc);
     *created = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc_out, "statements")) > 0;
     *out = doc_out;

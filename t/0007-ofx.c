@@ -861,6 +861,24 @@ static void as_banks_write(void)
         ofx_doc_free(&doc);
     }
 
+    /* a value cut to fit is said */
+    {
+        char body[400], *buf;
+        size_t len;
+        ledger_error err;
+
+        strcpy(body, "<DTPOSTED>20250102\n<TRNAMT>1\n<NAME>");
+        memset(body + strlen(body), 'N', 300);
+        strcpy(body + strlen("<DTPOSTED>20250102\n<TRNAMT>1\n<NAME>") + 300, "\n");
+        buf = with_txn(body, &len);
+        if (ok(parse(buf, len, &doc, &err) == LEDGER_OK, "a 300-byte NAME parses")) {
+            is_int(strlen(doc.accounts[0].txns[0].name), 255, "cut to 255 bytes");
+            ok(warned(&doc, "<NAME> is longer than 255 bytes: the rest is dropped"), "a warning says so");
+            ofx_doc_free(&doc);
+        }
+        free(buf);
+    }
+
     /* a statement without an account id */
     if (parses(S(SGML_HEAD "<BANKMSGSRSV1><STMTTRNRS><STMTRS><CURDEF>AUD\n<BANKTRANLIST>"
                  "<STMTTRN><TRNTYPE>CREDIT<DTPOSTED>20181214<TRNAMT>337.50<FITID>1</STMTTRN>"

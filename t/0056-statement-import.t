@@ -332,6 +332,21 @@ is($rig->get('/api/statements', user => 'alice')->{json}{total}, $before, 'nothi
     ok($bad > 0, 'and are refused');
 }
 
+# A row listed twice in a file (the same FITID, date, amount and text) is
+# one row, and the answer says so.
+{
+    my $row = "<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>20260305<TRNAMT>-9.00<FITID>R1<NAME>TWICE</STMTTRN>\n";
+    my $file = sgml_file(org => 'Twice Bank', bank => '6', acct => '606060', type => 'CHECKING',
+                         rows => "\n$row$row");
+    $res = $rig->request('POST', '/api/statements/import', user => 'erin', body => $file,
+                         type => 'application/x-ofx');
+    is_deeply([ @{ $res->{json} // {} }{qw(imported skipped_duplicates)} ], [ 1, 1 ],
+              'a row listed twice is one row') or diag($res->{content});
+    like(join("\n", @{ $res->{json}{warnings} // [] }),
+         qr/\Aline 13: <STMTTRN> repeats an earlier row of its statement .*: imported once\z/,
+         'and the answer says so');
+}
+
 # ---- statements without rows: dated by the file, never by the clock ---------------------------
 {
     my $balances = sub {
