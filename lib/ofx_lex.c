@@ -334,35 +334,20 @@ static int entity(const unsigned char *s, const unsigned char *e, unsigned *cp)
  * line breaks and tabs inside made spaces (SGML values may run over lines).
  * Text that does not fit is cut at a character boundary when truncate is
  * set (DEC_CUT), and is DEC_LONG otherwise. */
-int ofx_decode_text(const struct parser *ps, const unsigned char *s, const unsigned char *e,
-                    char *out, size_t cap, int truncate)
+/* Decodes [s, e) onto o[*np...]: entities unless in a CDATA section, the
+ * file's character set to UTF-8, line breaks and tabs made spaces. */
+static int decode_run(const struct parser *ps, const unsigned char *s, const unsigned char *e,
+                      unsigned char *o, size_t *np, size_t cap, int truncate, int entities)
 {
-    unsigned char *o = (unsigned char *)out;
-    size_t n = 0, lead;
-    int cdata = 0, rc = DEC_OK;
+    size_t n = *np;
 
-    while (s < e && ascii_space(*s))
-        s++;
-    while (e > s && ascii_space(e[-1]))
-        e--;
     while (s < e) {
         unsigned char ch[4];
         size_t k;
         unsigned cp;
         int r;
 
-        /* A CDATA section's text is as written: no entities in it. */
-        if (*s == '<' && !cdata && e - s >= 9 && memcmp(s, "<![CDATA[", 9) == 0) {
-            s += 9;
-            cdata = 1;
-            continue;
-        }
-        if (*s == ']' && cdata && e - s >= 3 && memcmp(s, "]]>", 3) == 0) {
-            s += 3;
-            cdata = 0;
-            continue;
-        }
-        if (*s == '&' && !cdata && (r = entity(s, e, &cp)) != 0) {
+        if (*s == '&' && entities && (r = entity(s, e, &cp)) != 0) {
             if (r < 0)
                 return DEC_BADREF;
             s += r;
@@ -383,14 +368,49 @@ int ofx_decode_text(const struct parser *ps, const unsigned char *s, const unsig
             s++;
         }
         if (n + k + 1 > cap) {
-            if (!truncate)
-                return DEC_LONG;
-            rc = DEC_CUT;
-            break;
+            *np = n;
+            return truncate ? DEC_CUT : DEC_LONG;
         }
-        memcpy(o + n, ch, k);
+        if (k == 1)
+            o[n] = ch[0];   /* most text is ASCII: no call per character */
+        else
+            memcpy(o + n, ch, k);
         n += k;
     }
+    *np = n;
+    return DEC_OK;
+}
+
+int ofx_decode_text(const struct parser *ps, const unsigned char *s, const unsigned char *e,
+                    char *out, size_t cap, int truncate)
+{
+    unsigned char *o = (unsigned char *)out;
+    const unsigned char *lt;
+    size_t n = 0, lead;
+    int rc = DEC_OK;
+
+    while (s < e && ascii_space(*s))
+        s++;
+    while (e > s && ascii_space(e[-1]))
+        e--;
+    /* A CDATA section's text is as written.  The lexer ends a value at any
+     * other '<', so in a file with CDATA a '<' in a value starts one. */
+    while (rc == DEC_OK && ps->cdata && (lt = memchr(s, '<', (size_t)(e - s))) != NULL) {
+        const unsigned char *c = lt + 9;
+
+        while (c + 3 <= e && memcmp(c, "]]>", 3) != 0)
+            c++;
+        if (e - lt < 12 || memcmp(lt, "<![CDATA[", 9) != 0 || c + 3 > e)
+            break;
+        rc = decode_run(ps, s, lt, o, &n, cap, truncate, 1);
+        if (rc == DEC_OK)
+            rc = decode_run(ps, lt + 9, c, o, &n, cap, truncate, 0);
+        s = c + 3;
+    }
+    if (rc == DEC_OK)
+        rc = decode_run(ps, s, e, o, &n, cap, truncate, 1);
+    if (rc == DEC_LONG || rc == DEC_BADREF)
+        return rc;
     /* an entity may have made white space at either end */
     while (n > 0 && o[n - 1] == ' ')
         n--;
@@ -431,7 +451,7 @@ static void index_known(struct parser *ps)
     }
 }
 
-static const struct known *lookup(const struct parser *ps, const char *name)
+static inline const struct known *lookup(const struct parser *ps, const char *name)
 {
     size_t h;
 
@@ -650,10 +670,11 @@ static int open_tag(struct parser *ps, const struct tag *t, const unsigned char 
             /* a CDATA section is text (a bank writes its NAMEs so) */
             const unsigned char *c;
 
-            if (!starts(q, ps->end, "<![CDATA["))
+            if (q + 1 == ps->end || q[1] != '!' || !starts(q, ps->end, "<![CDATA["))
                 break;
             if ((c = find(q + 9, ps->end, "]]>")) == NULL)
                 return ofx_fail(ps, line_at(ps, q), "unterminated CDATA section");
+            ps->cdata = 1;
             if (text == NULL)
                 text = q;
             text_end = c + 3;

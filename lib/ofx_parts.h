@@ -43,6 +43,7 @@ struct parser {
     ledger_error *err;
     int cp1252;                     /* values are Windows-1252, not UTF-8 */
     int xml;                        /* OFX 2.x: every element has its end tag */
+    int cdata;                      /* a value so far held a CDATA section */
     const unsigned char *counted;   /* lines are counted up to here ... */
     int line;                       /* ... where this line is */
     struct frame stack[OFX_MAX_DEPTH];
