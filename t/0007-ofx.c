@@ -728,6 +728,20 @@ static void as_banks_write(void)
         is_str(doc.accounts[0].txns[0].memo, "a b & c", "CDATA beside text and an entity");
         ofx_doc_free(&doc);
     }
+    if (parses(S("<?xml version=\"1.0\"?>\n<OFX><BANKMSGSRSV1>"
+                 "<STMTTRNRS><STMTRS><BANKACCTFROM><ACCTID><![CDATA[12]]><![CDATA[34]]></ACCTID>"
+                 "</BANKACCTFROM><BANKTRANLIST><STMTTRN><DTPOSTED>20250102</DTPOSTED>"
+                 "<TRNAMT><![CDATA[-2.50]]></TRNAMT>"
+                 "<NAME>a&amp;<![CDATA[ x]] <y> ]]>&lt;</NAME><MEMO><![CDATA[]]></MEMO></STMTTRN>"
+                 "</BANKTRANLIST></STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>\n"),
+               &doc, "CDATA sections side by side, in numbers, empty")) {
+        is_str(doc.accounts[0].acct_id, "1234", "two sections are one value");
+        is_int(doc.accounts[0].txns[0].amount, -250, "an amount in CDATA");
+        is_str(doc.accounts[0].txns[0].name, "a& x]] <y> <", "']]' and '<' inside, entities around");
+        is_str(doc.accounts[0].txns[0].memo, "", "an empty section is an empty value");
+        ofx_doc_free(&doc);
+    }
+
     /* entities decoded once */
     if (parses(S(SGML_HEAD "<BANKMSGSRSV1>" BANK_STMT("1", "<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>20250102"
                  "<TRNAMT>-1<NAME>TPAY &amp;lt;DEF&amp;gt; &#38;amp;</STMTTRN>") "</BANKMSGSRSV1></OFX>"),
