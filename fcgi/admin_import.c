@@ -209,7 +209,7 @@ out:
 static int import_ofx(struct import *im, const char *path, const char *buf, size_t len,
                       ledger_error *err)
 {
-    cJSON *result = NULL;
+    cJSON *result = NULL, *w;
     int created;
 
     if (ledger_statement_import(im->db, im->user, buf, len, &result, &created, err))
@@ -220,6 +220,10 @@ static int import_ofx(struct import *im, const char *path, const char *buf, size
            cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(result, "statements")),
            cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(result, "statements")) == 1 ? "" : "s",
            admin_number(result, "skipped_duplicates"));
+    /* what the import dropped or read other than as written */
+    cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(result, "warnings"))
+        if (cJSON_IsString(w))
+            printf("%s: warning: %s\n", path, w->valuestring);
     cJSON_Delete(result);
     return 0;
 }

@@ -20,6 +20,17 @@
  *   next month.
  * - TRNTYPE is kept as the bank sent it (upper-case), known to the
  *   specification or not; the importer maps it and falls back on the sign.
+ * - An empty element is an absent value: a balance without its amount is
+ *   no balance, an empty CURDEF the home currency (a warning says so); only
+ *   a row's empty TRNAMT or DTPOSTED refuses the file, as a wrong one does.
+ *   A balance's DTASOF that is not a date is dropped with a warning: the
+ *   balance stands without it.
+ * - A STATUS with a CODE other than 0 is the bank's refusal: a file with no
+ *   statement is refused with its code and message, and beside statements
+ *   it is a warning.  An investment statement (INVSTMTRS) is not read: a
+ *   file of only those is refused saying what to export instead.
+ * - A statement without an ACCTID is kept (with a warning): the importer
+ *   names its account by the bank, type and currency.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +166,9 @@ static int value_fit(struct parser *ps, const struct tag *t, const unsigned char
     switch (ofx_decode_text(ps, s, e, out, cap, truncate)) {
     case DEC_OK:
         return LEDGER_OK;
+    case DEC_CUT:
+        return ofx_warn(ps, t->line, "<%s> is longer than %zu bytes: the rest is dropped",
+                        t->name, cap - 1);
     case DEC_LONG:
         return ofx_fail(ps, t->line, "<%s> is longer than %zu bytes", t->name, cap - 1);
     default:
@@ -299,6 +313,13 @@ static struct ofx_txn *open_txn(struct parser *ps)
 #define TXN_FIELDS (BIT(E_TRNTYPE) | BIT(E_DTPOSTED) | BIT(E_DTUSER) | BIT(E_TRNAMT) \
                     | BIT(E_FITID) | BIT(E_NAME) | BIT(E_MEMO) | BIT(E_CHECKNUM))
 
+static int blank(const unsigned char *s, const unsigned char *e)
+{
+    while (s < e && ascii_space(*s))
+        s++;
+    return s == e;
+}
+
 /* Element text [s, e) of t, in the aggregate on top of the stack.  Known
  * elements out of their place are ignored like unknown ones. */
 int ofx_leaf(struct parser *ps, const struct tag *t, int id, const unsigned char *s,
@@ -311,6 +332,30 @@ int ofx_leaf(struct parser *ps, const struct tag *t, int id, const unsigned char
 
     if (id == E_OTHER || par < 0)
         return LEDGER_OK;
+    /* An empty element (<CURDEF></CURDEF>, <BALAMT/>) is an absent value;
+     * only a row's amount and date must be there (add_txn). */
+    if (blank(s, e) && !(par == ps->txn_at && (id == E_TRNAMT || id == E_DTPOSTED))) {
+        if (a && par == ps->acct_at && id == E_CURDEF)
+            return ofx_warn(ps, t->line, "<CURDEF> is empty: the statement is taken to be in "
+                            "the home currency");
+        return LEDGER_OK;
+    }
+    if (pid == E_STATUS && (id == E_CODE || id == E_SEVERITY || id == E_MESSAGE))
+        return value_fit(ps, t, s, e, id == E_CODE ? ps->st_code : id == E_SEVERITY
+                         ? ps->st_severity : ps->st_message,
+                         id == E_CODE ? sizeof ps->st_code : id == E_SEVERITY
+                         ? sizeof ps->st_severity : sizeof ps->st_message, 1);
+    if (id == E_DTSERVER && pid == E_SONRS) {
+        char text[64];
+
+        /* only a fallback for a statement's period: a bad one is no loss */
+        if (ofx_decode_text(ps, s, e, text, sizeof text, 0) != DEC_OK
+            || parse_date(text, ps->doc.server_date))
+            ps->doc.server_date[0] = '\0';
+        return LEDGER_OK;
+    }
+    if (id == E_PAYEE && par == ps->txn_at)
+        return value_fit(ps, t, s, e, ps->payee_name, sizeof ps->payee_name, 1);
     if (par == ps->txn_at) {
         if (!(BIT(id) & TXN_FIELDS))
             return LEDGER_OK;
@@ -346,8 +391,20 @@ int ofx_leaf(struct parser *ps, const struct tag *t, int id, const unsigned char
     if (par == ps->bal_at && (id == E_BALAMT || id == E_DTASOF)) {
         if (once(ps, t, &ps->bal_seen, id))
             return LEDGER_ERR;
-        return id == E_BALAMT ? amount_value(ps, t, s, e, &ps->bal_amount)
-                              : date_value(ps, t, s, e, ps->bal_date);
+        if (id == E_BALAMT)
+            return amount_value(ps, t, s, e, &ps->bal_amount);
+        {
+            char text[64], sb[48];
+
+            /* the balance stands without its date (DD/MM/YYYY, a minute 82) */
+            if (ofx_decode_text(ps, s, e, text, sizeof text, 1) != DEC_OK
+                || parse_date(text, ps->bal_date)) {
+                ps->bal_date[0] = '\0';
+                return ofx_warn(ps, t->line, "<DTASOF> '%s' is not a date: the balance is kept "
+                                "without its date", ofx_shown(text, strlen(text), sb));
+            }
+            return LEDGER_OK;
+        }
     }
     if (a && par == ps->acct_at && id == E_CURDEF) {
         if (once(ps, t, &ps->acct_seen, id))
@@ -451,6 +508,14 @@ int ofx_opened(struct parser *ps, int i)
             ps->bal_date[0] = '\0';
         }
         break;
+    case E_STATUS:
+        ps->st_code[0] = ps->st_severity[0] = ps->st_message[0] = '\0';
+        break;
+    case E_INVSTMTRS:
+        if (ps->inv_line == 0)
+            ps->inv_line = f->line;
+        return ofx_warn(ps, f->line, "an investment statement (<INVSTMTRS>) is not imported: "
+                        "only bank and credit-card statements are");
     case E_CURRENCY:
     case E_ORIGCURRENCY:
         if (ps->txn_at >= 0 && i == ps->txn_at + 1) {
@@ -507,8 +572,13 @@ int ofx_closed(struct parser *ps, int i)
         struct ofx_account *a = account(ps);
 
         ps->bal_at = -1;
-        if (!(ps->bal_seen & BIT(E_BALAMT)))
-            return ofx_fail(ps, f->line, "<%s> has no <BALAMT>", f->name);
+        /* A balance without its amount is no balance; its date still
+         * dates a statement that has no rows (import_account). */
+        if (!(ps->bal_seen & BIT(E_BALAMT))) {
+            memcpy(f->id == E_LEDGERBAL ? a->ledger_balance_date : a->available_balance_date,
+                   ps->bal_date, sizeof ps->bal_date);
+            return LEDGER_OK;
+        }
         if (f->id == E_LEDGERBAL) {
             a->has_ledger_balance = 1;
             a->ledger_balance = ps->bal_amount;
@@ -520,12 +590,32 @@ int ofx_closed(struct parser *ps, int i)
         }
         return LEDGER_OK;
     }
+    if (f->id == E_STATUS && ps->st_code[0] && strspn(ps->st_code, "0") != strlen(ps->st_code)) {
+        const unsigned char *m;
+        size_t k;
+
+        if (ps->bad_line == 0) {
+            ps->bad_line = f->line;
+            memcpy(ps->bad_code, ps->st_code, sizeof ps->bad_code);
+            memcpy(ps->bad_severity, ps->st_severity, sizeof ps->bad_severity);
+            /* shown in an error message: printable ASCII, a character
+             * outside it one '?' */
+            for (k = 0, m = (const unsigned char *)ps->st_message; *m && k + 1 < sizeof ps->bad_message; m++)
+                if ((*m & 0xC0) != 0x80)
+                    ps->bad_message[k++] = *m >= 0x20 && *m < 0x7F ? (char)*m : '?';
+            ps->bad_message[k] = '\0';
+        }
+        return ofx_warn(ps, f->line, "the bank's STATUS CODE %s (%s) \"%s\"", ps->st_code,
+                        ps->st_severity, ps->st_message);
+    }
     if (i == ps->acct_at) {
         struct ofx_account *a = account(ps);
 
         ps->acct_at = -1;
-        if (a->acct_id[0] == '\0')
-            return ofx_fail(ps, f->line, "<%s> has no <ACCTID>", f->name);
+        if (a->acct_id[0] == '\0'
+            && ofx_warn(ps, f->line, "<%s> has no <ACCTID>: its rows are kept under an account "
+                        "named by the bank, the account type and the currency", f->name))
+            return LEDGER_ERR;
         if (a->ntxns == 0) {
             free(a->txns);   /* slots for transactions that were never complete */
             a->txns = NULL;
@@ -563,8 +653,10 @@ int ofx_belongs(int child, int parent)
         return parent == E_CURRENCY || parent == E_ORIGCURRENCY;
     case E_ORG: case E_FID:
         return parent == E_FI;
-    case E_FI:
+    case E_FI: case E_DTSERVER:
         return parent == E_SONRS;
+    case E_CODE: case E_SEVERITY: case E_MESSAGE:
+        return parent == E_STATUS;
     }
     return 0;
 }
@@ -604,5 +696,6 @@ void ofx_doc_free(struct ofx_doc *doc)
     for (i = 0; i < doc->naccounts; i++)
         free(doc->accounts[i].txns);
     free(doc->accounts);
+    free(doc->warnings);
     memset(doc, 0, sizeof *doc);
 }

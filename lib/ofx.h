@@ -19,6 +19,8 @@
 #define OFX_MAX_DEPTH 32
 #define OFX_MAX_TAG 64
 #define OFX_MAX_VALUE 8192
+#define OFX_MAX_WARNINGS 100
+#define OFX_WARNING_SIZE 240
 
 struct ofx_txn {
     char date[11];          /* YYYY-MM-DD from DTPOSTED (DTUSER if no DTPOSTED) */
@@ -40,13 +42,15 @@ struct ofx_txn {
 
 struct ofx_account {
     char bank_id[64];       /* BANKID, empty for credit cards */
-    char acct_id[64];       /* ACCTID, never empty */
+    char acct_id[64];       /* ACCTID, empty when the file gives none */
     char acct_type[32];     /* ACCTTYPE (CHECKING, SAVINGS, MONEYMRKT, CREDITLINE, CD)
                              * upper-case, or "CREDITCARD" */
     int credit_card;        /* from CCSTMTRS */
     char currency[4];       /* CURDEF upper-case, default "" */
     char start[11], end[11];            /* DTSTART, DTEND as YYYY-MM-DD, may be empty */
-    int has_ledger_balance; int64_t ledger_balance; char ledger_balance_date[11];  /* LEDGERBAL */
+    int has_ledger_balance; int64_t ledger_balance; char ledger_balance_date[11];  /* LEDGERBAL;
+                             * its date is kept when it has no BALAMT, to date a statement
+                             * without rows */
     int has_available_balance; int64_t available_balance;                            /* AVAILBAL */
     char available_balance_date[11];    /* AVAILBAL/DTASOF, may be empty */
     struct ofx_txn *txns; size_t ntxns;
@@ -57,6 +61,11 @@ struct ofx_doc {
     struct ofx_account *accounts; size_t naccounts;
     char org[128];          /* SONRS/FI/ORG (the bank's name), may be truncated or empty */
     char fid[32];           /* SONRS/FI/FID, may be empty */
+    char server_date[11];   /* SONRS/DTSERVER as YYYY-MM-DD, may be empty */
+    /* What the reader dropped or read other than as written, each "line N:
+     * ...", in the file's order; more_warnings counts those past the
+     * OFX_MAX_WARNINGS kept. */
+    char (*warnings)[OFX_WARNING_SIZE]; size_t nwarnings, more_warnings;
 };
 
 /* Parses buf[0..len) (no NUL terminator needed).  On failure returns

@@ -30,10 +30,19 @@
  *   names, while Windows-1252 text with accents is practically never valid
  *   UTF-8.
  * - A bare '&' that starts no known entity is kept as text: SGML files from
- *   banks write "M&S" unescaped.
+ *   banks write "M&S" unescaped.  Entities are decoded once, as OFX says:
+ *   "&amp;lt;" is the text "&lt;".
+ * - A CDATA section in a value is text, as written (a bank writes its NAMEs
+ *   so); outside a value it is an error like any other text there.
+ * - Files are read as the readers in the field read them: an aggregate left
+ *   open ends where an element of an aggregate around it starts, a STMTTRN
+ *   after its list's end tag is one of its rows, and in SGML the end tag of
+ *   a text element written after other tags (nested order) ends nothing.
+ *   Each is said in the document's warnings.
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "db.h"
@@ -75,7 +84,7 @@ static const struct known known[] = {
     {"CHECKSUP", E_OTHER, K_LEAF},
     {"CITY", E_OTHER, K_LEAF},
     {"CLTCOOKIE", E_OTHER, K_LEAF},
-    {"CODE", E_OTHER, K_LEAF},
+    {"CODE", E_CODE, K_LEAF},
     {"CORRECTACTION", E_OTHER, K_LEAF},
     {"CORRECTFITID", E_OTHER, K_LEAF},
     {"COUNTRY", E_OTHER, K_LEAF},
@@ -92,7 +101,7 @@ static const struct known known[] = {
     {"DTIMAGEAVAIL", E_OTHER, K_LEAF},
     {"DTPOSTED", E_DTPOSTED, K_LEAF},
     {"DTPROFUP", E_OTHER, K_LEAF},
-    {"DTSERVER", E_OTHER, K_LEAF},
+    {"DTSERVER", E_DTSERVER, K_LEAF},
     {"DTSTART", E_DTSTART, K_LEAF},
     {"DTUSER", E_DTUSER, K_LEAF},
     {"EXTDNAME", E_OTHER, K_LEAF},
@@ -111,10 +120,11 @@ static const struct known known[] = {
     {"INTU.BID", E_OTHER, K_LEAF},
     {"INTU.USERID", E_OTHER, K_LEAF},
     {"INV401KSOURCE", E_OTHER, K_LEAF},
+    {"INVSTMTRS", E_INVSTMTRS, K_AGG},
     {"LANGUAGE", E_OTHER, K_LEAF},
     {"LEDGERBAL", E_LEDGERBAL, K_AGG},
     {"MEMO", E_MEMO, K_LEAF},
-    {"MESSAGE", E_OTHER, K_LEAF},
+    {"MESSAGE", E_MESSAGE, K_LEAF},
     {"MKTGINFO", E_OTHER, K_LEAF},
     {"NAME", E_NAME, K_LEAF},
     {"OFX", E_OFX, K_AGG},
@@ -129,13 +139,13 @@ static const struct known known[] = {
     {"REWARDEARNED", E_OTHER, K_LEAF},
     {"REWARDINFO", E_OTHER, K_AGG},
     {"SESSCOOKIE", E_OTHER, K_LEAF},
-    {"SEVERITY", E_OTHER, K_LEAF},
+    {"SEVERITY", E_SEVERITY, K_LEAF},
     {"SIC", E_OTHER, K_LEAF},
     {"SIGNONMSGSRSV1", E_OTHER, K_AGG},
     {"SONRS", E_SONRS, K_AGG},
     {"SRVRTID", E_OTHER, K_LEAF},
     {"STATE", E_OTHER, K_LEAF},
-    {"STATUS", E_OTHER, K_AGG},
+    {"STATUS", E_STATUS, K_AGG},
     {"STMTRS", E_STMTRS, K_AGG},
     {"STMTTRN", E_STMTTRN, K_AGG},
     {"STMTTRNRS", E_OTHER, K_AGG},
@@ -177,13 +187,36 @@ static int last_line(struct parser *ps)
 
 int ofx_fail(struct parser *ps, int line, const char *fmt, ...)
 {
-    char msg[200];
+    char msg[240];
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     return error_field(ps->err, "file", "line %d: %s", line, msg);
+}
+
+int ofx_warn(struct parser *ps, int line, const char *fmt, ...)
+{
+    struct ofx_doc *d = &ps->doc;
+    va_list ap;
+    int n;
+
+    if (d->nwarnings == OFX_MAX_WARNINGS) {
+        d->more_warnings++;
+        return LEDGER_OK;
+    }
+    if (d->warnings == NULL) {
+        d->warnings = malloc(OFX_MAX_WARNINGS * sizeof *d->warnings);
+        if (d->warnings == NULL)
+            return ledger_error_oom(ps->err);
+    }
+    n = snprintf(d->warnings[d->nwarnings], OFX_WARNING_SIZE, "line %d: ", line);
+    va_start(ap, fmt);
+    vsnprintf(d->warnings[d->nwarnings] + n, OFX_WARNING_SIZE - (size_t)n, fmt, ap);
+    va_end(ap);
+    d->nwarnings++;
+    return LEDGER_OK;
 }
 
 /* Text from the file for an error message: printable ASCII only, so the
@@ -300,24 +333,21 @@ static int entity(const unsigned char *s, const unsigned char *e, unsigned *cp)
  * and the file's character set to UTF-8, surrounding white space trimmed,
  * line breaks and tabs inside made spaces (SGML values may run over lines).
  * Text that does not fit is cut at a character boundary when truncate is
- * set, and is DEC_LONG otherwise. */
-int ofx_decode_text(const struct parser *ps, const unsigned char *s, const unsigned char *e,
-                    char *out, size_t cap, int truncate)
+ * set (DEC_CUT), and is DEC_LONG otherwise. */
+/* Decodes [s, e) onto o[*np...]: entities unless in a CDATA section, the
+ * file's character set to UTF-8, line breaks and tabs made spaces. */
+static int decode_run(const struct parser *ps, const unsigned char *s, const unsigned char *e,
+                      unsigned char *o, size_t *np, size_t cap, int truncate, int entities)
 {
-    unsigned char *o = (unsigned char *)out;
-    size_t n = 0, lead;
+    size_t n = *np;
 
-    while (s < e && ascii_space(*s))
-        s++;
-    while (e > s && ascii_space(e[-1]))
-        e--;
     while (s < e) {
         unsigned char ch[4];
         size_t k;
         unsigned cp;
         int r;
 
-        if (*s == '&' && (r = entity(s, e, &cp)) != 0) {
+        if (*s == '&' && entities && (r = entity(s, e, &cp)) != 0) {
             if (r < 0)
                 return DEC_BADREF;
             s += r;
@@ -338,13 +368,49 @@ int ofx_decode_text(const struct parser *ps, const unsigned char *s, const unsig
             s++;
         }
         if (n + k + 1 > cap) {
-            if (!truncate)
-                return DEC_LONG;
-            break;
+            *np = n;
+            return truncate ? DEC_CUT : DEC_LONG;
         }
-        memcpy(o + n, ch, k);
+        if (k == 1)
+            o[n] = ch[0];   /* most text is ASCII: no call per character */
+        else
+            memcpy(o + n, ch, k);
         n += k;
     }
+    *np = n;
+    return DEC_OK;
+}
+
+int ofx_decode_text(const struct parser *ps, const unsigned char *s, const unsigned char *e,
+                    char *out, size_t cap, int truncate)
+{
+    unsigned char *o = (unsigned char *)out;
+    const unsigned char *lt;
+    size_t n = 0, lead;
+    int rc = DEC_OK;
+
+    while (s < e && ascii_space(*s))
+        s++;
+    while (e > s && ascii_space(e[-1]))
+        e--;
+    /* A CDATA section's text is as written.  The lexer ends a value at any
+     * other '<', so in a file with CDATA a '<' in a value starts one. */
+    while (rc == DEC_OK && ps->cdata && (lt = memchr(s, '<', (size_t)(e - s))) != NULL) {
+        const unsigned char *c = lt + 9;
+
+        while (c + 3 <= e && memcmp(c, "]]>", 3) != 0)
+            c++;
+        if (e - lt < 12 || memcmp(lt, "<![CDATA[", 9) != 0 || c + 3 > e)
+            break;
+        rc = decode_run(ps, s, lt, o, &n, cap, truncate, 1);
+        if (rc == DEC_OK)
+            rc = decode_run(ps, lt + 9, c, o, &n, cap, truncate, 0);
+        s = c + 3;
+    }
+    if (rc == DEC_OK)
+        rc = decode_run(ps, s, e, o, &n, cap, truncate, 1);
+    if (rc == DEC_LONG || rc == DEC_BADREF)
+        return rc;
     /* an entity may have made white space at either end */
     while (n > 0 && o[n - 1] == ' ')
         n--;
@@ -353,7 +419,7 @@ int ofx_decode_text(const struct parser *ps, const unsigned char *s, const unsig
         ;
     if (lead)
         memmove(o, o + lead, n - lead + 1);
-    return DEC_OK;
+    return rc;
 }
 
 /* ---- markup --------------------------------------------------------------------- */
@@ -385,7 +451,7 @@ static void index_known(struct parser *ps)
     }
 }
 
-static const struct known *lookup(const struct parser *ps, const char *name)
+static inline const struct known *lookup(const struct parser *ps, const char *name)
 {
     size_t h;
 
@@ -435,7 +501,7 @@ static int skip_markup(struct parser *ps, const unsigned char *p, const unsigned
             ps->xml = 1;
         *after = q + 2;
     } else if (starts(p, ps->end, "<![CDATA[")) {
-        return ofx_fail(ps, line_at(ps, p), "CDATA sections are not supported");
+        return ofx_fail(ps, line_at(ps, p), "a CDATA section outside any element's value");
     } else {
         q = find(p + 2, ps->end, ">");
         if (q == NULL)
@@ -560,9 +626,38 @@ static int open_tag(struct parser *ps, const struct tag *t, const unsigned char 
         if (k >= 0 && ofx_belongs(id, ps->stack[k].id))
             ps->depth = k + 1;   /* unknown frames close with no effect */
     }
+    /* An aggregate left open (a </BANKTRANLIST> never written) ends where
+     * an element of an aggregate around it starts, as SGML ends an element
+     * whose end tag is left out, so that what follows (the LEDGERBAL) is
+     * read in its place. */
+    if (id != E_OTHER && ps->depth > 1 && ps->stack[ps->depth - 1].kind == K_AGG
+        && ps->stack[ps->depth - 1].id != E_OTHER && !ofx_belongs(id, ps->stack[ps->depth - 1].id)) {
+        int k = ps->depth - 2;
+
+        while (k >= 0 && ps->stack[k].id != E_OTHER && !ofx_belongs(id, ps->stack[k].id))
+            k--;
+        if (k >= 0 && ps->stack[k].id != E_OTHER) {
+            const struct frame *f = &ps->stack[k + 1];
+
+            if (ofx_warn(ps, t->line, "<%s> (line %d) is not closed: it ends before <%s>",
+                         f->name, f->line, t->name)
+                || pop_to(ps, k + 1))
+                return LEDGER_ERR;
+        }
+    }
     /* A transaction whose end tag is missing ends where the next one starts. */
     if (id == E_STMTTRN && ps->txn_at >= 0 && pop_to(ps, ps->txn_at))
         return LEDGER_ERR;
+    /* A transaction after its list's end tag, in the statement: in a list
+     * again, whose end tag is the second </BANKTRANLIST> such files have. */
+    if (id == E_STMTTRN && ps->acct_at >= 0 && ps->acct_at == ps->depth - 1) {
+        struct tag list = *t;
+
+        memcpy(list.name, "BANKTRANLIST", sizeof "BANKTRANLIST");
+        if (ofx_warn(ps, t->line, "<STMTTRN> outside <BANKTRANLIST>: read as one of its rows")
+            || push(ps, &list, E_BANKTRANLIST, K_AGG))
+            return LEDGER_ERR;
+    }
     if (t->self_closing) {
         if (kind != K_AGG)
             return ofx_leaf(ps, t, id, s, s);
@@ -570,12 +665,30 @@ static int open_tag(struct parser *ps, const struct tag *t, const unsigned char 
             return LEDGER_ERR;
         return pop_to(ps, ps->depth - 1);
     }
-    for (q = s; q < ps->end && *q != '<'; q++)
-        if (!ascii_space(*q)) {
+    for (q = s; q < ps->end; q++) {
+        if (*q == '<') {
+            /* a CDATA section is text (a bank writes its NAMEs so) */
+            const unsigned char *c;
+
+            if (q + 1 == ps->end || q[1] != '!' || !starts(q, ps->end, "<![CDATA["))
+                break;
+            if ((c = find(q + 9, ps->end, "]]>")) == NULL)
+                return ofx_fail(ps, line_at(ps, q), "unterminated CDATA section");
+            ps->cdata = 1;
+            if (text == NULL)
+                text = q;
+            text_end = c + 3;
+            q = c + 2;
+        } else if (!ascii_space(*q)) {
             if (text == NULL)
                 text = q;
             text_end = q + 1;
         }
+    }
+    /* A PAYEE holding text rather than elements is the payee's name, as
+     * some banks write it. */
+    if (kind == K_AGG && text && id == E_PAYEE)
+        kind = K_LEAF;
     if (kind == K_AGG) {
         char sb[48];
 
@@ -587,6 +700,11 @@ static int open_tag(struct parser *ps, const struct tag *t, const unsigned char 
     if (text || kind == K_LEAF || end_tag_here(ps, q, t->name, &after)) {
         if (text && text_end - text > OFX_MAX_VALUE)
             return ofx_fail(ps, t->line, "<%s> is longer than %d bytes", t->name, OFX_MAX_VALUE);
+        if (kn == NULL) {
+            unsigned h = name_hash(t->name) & 255;
+
+            ps->leaf_names[h >> 6] |= (uint64_t)1 << (h & 63);
+        }
         if (ofx_leaf(ps, t, id, s, q))
             return LEDGER_ERR;
         *pp = end_tag_here(ps, q, t->name, &after) ? after : q;
@@ -599,11 +717,24 @@ static int open_tag(struct parser *ps, const struct tag *t, const unsigned char 
 
 static int close_tag(struct parser *ps, const struct tag *t)
 {
+    const struct known *kn;
     int i;
 
     for (i = ps->depth - 1; i >= 0; i--)
         if (strcmp(ps->stack[i].name, t->name) == 0)
             return pop_to(ps, i);
+    /* In SGML, the end tag of a text element written later than its text
+     * (leaf end tags in nested order: <CODE>0<SEVERITY>INFO</SEVERITY>
+     * </CODE>) ends nothing: the element ended where the next tag began.
+     * An unknown element is a text element when it was read as one (a
+     * name that shares the hash of one is let through too: harmless). */
+    if (!ps->xml) {
+        unsigned h = name_hash(t->name) & 255;
+
+        if ((kn = lookup(ps, t->name)) != NULL ? kn->kind == K_LEAF
+                                               : (ps->leaf_names[h >> 6] >> (h & 63)) & 1)
+            return LEDGER_OK;
+    }
     return ofx_fail(ps, t->line, "</%s> closes no open element", t->name);
 }
 
@@ -698,6 +829,15 @@ static int read_body(struct parser *ps)
     }
     if (ps->roots == 0)
         return ofx_fail(ps, last_line(ps), "not an OFX file: no <OFX> element");
+    if (ps->doc.naccounts == 0 && ps->bad_line)
+        return ofx_fail(ps, ps->bad_line, "the bank refused the request: STATUS CODE %s (%s)%s%s%s",
+                        ps->bad_code, ps->bad_severity[0] ? ps->bad_severity : "no SEVERITY",
+                        ps->bad_message[0] ? " \"" : "", ps->bad_message,
+                        ps->bad_message[0] ? "\"" : "");
+    if (ps->doc.naccounts == 0 && ps->inv_line)
+        return ofx_fail(ps, ps->inv_line, "an investment statement (<INVSTMTRS>) and no bank or "
+                        "credit-card statement: only those are imported; export the cash "
+                        "account's transactions as a bank statement (OFX or CSV) instead");
     if (ps->doc.naccounts == 0)
         return ofx_fail(ps, last_line(ps), "no bank or credit-card statement "
                     "(<STMTRS> or <CCSTMTRS>) in the file");

@@ -20,7 +20,8 @@ enum elem {
     E_AVAILBAL,
     E_ORG, E_FID, E_CURDEF, E_BANKID, E_ACCTID, E_ACCTTYPE, E_DTSTART, E_DTEND,
     E_TRNTYPE, E_DTPOSTED, E_DTUSER, E_TRNAMT, E_FITID, E_NAME, E_MEMO,
-    E_CHECKNUM, E_CURSYM, E_CURRATE, E_BALAMT, E_DTASOF
+    E_CHECKNUM, E_CURSYM, E_CURRATE, E_BALAMT, E_DTASOF,
+    E_STATUS, E_CODE, E_SEVERITY, E_MESSAGE, E_DTSERVER, E_INVSTMTRS
 };
 
 #define BIT(e) ((uint64_t)1 << (e))
@@ -42,12 +43,14 @@ struct parser {
     ledger_error *err;
     int cp1252;                     /* values are Windows-1252, not UTF-8 */
     int xml;                        /* OFX 2.x: every element has its end tag */
+    int cdata;                      /* a value so far held a CDATA section */
     const unsigned char *counted;   /* lines are counted up to here ... */
     int line;                       /* ... where this line is */
     struct frame stack[OFX_MAX_DEPTH];
     int depth;
     int roots;                      /* <OFX> elements seen */
     unsigned char index[256];       /* known[] by hash of name: 1 + its position, 0 free */
+    uint64_t leaf_names[4];         /* by hash of name: unknown elements read as text */
     struct ofx_doc doc;
     size_t acct_cap, txn_cap;       /* of doc.accounts, of the open account's txns */
     /* Stack indexes of the open statement, transaction, balance and currency
@@ -58,6 +61,12 @@ struct parser {
     int64_t bal_amount;
     char bal_date[11];
     char cur_sym[4], cur_rate[24];
+    /* The open STATUS aggregate's values. */
+    char st_code[16], st_severity[16], st_message[160];
+    int inv_line;                   /* line of the first <INVSTMTRS>, or 0 */
+    /* The first STATUS with a CODE other than 0: the bank's refusal. */
+    int bad_line;
+    char bad_code[16], bad_severity[16], bad_message[160];
 };
 
 /* ---- ofx_lex.c: bytes, characters and markup ------------------------------ */
@@ -66,15 +75,20 @@ struct parser {
  * message. */
 int ofx_fail(struct parser *ps, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Adds "line N: " and the message to the document's warnings: a value
+ * the reader drops or reads other than as written.  LEDGER_ERR only when
+ * out of memory. */
+int ofx_warn(struct parser *ps, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Text from the file for an error message: printable ASCII only, so the
  * message stays valid UTF-8 whatever the file's bytes, and short. */
 const char *ofx_shown(const void *text, size_t n, char buf[48]);
-enum { DEC_OK, DEC_LONG, DEC_BADREF };
+enum { DEC_OK, DEC_LONG, DEC_BADREF, DEC_CUT };
 /* Decodes element text [s, e) into out (cap bytes with the NUL): entities
  * and the file's character set to UTF-8, surrounding white space trimmed,
  * line breaks and tabs inside made spaces (SGML values may run over lines).
  * Text that does not fit is cut at a character boundary when truncate is
- * set, and is DEC_LONG otherwise. */
+ * set (DEC_CUT), and is DEC_LONG otherwise. */
 int ofx_decode_text(const struct parser *ps, const unsigned char *s, const unsigned char *e,
                     char *out, size_t cap, int truncate);
 /* Reads buf[0..len) into ps, calling the builder's ofx_opened, ofx_leaf

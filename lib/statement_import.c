@@ -18,6 +18,7 @@
  * owed as a positive balance (rule E).
  * The file carries no opening balance, so none is invented and the
  * balance assertion stays open (balance_ok null) for imported statements.
+ * The answer's warnings are the reader's (ofx.h): every value it dropped.
  */
 /* qsort_r (glibc) */
 #define _GNU_SOURCE
@@ -281,7 +282,11 @@ static int row_keys(const struct ofx_account *a, struct row_key *keys)
     return 0;
 }
 
-static void min_max_dates(const struct ofx_account *a, char *from, char *to)
+/* The statement's period: its list's DTSTART and DTEND, widened to its
+ * rows; without those, the date of its balance, else the file's DTSERVER.
+ * Never the clock: the same file imported again gives the same period. */
+static int min_max_dates(const struct ofx_doc *doc, const struct ofx_account *a, char *from,
+                         char *to, ledger_error *err)
 {
     size_t i;
 
@@ -293,12 +298,18 @@ static void min_max_dates(const struct ofx_account *a, char *from, char *to)
         if (to[0] == '\0' || strcmp(a->txns[i].date, to) > 0)
             snprintf(to, 11, "%s", a->txns[i].date);
     }
-    if (from[0] == '\0') {
-        date_today(from);
+    if (from[0] == '\0' && to[0] != '\0')
+        snprintf(from, 11, "%s", to);
+    if (from[0] == '\0')
+        snprintf(from, 11, "%s", a->ledger_balance_date[0] ? a->ledger_balance_date
+                 : a->available_balance_date[0] ? a->available_balance_date : doc->server_date);
+    if (from[0] == '\0')
+        return error_field(err, "file", "line %d: <%s> has no transactions and the file gives "
+                           "no date for its period (DTSTART, DTEND, DTASOF or DTSERVER)",
+                           a->line, a->credit_card ? "CCSTMTRS" : "STMTRS");
+    if (to[0] == '\0' || strcmp(from, to) > 0)
         snprintf(to, 11, "%s", from);
-    }
-    if (strcmp(from, to) > 0)
-        snprintf(to, 11, "%s", from);
+    return LEDGER_OK;
 }
 
 /* The account a's statement is kept under (struct account_key). */
@@ -311,7 +322,12 @@ static void account_key_of(const struct ofx_doc *doc, const struct ofx_account *
                    : a->bank_id[0] && strcmp(a->bank_id, LEDGER_BANK_MANUAL) != 0 ? a->bank_id
                    : "Imported";
     k->legacy[0] = '\0';
-    if (a->bank_id[0] || (doc->fid[0] == '\0' && doc->org[0] == '\0')) {
+    if (a->acct_id[0] == '\0') {
+        /* No ACCTID: the account is what the file does say, its bank,
+         * type and currency ("?" marks that this is no account id). */
+        snprintf(k->id, sizeof k->id, "?fi:%.31s/%.100s/%.63s:%.31s/%.3s", doc->fid, doc->org, a->bank_id,
+                 a->acct_type[0] ? a->acct_type : "OTHER", a->currency);
+    } else if (a->bank_id[0] || (doc->fid[0] == '\0' && doc->org[0] == '\0')) {
         snprintf(k->id, sizeof k->id, "%s:%s", a->bank_id, a->acct_id);
     } else {
         snprintf(k->id, sizeof k->id, "fi:%s/%s:%s", doc->fid, doc->org, a->acct_id);
@@ -324,7 +340,7 @@ static void account_key_of(const struct ofx_doc *doc, const struct ofx_account *
  * seen on a row of another amount or direction becomes KEY_REUSED. */
 static int find_new_rows(ledger_db *db, int64_t me, const struct account_key *account,
                          const struct ofx_account *a, struct row_key *keys, char *fresh,
-                         size_t *n_new, int64_t *skipped, ledger_error *err)
+                         size_t *n_new, int64_t *skipped, cJSON *warnings, ledger_error *err)
 {
     char key[KEY_TEXT_SIZE];
     size_t i;
@@ -338,7 +354,12 @@ static int find_new_rows(ledger_db *db, int64_t me, const struct account_key *ac
         row_description(t, desc, sizeof desc);
         dup = keys[i].kind == KEY_REPEAT;
         if (dup) {
-            /* listed twice in the file: one row */
+            /* listed twice in the file: one row, and the answer says so */
+            char w[160];
+
+            snprintf(w, sizeof w, "line %d: <STMTTRN> repeats an earlier row of its statement "
+                     "(the same FITID, date, amount and text): imported once", t->line);
+            cJSON_AddItemToArray(warnings, cJSON_CreateString(w));
         } else if (keys[i].kind == KEY_PLAIN) {
             if (seen(db, me, account, key_text(a, keys, i, key), t, desc, &dup, &same, err)
                 || (!dup && seen_plain(db, me, account, t, desc, a->credit_card, &dup, err)))
@@ -416,7 +437,7 @@ static int insert_rows(ledger_db *db, int64_t me, int64_t id, const struct ofx_a
 /* Imports one account; adds what it created to `created`. */
 static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
                           const struct ofx_account *a, cJSON *created, int64_t *imported,
-                          int64_t *skipped, ledger_error *err)
+                          int64_t *skipped, cJSON *warnings, ledger_error *err)
 {
     struct statement_fields f;
     struct account_key account;
@@ -433,9 +454,10 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
     if (fresh == NULL || (keys = malloc((a->ntxns ? a->ntxns : 1) * sizeof *keys)) == NULL
         || row_keys(a, keys))
         goto oom;
-    if (find_new_rows(db, me, &account, a, keys, fresh, &n_new, skipped, err))
+    if (find_new_rows(db, me, &account, a, keys, fresh, &n_new, skipped, warnings, err))
         goto out;
-    min_max_dates(a, from, to);
+    if (min_max_dates(doc, a, from, to, err))
+        goto out;
     if (n_new == 0) {
         int same;
 
@@ -452,7 +474,11 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
     /* The account's last four characters (not bytes: the id is UTF-8). */
     for (tail = len, chars = 0; tail > 0 && chars < 4; tail--)
         chars += ((unsigned char)a->acct_id[tail - 1] & 0xC0) != 0x80;
-    snprintf(name, sizeof name, "%s%s", tail > 0 ? "..." : "", a->acct_id + tail);
+    if (len == 0)
+        snprintf(name, sizeof name, "%s %s", a->credit_card ? "CREDITCARD" : a->acct_type[0]
+                 ? a->acct_type : "OTHER", a->currency[0] ? a->currency : ledger_home_currency(db));
+    else
+        snprintf(name, sizeof name, "%s%s", tail > 0 ? "..." : "", a->acct_id + tail);
     f.bank_name = account.bank_name;
     f.account_name = name;
     f.account_type = a->credit_card ? "CREDITCARD" : a->acct_type[0] ? a->acct_type : "OTHER";
@@ -487,7 +513,7 @@ int ledger_statement_import(ledger_db *db, int64_t me, const char *buf, size_t l
                             cJSON **out, int *created, ledger_error *err)
 {
     struct ofx_doc doc;
-    cJSON *doc_out, *list;
+    cJSON *doc_out, *list, *warnings;
     int64_t imported = 0, skipped = 0;
     size_t i;
 
@@ -498,16 +524,30 @@ int ledger_statement_import(ledger_db *db, int64_t me, const char *buf, size_t l
         return LEDGER_ERR;
     doc_out = cJSON_CreateObject();
     list = cJSON_AddArrayToObject(doc_out, "statements");
+    /* Every value the reader dropped or read other than as written, then
+     * the rows the import took as one. */
+    warnings = cJSON_CreateArray();
+    for (i = 0; i < doc.nwarnings; i++)
+        cJSON_AddItemToArray(warnings, cJSON_CreateString(doc.warnings[i]));
+    if (doc.more_warnings) {
+        char more[64];
+
+        snprintf(more, sizeof more, "and %zu more warnings", doc.more_warnings);
+        cJSON_AddItemToArray(warnings, cJSON_CreateString(more));
+    }
     for (i = 0; i < doc.naccounts; i++)
-        if (import_account(db, me, &doc, &doc.accounts[i], list, &imported, &skipped, err)) {
+        if (import_account(db, me, &doc, &doc.accounts[i], list, &imported, &skipped, warnings,
+                           err)) {
             ofx_doc_free(&doc);
+            cJSON_Delete(warnings);
             cJSON_Delete(doc_out);
             return LEDGER_ERR;
         }
-    ofx_doc_free(&doc);
     cJSON_AddNumberToObject(doc_out, "imported", (double)imported);
     cJSON_AddNumberToObject(doc_out, "skipped_duplicates", (double)skipped);
-    *created = cJSON_GetArraySize(list) > 0;
+    cJSON_AddItemToObject(doc_out, "warnings", warnings);
+    ofx_doc_free(&doc);
+    *created = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc_out, "statements")) > 0;
     *out = doc_out;
     return LEDGER_OK;
 }

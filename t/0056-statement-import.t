@@ -332,6 +332,48 @@ is($rig->get('/api/statements', user => 'alice')->{json}{total}, $before, 'nothi
     ok($bad > 0, 'and are refused');
 }
 
+# A row listed twice in a file (the same FITID, date, amount and text) is
+# one row, and the answer says so.
+{
+    my $row = "<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>20260305<TRNAMT>-9.00<FITID>R1<NAME>TWICE</STMTTRN>\n";
+    my $file = sgml_file(org => 'Twice Bank', bank => '6', acct => '606060', type => 'CHECKING',
+                         rows => "\n$row$row");
+    $res = $rig->request('POST', '/api/statements/import', user => 'erin', body => $file,
+                         type => 'application/x-ofx');
+    is_deeply([ @{ $res->{json} // {} }{qw(imported skipped_duplicates)} ], [ 1, 1 ],
+              'a row listed twice is one row') or diag($res->{content});
+    like(join("\n", @{ $res->{json}{warnings} // [] }),
+         qr/\Aline 13: <STMTTRN> repeats an earlier row of its statement .*: imported once\z/,
+         'and the answer says so');
+}
+
+# ---- statements without rows: dated by the file, never by the clock ---------------------------
+{
+    my $balances = sub {
+        my ($server, $asof) = @_;
+        return "OFXHEADER:100\nDATA:OFXSGML\nVERSION:102\n\n<OFX><SIGNONMSGSRSV1><SONRS><STATUS><CODE>0"
+            . "<SEVERITY>INFO</STATUS>$server<LANGUAGE>ENG<FI><ORG>Dated Bank<FID>7</FI></SONRS>"
+            . "</SIGNONMSGSRSV1><BANKMSGSRSV1><STMTTRNRS><TRNUID>1<STMTRS><CURDEF>AUD<BANKACCTFROM>"
+            . "<BANKID>7<ACCTID>55501<ACCTTYPE>SAVINGS</BANKACCTFROM>\n"
+            . "<LEDGERBAL><BALAMT>12.00$asof</LEDGERBAL></STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>\n";
+    };
+    my $r = $rig->request('POST', '/api/statements/import', user => 'dave', type => 'application/x-ofx',
+                          body => $balances->('<DTSERVER>20250305', '<DTASOF>20250228'));
+    is($r->{status}, 201, 'a statement of balances only imports');
+    is_deeply([@{ $r->{json}{statements}[0] }{qw(period_start period_end)}], ['2025-02-28', '2025-02-28'],
+              "its period is the balance's DTASOF");
+    is_deeply($r->{json}{warnings}, [], 'and nothing was dropped');
+    $r = $rig->request('POST', '/api/statements/import', user => 'dave', type => 'application/x-ofx',
+                       body => $balances->('<DTSERVER>20250306', '<DTASOF></DTASOF>'));
+    is($r->{status}, 201, 'one without a balance date');
+    is($r->{json}{statements}[0]{period_end}, '2025-03-06', "takes the file's DTSERVER");
+    error_is($r = $rig->request('POST', '/api/statements/import', user => 'dave', type => 'application/x-ofx',
+                                body => $balances->('', '')), 400, 'invalid_field',
+             'one with no date at all', 'file');
+    like($r->{json}{error}{message} // '', qr/\Aline 5: <STMTRS> has no transactions and the file gives no date/,
+         'says which statement has no date');
+}
+
 # ---- access ----------------------------------------------------------------------------------
 my $alice_stmt = $rig->get('/api/statements', user => 'alice')->{json}{items}[0]{id};
 error_is($rig->get("/api/statements/$alice_stmt", user => 'carol'), 403, 'forbidden',
