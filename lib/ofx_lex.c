@@ -159,7 +159,7 @@ static const struct known known[] = {
 
 /* Line of the byte at `at`: counted on from the last call, since the reader
  * mostly moves forward.  A lone CR ends a line too (old Mac exports). */
-static int line_at(struct parser *ps, const unsigned char *at)
+int ofx_line_at(struct parser *ps, const unsigned char *at)
 {
     const unsigned char *q;
 
@@ -182,7 +182,7 @@ static int last_line(struct parser *ps)
 
     while (q > ps->p && ascii_space(q[-1]))
         q--;
-    return line_at(ps, q > ps->p ? q - 1 : ps->p);
+    return ofx_line_at(ps, q > ps->p ? q - 1 : ps->p);
 }
 
 int ofx_fail(struct parser *ps, int line, const char *fmt, ...)
@@ -236,190 +236,6 @@ const char *ofx_shown(const void *text, size_t n, char buf[48])
     }
     buf[o] = '\0';
     return buf;
-}
-
-/* ---- bytes and characters ------------------------------------------------ */
-
-/* One pass over the whole file before reading it: control characters mean
- * it is not text at all (a spreadsheet, an image, UTF-16), and whether the
- * bytes are valid UTF-8 decides the character set (see the top). */
-static int check_bytes(struct parser *ps)
-{
-    const unsigned char *q = ps->p;
-
-    ps->cp1252 = 0;
-    while (q < ps->end) {
-        unsigned char c = *q;
-        size_t n;
-
-        if (c < 0x80) {
-            if ((c < 0x20 && !ascii_space(c)) || c == 0x7F)
-                return ofx_fail(ps, line_at(ps, q),
-                            "binary data (byte 0x%02X): not an OFX text file", c);
-            q++;
-            continue;
-        }
-        n = ps->cp1252 ? 0 : utf8_len(q, ps->end);
-        if (n == 0) {
-            ps->cp1252 = 1;
-            n = 1;
-        }
-        q += n;
-    }
-    if (ps->cp1252)
-        for (q = ps->p; q < ps->end; q++)
-            if (cp1252_char(*q) == 0)
-                return ofx_fail(ps, line_at(ps, q), "byte 0x%02X is neither UTF-8 nor "
-                            "Windows-1252 text", *q);
-    return LEDGER_OK;
-}
-
-/* A character reference (&#233; &#xE9;) or predefined entity at s, on the
- * '&': its length with *cp set; 0 when s starts neither (the '&' is then
- * text); -1 for a reference to a character no text may hold. */
-static int entity(const unsigned char *s, const unsigned char *e, unsigned *cp)
-{
-    static const struct { const char *name; unsigned cp; } names[] = {
-        {"amp", '&'}, {"lt", '<'}, {"gt", '>'}, {"quot", '"'}, {"apos", '\''},
-        {"nbsp", 0xA0},
-    };
-    const unsigned char *q = s + 1;
-    size_t i;
-
-    if (q < e && *q == '#') {
-        unsigned v = 0;
-        int hex = 0, digits = 0;
-
-        q++;
-        if (q < e && (*q == 'x' || *q == 'X')) {
-            hex = 1;
-            q++;
-        }
-        for (; q < e && digits < 8; q++, digits++) {
-            unsigned char c = *q;
-            unsigned d;
-
-            if (ascii_digit(c))
-                d = c - '0';
-            else if (hex && ascii_upper(c) >= 'A' && ascii_upper(c) <= 'F')
-                d = ascii_upper(c) - 'A' + 10;
-            else
-                break;
-            v = v * (hex ? 16 : 10) + d;
-        }
-        if (digits == 0 || q >= e || *q != ';')
-            return 0;
-        /* &#150; from a Windows program means cp1252's en dash, as in HTML. */
-        if (v >= 0x80 && v < 0xA0 && cp1252_char((unsigned char)v))
-            v = cp1252_char((unsigned char)v);
-        if (v == 0 || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)
-            || (v < 0x20 && !ascii_space((unsigned char)v)) || (v >= 0x7F && v < 0xA0))
-            return -1;
-        *cp = v;
-        return (int)(q + 1 - s);
-    }
-    for (i = 0; i < sizeof names / sizeof names[0]; i++) {
-        size_t n = strlen(names[i].name);
-
-        if ((size_t)(e - q) > n && memcmp(q, names[i].name, n) == 0 && q[n] == ';') {
-            *cp = names[i].cp;
-            return (int)n + 2;
-        }
-    }
-    return 0;
-}
-
-/* Decodes element text [s, e) into out (cap bytes with the NUL): entities
- * and the file's character set to UTF-8, surrounding white space trimmed,
- * line breaks and tabs inside made spaces (SGML values may run over lines).
- * Text that does not fit is cut at a character boundary when truncate is
- * set (DEC_CUT), and is DEC_LONG otherwise. */
-/* Decodes [s, e) onto o[*np...]: entities unless in a CDATA section, the
- * file's character set to UTF-8, line breaks and tabs made spaces. */
-static int decode_run(const struct parser *ps, const unsigned char *s, const unsigned char *e,
-                      unsigned char *o, size_t *np, size_t cap, int truncate, int entities)
-{
-    size_t n = *np;
-
-    while (s < e) {
-        unsigned char ch[4];
-        size_t k;
-        unsigned cp;
-        int r;
-
-        if (*s == '&' && entities && (r = entity(s, e, &cp)) != 0) {
-            if (r < 0)
-                return DEC_BADREF;
-            s += r;
-            k = put_utf8(ch, cp == '\t' || cp == '\n' || cp == '\r' ? ' ' : cp);
-        } else if (*s < 0x80) {
-            if (*s == '\r' && s + 1 < e && s[1] == '\n')
-                s++;
-            ch[0] = ascii_space(*s) ? ' ' : *s;
-            k = 1;
-            s++;
-        } else if (!ps->cp1252 && (k = utf8_len(s, e)) != 0) {
-            memcpy(ch, s, k);
-            s += k;
-        } else {
-            /* check_bytes refused the bytes cp1252 leaves undefined */
-            cp = cp1252_char(*s);
-            k = put_utf8(ch, cp ? cp : 0xFFFD);
-            s++;
-        }
-        if (n + k + 1 > cap) {
-            *np = n;
-            return truncate ? DEC_CUT : DEC_LONG;
-        }
-        if (k == 1)
-            o[n] = ch[0];   /* most text is ASCII: no call per character */
-        else
-            memcpy(o + n, ch, k);
-        n += k;
-    }
-    *np = n;
-    return DEC_OK;
-}
-
-int ofx_decode_text(const struct parser *ps, const unsigned char *s, const unsigned char *e,
-                    char *out, size_t cap, int truncate)
-{
-    unsigned char *o = (unsigned char *)out;
-    const unsigned char *lt;
-    size_t n = 0, lead;
-    int rc = DEC_OK;
-
-    while (s < e && ascii_space(*s))
-        s++;
-    while (e > s && ascii_space(e[-1]))
-        e--;
-    /* A CDATA section's text is as written.  The lexer ends a value at any
-     * other '<', so in a file with CDATA a '<' in a value starts one. */
-    while (rc == DEC_OK && ps->cdata && (lt = memchr(s, '<', (size_t)(e - s))) != NULL) {
-        const unsigned char *c = lt + 9;
-
-        while (c + 3 <= e && memcmp(c, "]]>", 3) != 0)
-            c++;
-        if (e - lt < 12 || memcmp(lt, "<![CDATA[", 9) != 0 || c + 3 > e)
-            break;
-        rc = decode_run(ps, s, lt, o, &n, cap, truncate, 1);
-        if (rc == DEC_OK)
-            rc = decode_run(ps, lt + 9, c, o, &n, cap, truncate, 0);
-        s = c + 3;
-    }
-    if (rc == DEC_OK)
-        rc = decode_run(ps, s, e, o, &n, cap, truncate, 1);
-    if (rc == DEC_LONG || rc == DEC_BADREF)
-        return rc;
-    /* an entity may have made white space at either end */
-    while (n > 0 && o[n - 1] == ' ')
-        n--;
-    o[n] = '\0';
-    for (lead = 0; o[lead] == ' '; lead++)
-        ;
-    if (lead)
-        memmove(o, o + lead, n - lead + 1);
-    return rc;
 }
 
 /* ---- markup --------------------------------------------------------------------- */
@@ -489,23 +305,23 @@ static int skip_markup(struct parser *ps, const unsigned char *p, const unsigned
     if (starts(p, ps->end, "<!--")) {
         q = find(p + 4, ps->end, "-->");
         if (q == NULL)
-            return ofx_fail(ps, line_at(ps, p), "unterminated comment");
+            return ofx_fail(ps, ofx_line_at(ps, p), "unterminated comment");
         *after = q + 3;
     } else if (starts(p, ps->end, "<?")) {
         q = find(p + 2, ps->end, "?>");
         if (q == NULL)
-            return ofx_fail(ps, line_at(ps, p), "unterminated <?...?>");
+            return ofx_fail(ps, ofx_line_at(ps, p), "unterminated <?...?>");
         /* <?xml ...?> or <?OFX OFXHEADER="200" ...?> before the body */
         if (ps->roots == 0 && q - p >= 5
             && (memcmp(p + 2, "xml", 3) == 0 || memcmp(p + 2, "OFX", 3) == 0))
             ps->xml = 1;
         *after = q + 2;
     } else if (starts(p, ps->end, "<![CDATA[")) {
-        return ofx_fail(ps, line_at(ps, p), "a CDATA section outside any element's value");
+        return ofx_fail(ps, ofx_line_at(ps, p), "a CDATA section outside any element's value");
     } else {
         q = find(p + 2, ps->end, ">");
         if (q == NULL)
-            return ofx_fail(ps, line_at(ps, p), "unterminated <!...>");
+            return ofx_fail(ps, ofx_line_at(ps, p), "unterminated <!...>");
         *after = q + 1;
     }
     return LEDGER_OK;
@@ -518,7 +334,7 @@ static int read_tag(struct parser *ps, const unsigned char *p, struct tag *t)
     size_t n = 0;
     char sb[48];
 
-    t->line = line_at(ps, p);
+    t->line = ofx_line_at(ps, p);
     t->end_tag = t->self_closing = 0;
     if (q < end && *q == '/') {
         t->end_tag = 1;
@@ -673,7 +489,7 @@ static int open_tag(struct parser *ps, const struct tag *t, const unsigned char 
             if (q + 1 == ps->end || q[1] != '!' || !starts(q, ps->end, "<![CDATA["))
                 break;
             if ((c = find(q + 9, ps->end, "]]>")) == NULL)
-                return ofx_fail(ps, line_at(ps, q), "unterminated CDATA section");
+                return ofx_fail(ps, ofx_line_at(ps, q), "unterminated CDATA section");
             ps->cdata = 1;
             if (text == NULL)
                 text = q;
@@ -693,7 +509,7 @@ static int open_tag(struct parser *ps, const struct tag *t, const unsigned char 
         char sb[48];
 
         if (text)
-            return ofx_fail(ps, line_at(ps, text), "text '%s' in <%s>, which holds elements",
+            return ofx_fail(ps, ofx_line_at(ps, text), "text '%s' in <%s>, which holds elements",
                         ofx_shown(text, (size_t)(text_end - text), sb), t->name);
         return push(ps, t, id, kind);
     }
@@ -759,7 +575,7 @@ static int read_header(struct parser *ps)
     for (i = 0; i < 9 && q + i < end && ascii_upper(q[i]) == (unsigned char)"OFXHEADER"[i]; i++)
         ;
     if (i < 9)
-        return ofx_fail(ps, line_at(ps, q), "not an OFX file: it starts with neither "
+        return ofx_fail(ps, ofx_line_at(ps, q), "not an OFX file: it starts with neither "
                     "OFXHEADER nor a tag");
     while (q < end && *q != '<') {
         const unsigned char *ls = q;   /* on the line's first non-blank */
@@ -769,7 +585,7 @@ static int read_header(struct parser *ps)
         if (q == ls || q >= end || *q != ':') {
             char sb[48];
 
-            return ofx_fail(ps, line_at(ps, ls), "malformed OFX header line '%s'",
+            return ofx_fail(ps, ofx_line_at(ps, ls), "malformed OFX header line '%s'",
                         ofx_shown(ls, (size_t)(q - ls), sb));
         }
         while (q < end && *q != '\n' && *q != '\r' && *q != '<')
@@ -799,7 +615,7 @@ static int read_body(struct parser *ps)
 
             while (r < end && *r != '<')
                 r++;
-            return ofx_fail(ps, line_at(ps, q), ps->depth ? "text '%s' outside any element's value"
+            return ofx_fail(ps, ofx_line_at(ps, q), ps->depth ? "text '%s' outside any element's value"
                                                       : "text '%s' outside <OFX>",
                         ofx_shown(q, (size_t)(r - q), sb));
         }
@@ -856,5 +672,5 @@ int ofx_lex(struct parser *ps, const char *buf, size_t len)
         ps->p += 3;
     while (ps->end > ps->p && ps->end[-1] == 0x1A)
         ps->end--;   /* DOS end-of-file marks */
-    return check_bytes(ps) || read_header(ps) || read_body(ps) ? LEDGER_ERR : LEDGER_OK;
+    return ofx_check_bytes(ps) || read_header(ps) || read_body(ps) ? LEDGER_ERR : LEDGER_OK;
 }

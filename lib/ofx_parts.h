@@ -109,4 +109,9 @@ int ofx_closed(struct parser *ps, int i);
  * reader acts on. */
 int ofx_belongs(int child, int parent);
 
+/* The line of the file at byte at (counted on from the last call). */
+int ofx_line_at(struct parser *ps, const unsigned char *at);
+/* Checks the whole file's bytes and settles its character set
+ * (ofx_text.c): control characters mean it is not text at all. */
+int ofx_check_bytes(struct parser *ps);
 #endif
