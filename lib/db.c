@@ -94,21 +94,27 @@ static int exec(ledger_db *db, const char *sql, ledger_error *err)
  * does not call the busy handler for it: a process starting while another
  * reads the file in rollback mode (the first of several ledger-fcgi
  * processes still making a new file WAL) got "database is locked" at once
- * and exited.  So retry for as long as the busy timeout allows. */
+ * and exited.  So retry for as long as the busy timeout allows.  Reading
+ * the schema first may itself wait in the busy handler (a writer holding
+ * PENDING): that wait counts toward the same timeout, or each try could
+ * wait the whole of it again. */
 static int set_wal(ledger_db *db, ledger_error *err)
 {
-    int waited = 0;
+    long waited_us = 0;
 
     for (;;) {
-        int rc = sqlite3_exec(db->sql, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+        int rc;
 
+        db->busy_waited_us = 0;
+        rc = sqlite3_exec(db->sql, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
         if (rc == SQLITE_OK)
             return LEDGER_OK;
-        if ((rc & 0xff) != SQLITE_BUSY || waited >= BUSY_TIMEOUT_MS)
+        waited_us += db->busy_waited_us;
+        if ((rc & 0xff) != SQLITE_BUSY || waited_us >= (long)BUSY_TIMEOUT_MS * 1000)
             return ledger_error_set(err, 500, "internal", NULL, "PRAGMA journal_mode = WAL: %s",
                                     sqlite3_errmsg(db->sql));
         sqlite3_sleep(10);
-        waited += 10;
+        waited_us += 10000;
     }
 }
 
