@@ -5,18 +5,26 @@
 
 #include "db.h"
 
-int ledger_error_set(ledger_error *err, int status, const char *code,
-                     const char *field, const char *fmt, ...)
+__attribute__((format(printf, 5, 0)))
+static int error_vset(ledger_error *err, int status, const char *code, const char *field,
+                      const char *fmt, va_list ap)
 {
-    va_list ap;
-
     if (err == NULL)
         return LEDGER_ERR;
     err->status = status;
     snprintf(err->code, sizeof err->code, "%s", code);
     snprintf(err->field, sizeof err->field, "%s", field ? field : "");
-    va_start(ap, fmt);
     vsnprintf(err->message, sizeof err->message, fmt, ap);
+    return LEDGER_ERR;
+}
+
+int ledger_error_set(ledger_error *err, int status, const char *code,
+                     const char *field, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    error_vset(err, status, code, field, fmt, ap);
     va_end(ap);
     return LEDGER_ERR;
 }
@@ -30,13 +38,8 @@ int error_field(ledger_error *err, const char *field, const char *fmt, ...)
 {
     va_list ap;
 
-    if (err == NULL)
-        return LEDGER_ERR;
-    err->status = 400;
-    snprintf(err->code, sizeof err->code, "invalid_field");
-    snprintf(err->field, sizeof err->field, "%s", field ? field : "");
     va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    error_vset(err, 400, "invalid_field", field, fmt, ap);
     va_end(ap);
     return LEDGER_ERR;
 }
