@@ -143,17 +143,18 @@ static int import_csv(struct import *im, const char *path, const char *buf, size
                       ledger_error *err)
 {
     cJSON *body = cJSON_CreateObject(), *preview = NULL, *commit = NULL, *result = NULL, *row;
-    char *text = NULL;
+    char *text = NULL, *mapping = cJSON_PrintUnformatted(im->mapping);
+    struct ledger_param param = { (char *)"mapping", mapping };
+    struct ledger_params params = { &param, 1 };
     int bad = 0, rc = -1;
 
-    /* The preview reads a JSON body's csv with strlen. */
-    if (memchr(buf, '\0', len)) {
-        ledger_error_set(err, 400, "invalid_field", "file", "a NUL byte: not a CSV file");
+    /* The file goes as its bytes, as a text/csv upload does, so that the
+     * mapping's encoding is what reads them. */
+    if (body == NULL || mapping == NULL) {
+        ledger_error_oom(err);
         goto out;
     }
-    cJSON_AddStringToObject(body, "csv", buf);
-    cJSON_AddItemReferenceToObject(body, "mapping", im->mapping);
-    if (ledger_csv_preview(im->db, im->user, NULL, 0, body, NULL, &preview, err))
+    if (ledger_csv_preview(im->db, im->user, buf, len, NULL, &params, &preview, err))
         goto out;
     cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(preview, "rows")) {
         const cJSON *errors = cJSON_GetObjectItemCaseSensitive(row, "errors");
@@ -179,9 +180,8 @@ static int import_csv(struct import *im, const char *path, const char *buf, size
      * the rows go back as JSON text, exactly as the web client sends them. */
     cJSON_AddItemReferenceToObject(body, "rows", cJSON_GetObjectItemCaseSensitive(preview, "rows"));
     cJSON_AddBoolToObject(body, "allow_duplicates", im->allow_duplicates);
-    cJSON_DeleteItemFromObjectCaseSensitive(body, "csv");
     if ((text = cJSON_PrintUnformatted(body)) == NULL) {
-        ledger_error_set(err, 500, "internal", NULL, "out of memory");
+        ledger_error_oom(err);
         goto out;
     }
     if (ledger_json_parse(text, strlen(text), &commit, err)
@@ -199,6 +199,7 @@ static int import_csv(struct import *im, const char *path, const char *buf, size
     rc = 0;
 out:
     cJSON_free(text);
+    cJSON_free(mapping);
     cJSON_Delete(body);
     cJSON_Delete(commit);
     cJSON_Delete(preview);

@@ -28,26 +28,11 @@ static int content_type_is(const char *ct, const char *mime)
  * were). */
 static int charset_is_utf8(const char *ct)
 {
-    const char *p = ct ? strchr(ct, ';') : NULL;
+    const char *v;
+    size_t n = content_type_charset(ct, &v);
 
-    while (p) {
-        const char *v;
-        size_t n;
-
-        p++;
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (strncasecmp(p, "charset=", 8) == 0) {
-            v = p + 8;
-            if (*v == '"')
-                v++;
-            n = strcspn(v, "\"; \t");
-            return (n == 5 && strncasecmp(v, "utf-8", 5) == 0)
-                   || (n == 4 && strncasecmp(v, "utf8", 4) == 0);
-        }
-        p = strchr(p, ';');
-    }
-    return 1;
+    return n == 0 || (n == 5 && strncasecmp(v, "utf-8", 5) == 0)
+           || (n == 4 && strncasecmp(v, "utf8", 4) == 0);
 }
 
 /* Whether ct is a type a page on another site can have a browser send

@@ -432,3 +432,22 @@ void response_send(struct request *r)
     free(text);
     cJSON_Delete(errdoc);
 }
+
+size_t content_type_charset(const char *ct, const char **v)
+{
+    const char *p = ct ? strchr(ct, ';') : NULL;
+
+    while (p) {
+        p++;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (strncasecmp(p, "charset=", 8) == 0) {
+            *v = p + 8;
+            if (**v == '"')
+                (*v)++;
+            return strcspn(*v, "\"; \t");
+        }
+        p = strchr(p, ';');
+    }
+    return 0;
+}

@@ -72,6 +72,10 @@ int request_fail(struct request *r, int status, const char *code,
 /* request_fail's 500 for an allocation that failed. */
 int request_oom(struct request *r);
 
+/* The charset parameter of Content-Type value ct: its length, and *v set
+ * to it (quotes dropped); 0 when ct has none. */
+size_t content_type_charset(const char *ct, const char **v);
+
 /* Writes the response: r->out with r->status, or the error body from r->err. */
 void response_send(struct request *r);
 

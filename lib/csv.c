@@ -496,7 +496,7 @@ int csv_parse(const char *buf, size_t len, const struct csv_mapping *m,
         buf = "", len = 0;
     if (csv_check_mapping(m, spec, &fmt, err))
         goto done;
-    if (csv_read(&ps, buf, len, m->skip_lines, m->delimiter))
+    if (csv_read(&ps, buf, len, m))
         goto done;
 
     /* The header, and the columns: as many as the longest record from the
@@ -573,7 +573,7 @@ int csv_parse(const char *buf, size_t len, const struct csv_mapping *m,
     }
     res.delimiter = (char)ps.delim;
     snprintf(res.date_format, sizeof res.date_format, "%s", fmt ? fmt->name : "");
-    res.windows1252 = ps.cp1252;
+    res.charset = ps.charset;
     *out = res;
     memset(&res, 0, sizeof res);
     rc = LEDGER_OK;

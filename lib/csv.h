@@ -51,6 +51,8 @@ struct csv_mapping {
     int skip_lines;           /* 0..CSV_MAX_SKIP: the file's first lines (as the rows'
                                * line numbers count them) are not read at all: account
                                * details or a summary above the header */
+    const char *encoding;     /* the bytes' charset ("windows-1250", charset.c's names);
+                               * NULL: UTF-8 when valid, else Windows-1252 */
 };
 
 struct csv_row {
@@ -73,7 +75,7 @@ struct csv_result {
                                                            * in the column is a date */
     char decimal;             /* '.' or ',': the decimal mark used for amounts */
     int header_line;          /* 1-based line of the header, 0 when there is none */
-    int windows1252;          /* the file was not UTF-8 and was read as Windows-1252 */
+    int charset;              /* what the bytes were read as (CHARSET_* of text.h) */
     int no_negative;          /* a signed amount column, no direction, and no amount read
                                * is money out: likely a direction or debit/credit to map */
 };

@@ -23,6 +23,7 @@
 #include "fields.h"
 #include "csv.h"
 #include "csv_import.h"
+#include "text.h"
 
 /* ---- the mapping ------------------------------------------------------------------------- */
 
@@ -83,7 +84,7 @@ static int mapping_words(const cJSON *m, const char *key, const char *field,
 /* The mapping from a JSON object ({date, description (one column or a
  * list), amount | debit + credit, direction, debit_values, credit_values,
  * merchant, category, notes (or memo), date_format, has_header, delimiter,
- * negate, decimal, skip_lines}). */
+ * negate, decimal, skip_lines, encoding}). */
 static int mapping_from_json(const cJSON *m, struct csv_mapping *out, struct mapping_text *t,
                              ledger_error *err)
 {
@@ -196,6 +197,13 @@ static int mapping_from_json(const cJSON *m, struct csv_mapping *out, struct map
             return error_field(err, "mapping.decimal", "mapping.decimal must be \".\" or \",\"");
         out->decimal = v->valuestring[0];
     }
+    /* The bytes' charset (csv_read.c), one of the names charset.c reads. */
+    if ((v = cJSON_GetObjectItemCaseSensitive(m, "encoding")) && !cJSON_IsNull(v)) {
+        if (!cJSON_IsString(v) || charset_find(v->valuestring, strlen(v->valuestring)) < 0)
+            return error_field(err, "mapping.encoding",
+                               "mapping.encoding must be one of " CHARSET_NAMES);
+        out->encoding = v->valuestring;
+    }
     /* Lines above the header (csv_read.c): a JSON number, whole, as the
      * service read it ("3", not "3.0" or "3e0"), or as the query's
      * digits became one. */
@@ -215,15 +223,56 @@ static int mapping_from_json(const cJSON *m, struct csv_mapping *out, struct map
     return LEDGER_OK;
 }
 
-/* The same from query parameters (for a text/csv body). */
+/* The first of keys but "encoding" the query gives, or NULL. */
+static const char *key_given(const struct ledger_params *p, const char *const *keys)
+{
+    for (; *keys; keys++)
+        if (strcmp(*keys, "encoding") != 0 && param_get(p, *keys))
+            return *keys;
+    return NULL;
+}
+
+/* The whole mapping as JSON in the query's "mapping" (for what one key
+ * per column cannot say: a list of description columns, the direction's
+ * words), with no other mapping key beside it but the encoding, which
+ * the body's charset may give. */
+static int mapping_from_query_json(const struct ledger_params *p, const char *json,
+                                   const char *const *keys, cJSON **m, ledger_error *err)
+{
+    static const char *const more[] = { "skip_lines", "has_header", "negate", NULL };
+    const char *enc = param_get(p, "encoding"), *k;
+    char why[sizeof err->message];
+
+    if ((k = key_given(p, keys)) || (k = key_given(p, more)))
+        return error_field(err, "mapping", "give the mapping as mapping= or as its keys "
+                           "(%s=...), not both", k);
+    if (ledger_json_parse(json, strlen(json), m, err)) {
+        snprintf(why, sizeof why, "%s", err->message);
+        return error_field(err, "mapping", "mapping= must be the mapping as a JSON object (%s)",
+                           why);
+    }
+    if (enc && cJSON_IsObject(*m) && !cJSON_HasObjectItem(*m, "encoding")
+        && cJSON_AddStringToObject(*m, "encoding", enc) == NULL) {
+        cJSON_Delete(*m);
+        *m = NULL;
+        return ledger_error_oom(err);
+    }
+    return LEDGER_OK;
+}
+
+/* The same from query parameters (for a text/csv body): the mapping's
+ * keys one by one, or the whole mapping as JSON in "mapping". */
 static int mapping_from_params(const struct ledger_params *p, cJSON **m, ledger_error *err)
 {
     static const char *const keys[] = { "date", "description", "amount", "debit", "credit",
                                         "direction", "merchant", "category", "notes", "memo",
-                                        "date_format", "delimiter", "decimal", NULL };
-    const char *v;
+                                        "date_format", "delimiter", "decimal", "encoding", NULL };
+    const char *v, *json = param_get(p, "mapping");
     int i;
 
+    *m = NULL;
+    if (json)
+        return mapping_from_query_json(p, json, keys, m, err);
     *m = cJSON_CreateObject();
     for (i = 0; keys[i]; i++)
         if ((v = param_get(p, keys[i])) && *v)
@@ -298,7 +347,17 @@ int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
             return LEDGER_ERR;
         mapping = own_mapping;
     }
-    if (mapping_from_json(mapping, &map, &text, err) || csv_parse(csv, len, &map, &res, err)) {
+    if (mapping_from_json(mapping, &map, &text, err)) {
+        cJSON_Delete(own_mapping);
+        return LEDGER_ERR;
+    }
+    /* A JSON body's csv is text already, decoded by the client: reading
+     * its UTF-8 as a code page's bytes would garble every accent. */
+    if (body && map.encoding && charset_find(map.encoding, strlen(map.encoding)) != CHARSET_UTF8)
+        return error_field(err, "mapping.encoding",
+                           "mapping.encoding is for a file sent as text/csv: a JSON body's csv "
+                           "is text, so decode the file as %s before sending it", map.encoding);
+    if (csv_parse(csv, len, &map, &res, err)) {
         cJSON_Delete(own_mapping);
         return LEDGER_ERR;
     }
@@ -390,7 +449,7 @@ int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
     cJSON_AddStringToObject(detected, "date_format", res.date_format);
     snprintf(delim, sizeof delim, "%c", res.decimal);
     cJSON_AddStringToObject(detected, "decimal", delim);
-    cJSON_AddStringToObject(detected, "encoding", res.windows1252 ? "windows-1252" : "utf-8");
+    cJSON_AddStringToObject(detected, "encoding", charset_name(res.charset));
     arr = cJSON_AddArrayToObject(doc, "warnings");
     if (res.no_negative)
         cJSON_AddItemToArray(arr, cJSON_CreateString(

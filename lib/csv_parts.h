@@ -27,8 +27,8 @@ struct parser {
     size_t n;
     size_t start;             /* where the table starts: after the lines skipped */
     int start_line;           /* the line it starts on, 1-based */
-    unsigned char *utf8;      /* owned: the text converted from Windows-1252 */
-    int cp1252;
+    unsigned char *utf8;      /* owned: the text converted from a single-byte charset */
+    int charset;              /* what the bytes were read as (CHARSET_*) */
     unsigned char delim;
     char *arena;              /* every field, unquoted, trimmed, NUL-terminated */
     struct field *fields;
@@ -57,11 +57,12 @@ static inline size_t csv_cell_len(const struct parser *ps, const struct record *
  * message when line is above 0. */
 int csv_fail(struct parser *ps, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Reads buf[0..len) into ps's records: the bytes checked and made UTF-8,
- * the first skip lines passed over, the delimiter guessed when delimiter
- * is 0, every record split into trimmed fields.  A file that is not CSV
- * is a 400; ps owns what it allocated, freed or not. */
-int csv_read(struct parser *ps, const char *buf, size_t len, int skip, char delimiter);
+/* Reads buf[0..len) into ps's records: the bytes checked and made UTF-8
+ * (read in m's encoding, or guessed), m's skip_lines first lines passed
+ * over, the delimiter guessed when m gives none, every record split into
+ * trimmed fields.  A file that is not CSV is a 400; ps owns what it
+ * allocated, freed or not. */
+int csv_read(struct parser *ps, const char *buf, size_t len, const struct csv_mapping *m);
 
 /* ---- csv_value.c: dates and amounts -------------------------------------- */
 

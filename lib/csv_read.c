@@ -7,15 +7,20 @@
  * pass linear.  csv.c makes rows of the records.
  *
  * Choices where files and the RFC leave room:
- * - Characters: a UTF-8 byte order mark is dropped.  A file that is valid
- *   UTF-8 is read as UTF-8; any other is read as Windows-1252 (the code page
- *   of most bank exports made on Windows, and a superset of ISO-8859-1's
- *   printable characters) and converted, the whole file at once, since
- *   Windows-1252 text with accents is practically never valid UTF-8.  The
- *   five bytes Windows-1252 leaves undefined become U+FFFD.  A file that
- *   starts with a UTF-8 byte order mark says what it is, so invalid UTF-8
- *   after one is a 400 rather than a guess.  UTF-16 and control characters
- *   other than tab, CR and LF (a spreadsheet, a PDF) are a 400.
+ * - Characters: a UTF-8 byte order mark is dropped.  The mapping's
+ *   encoding, when given, says what the bytes are (charset.c's names):
+ *   UTF-8 must then be valid, and a single-byte code page is converted
+ *   byte by byte.  Without one, a file that is valid UTF-8 is read as
+ *   UTF-8 and any other as Windows-1252 (the code page of most bank exports
+ *   made on Windows, and a superset of ISO-8859-1's printable characters),
+ *   the whole file at once, since Windows-1252 text with accents is
+ *   practically never valid UTF-8.  The guess cannot tell the Windows code
+ *   pages apart (a Hungarian "ő" is an "õ" in Windows-1252), which is what
+ *   the encoding is for.  A byte the code page leaves undefined becomes
+ *   U+FFFD.  A file that starts with a UTF-8 byte order mark says what it
+ *   is, so invalid UTF-8 after one is a 400 rather than a guess, and so is
+ *   an encoding that says otherwise.  UTF-16 and control characters other
+ *   than tab, CR and LF (a spreadsheet, a PDF) are a 400.
  * - Quoting: a '"' opens a quoted field only at the start of a field
  *   (spaces before it are dropped, as "a, "b"" writers expect); elsewhere it
  *   is text (5" pipe).  Inside quotes a doubled '"' is one, and delimiters
@@ -75,14 +80,48 @@ int csv_fail(struct parser *ps, int line, const char *fmt, ...)
 
 /* ---- the bytes --------------------------------------------------------------- */
 
-/* Checks the bytes and settles the character set: ps->t, ps->n is then
- * UTF-8 text without a BOM. */
-static int decode(struct parser *ps, const unsigned char *b, size_t len)
+/* The charset the mapping names (enc), or -1 to guess; a name not read
+ * here is a 400. */
+static int mapping_charset(struct parser *ps, const char *enc, int *out)
 {
-    size_t i, k, o;
-    int line = 1, bad_line = 0, bom = 0;
+    *out = -1;
+    if (enc == NULL)
+        return LEDGER_OK;
+    if ((*out = charset_find(enc, strlen(enc))) < 0)
+        return error_field(ps->err, "mapping.encoding", "mapping.encoding must be one of "
+                           CHARSET_NAMES);
+    return LEDGER_OK;
+}
+
+/* Converts b[0..len), in a single-byte charset, to UTF-8 in ps->utf8. */
+static int convert(struct parser *ps, const unsigned char *b, size_t len, int charset)
+{
+    size_t i, o;
+
+    if (len > (SIZE_MAX - 1) / 3)
+        return ledger_error_oom(ps->err);
+    if ((ps->utf8 = malloc(len * 3 + 1)) == NULL)
+        return ledger_error_oom(ps->err);
+    for (i = 0, o = 0; i < len; i++) {
+        unsigned cp = charset_char(charset, b[i]);
+
+        o += put_utf8(ps->utf8 + o, cp ? cp : 0xFFFD);
+    }
+    ps->t = ps->utf8;
+    ps->n = o;
+    return LEDGER_OK;
+}
+
+/* Checks the bytes and settles the character set: ps->t, ps->n is then
+ * UTF-8 text without a BOM, and ps->charset what it was read as. */
+static int decode(struct parser *ps, const unsigned char *b, size_t len, const char *enc)
+{
+    size_t i, k;
+    int line = 1, bad_line = 0, bom = 0, charset;
     const unsigned char *q;
 
+    if (mapping_charset(ps, enc, &charset))
+        return LEDGER_ERR;
     if (len >= 2 && ((b[0] == 0xFF && b[1] == 0xFE) || (b[0] == 0xFE && b[1] == 0xFF)))
         return csv_fail(ps, 1, "UTF-16 files are not supported (save it as UTF-8 or Windows-1252 CSV)");
     if (len >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF) {
@@ -90,6 +129,9 @@ static int decode(struct parser *ps, const unsigned char *b, size_t len)
         len -= 3;
         bom = 1;
     }
+    if (bom && charset > CHARSET_UTF8)
+        return csv_fail(ps, 1, "the file starts with a UTF-8 byte order mark, but "
+                        "mapping.encoding says %s", charset_name(charset));
     while (len > 0 && b[len - 1] == 0x1A)
         len--;   /* DOS end-of-file marks */
     for (i = 0; i < len;) {
@@ -103,7 +145,7 @@ static int decode(struct parser *ps, const unsigned char *b, size_t len)
             i++;
             continue;
         }
-        if (bad_line == 0 && (k = utf8_len(b + i, b + len)) != 0) {
+        if (bad_line == 0 && charset <= CHARSET_UTF8 && (k = utf8_len(b + i, b + len)) != 0) {
             i += k;
             continue;
         }
@@ -111,28 +153,14 @@ static int decode(struct parser *ps, const unsigned char *b, size_t len)
             bad_line = line;
         i++;
     }
-    if (bad_line && bom)
-        return csv_fail(ps, bad_line, "invalid UTF-8, though the file starts with a UTF-8 "
-                    "byte order mark");
+    if (bad_line && (bom || charset == CHARSET_UTF8))
+        return csv_fail(ps, bad_line, bom ? "invalid UTF-8, though the file starts with a UTF-8 "
+                        "byte order mark" : "invalid UTF-8, though mapping.encoding says utf-8");
     ps->t = b;
     ps->n = len;
-    if (bad_line) {
-        if (len > (SIZE_MAX - 1) / 3)
-            return ledger_error_oom(ps->err);
-        ps->utf8 = malloc(len * 3 + 1);
-        if (ps->utf8 == NULL)
-            return ledger_error_oom(ps->err);
-        for (i = 0, o = 0; i < len; i++) {
-            unsigned cp = b[i];
-
-            if ((cp = cp1252_char((unsigned char)cp)) == 0)
-                cp = 0xFFFD;
-            o += put_utf8(ps->utf8 + o, cp);
-        }
-        ps->t = ps->utf8;
-        ps->n = o;
-        ps->cp1252 = 1;
-    }
+    ps->charset = charset >= 0 ? charset : bad_line ? CHARSET_WINDOWS_1252 : CHARSET_UTF8;
+    if (bad_line && convert(ps, b, len, ps->charset))
+        return LEDGER_ERR;
     for (q = ps->t, line = 1; q < ps->t + ps->n && ascii_space(*q); q++)
         if (*q == '\n' || (*q == '\r' && (q + 1 >= ps->t + ps->n || q[1] != '\n')))
             line++;
@@ -498,13 +526,13 @@ static int tokenize(struct parser *ps)
     return LEDGER_OK;
 }
 
-int csv_read(struct parser *ps, const char *buf, size_t len, int skip, char delimiter)
+int csv_read(struct parser *ps, const char *buf, size_t len, const struct csv_mapping *m)
 {
     if (len > CSV_MAX_BYTES)   /* lines are counted in an int */
         return csv_fail(ps, 0, "the file is larger than %d bytes", CSV_MAX_BYTES);
-    if (decode(ps, (const unsigned char *)buf, len) || skip_lines(ps, skip))
+    if (decode(ps, (const unsigned char *)buf, len, m->encoding) || skip_lines(ps, m->skip_lines))
         return LEDGER_ERR;
-    ps->delim = (unsigned char)delimiter;
+    ps->delim = (unsigned char)m->delimiter;
     if (ps->delim == 0 && guess_delimiter(ps))
         return LEDGER_ERR;
     return tokenize(ps);

@@ -127,6 +127,10 @@ char *ledger_json_print(const cJSON *item, size_t *len);
  * surrogates, nothing past U+10FFFF). */
 int ledger_utf8_valid(const char *s, size_t len);
 
+/* Whether label[0..n) names a character set a CSV file is read in
+ * ("windows-1250", "latin2"; ASCII case ignored). */
+int ledger_charset_known(const char *label, size_t n);
+
 /* The value 0..15 of hex digit c (either case), or -1 for any other
  * character: the one decoder of percent-escapes and cursors. */
 int ledger_hex_digit(int c);

@@ -38,7 +38,7 @@ int ofx_check_bytes(struct parser *ps)
     }
     if (ps->cp1252)
         for (q = ps->p; q < ps->end; q++)
-            if (cp1252_char(*q) == 0)
+            if (charset_char(CHARSET_WINDOWS_1252, *q) == 0)
                 return ofx_fail(ps, ofx_line_at(ps, q), "byte 0x%02X is neither UTF-8 nor "
                             "Windows-1252 text", *q);
     return LEDGER_OK;
@@ -80,8 +80,8 @@ static int entity(const unsigned char *s, const unsigned char *e, unsigned *cp)
         if (digits == 0 || q >= e || *q != ';')
             return 0;
         /* &#150; from a Windows program means cp1252's en dash, as in HTML. */
-        if (v >= 0x80 && v < 0xA0 && cp1252_char((unsigned char)v))
-            v = cp1252_char((unsigned char)v);
+        if (v >= 0x80 && v < 0xA0 && charset_char(CHARSET_WINDOWS_1252, (unsigned char)v))
+            v = charset_char(CHARSET_WINDOWS_1252, (unsigned char)v);
         if (v == 0 || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)
             || (v < 0x20 && !ascii_space((unsigned char)v)) || (v >= 0x7F && v < 0xA0))
             return -1;
@@ -133,7 +133,7 @@ static int decode_run(const struct parser *ps, const unsigned char *s, const uns
             s += k;
         } else {
             /* ofx_check_bytes refused the bytes cp1252 leaves undefined */
-            cp = cp1252_char(*s);
+            cp = charset_char(CHARSET_WINDOWS_1252, *s);
             k = put_utf8(ch, cp ? cp : 0xFFFD);
             s++;
         }

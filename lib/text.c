@@ -1,4 +1,4 @@
-/* Characters: UTF-8 sequences and Windows-1252 bytes (see text.h). */
+/* Characters: UTF-8 sequences and case (see text.h). */
 #include <ctype.h>
 #include <string.h>
 
@@ -56,19 +56,6 @@ size_t put_utf8(unsigned char *o, unsigned cp)
     o[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
     o[3] = (unsigned char)(0x80 | (cp & 0x3F));
     return 4;
-}
-
-unsigned cp1252_char(unsigned char b)
-{
-    /* 0x80-0x9F are Windows-1252's own; the rest is ISO-8859-1. */
-    static const unsigned short high[32] = {
-        0x20AC, 0, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021,
-        0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017D, 0,
-        0, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014,
-        0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0, 0x017E, 0x0178
-    };
-
-    return b >= 0x80 && b < 0xA0 ? high[b - 0x80] : b;
 }
 
 /* Simple lower-casing (Unicode's simple case mappings) of the letters with

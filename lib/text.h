@@ -39,9 +39,23 @@ static inline unsigned char ascii_upper(unsigned char c)
 size_t utf8_len(const unsigned char *p, const unsigned char *end);
 /* Writes code point cp as UTF-8 at o (room for 4 bytes); returns its length. */
 size_t put_utf8(unsigned char *o, unsigned cp);
-/* The Unicode code point of Windows-1252 byte b, or 0 for the five bytes
- * (0x81, 0x8D, 0x8F, 0x90, 0x9D) it leaves undefined. */
-unsigned cp1252_char(unsigned char b);
+/* The character sets a file's bytes are read in (charset.c). */
+enum {
+    CHARSET_UTF8, CHARSET_WINDOWS_1252, CHARSET_WINDOWS_1250, CHARSET_WINDOWS_1251,
+    CHARSET_ISO_8859_2, CHARSET_ISO_8859_15, CHARSET_COUNT
+};
+/* The names a charset is known by, for the message that lists them. */
+#define CHARSET_NAMES \
+    "utf-8, windows-1252 (iso-8859-1), windows-1250, windows-1251, iso-8859-2 or iso-8859-15"
+/* The charset label[0..n) names (ASCII case ignored; the WHATWG labels),
+ * or -1 for none read here. */
+int charset_find(const char *label, size_t n);
+/* The charset's canonical name ("windows-1250"). */
+const char *charset_name(int charset);
+/* The Unicode code point byte b stands for in a single-byte charset: b
+ * itself below 0x80, 0 for a byte the charset leaves undefined (and for
+ * any byte from 0x80 in CHARSET_UTF8, which is no single-byte set). */
+unsigned charset_char(int charset, unsigned char b);
 
 /* The lower case of code point cp, for the scripts with case that bank
  * exports use (Latin, Greek, Cyrillic, Armenian, Georgian); always one of

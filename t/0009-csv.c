@@ -9,6 +9,7 @@
 #include "fields.h"
 #include "csv.h"
 #include "tap.h"
+#include "text.h"
 #include "textcheck.h"
 
 #define S(lit) lit, sizeof(lit) - 1
@@ -200,7 +201,7 @@ static void basic(void)
         is_int(r.has_header, 1, "a mapping by name implies a header");
         is_str(r.date_format, "DD/MM/YYYY", "DD/MM/YYYY guessed (13/01)");
         is_int(r.decimal, '.', "decimal point");
-        is_int(r.windows1252, 0, "UTF-8 (ASCII)");
+        is_int(r.charset, CHARSET_UTF8, "UTF-8 (ASCII)");
         is_int(r.nrows, 3, "three rows: the blank line is skipped");
         row_is(&r, 0, 2, "2025-01-03", "Coffee", -450, "", "row 1");
         row_is(&r, 1, 3, "2025-01-13", "Salary, January", 320000, "",
@@ -397,12 +398,12 @@ static void line_endings(void)
                "a UTF-8 BOM")) {
         is_str(r.columns[0], "Date", "the BOM is not part of the first name");
         row_is(&r, 0, 2, "2025-01-03", "Caf\xc3\xa9", 100, "", "UTF-8 text after a BOM");
-        is_int(r.windows1252, 0, "read as UTF-8");
+        is_int(r.charset, CHARSET_UTF8, "read as UTF-8");
         csv_result_free(&r);
     }
     if (parses(S("Date,Description,Amount\n03/01/2025,Caf\xe9 \x80 5,1\n04/01/2025,\x93quoted\x94,2\n"
                  "05/01/2025,x\x81y,3\n\x1a"), &m, &r, "Windows-1252 (invalid UTF-8, no BOM)")) {
-        is_int(r.windows1252, 1, "read as Windows-1252");
+        is_int(r.charset, CHARSET_WINDOWS_1252, "read as Windows-1252");
         row_is(&r, 0, 2, "2025-01-03", "Caf\xc3\xa9 \xe2\x82\xac 5", 100, "",
                "0xE9 and 0x80 (euro) converted");
         row_is(&r, 1, 3, "2025-01-04", "\xe2\x80\x9cquoted\xe2\x80\x9d", 200, "", "curly quotes");
@@ -413,6 +414,54 @@ static void line_endings(void)
     refuses(S("\xef\xbb\xbf" "Date,Description,Amount\n03/01/2025,Caf\xe9,1\n"), &m, "csv",
             "line 2: invalid UTF-8, though the file starts with a UTF-8 byte order mark",
             "invalid UTF-8 after a BOM");
+    /* The mapping's encoding: the Windows code pages the guess cannot
+     * tell apart. */
+    m.encoding = "Windows-1250";
+    if (parses(S("Date,Description,Amount\n03/01/2025,F\xd5V\xc1ROSI V\xcdZM\xdbVEK \x8a\x8d,1\n"),
+               &m, &r, "Windows-1250 named")) {
+        is_int(r.charset, CHARSET_WINDOWS_1250, "read as Windows-1250");
+        row_is(&r, 0, 2, "2025-01-03",
+               "F\xc5\x90V\xc3\x81ROSI V\xc3\x8dZM\xc5\xb0VEK \xc5\xa0\xc5\xa4", 100, "",
+               "\xc5\x90 and \xc5\xb0 (not \xc3\x95 and \xc3\x9b as Windows-1252 reads them)");
+        csv_result_free(&r);
+    }
+    m.encoding = "latin2";
+    if (parses(S("Date,Description,Amount\n03/01/2025,\xa9koda \xb1\x85,1\n"), &m, &r,
+               "ISO-8859-2 by a label")) {
+        is_int(r.charset, CHARSET_ISO_8859_2, "read as ISO-8859-2");
+        row_is(&r, 0, 2, "2025-01-03", "\xc5\xa0koda \xc4\x85\xef\xbf\xbd", 100, "",
+               "0xA9, 0xB1 converted; a C1 control byte becomes U+FFFD");
+        csv_result_free(&r);
+    }
+    m.encoding = "windows-1251";
+    if (parses(S("Date,Description,Amount\n03/01/2025,\xcf\xf0\xee\xe4\xf3\xea\xf2\xfb,1\n"),
+               &m, &r, "Windows-1251 named")) {
+        row_is(&r, 0, 2, "2025-01-03",
+               "\xd0\x9f\xd1\x80\xd0\xbe\xd0\xb4\xd1\x83\xd0\xba\xd1\x82\xd1\x8b", 100, "",
+               "Cyrillic converted");
+        csv_result_free(&r);
+    }
+    m.encoding = "iso-8859-15";
+    if (parses(S("Date,Description,Amount\n03/01/2025,Caf\xc3\xa9,1\n"), &m, &r,
+               "a named single-byte code page is believed even for valid UTF-8")) {
+        row_is(&r, 0, 2, "2025-01-03", "Caf\xc3\x83\xc2\xa9", 100, "", "two ISO-8859-15 characters");
+        csv_result_free(&r);
+    }
+    if (parses(S("Date,Description,Amount\n03/01/2025,Cafe,1\n"), &m, &r, "ASCII in a named code page")) {
+        is_int(r.charset, CHARSET_ISO_8859_15, "reported as the named code page");
+        csv_result_free(&r);
+    }
+    m.encoding = "utf-8";
+    refuses(S("Date,Description,Amount\n03/01/2025,Caf\xe9,1\n"), &m, "csv",
+            "line 2: invalid UTF-8, though mapping.encoding says utf-8", "invalid UTF-8 named UTF-8");
+    m.encoding = "windows-1250";
+    refuses(S("\xef\xbb\xbf" "Date,Description,Amount\n03/01/2025,Cafe,1\n"), &m, "csv",
+            "line 1: the file starts with a UTF-8 byte order mark, but mapping.encoding says "
+            "windows-1250", "a BOM against the named code page");
+    m.encoding = "ebcdic";
+    refuses(S("Date,Description,Amount\n03/01/2025,Cafe,1\n"), &m, "mapping.encoding",
+            "mapping.encoding must be one of " CHARSET_NAMES, "an encoding not read here");
+    m.encoding = NULL;
 }
 
 /* ---- the file and the mapping ------------------------------------------------------- */

@@ -24,7 +24,7 @@ my $rig = Rig->new;
 sub cents { int(sprintf('%.0f', $_[0] * 100)) }
 
 # Percent-encodes a query value (q=>=20, search text with spaces).
-sub enc { my $s = shift; $s =~ s/([^A-Za-z0-9\-._~])/sprintf('%%%02X', ord $1)/ge; $s }
+sub enc { Rig::uri_escape($_[0]) }
 
 my %uid;
 $uid{$_} = $rig->get('/api/me', user => $_)->{json}{id} for @Rig::USERS;

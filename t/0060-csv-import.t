@@ -285,6 +285,32 @@ is($res->{json}{detected}{encoding}, 'windows-1252', 'a non-UTF-8 file is read a
 # (Rig decodes JSON without ->utf8: strings hold the UTF-8 bytes.)
 is($res->{json}{rows}[0]{description}, "Caf\xc3\xa9 cr\xc3\xa8me", 'and converted to UTF-8');
 
+# The encoding, for the code pages the guess cannot tell apart: in the
+# query, or as the text/csv body's charset (the query's wins).
+my $hu = "Date,Description,Amount\n03/01/2025,F\xd5V\xc1ROSI V\xcdZM\xdbVEK,-4.50\n";
+my $hu_utf8 = "F\xc5\x90V\xc3\x81ROSI V\xc3\x8dZM\xc5\xb0VEK";
+$res = preview_raw('dave', 'date=Date&description=Description&amount=Amount&encoding=windows-1250', $hu);
+is($res->{json}{detected}{encoding}, 'windows-1250', 'encoding=windows-1250 in the query is used');
+is($res->{json}{rows}[0]{description}, $hu_utf8, 'and its letters are the Hungarian ones');
+$res = preview_raw('dave', 'date=Date&description=Description&amount=Amount', $hu,
+                   'text/csv; charset="windows-1250"');
+is($res->{json}{rows}[0]{description}, $hu_utf8, "the body's charset parameter is used");
+$res = preview_raw('dave', 'date=Date&description=Description&amount=Amount&encoding=latin1', $hu,
+                   'text/csv; charset=windows-1250');
+is($res->{json}{detected}{encoding}, 'windows-1252', "the query's encoding wins over the charset");
+error_is(preview_raw('dave', 'date=Date&description=Description&amount=Amount', $hu,
+                     'text/csv; charset=koi8-r'),
+         415, 'unsupported_media_type', 'a charset not read here is a 415');
+error_is(preview_raw('dave', 'date=Date&description=Description&amount=Amount&encoding=ebcdic', $hu),
+         400, 'invalid_field', 'an encoding not read here is a 400 naming it', 'mapping.encoding');
+error_is(preview('dave', "Date,Description,Amount\n03/01/2025,Cafe,1\n",
+                 { date => 'Date', description => 'Description', amount => 'Amount',
+                   encoding => 'windows-1250' }),
+         400, 'invalid_field', "a JSON body's csv is text: a code page is refused", 'mapping.encoding');
+$res = preview('dave', "Date,Description,Amount\n03/01/2025,Cafe,1\n",
+               { date => 'Date', description => 'Description', amount => 'Amount', encoding => 'UTF-8' });
+is($res->{status}, 200, 'a JSON body may say utf-8');
+
 # ---- preview: a text/csv body with the mapping in the query ------------------------------
 $res = preview_raw('dave', 'date=Date&description=Description&amount=Amount&has_header=true', $export);
 is($res->{status}, 200, 'a text/csv body with the mapping as query parameters');

@@ -166,6 +166,16 @@ is_deeply([map { $_->{name} } @{ $rows->[0]{tags} }], ['csv-import'], 'tagged cs
 is($rc, 0, 'the same file again, naming the user by email');
 like($out, qr/imported 0 rows \(3 duplicates skipped\), no import$/m,
      'skips the duplicates, and makes no import of nothing');
+# A mapping's encoding reads the file's bytes (a Windows-1250 export).
+my $dir = File::Temp::tempdir(CLEANUP => 1);
+Rig::write_file("$dir/hu.json", '{"mapping": {"date": "Date", "description": "Description", '
+                . '"amount": "Amount", "encoding": "windows-1250"}}');
+Rig::write_file("$dir/hu.csv", "Date,Description,Amount\n03/01/2025,V\xcdZM\xdbVEK \xd5SZ,-4.50\n");
+($rc, $out, $err) = admin('import', '--db', $db, '--user', 'alice', '--mapping', "$dir/hu.json",
+                          "$dir/hu.csv");
+is($rc, 0, 'a Windows-1250 file imports with its encoding in the mapping') or diag($err);
+$rows = $rig->get('/api/transactions?search=SZ', user => 'alice')->{json}{items};
+is($rows->[0]{description}, "V\xc3\x8dZM\xc5\xb0VEK \xc5\x90SZ", 'its letters read as Windows-1250');
 my $before = total('alice');
 ($rc, undef, $err) = admin('import', '--db', $db, '--user', 'alice', "$src/t/data/csv/bad-date.csv");
 is($rc, 1, 'a CSV file with a bad row is refused');

@@ -267,7 +267,7 @@ is($rig->get('/api/me', user => 'erin')->{status}, 200, 'and the service still a
     is(scalar(() = $rig->fcgi_log =~ /signal|Segmentation/gi), 0, 'ledger-fcgi never died');
 }
 
-sub uri { my ($s) = @_; $s =~ s/([^A-Za-z0-9._~-])/sprintf('%%%02X', ord $1)/ge; $s }
+sub uri { Rig::uri_escape($_[0]) }
 diag("$sent bad inputs on " . scalar(@routes) . ' routes; answers: '
      . join(', ', map { "$_ x$by_status{$_}" } sort keys %by_status));
 done_testing();

@@ -109,13 +109,29 @@ for my $name (@files) {
     if ($side->{expect} eq 'refuse') {
         ok($res->{status} >= 400 && $res->{status} < 500, "$name: refused ($side->{why})")
             or diag($res->{content});
-        like($res->{json}{error}{message} // '', qr/line \d+|column/, "$name: the refusal names where")
+        # Where: the file's line, or the mapping's key when no column of
+        # the file can be what the key asks for.
+        my $e = $res->{json}{error} // {};
+        ok(($e->{message} // '') =~ /^line \d+: / || ($e->{field} // '') =~ /^mapping\.\w+$/,
+           "$name: the refusal names the line or the mapping's key")
             or diag($res->{content});
         is(total($user), $before, "$name: nothing written");
         $refused++;
         next;
     }
     is($res->{status}, 200, "$name: previews") or do { diag($res->{content}); next };
+    if ($enc ne 'utf-8') {
+        # The file's own bytes, sent as text/csv with its encoding named,
+        # read as the client's decoding of it was.
+        my $q = 'mapping=' . Rig::uri_escape(JSON::PP->new->canonical->encode($mapping))
+                . "&encoding=$enc";
+        my $raw = $rig->request('POST', "/api/import/csv/preview?$q", user => $user,
+                                body => $bytes, type => 'text/csv');
+        is_deeply([ map { [ @$_{qw(line date description amount)} ] } @{ $raw->{json}{rows} // [] } ],
+                  [ map { [ @$_{qw(line date description amount)} ] } @{ $res->{json}{rows} } ],
+                  "$name: its bytes as text/csv with encoding=$enc read the same")
+            or diag($raw->{content});
+    }
     my @good = grep { !@{ $_->{errors} } } @{ $res->{json}{rows} };
     my @bad = grep { @{ $_->{errors} } } @{ $res->{json}{rows} };
     my @want = map {

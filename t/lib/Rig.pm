@@ -81,6 +81,14 @@ sub slurp {
     return scalar <$fh>;
 }
 
+# s percent-encoded for a query value (bytes as they are: UTF-8 text
+# stays UTF-8).
+sub uri_escape {
+    my ($s) = @_;
+    $s =~ s/([^A-Za-z0-9._~-])/sprintf('%%%02X', ord $1)/ge;
+    return $s;
+}
+
 # Options: server => 'nginx' | 'apache', db => path (else a new one),
 # fcgi_args => [...], start => 0 to only prepare, web_root => a directory
 # nginx serves as static files at / beside /api (the web client), with
