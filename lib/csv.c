@@ -165,7 +165,7 @@ static int row_money(const struct parser *ps, const struct record *r, int col, c
 
     if (s == NULL || *s == '\0')
         return 0;
-    rc = csv_parse_money(s, mark, v);
+    rc = csv_parse_money(s, mark, v, row->currency[0] ? NULL : row->currency);
     if (rc == AMT_OK)
         return 1;
     row->refuse |= rc == AMT_THREE;

@@ -65,6 +65,7 @@ struct csv_row {
     char error[256];          /* "" when the row is good; else why (shown to the user) */
     int refuse;               /* its amount is in a currency with three decimals: csv_parse
                                * refuses the file */
+    char currency[4];         /* the ISO code written with its amount ("12.50 USD"), "" none */
 };
 
 struct csv_result {

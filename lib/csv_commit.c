@@ -34,7 +34,8 @@ static const char SQL_CSV_TAG_NEW[] =
 static const char SQL_PENDING_CLEAR[] = "DELETE FROM temp.csv_rows";
 static const char SQL_PENDING[] =
     "INSERT INTO temp.csv_rows (date, description, merchant, category, type, amount, currency,"
-    " payment_method, amount_aud, rate) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+    " payment_method, amount_aud, rate, notes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+    " ?11)";
 /* The columns a manual row from a CSV file has (statement_row_insert's,
  * less those a CSV row never sets), in the rows' order, with the ids after
  * ?3, the base id_high_water gives (SQL_ID_BASE: read first, as a subquery
@@ -47,9 +48,9 @@ static const char SQL_ID_BASE[] = "SELECT " ROW_ID_BASE("transactions");
 #define WRITE_ROWS                                                                             \
     "INSERT INTO transactions (id, statement_id, owner_id, date, description, merchant, category," \
     " transaction_type, amount, currency, payment_method, import_id, eff_category, eff_merchant," \
-    " amount_aud, exchange_rate_to_aud)"                                                        \
+    " amount_aud, exchange_rate_to_aud, notes)"                                                 \
     " SELECT ?3 + seq, NULL, ?1, date, description, merchant, category, type, amount, currency,"  \
-    "        payment_method, ?2, category, COALESCE(merchant, ''), amount_aud, rate"              \
+    "        payment_method, ?2, category, COALESCE(merchant, ''), amount_aud, rate, notes"       \
     "   FROM temp.csv_rows ORDER BY seq"
 static const char SQL_WRITE[] = WRITE_ROWS;
 static const char SQL_WRITE_RETURNING[] = WRITE_ROWS " RETURNING id";
@@ -149,6 +150,7 @@ static int stage_rows(ledger_db *db, const struct statement_row *v, const int64_
         else
             sqlite3_bind_null(st, 9);
         bind_kept(st, 10, r->rate);
+        bind_kept(st, 11, r->notes);
         rc = sqlite3_step(st);
         sqlite3_reset(st);
     }
@@ -249,6 +251,7 @@ static int read_row(ledger_db *db, int64_t me, const cJSON *o, size_t i, struct 
         || field_money(o, "amount", 1, 0, &r->amount, &set, NULL, err)
         || field_enum(o, "transaction_type", txn_types, 0, &r->type, NULL, err)
         || field_text(o, "merchant", 0, 1, MERCHANT_MAX, &r->merchant, NULL, err)
+        || field_text(o, "notes", 0, 1, TXN_NOTES_MAX, &r->notes, NULL, err)
         || field_text(o, "category", 0, 1, LEDGER_CATEGORY_TEXT_MAX, &cat, NULL, err)
         || field_enum(o, "payment_method", txn_payment_methods, 1, &r->payment_method, NULL, err)
         || field_currency(o, r->currency_code, &r->currency, err)

@@ -316,6 +316,45 @@ static void add_text_or_null(cJSON *o, const char *key, const char *text)
         cJSON_AddNullToObject(o, key);
 }
 
+/* A warning for each currency other than home that the file's amounts
+ * name ("12.50 USD"): the amounts are read as written, and a row keeps
+ * the home currency unless the commit is sent its currency, so the
+ * figures would be another currency's without this. */
+static void warn_currencies(cJSON *warnings, const struct csv_result *res, const char *home)
+{
+    enum { MAX_CODES = 8 };
+    struct { char code[4]; int line; size_t n; } seen[MAX_CODES];
+    size_t i, k, nseen = 0;
+
+    for (i = 0; i < res->nrows; i++) {
+        const struct csv_row *r = &res->rows[i];
+
+        if (!r->currency[0] || strcmp(r->currency, home) == 0)
+            continue;
+        for (k = 0; k < nseen && strcmp(seen[k].code, r->currency) != 0; k++)
+            ;
+        if (k == nseen && nseen == MAX_CODES)
+            continue;
+        if (k == nseen) {
+            memcpy(seen[k].code, r->currency, 4);
+            seen[k].line = r->line;
+            seen[k].n = 0;
+            nseen++;
+        }
+        seen[k].n++;
+    }
+    for (k = 0; k < nseen; k++) {
+        char msg[400];
+
+        snprintf(msg, sizeof msg, "line %d: %zu amount%s written in %s, not %s (the home "
+                 "currency): kept as written, and in %s unless each row is committed with its "
+                 "currency and its home amount (amount_aud) or exchange_rate_to_aud",
+                 seen[k].line, seen[k].n, seen[k].n == 1 ? " is" : "s are", seen[k].code, home,
+                 home);
+        cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
+    }
+}
+
 int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
                        const cJSON *body, const struct ledger_params *params, cJSON **out,
                        ledger_error *err)
@@ -455,6 +494,7 @@ int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
         cJSON_AddItemToArray(arr, cJSON_CreateString(
             "no amount in the file is money out: if it writes amounts without a sign, map its "
             "direction column (mapping.direction) or its debit and credit columns"));
+    warn_currencies(arr, &res, ledger_home_currency(db));
     csv_result_free(&res);
     cJSON_Delete(own_mapping);
     free(keys);

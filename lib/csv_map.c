@@ -172,7 +172,7 @@ static int amount_ok(const struct parser *ps, const struct record *r, const stru
 
         if (s == NULL || *s == '\0')
             continue;
-        if (csv_parse_money(s, '.', &v) != AMT_OK && csv_parse_money(s, ',', &v) != AMT_OK)
+        if (csv_parse_money(s, '.', &v, NULL) != AMT_OK && csv_parse_money(s, ',', &v, NULL) != AMT_OK)
             return 0;
         any = 1;
     }

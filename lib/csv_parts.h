@@ -91,8 +91,10 @@ enum { AMT_OK, AMT_NAN, AMT_DECIMALS, AMT_RANGE, AMT_SIGNS, AMT_THREE };
 extern const char *const csv_amount_why[];
 /* Reads an amount as bank exports write it with the decimal mark `mark`
  * into signed cents: AMT_OK or why not (AMT_THREE: its currency has three
- * decimal places, which cents cannot hold; csv_parse refuses the file). */
-int csv_parse_money(const char *s, char mark, int64_t *cents);
+ * decimal places, which cents cannot hold; csv_parse refuses the file).
+ * code, when not NULL, is set to the ISO code the amount names (a
+ * three-letter code or an Arabic-letter symbol), "" for none. */
+int csv_parse_money(const char *s, char mark, int64_t *cents, char code[4]);
 /* Which decimal mark an amount shows: ',' for 12,50 or 1.234,56, '.' for
  * 12.50 or 1,234.56, 0 when it cannot tell (1,234 or 1234). */
 char csv_decimal_evidence(const char *s);

@@ -459,7 +459,7 @@ static size_t currency_before(const char *b, const char *e, char code[4])
 
 /* Reads an amount as bank exports write it (see the top) with the decimal
  * mark `mark` into signed cents. */
-int csv_parse_money(const char *s, char mark, int64_t *cents)
+int csv_parse_money(const char *s, char mark, int64_t *cents, char code_out[4])
 {
     const char *b = s, *e = s + strlen(s), *p;
     int minus = 0, plus = 0, open = 0, close = 0, crdr = 0, dr = 0, first_group = -1;
@@ -566,6 +566,8 @@ int csv_parse_money(const char *s, char mark, int64_t *cents)
     if (ledger_decimal2_parse(norm, &v) != LEDGER_OK)
         return AMT_RANGE;
     *cents = minus || open || dr ? -v : v;
+    if (code_out)
+        memcpy(code_out, code, 4);
     return AMT_OK;
 }
 

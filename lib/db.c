@@ -640,7 +640,8 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
     /* The rows of a CSV commit on their way in (csv_commit.c). */
     if (exec(db, "CREATE TEMP TABLE IF NOT EXISTS csv_rows (seq INTEGER PRIMARY KEY, date TEXT,"
                  " description TEXT, merchant TEXT, category TEXT, type TEXT, amount INTEGER,"
-                 " currency TEXT, payment_method TEXT, amount_aud INTEGER, rate TEXT)", err))
+                 " currency TEXT, payment_method TEXT, amount_aud INTEGER, rate TEXT, notes TEXT)",
+             err))
         goto fail;
     *out = db;
     return LEDGER_OK;

@@ -26,6 +26,7 @@ struct statement_fields {
 struct statement_row {
     const char *date, *description, *merchant, *category, *type, *currency, *rate, *fitid;
     const char *payment_method;
+    const char *notes;        /* a CSV row's notes (OFX keeps its memo in the description) */
     int64_t amount, amount_aud, principal, interest, import_id;
     int has_amount_aud, has_principal, has_interest;
     int has_fitid_out, fitid_out;  /* the file's direction (OFX: 1 money out): transactions.fitid_out */

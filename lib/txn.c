@@ -24,9 +24,9 @@ static const char SQL_TXN_GET[] =
 static const char SQL_TXN_INSERT[] =
     "INSERT INTO transactions (id, owner_id, date, description, merchant, transaction_type,"
     " category, amount, currency, amount_aud, exchange_rate_to_aud, payment_method,"
-    " override_trip_id, eff_category, eff_merchant)"
+    " override_trip_id, notes, eff_category, eff_merchant)"
     " VALUES (" NEXT_ROW_ID("transactions") ", ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
-    "         ?6, COALESCE(?4, ''))";  /* the effective values, as transactions_effective_insert */
+    "         ?13, ?6, COALESCE(?4, ''))";  /* the effective values, as transactions_effective_insert */
 /* Each field changes only when its flag is set, so one statement serves
  * every combination a PATCH can send. */
 static const char SQL_TXN_PATCH[] =
@@ -40,7 +40,8 @@ static const char SQL_TXN_PATCH[] =
     " date = CASE WHEN ?14 THEN ?15 ELSE date END,"
     " amount = CASE WHEN ?16 THEN ?17 ELSE amount END,"
     " description = CASE WHEN ?18 THEN ?19 ELSE description END,"
-    " amount_aud = CASE WHEN ?20 THEN ?21 ELSE amount_aud END"
+    " amount_aud = CASE WHEN ?20 THEN ?21 ELSE amount_aud END,"
+    " notes = CASE WHEN ?22 THEN ?23 ELSE notes END"
     " WHERE id = ?1";
 static const char SQL_TXN_AMOUNTS[] =
     "SELECT amount, amount_aud, exchange_rate_to_aud FROM transactions WHERE id = ?";
@@ -97,7 +98,7 @@ int txn_link_tags(ledger_db *db, int64_t me, int64_t txn_id, const cJSON *tag_id
 int ledger_txn_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
                       ledger_error *err)
 {
-    const char *date, *description, *merchant, *type, *category, *currency, *rate, *method;
+    const char *date, *description, *merchant, *type, *category, *currency, *rate, *method, *notes;
     char folded[LEDGER_CATEGORY_MAX], currency_code[4];
     int64_t amount, amount_aud, trip_id, id;
     int amount_set, has_aud, rc = LEDGER_ERR;
@@ -109,6 +110,7 @@ int ledger_txn_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
         || field_date(body, "date", 1, &date, NULL, err)
         || field_money(body, "amount", 1, 0, &amount, &amount_set, NULL, err)
         || field_text(body, "description", 1, 0, DESCRIPTION_MAX, &description, NULL, err)
+        || field_text(body, "notes", 0, 1, TXN_NOTES_MAX, &notes, NULL, err)
         || field_text(body, "merchant", 0, 1, MERCHANT_MAX, &merchant, NULL, err)
         || field_enum(body, "transaction_type", txn_types, 0, &type, NULL, err)
         || field_text(body, "category", 0, 1, LEDGER_CATEGORY_TEXT_MAX, &category, NULL, err)
@@ -142,7 +144,7 @@ int ledger_txn_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
                 DB_TEXT(category ? folded : NULL), DB_INT(amount),
                 DB_TEXT(currency ? currency : ledger_home_currency(db)),
                 has_aud ? DB_INT(amount_aud) : DB_NULL, DB_TEXT(rate), DB_TEXT(method),
-                trip_id ? DB_INT(trip_id) : DB_NULL))
+                trip_id ? DB_INT(trip_id) : DB_NULL, DB_TEXT(notes)))
         goto out;
     id = sqlite3_last_insert_rowid(db->sql);
     if ((tag_ids && txn_link_tags(db, me, id, tag_ids, err))
@@ -227,9 +229,9 @@ int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
                       cJSON **out, ledger_error *err)
 {
     struct txn_access a;
-    const char *category, *merchant, *type, *method, *date, *description;
+    const char *category, *merchant, *type, *method, *date, *description, *notes;
     int has_cat, has_merchant, has_share, has_trip, has_type, has_method, has_date,
-        has_amount, has_desc, share_set, amount_set, aud_set = 0;
+        has_amount, has_desc, has_notes, share_set, amount_set, aud_set = 0;
     int64_t share = 0, trip_id, amount = 0, aud = 0;
     char folded[LEDGER_CATEGORY_MAX], merch[MERCHANT_MAX * 2];
     const cJSON *share_item;
@@ -243,7 +245,8 @@ int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
         || field_enum(body, "payment_method", txn_payment_methods, 1, &method, &has_method, err)
         || field_date(body, "date", 0, &date, &has_date, err)
         || field_money(body, "amount", 0, 0, &amount, &amount_set, &has_amount, err)
-        || field_text(body, "description", 0, 0, DESCRIPTION_MAX, &description, &has_desc, err))
+        || field_text(body, "description", 0, 0, DESCRIPTION_MAX, &description, &has_desc, err)
+        || field_text(body, "notes", 0, 1, TXN_NOTES_MAX, &notes, &has_notes, err))
         return LEDGER_ERR;
     share_item = cJSON_GetObjectItemCaseSensitive(body, "my_share_percent");
     has_share = share_item != NULL;
@@ -272,6 +275,10 @@ int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
     if (has_type && !a.is_owner)
         return ledger_error_set(err, 403, "forbidden", "transaction_type",
                                 "only the owner can change transaction_type");
+    /* The notes are the owner's words about their row, on a statement
+     * row as on a manual one. */
+    if (has_notes && !a.is_owner)
+        return ledger_error_set(err, 403, "forbidden", "notes", "only the owner can change notes");
     if (has_type && a.itemised && !itemised_type_ok(type))
         return error_field(err, "transaction_type", "%s", ITEMISED_TYPE_MESSAGE);
     /* One share override per row, and it is the owner's share of their
@@ -308,7 +315,8 @@ int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
                 DB_INT(has_date), DB_TEXT(date),
                 DB_INT(has_amount), DB_INT(amount),
                 DB_INT(has_desc), DB_TEXT(description),
-                DB_INT(aud_set), DB_INT(aud)))
+                DB_INT(aud_set), DB_INT(aud),
+                DB_INT(has_notes), DB_TEXT(notes)))
         return LEDGER_ERR;
     return txn_get(db, me, id, out, err);
 }

@@ -38,7 +38,7 @@ int tag_check_owner(ledger_db *db, int64_t user_id, int64_t tag_id, ledger_error
     " (SELECT CASE WHEN COUNT(*) THEN json_group_array(json_array(pid, name, share, settled, email)) END" \
     "    FROM (SELECT s.participant_id AS pid, u.name, s.share_percent AS share, s.settled, u.email" \
     "            FROM splits s JOIN users u ON u.id = s.participant_id" \
-    "           WHERE s.transaction_id = t.id ORDER BY s.participant_id))"
+    "           WHERE s.transaction_id = t.id ORDER BY s.participant_id)), t.notes"
 /* The manual row reconciled into a statement row (the row is "reconciled";
  * reconcile.c gives it the manual row's Imported date while matched). */
 #define TXN_JOIN_RECONCILED \
@@ -47,6 +47,9 @@ cJSON *txn_row_json(sqlite3_stmt *st, int64_t me);
 
 /* Row r of TXN_COLUMNS written as txn_row_json makes it. */
 void txn_row_write(struct json_writer *w, sqlite3_stmt *st, int64_t me);
+
+/* The longest notes a row keeps, in bytes. */
+#define TXN_NOTES_MAX 1000
 
 /* Why a row cannot be given the category "uncategorised". */
 #define CATEGORY_NONE_MESSAGE \

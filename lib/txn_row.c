@@ -20,7 +20,7 @@ enum {
     C_ID, C_STATEMENT, C_OWNER, C_DATE, C_DESCRIPTION, C_MERCHANT, C_MERCHANT_NORM,
     C_CATEGORY, C_TYPE, C_AMOUNT, C_CURRENCY, C_AMOUNT_AUD, C_RATE, C_PAYMENT,
     C_PRINCIPAL, C_INTEREST, C_CREATED, C_RECONCILED_FROM, C_O_CATEGORY, C_O_MERCHANT,
-    C_O_SHARE, C_O_TRIP, C_BANK, C_TAGS, C_SPLITS
+    C_O_SHARE, C_O_TRIP, C_BANK, C_TAGS, C_SPLITS, C_NOTES
 };
 
 static void text_col(struct json_sink *s, const char *k, sqlite3_stmt *st, int col)
@@ -145,6 +145,7 @@ static void row_put(struct json_sink *s, sqlite3_stmt *st, int64_t me)
     id_col(s, "owner_id", st, C_OWNER);
     text_col(s, "date", st, C_DATE);
     text_col(s, "description", st, C_DESCRIPTION);
+    text_col(s, "notes", st, C_NOTES);
     text_col(s, "merchant", st, C_MERCHANT);
     effective_col(s, "merchant_normalized", st, C_O_MERCHANT, C_MERCHANT_NORM);
     effective_col(s, "category", st, C_O_CATEGORY, C_CATEGORY);

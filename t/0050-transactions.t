@@ -467,6 +467,23 @@ is_deeply([m2(get_row('bob', $s6->{id})->{my_amount}), m2(get_row('carol', $s2->
            m2(get_row('carol', $s2->{id})->{my_amount})],
           ['75.00', '33.33', '3.33'], "participants' my_amount uses amount_aud and their apportioned cents");
 
+# ==== notes: the owner's words about a row =====================================
+
+my $noted = create('alice', description => 'Hardware store', amount => 12, notes => 'hooks for the hall');
+is($noted->{notes}, 'hooks for the hall', 'a manual row keeps the notes it is created with');
+is($s1->{notes}, undef, 'a row created without notes has none');
+is($rig->patch("/api/transactions/$noted->{id}", { notes => 'and screws' }, user => 'alice')->{json}{notes},
+   'and screws', 'the owner changes them');
+is($rig->patch("/api/transactions/$noted->{id}", { notes => undef }, user => 'alice')->{json}{notes},
+   undef, 'and clears them with null');
+my $shared_before = get_row('alice', $s1->{id});
+error_is($rig->patch("/api/transactions/$s1->{id}", { notes => 'mine now' }, user => 'bob'),
+         403, 'forbidden', "a participant cannot write the owner's notes");
+is_deeply(get_row('alice', $s1->{id}), $shared_before, 'and the shared row is unchanged');
+error_is($rig->patch("/api/transactions/$noted->{id}", { notes => 'n' x 1001 }, user => 'alice'),
+         400, 'invalid_field', 'notes of 1001 bytes', 'notes');
+post_rejected({ %base, notes => 42 }, 'notes', 'notes a number');
+
 # ==== access =================================================================
 
 # carol has nothing to do with s1.

@@ -961,6 +961,29 @@ error_is($rig->get('/api/import/csv/preview', user => 'alice'), 405, 'method_not
     is_deeply([ map { signed($_) } @{ $res->{json}{rows} } ], [ m2(-4.50), m2(100), m2(-7) ],
               'debit_values and credit_values replace the defaults');
     is_deeply($res->{json}{warnings}, [], 'no warning with a direction column');
+    # The commit keeps what the preview showed: merchant, category and the
+    # notes, each row's own.
+    my $c = commit('dave', $res->{json}{rows});
+    is($c->{status}, 201, 'the text columns commit') or diag($c->{content});
+    my @kept = map { $rig->get("/api/transactions/$_", user => 'dave')->{json} } @{ $c->{json}{transaction_ids} // [] };
+    is_deeply([ map { [ @$_{qw(description merchant category notes)} ] } @kept ],
+              [ [ 'Coffee beans', undef, 'groceries', undef ], [ 'ACME', 'ACME Pty', undef, 'pay run' ],
+                [ 'only a memo', undef, undef, 'only a memo' ] ],
+              'merchant, category (folded) and notes stored as the preview showed them');
+    my $big = commit('dave', [ { %{ $res->{json}{rows}[0] }, notes => 'n' x 1001 } ]);
+    error_is($big, 400, 'invalid_field', 'notes of 1001 bytes', 'rows[0].notes');
+    $rig->request('DELETE', "/api/transactions/$_", user => 'dave') for @{ $c->{json}{transaction_ids} // [] };
+    # Amounts that name another currency than home are read as written,
+    # and the preview says so.
+    my $home = $rig->get('/api/me', user => 'dave')->{json}{home_currency} // 'AUD';
+    my $other = $home eq 'USD' ? 'EUR' : 'USD';
+    $res = preview('dave', "Date,Description,Amount\n03/01/2026,a,-12.50 $other\n04/01/2026,b,$other 3.00\n"
+                   . "05/01/2026,c,4.00 $home\n06/01/2026,d,1.00\n", $NAMED);
+    is_deeply($res->{json}{warnings},
+              [ "line 2: 2 amounts are written in $other, not $home (the home currency): kept as written, "
+                . "and in $home unless each row is committed with its currency and its home amount "
+                . "(amount_aud) or exchange_rate_to_aud" ],
+              'amounts in another currency: one warning naming it, its count and first line');
     error_is(preview('dave', $file, { %$m, debit_values => 'Af' }), 400, 'invalid_field',
              'debit_values not a list', 'mapping.debit_values');
     error_is(preview('dave', $file, { %$m, credit_values => [ '' ] }), 400, 'invalid_field',
