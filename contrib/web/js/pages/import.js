@@ -280,7 +280,7 @@ export async function render(main) {
     // Every column select, required ones first; the optional ones may be
     // left at "—".
     const OPTIONAL = ['direction', 'merchant', 'category', 'notes'];
-    const LABELS = { direction: ['Direction column', 'With amounts that have no sign: the column saying money out or in (Af/Bij, D/C, Debit/Credit)'],
+    const LABELS = { direction: ['Direction column', 'Money out or in, for amounts without a sign (Af/Bij, D/C)'],
       notes: ['Notes column', 'Shown in the preview only'] };
     const chosen = () => Object.fromEntries(Object.entries(cols).map(([k, v]) => [k, v.value]));
     function drawCols(values = {}) {
@@ -433,7 +433,7 @@ export async function render(main) {
     const form = h('form', {}, h('h3', {}, `2. Map the columns of ${fileName}`),
       h('p', {}, 'Line ', lineNo, ': ', firstLine),
       h('div', { class: 'grid' }, field('Preset', presetSel),
-        bytes ? field('Encoding', enc, `The file's code page: name it when letters look wrong (Central European banks often write windows-1250).`) : null,
+        bytes ? field('Encoding', enc, 'When letters look wrong: Central European banks often write windows-1250') : null,
         field('Lines before the header', skip, 'Account details or a summary above the column names: they are not read'),
         field('Delimiter', delim), field('First line is a header', hdr), field('Amounts', mode),
         field('Date format', fmt), field('Flip the sign', negate, 'For exports where spending is positive')),
@@ -502,7 +502,7 @@ export async function render(main) {
         h('ul', {}, res.warnings.map((w) => h('li', {}, typeof w === 'string' ? w : w.message || JSON.stringify(w)))))
       : null;
     const form = h('form', { class: 'preview' }, h('h3', {}, `3. Check and edit ${rows.length} rows`),
-      h('p', {}, `Detected: delimiter “${res.detected?.delimiter ?? '?'}”, dates ${res.detected?.date_format ?? '?'}${res.detected?.has_header ? `, the header on line ${res.detected?.header_line ?? '?'}` : ''}. ${readAs ? `, the file read as ${readAs}` : ''}. Rows with errors or duplicates start unticked.`),
+      h('p', {}, `Detected: delimiter “${res.detected?.delimiter ?? '?'}”, dates ${res.detected?.date_format ?? '?'}${res.detected?.has_header ? `, the header on line ${res.detected?.header_line ?? '?'}` : ''}${readAs ? `, the file read as ${readAs}` : ''}. Rows with errors or duplicates start unticked.`),
       warnings,
       h('div', { class: 'table-wrap' }, h('table', {}, h('caption', { class: 'sr-only' }, 'Rows to import'),
         h('thead', {}, h('tr', {}, ['Import', 'Line', 'Date', 'Description', 'Amount', 'Type', 'Merchant', 'Category'].map((t) => h('th', { scope: 'col' }, t)))), tbody)),
