@@ -8,7 +8,7 @@
 // Environment: LEDGER_WEB_URL (http://127.0.0.1:PORT/), LEDGER_WEB_ARTIFACTS
 // (where screenshots go), CHROMIUM (default /usr/bin/chromium).
 import { chromium } from 'playwright-core';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 
 const BASE = process.env.LEDGER_WEB_URL.replace(/\/$/, '');
 const ART = process.env.LEDGER_WEB_ARTIFACTS || 'web-artifacts';
@@ -751,6 +751,127 @@ await step('csv: a trailing comma is no preamble', () => asUser('carol', async (
     date: await p.getByLabel('Date, line 2').inputValue() };
   ok(skip === '0' && opts.includes('Posting Date') && got.rows === 2 && got.errors === 0 && got.date === '2025-01-20',
     'csv: a header with one field less than its rows is not skipped', got);
+}));
+
+// ================================================================ CSV: code pages, bank presets, warnings, merchant and category
+// The request the page sends to path, as JSON, while fn runs.
+const sent = async (p, path, fn) => {
+  const req = p.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith(`/api${path}`));
+  await fn();
+  return (await req).postDataJSON();
+};
+const bankFile = (name) => readFileSync(new URL(`../../../t/data/bank/csv/${name}`, import.meta.url));
+const uploadThenMap = async (p, name, buffer) => {
+  await go('import', p);
+  await p.getByLabel('CSV file').setInputFiles({ name, mimeType: 'text/csv', buffer });
+  await p.getByRole('button', { name: 'Next: map columns' }).click();
+  await p.getByLabel('Preset', { exact: true }).waitFor();
+};
+// A Windows-1250 export of my own: "ő" is the byte 0xF5 and "ű" 0xFB
+// there, which Windows-1252 (the guess for a file that is not UTF-8)
+// reads as "õ" and "û".
+const HU1250 = Buffer.from('Dátum;Fizet\xF5 fél;Összeg\r\n2025.03.03.;Gy\xF5ri t\xFBzifa;-12 500,00\r\n', 'latin1');
+await step('csv: a Windows-1250 file', () => asUser('carol', async (p) => {
+  await uploadThenMap(p, 'otp.csv', HU1250);
+  const enc = p.getByLabel('Encoding');
+  const before = { enc: await enc.inputValue(), guess: await enc.locator('option').first().textContent(), line: await p.locator('form code').textContent() };
+  await enc.selectOption('windows-1250');
+  const after = await p.locator('form code').textContent();
+  ok(before.enc === '' && /windows-1252/.test(before.guess) && /Fizetõ fél/.test(before.line) && /Fizető fél/.test(after),
+    'csv: a file that is not UTF-8 reads as Windows-1252 until windows-1250 is chosen', { before, after });
+  await p.getByLabel('Date column').selectOption({ label: 'Dátum' });
+  await p.getByLabel('Description column').selectOption({ label: 'Fizető fél' });
+  await p.getByLabel('Amount column').selectOption({ label: 'Összeg' });
+  const body = await sent(p, '/import/csv/preview', () => p.getByRole('button', { name: 'Next: preview' }).click());
+  await p.locator('form.preview').waitFor();
+  const got = [await p.getByLabel('Description, line 2', { exact: true }).inputValue(), await p.getByLabel('Amount, line 2', { exact: true }).inputValue(),
+    await p.getByLabel('Type, line 2', { exact: true }).inputValue(), await p.locator('form.preview p').first().textContent()];
+  ok(JSON.stringify(got.slice(0, 3)) === JSON.stringify(['Győri tűzifa', '12500.00', 'debit']) && /the file read as windows-1250\. Rows/.test(got[3])
+    && !('encoding' in body.mapping) && body.csv.includes('Győri tűzifa'),
+    'csv: its preview has the letters right, from text decoded in the browser (no encoding sent)', { got, mapping: body.mapping });
+  await p.getByRole('button', { name: 'Import', exact: true }).click();
+  await p.locator('.done').waitFor();
+  const row = (await all('carol')).find((t) => t.date === '2025-03-03' && t.amount === 12500);
+  ok(row && row.description === 'Győri tűzifa', 'csv: the row is stored with its letters right', row);
+}));
+await step('csv: the ING preset', () => asUser('dave', async (p) => {
+  // A real ING (Netherlands) export: amounts without a sign, the way in
+  // "Af Bij", the description from two columns, decimal commas.
+  await uploadThenMap(p, 'ing.csv', bankFile('nl-ing.csv'));
+  await p.getByLabel('Preset', { exact: true }).selectOption('builtin:ing-nl');
+  const kept = await p.locator('.kept').textContent();
+  ok(await p.getByLabel('Direction column').inputValue() === '5' && /Description also joins: Mededelingen/.test(kept) && /Decimal mark: “,”/.test(kept),
+    'csv: the ING preset maps its direction and shows the keys the form has no control for', kept);
+  const body = await sent(p, '/import/csv/preview', () => p.getByRole('button', { name: 'Next: preview' }).click());
+  await p.locator('form.preview').waitFor();
+  const m = body.mapping;
+  ok(JSON.stringify(m.description) === '[1,8]' && m.direction === 5 && m.decimal === ',' && m.date_format === 'YYYYMMDD',
+    'csv: the mapping sent keeps the preset\'s description list and decimal mark', m);
+  const line = async (l) => [await p.getByLabel(`Amount, line ${l}`, { exact: true }).inputValue(), await p.getByLabel(`Type, line ${l}`, { exact: true }).inputValue()];
+  const got = { 2: await line(2), 3: await line(3), 5: await line(5), 6: await line(6), desc: await p.getByLabel('Description, line 2', { exact: true }).inputValue(),
+    errors: await p.locator('form.preview .errors').count() };
+  ok(JSON.stringify([got[2], got[3], got[5], got[6]]) === JSON.stringify([['1.25', 'debit'], ['1.25', 'credit'], ['20.00', 'credit'], ['0.31', 'debit']])
+    && got.desc === 'Kosten OranjePakket met korting - 1 jan t/m 31 jan 2020 ING BANK N.V. Valutadatum: 13-02-2020' && got.errors === 0,
+    'csv: its preview has the signs of Af and Bij and the joined description', got);
+}));
+await step('csv: the Knab preset', () => asUser('dave', async (p) => {
+  // A real Knab export: a title line above the header, D/C, three
+  // description columns.
+  await uploadThenMap(p, 'knab.csv', bankFile('nl-knab.csv'));
+  await p.getByLabel('Preset', { exact: true }).selectOption('builtin:knab');
+  const skip = await p.getByLabel('Lines before the header').inputValue();
+  const kept = await p.locator('.kept').textContent();
+  ok(skip === '1' && /Description also joins: Omschrijving, Betaalwijze/.test(kept),
+    'csv: the Knab preset finds its header under the title line and keeps its description list', { skip, kept });
+  await p.getByLabel('Preset name').fill('Knab mine');
+  await p.getByRole('button', { name: 'Save preset' }).click();
+  const id = (await api('dave', 'GET', '/me')).id;
+  const mine = (await p.evaluate((k) => JSON.parse(localStorage.getItem(`ledger.csvPresets.user.${k}`) || '{}'), id))['Knab mine'];
+  ok(mine && JSON.stringify(mine.mapping.description) === '["Tegenrekeninghouder","Omschrijving","Betaalwijze"]'
+    && mine.mapping.direction === 'CreditDebet' && mine.mapping.decimal === ',', 'csv: a saved preset keeps the description list, direction and decimal mark', mine);
+  await p.getByRole('button', { name: 'Next: preview' }).click();
+  await p.locator('form.preview').waitFor();
+  const got = [await p.getByLabel('Description, line 3', { exact: true }).inputValue(), await p.getByLabel('Amount, line 3', { exact: true }).inputValue(), await p.getByLabel('Type, line 3', { exact: true }).inputValue(),
+    await p.getByLabel('Description, line 4', { exact: true }).inputValue(), await p.getByLabel('Type, line 4', { exact: true }).inputValue()];
+  ok(JSON.stringify(got) === JSON.stringify(['Gert Janssen (FR) - Tresorie - Overboeking', '827.75', 'debit', 'Gert Janssen - Ontvangen betaling', 'credit']),
+    'csv: its preview reads D as money out and C as money in', got);
+  // Another description column is the user's: the preset's list is no
+  // longer sent.
+  await p.getByRole('button', { name: 'Back' }).click();
+  await p.getByLabel('Preset', { exact: true }).selectOption('builtin:knab');
+  await p.getByLabel('Description column').selectOption({ label: 'Omschrijving' });
+  const left = await p.locator('.kept').textContent();
+  const body = await sent(p, '/import/csv/preview', () => p.getByRole('button', { name: 'Next: preview' }).click());
+  ok(typeof body.mapping.description === 'number' && body.mapping.decimal === ',' && !/Description also/.test(left) && /Decimal mark/.test(left),
+    'csv: choosing another description column drops the preset\'s list, not its decimal mark', { mapping: body.mapping, left });
+}));
+await step('csv: a warning', () => asUser('dave', async (p) => {
+  await mapThenPreview(p, 'Date,Description,Amount\n2025-06-01,Warned row one,10.00\n2025-06-02,Warned row two,20.00\n');
+  await p.getByRole('button', { name: 'Next: preview' }).click();
+  await p.locator('form.preview').waitFor();
+  const w = p.locator('form.preview [role=status]');
+  ok(await w.count() === 1 && /no amount in the file is money out/.test(await w.textContent()),
+    'csv: the preview shows the service\'s warning for a signed file with no money out');
+}));
+await step('csv: merchant and category', () => asUser('dave', async (p) => {
+  await mapThenPreview(p, 'Date,Description,Amount,Merchant,Category,Memo\n'
+    + '2025-07-01,POS 1234 BLUE BOTTLE SF,-4.50,Blue Bottle,Coffee,latte\n2025-07-02,POS 99 GREEN GROCER,-12.00,Green Grocer,Groceries,\n');
+  ok(await p.getByLabel('Merchant column').inputValue() === '3' && await p.getByLabel('Category column').inputValue() === '4',
+    'csv: the merchant and category columns are found by their names');
+  await p.getByLabel('Notes column').selectOption({ label: 'Memo' });
+  await p.getByRole('button', { name: 'Next: preview' }).click();
+  await p.locator('form.preview').waitFor();
+  const shown = [await p.getByLabel('Merchant, line 2', { exact: true }).inputValue(), await p.getByLabel('Category, line 2', { exact: true }).inputValue(),
+    await p.locator('form.preview tbody tr').first().textContent()];
+  ok(shown[0] === 'Blue Bottle' && shown[1] === 'Coffee' && /Notes: latte/.test(shown[2]), 'csv: the preview shows each row\'s merchant, category and notes', shown);
+  await p.getByLabel('Category, line 3', { exact: true }).fill('dining');
+  const body = await sent(p, '/import/csv/commit', () => p.getByRole('button', { name: 'Import', exact: true }).click());
+  await p.locator('.done').waitFor();
+  const rows = (await all('dave')).filter((t) => /BLUE BOTTLE|GREEN GROCER/.test(t.description));
+  const blue = rows.find((t) => /BLUE/.test(t.description));
+  const green = rows.find((t) => /GREEN/.test(t.description));
+  ok(blue && green && blue.category === 'coffee' && green.category === 'dining' && JSON.stringify(blue).includes('Blue Bottle') && JSON.stringify(green).includes('Green Grocer')
+    && !('notes' in body.rows[0]), 'csv: merchant and category reach the stored rows, as edited', { rows, sent: body.rows });
 }));
 
 // ================================================================ rules: refusals, double submit, quick actions (D9, D3, D8)

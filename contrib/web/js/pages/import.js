@@ -5,7 +5,8 @@ import * as api from '../api.js';
 import { h, clear, field, select, messages, say, act, title, TYPES } from '../ui.js';
 import { parseMoneyInput, moneyJSON, centsToDecimal, toCents } from '../money.js';
 
-export const BUILTIN_PRESETS = ['anz', 'chase', 'commbank', 'generic-debit-credit', 'generic-signed', 'monzo', 'nab', 'westpac'];
+export const BUILTIN_PRESETS = ['anz', 'chase', 'commbank', 'generic-debit-credit', 'generic-signed', 'ing-de', 'ing-nl', 'knab',
+  'lloyds', 'mint', 'monzo', 'nab', 'paypal', 'paypal-older', 'revolut', 'venmo', 'westpac'];
 const PRESET_BASE = document.querySelector('meta[name="ledger-csv-presets"]')?.content || 'csv-presets/';
 
 // The user's presets are kept per signed-in user (GET /api/me's id): a
@@ -40,6 +41,36 @@ async function builtinPresets() {
   }));
   return out;
 }
+
+// The code pages a file can be read in (WHATWG names, as TextDecoder
+// and the service's mapping.encoding take them).
+export const ENCODINGS = ['utf-8', 'windows-1252', 'windows-1250', 'windows-1251', 'iso-8859-2', 'iso-8859-15'];
+
+// The WHATWG name of an encoding label ("cp1250", "latin2"), or null for
+// a label the browser does not know.
+export function encodingName(label) {
+  try { return new TextDecoder(String(label)).encoding; } catch { return null; }
+}
+
+// The text of a file's bytes, and the encoding read: the one named, else
+// UTF-8 when the bytes are valid UTF-8, else Windows-1252, as the service
+// guesses.  Windows-1250 cannot be told apart from 1252 (a Hungarian "ő"
+// reads as "õ"), so a Central European file needs its code page named.
+// The file is decoded here and sent as text: a JSON body's csv is text,
+// and the service refuses a code page for it.  A BOM is dropped.
+export function decode(bytes, encoding = '') {
+  if (encoding) return { text: new TextDecoder(encoding).decode(bytes), encoding };
+  try {
+    return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), encoding: 'utf-8' };
+  } catch {
+    return { text: new TextDecoder('windows-1252').decode(bytes), encoding: 'windows-1252' };
+  }
+}
+
+// The date formats the service reads (etc/openapi.yaml, the preview's
+// date_format).
+export const DATE_FORMATS = ['DD/MM/YYYY', 'MM/DD/YYYY', 'YYYY-MM-DD', 'DD-MM-YYYY', 'MM-DD-YYYY', 'YYYY/MM/DD', 'YYYY.MM.DD',
+  'DD.MM.YYYY', 'YYYYMMDD', 'D/M/YYYY', 'D MMM YYYY', 'DD MMM YYYY', 'MMM D, YYYY'];
 
 export const DELIMITERS = [[',', 'comma ,'], [';', 'semicolon ;'], ['\t', 'tab'], ['|', 'bar |']];
 
@@ -134,6 +165,18 @@ export function guessSkip(text, delim) {
   return Math.min(recs[h].line - 1, MAX_SKIP);
 }
 
+// The lines above the header a preset names columns of, as the service
+// finds that header: the first of the first 30 records holding every name
+// (case and spaces around ignored); null when none holds them all.
+export function headerSkip(text, delim, names) {
+  const want = names.map((n) => n.trim().toLowerCase());
+  const rec = records(text, delim, 30).find((r) => {
+    const have = r.fields.map((f) => f.trim().toLowerCase());
+    return want.every((n) => have.includes(n));
+  });
+  return rec ? Math.min(rec.line - 1, MAX_SKIP) : null;
+}
+
 // The header (or first) record after the first `skip` lines split into
 // fields: enough to name the columns before the service parses the file;
 // the delimiter, when not given, guessed from that line on.
@@ -156,6 +199,11 @@ export async function render(main) {
   let csvText = '';
   let fileName = '';
   let mapping = {};
+  // A file's bytes (null for pasted text), the encoding chosen for them
+  // ('' to guess) and the one they were read in.
+  let bytes = null;
+  let encoding = '';
+  let readAs = '';
 
   function setStep(i) {
     [...stepList.children].forEach((li, j) => { if (i === j) li.setAttribute('aria-current', 'step'); else li.removeAttribute('aria-current'); });
@@ -172,7 +220,12 @@ export async function render(main) {
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
       act(box, async () => {
-        if (file.files.length) { csvText = await file.files[0].text(); fileName = file.files[0].name; } else { csvText = paste.value; fileName = 'pasted text'; }
+        if (file.files.length) {
+          bytes = new Uint8Array(await file.files[0].arrayBuffer());
+          encoding = '';
+          ({ text: csvText, encoding: readAs } = decode(bytes));
+          fileName = file.files[0].name;
+        } else { bytes = null; readAs = ''; csvText = paste.value; fileName = 'pasted text'; }
         if (!csvText.trim()) throw Object.assign(new Error('Choose a file or paste CSV text'), { field: 'file' });
         box.replaceChildren();
         mapStep();
@@ -189,10 +242,20 @@ export async function render(main) {
     const presetSel = select([['', 'none']].concat(Object.entries(all).map(([k, v]) => [k, `${v.name}${k.startsWith('user:') ? ' (mine)' : ''}`])), '', { name: 'preset' });
     const hdr = h('input', { type: 'checkbox', name: 'has_header', checked: true });
     const negate = h('input', { type: 'checkbox', name: 'negate' });
-    const fmt = select([['', 'guess'], 'DD/MM/YYYY', 'MM/DD/YYYY', 'YYYY-MM-DD', 'DD-MM-YYYY', 'D/M/YYYY', 'DD MMM YYYY'], '', { name: 'date_format' });
+    const fmt = select([['', 'guess'], ...DATE_FORMATS], '', { name: 'date_format' });
     const mode = select([['signed', 'one signed amount column'], ['split', 'separate debit and credit columns']], 'signed', { name: 'amount_mode' });
+    // A file's code page: another one re-reads the bytes (pasted text is
+    // text already, so it has none to choose).
+    const guessed = bytes ? decode(bytes).encoding : '';
+    const enc = select([['', `guess (${guessed})`]].concat(ENCODINGS), encoding, { name: 'encoding' });
     const cols = {};
     const colFields = h('div', { class: 'grid' });
+    // The keys of a preset the form has no control for: the description's
+    // columns after its first, the direction's words, the decimal mark.
+    // They are sent as the preset says until the user changes that part
+    // (another description or direction column), and shown meanwhile.
+    let kept = {};
+    const keptNote = h('p', { class: 'hint kept' });
     // Lines above the header (account details, a summary): the service is
     // told to skip them, and the columns are the line's after them.
     const skip = h('input', { type: 'number', name: 'skip_lines', min: '0', max: String(MAX_SKIP), step: '1',
@@ -214,19 +277,39 @@ export async function render(main) {
       delim.value = first.delimiter;
     };
     const colOptions = () => [['', '—']].concat(first.fields.map((f, i) => [String(i), hdr.checked ? `${f || `column ${i + 1}`}` : `column ${i + 1} (${f})`]));
+    // Every column select, required ones first; the optional ones may be
+    // left at "—".
+    const OPTIONAL = ['direction', 'merchant', 'category', 'notes'];
+    const LABELS = { direction: ['Direction column', 'Money out or in, for amounts without a sign (Af/Bij, D/C)'],
+      notes: ['Notes column', 'Shown in the preview only'] };
+    const chosen = () => Object.fromEntries(Object.entries(cols).map(([k, v]) => [k, v.value]));
     function drawCols(values = {}) {
+      const before = chosen();
       clear(colFields);
-      const names = mode.value === 'signed' ? ['date', 'description', 'amount'] : ['date', 'description', 'debit', 'credit'];
+      const names = (mode.value === 'signed' ? ['date', 'description', 'amount', 'direction'] : ['date', 'description', 'debit', 'credit'])
+        .concat(['merchant', 'category', 'notes']);
       for (const n of names) {
         cols[n] = select(colOptions(), values[n] ?? guess(n), { name: n });
-        colFields.append(field(`${n[0].toUpperCase()}${n.slice(1)} column`, cols[n]));
+        const [label, hint] = LABELS[n] || [`${n[0].toUpperCase()}${n.slice(1)} column`];
+        colFields.append(field(label, cols[n], hint));
+        if (n === 'description' || n === 'direction') cols[n].addEventListener('change', () => forget(n));
       }
       for (const k of Object.keys(cols)) if (!names.includes(k)) delete cols[k];
+      const now = chosen();
+      for (const n of ['description', 'direction']) if (before[n] !== now[n]) forget(n);
     }
     function guess(n) {
-      const re = { date: /date/i, description: /desc|narr|detail|memo|payee|name/i, amount: /amount|value/i, debit: /debit|withdraw|out/i, credit: /credit|deposit|in\b/i }[n];
-      const i = first.fields.findIndex((f) => re.test(f));
+      const re = { date: /date/i, description: /desc|narr|detail|memo|payee|name/i, amount: /amount|value/i, debit: /debit|withdraw|out/i,
+        credit: /credit|deposit|in\b/i, merchant: /merchant/i, category: /^\s*categor/i }[n];
+      const i = re ? first.fields.findIndex((f) => re.test(f)) : -1;
       return i >= 0 ? String(i) : '';
+    }
+    // Another description column is no longer the preset's list; another
+    // direction column may not use the preset's words.
+    function forget(n) {
+      if (n === 'description') delete kept.description_more;
+      if (n === 'direction') { delete kept.debit_values; delete kept.credit_values; }
+      showKept();
     }
     // A preset's column, by name or index, as an index of this file: a
     // number is an index; a name is the header's column of that name, and
@@ -239,21 +322,65 @@ export async function render(main) {
       if (i < 0 && /^\d+$/.test(String(v).trim()) && Number(v) < n) i = Number(v);
       return i >= 0 ? String(i) : '';
     };
+    const colName = (v) => { const i = toIndex(v); return i === '' ? String(v) : first.fields[Number(i)] || `column ${Number(i) + 1}`; };
+    function showKept() {
+      const said = [];
+      if (kept.description_more) said.push(`Description also joins: ${kept.description_more.map(colName).join(', ')}`);
+      if (kept.debit_values) said.push(`Money out when the direction says: ${kept.debit_values.join(', ')}`);
+      if (kept.credit_values) said.push(`Money in when the direction says: ${kept.credit_values.join(', ')}`);
+      if (kept.decimal) said.push(`Decimal mark: “${kept.decimal}”`);
+      keptNote.textContent = said.length ? `From the preset: ${said.join('; ')}.` : '';
+      keptNote.hidden = !said.length;
+    }
+    // Re-reads the file's bytes in the encoding chosen; the columns picked
+    // stay.
+    function redecode() {
+      if (!bytes) return;
+      encoding = enc.value;
+      ({ text: csvText, encoding: readAs } = decode(bytes, encoding));
+      resplit(delimChosen ? delim.value : undefined);
+      drawCols(chosen());
+      showKept();
+    }
     presetSel.addEventListener('change', () => {
       const p = all[presetSel.value];
       if (!p) return;
       const m = p.mapping;
+      const notes = [];
+      if (m.encoding !== undefined) {
+        const e = encodingName(m.encoding);
+        if (ENCODINGS.includes(e)) { if (bytes) { enc.value = e; redecode(); } } else notes.push(`its encoding “${m.encoding}” is not one this page reads`);
+      }
       hdr.checked = m.has_header !== false;
       negate.checked = !!m.negate;
+      // A format the list lacks is offered rather than dropped.
+      if (m.date_format && ![...fmt.options].some((o) => o.value === m.date_format)) fmt.append(h('option', { value: m.date_format }, m.date_format));
       fmt.value = m.date_format || '';
       mode.value = m.debit !== undefined ? 'split' : 'signed';
       if (m.delimiter && DELIMITERS.some(([d]) => d === m.delimiter)) { delim.value = m.delimiter; delimChosen = true; }
+      const desc = Array.isArray(m.description) ? m.description : m.description === undefined ? [] : [m.description];
       if (Number.isInteger(m.skip_lines) && m.skip_lines >= 0 && m.skip_lines <= MAX_SKIP) skip.value = String(m.skip_lines);
-      resplit(delim.value);
-      drawCols(Object.fromEntries(['date', 'description', 'amount', 'debit', 'credit'].filter((k) => m[k] !== undefined).map((k) => [k, toIndex(m[k])])));
-      say(box, `Preset “${p.name}” applied.`);
+      else if (hdr.checked) {
+        // Columns named by their header: the header is the first line
+        // holding them all (Knab writes a title line above it).
+        const named = [m.date, m.amount, m.debit, m.credit, m.direction, m.merchant, m.category, m.notes ?? m.memo, ...desc]
+          .filter((v) => typeof v === 'string' && !/^\s*\d+\s*$/.test(v));
+        const at = named.length ? headerSkip(csvText, delimChosen ? delim.value : guessDelimiter(csvText), named) : null;
+        if (at !== null) skip.value = String(at);
+      }
+      resplit(delimChosen ? delim.value : undefined);
+      const values = { ...m, description: desc[0], notes: m.notes ?? m.memo };
+      drawCols(Object.fromEntries(['date', 'description', 'amount', 'direction', 'debit', 'credit', 'merchant', 'category', 'notes']
+        .map((k) => [k, values[k] === undefined ? '' : toIndex(values[k])])));
+      kept = {};
+      if (desc.length > 1) kept.description_more = desc.slice(1);
+      if (m.direction !== undefined) for (const k of ['debit_values', 'credit_values']) if (Array.isArray(m[k])) kept[k] = m[k];
+      if (m.decimal !== undefined) kept.decimal = m.decimal;
+      showKept();
+      say(box, `Preset “${p.name}” applied${notes.length ? `, but ${notes.join('; ')}` : ''}.`, notes.length ? 'warn' : 'ok');
     });
     mode.addEventListener('change', () => drawCols());
+    enc.addEventListener('change', redecode);
     delim.addEventListener('change', () => { delimChosen = true; resplit(delim.value); drawCols(); });
     // Another count of lines skipped is another header line: its columns
     // are offered afresh (and its delimiter, unless the user chose one).
@@ -262,8 +389,9 @@ export async function render(main) {
       resplit(delimChosen ? delim.value : undefined);
       drawCols();
     });
-    hdr.addEventListener('change', () => drawCols(Object.fromEntries(Object.entries(cols).map(([k, v]) => [k, v.value]))));
+    hdr.addEventListener('change', () => drawCols(chosen()));
     drawCols();
+    showKept();
     const presetName = h('input', { type: 'text', name: 'preset_name' });
     // The mapping sent is the columns picked, by index, and the lines
     // skipped above the header.  A saved preset names a column by its
@@ -271,31 +399,45 @@ export async function render(main) {
     // is there once and is not digits (the service reads digits as an
     // index when no column has that name); it keeps no lines to skip, as
     // the next export's account details may take more or fewer lines (the
-    // guess is made for each file).
+    // guess is made for each file), and it keeps the encoding chosen.  The
+    // preset's keys kept (a description list, the direction's words, the
+    // decimal mark) go along in both.
     const collect = (forPreset = false) => {
       const m = { has_header: hdr.checked, delimiter: first.delimiter };
       if (!forPreset) {
         if (skipped() === null) throw Object.assign(new Error(`Lines before the header: a whole number from 0 to ${MAX_SKIP}`), { field: 'skip_lines' });
         m.skip_lines = skipped();
       }
-      for (const [k, sel] of Object.entries(cols)) {
-        if (sel.value === '') throw Object.assign(new Error(`Choose the ${k} column`), { field: k });
-        const i = Number(sel.value);
+      const ref = (i) => {
         const n = first.fields[i];
         const unique = n && n.trim() && !/^\s*\d+\s*$/.test(n) && first.fields.filter((x) => x === n).length === 1;
-        m[k] = forPreset && hdr.checked && unique ? n : i;
+        return forPreset && hdr.checked && unique ? n : i;
+      };
+      for (const [k, sel] of Object.entries(cols)) {
+        if (sel.value === '') {
+          if (OPTIONAL.includes(k)) continue;
+          throw Object.assign(new Error(`Choose the ${k} column`), { field: k });
+        }
+        m[k] = ref(Number(sel.value));
       }
+      // A column of the list this file lacks is sent by its name: the
+      // service then says which.
+      if (kept.description_more) m.description = [m.description, ...kept.description_more.map((v) => { const i = toIndex(v); return i === '' ? v : ref(Number(i)); })];
+      if (m.direction !== undefined) for (const k of ['debit_values', 'credit_values']) if (kept[k]) m[k] = kept[k];
+      if (kept.decimal) m.decimal = kept.decimal;
       if (fmt.value) m.date_format = fmt.value;
       if (negate.checked) m.negate = true;
+      if (forPreset && enc.value) m.encoding = enc.value;
       return m;
     };
     const form = h('form', {}, h('h3', {}, `2. Map the columns of ${fileName}`),
       h('p', {}, 'Line ', lineNo, ': ', firstLine),
       h('div', { class: 'grid' }, field('Preset', presetSel),
+        bytes ? field('Encoding', enc, 'When letters look wrong: Central European banks often write windows-1250') : null,
         field('Lines before the header', skip, 'Account details or a summary above the column names: they are not read'),
         field('Delimiter', delim), field('First line is a header', hdr), field('Amounts', mode),
         field('Date format', fmt), field('Flip the sign', negate, 'For exports where spending is positive')),
-      colFields,
+      colFields, keptNote,
       h('fieldset', {}, h('legend', {}, 'Keep this mapping in this browser'),
         h('div', { class: 'actions' }, field('Preset name', presetName),
           h('button', { type: 'button', onclick: () => act(box, async () => {
@@ -335,24 +477,41 @@ export async function render(main) {
       const desc = h('input', { type: 'text', value: r.description || '', 'aria-label': `Description, line ${r.line}`, name: `description_${i}` });
       const amt = h('input', { type: 'text', inputmode: 'decimal', value: r.amount === null || r.amount === undefined ? '' : centsToDecimal(toCents(r.amount)), 'aria-label': `Amount, line ${r.line}`, name: `amount_${i}` });
       const type = select(TYPES, r.transaction_type || 'debit', { 'aria-label': `Type, line ${r.line}`, name: `type_${i}` });
+      const merchant = h('input', { type: 'text', value: r.merchant || '', 'aria-label': `Merchant, line ${r.line}`, name: `merchant_${i}` });
+      const category = h('input', { type: 'text', value: r.category || '', 'aria-label': `Category, line ${r.line}`, name: `category_${i}` });
       inc.addEventListener('change', () => { r.include = inc.checked; });
       date.addEventListener('change', () => { r.date = date.value; });
       desc.addEventListener('input', () => { r.description = desc.value; });
       amt.addEventListener('input', () => { r.amountText = amt.value; });
       type.addEventListener('change', () => { r.transaction_type = type.value; });
+      merchant.addEventListener('input', () => { r.merchant = merchant.value; });
+      category.addEventListener('input', () => { r.category = category.value; });
+      // The notes are shown, not stored: the commit takes no notes.
+      const notes = r.notes ? h('div', { class: 'hint' }, `Notes: ${r.notes}`) : null;
       const errs = r.errors && r.errors.length ? h('div', { class: 'errors' }, r.errors.map((x) => (typeof x === 'string' ? x : x.message || JSON.stringify(x))).join('; ')) : null;
       const dup = r.duplicate_of ? h('div', { class: 'errors' }, `Looks like transaction ${r.duplicate_of}`) : null;
       tbody.append(h('tr', { class: `${errs ? 'has-error' : ''} ${dup ? 'duplicate' : ''}` },
-        h('td', {}, inc), h('td', {}, String(r.line)), h('td', {}, date), h('td', {}, desc, errs, dup), h('td', {}, amt), h('td', {}, type)));
+        h('td', {}, inc), h('td', {}, String(r.line)), h('td', {}, date), h('td', {}, desc, notes, errs, dup), h('td', {}, amt), h('td', {}, type),
+        h('td', {}, merchant), h('td', {}, category)));
     });
     const allowDup = h('input', { type: 'checkbox', name: 'allow_duplicates' });
+    // What the service read but doubts (a signed column with no money out
+    // at all): said before the rows, as news, not as an error.
+    const warnings = (res.warnings || []).length
+      ? h('div', { class: 'msg warn', role: 'status' }, h('strong', {}, 'The service warns: '),
+        h('ul', {}, res.warnings.map((w) => h('li', {}, typeof w === 'string' ? w : w.message || JSON.stringify(w)))))
+      : null;
     const form = h('form', { class: 'preview' }, h('h3', {}, `3. Check and edit ${rows.length} rows`),
-      h('p', {}, `Detected: delimiter “${res.detected?.delimiter ?? '?'}”, dates ${res.detected?.date_format ?? '?'}${res.detected?.has_header ? `, the header on line ${res.detected?.header_line ?? '?'}` : ''}. Rows with errors or duplicates start unticked.`),
+      h('p', {}, `Detected: delimiter “${res.detected?.delimiter ?? '?'}”, dates ${res.detected?.date_format ?? '?'}${res.detected?.has_header ? `, the header on line ${res.detected?.header_line ?? '?'}` : ''}${readAs ? `, the file read as ${readAs}` : ''}. Rows with errors or duplicates start unticked.`),
+      warnings,
       h('div', { class: 'table-wrap' }, h('table', {}, h('caption', { class: 'sr-only' }, 'Rows to import'),
-        h('thead', {}, h('tr', {}, ['Import', 'Line', 'Date', 'Description', 'Amount', 'Type'].map((t) => h('th', { scope: 'col' }, t)))), tbody)),
+        h('thead', {}, h('tr', {}, ['Import', 'Line', 'Date', 'Description', 'Amount', 'Type', 'Merchant', 'Category'].map((t) => h('th', { scope: 'col' }, t)))), tbody)),
       field('Import duplicates too', allowDup),
       h('div', { class: 'actions' }, h('button', { type: 'button', onclick: mapStep }, 'Back'),
         h('button', { type: 'submit', class: 'primary' }, 'Import')));
+    // A row's merchant and category as the commit stores them; an empty
+    // one is none (the commit refuses empty text).
+    const texts = (r) => Object.fromEntries(['merchant', 'category'].map((k) => [k, (r[k] || '').trim()]).filter(([, v]) => v));
     form.addEventListener('submit', (e) => {
       e.preventDefault();
       act(box, async () => {
@@ -366,7 +525,7 @@ export async function render(main) {
           const o = res.rows[i];
           if (!r.include && !allowDup.checked && o.duplicate_of && !(o.errors && o.errors.length)) {
             chosen.push({ line: o.line, date: o.date, description: o.description, amount: moneyJSON(toCents(o.amount)),
-              transaction_type: o.transaction_type });
+              transaction_type: o.transaction_type, ...texts(o) });
             return;
           }
           if (!r.include) return;
@@ -377,7 +536,7 @@ export async function render(main) {
           // here would be lost, so it is refused.
           if (cents < 0) throw Object.assign(new Error(`Line ${r.line}: enter the amount without a sign, and choose the type (debit for money out, credit for money in)`), { field: `amount_${i}` });
           if (!r.date) throw Object.assign(new Error(`Line ${r.line} has no date`), { field: `date_${i}` });
-          chosen.push({ line: r.line, date: r.date, description: r.description, amount: moneyJSON(cents), transaction_type: r.transaction_type });
+          chosen.push({ line: r.line, date: r.date, description: r.description, amount: moneyJSON(cents), transaction_type: r.transaction_type, ...texts(r) });
         });
         if (!rows.some((r) => r.include)) throw new Error('No row is ticked for import.');
         const out = await api.post('/import/csv/commit', { rows: chosen, allow_duplicates: allowDup.checked });
