@@ -870,8 +870,8 @@ await step('csv: merchant and category', () => asUser('dave', async (p) => {
   const rows = (await all('dave')).filter((t) => /BLUE BOTTLE|GREEN GROCER/.test(t.description));
   const blue = rows.find((t) => /BLUE/.test(t.description));
   const green = rows.find((t) => /GREEN/.test(t.description));
-  ok(blue && green && blue.category === 'coffee' && green.category === 'dining' && JSON.stringify(blue).includes('Blue Bottle') && JSON.stringify(green).includes('Green Grocer')
-    && !('notes' in body.rows[0]), 'csv: merchant and category reach the stored rows, as edited', { rows, sent: body.rows });
+  ok(blue && green && blue.category === 'coffee' && green.category === 'dining' && blue.merchant === 'Blue Bottle' && green.merchant === 'Green Grocer'
+    && body.rows[0].notes === 'latte' && blue.notes === 'latte', 'csv: merchant, category and notes reach the stored rows, as edited', { rows, sent: body.rows });
 }));
 
 // ================================================================ rules: refusals, double submit, quick actions (D9, D3, D8)

@@ -281,7 +281,7 @@ export async function render(main) {
     // left at "—".
     const OPTIONAL = ['direction', 'merchant', 'category', 'notes'];
     const LABELS = { direction: ['Direction column', 'Money out or in, for amounts without a sign (Af/Bij, D/C)'],
-      notes: ['Notes column', 'Shown in the preview only'] };
+      notes: ['Notes column', 'Kept as each row\'s notes'] };
     const chosen = () => Object.fromEntries(Object.entries(cols).map(([k, v]) => [k, v.value]));
     function drawCols(values = {}) {
       const before = chosen();
@@ -486,7 +486,7 @@ export async function render(main) {
       type.addEventListener('change', () => { r.transaction_type = type.value; });
       merchant.addEventListener('input', () => { r.merchant = merchant.value; });
       category.addEventListener('input', () => { r.category = category.value; });
-      // The notes are shown, not stored: the commit takes no notes.
+      // The notes go with the row and are stored as its notes.
       const notes = r.notes ? h('div', { class: 'hint' }, `Notes: ${r.notes}`) : null;
       const errs = r.errors && r.errors.length ? h('div', { class: 'errors' }, r.errors.map((x) => (typeof x === 'string' ? x : x.message || JSON.stringify(x))).join('; ')) : null;
       const dup = r.duplicate_of ? h('div', { class: 'errors' }, `Looks like transaction ${r.duplicate_of}`) : null;
@@ -511,7 +511,7 @@ export async function render(main) {
         h('button', { type: 'submit', class: 'primary' }, 'Import')));
     // A row's merchant and category as the commit stores them; an empty
     // one is none (the commit refuses empty text).
-    const texts = (r) => Object.fromEntries(['merchant', 'category'].map((k) => [k, (r[k] || '').trim()]).filter(([, v]) => v));
+    const texts = (r) => Object.fromEntries(['merchant', 'category', 'notes'].map((k) => [k, (r[k] || '').trim()]).filter(([, v]) => v));
     form.addEventListener('submit', (e) => {
       e.preventDefault();
       act(box, async () => {
