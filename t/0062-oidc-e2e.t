@@ -154,7 +154,8 @@ while (my ($re, $to) = splice @fill, 0, 2) {
 }
 Rig::write_file("$dir/ledger-site.conf", $site);
 my $load = join '', map { "LoadModule ${_}_module $mods/mod_$_.so\n" }
-    qw(mpm_event authz_core authz_user authn_core rewrite auth_openidc proxy proxy_fcgi alias mime);
+    qw(mpm_event authz_core authz_user authn_core rewrite auth_openidc proxy proxy_fcgi alias mime
+       buffer env reqtimeout);
 my $user = $root ? "User www-data\nGroup www-data\n" : '';
 Rig::write_file("$dir/httpd.conf", <<"CONF");
 $load
@@ -339,6 +340,45 @@ $r = curl('-u', 'ledger-cli:cli-secret', '--data-urlencode', 'grant_type=client_
 my $cc = $r->{json} && $r->{json}{access_token};
 ok($cc, 'a client-credentials token (no user in it)');
 is_json_401(curl('-H', "Authorization: Bearer $cc", "$web/api/me"), 'a token without a subject is no one');
+
+# ---- slow clients ----------------------------------------------------------------------
+# Two clients trickle a body each at about 6 KB/s, as many as there are
+# ledger-fcgi processes.  Apache spools a body before it connects to the
+# service (etc/apache-ledger.conf), so both processes stay free: /api/me
+# answers at once, and each slow body still arrives whole.
+{
+    my $pad = 60_000;
+    my @slow;
+    for my $i (1, 2) {
+        my $body = qq({"name":"slow-$i") . (' ' x $pad) . '}';
+        my $out = "$dir/slow-$i.status";
+        my $pid = fork // die "fork: $!";
+        if ($pid == 0) {
+            my $s = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $web_port) or POSIX::_exit(1);
+            $s->autoflush(1);
+            print $s "POST /api/tags HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer $token\r\n"
+                . "Content-Type: application/json\r\nContent-Length: " . length($body)
+                . "\r\nConnection: close\r\n\r\n";
+            while (length $body) {
+                print $s substr($body, 0, 3000, '');
+                sleep 0.5;
+            }
+            my $reply = do { local $/; <$s> } // '';
+            Rig::write_file($out, $reply =~ m{^HTTP/1\.\d (\d{3})} ? $1 : 'none');
+            POSIX::_exit(0);
+        }
+        push @slow, [$pid, $out];
+    }
+    sleep 2;
+    my $t0 = time;
+    $r = curl('-H', "Authorization: Bearer $token", "$web/api/me");
+    my $took = time - $t0;
+    is($r->{status}, 200, 'while two slow bodies trickle in, /api/me answers');
+    cmp_ok($took, '<', 2, sprintf('at once (%.2f s), not after the slow bodies (10 s)', $took));
+    ok((grep { waitpid($_->[0], WNOHANG) == 0 } @slow) == 2, 'the slow bodies were still coming then');
+    waitpid($_->[0], 0) for @slow;
+    is_deeply([map { Rig::slurp($_->[1]) } @slow], [201, 201], 'and each slow body arrived whole');
+}
 
 # ---- both ledger-fcgi processes served -----------------------------------------------
 SKIP: {
