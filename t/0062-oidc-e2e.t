@@ -252,14 +252,37 @@ ok($r->{status} == 403 || $r->{status} == 404, "nor delete it ($r->{status})");
 $r = curl(jar('bob'), "$web/api/merchants");
 unlike($r->{body}, qr/Secret Shop/, "nor see her merchants");
 
+# ---- a participant added by email is claimed only with a verified email ---------
+# alice adds carol, who has not signed in, and shares her row with her.
+# mallory's provider gives carol's address with email_verified false:
+# mallory gets no email and nothing of carol's; carol, verified, gets it.
+$r = curl(jar('alice'), '-H', 'Content-Type: application/json', '--data',
+          encode_json({ email => 'carol@example.org' }), "$web/api/participants");
+my $carol_ph = $r->{json} && $r->{json}{id};
+ok($carol_ph, 'alice adds carol@example.org before carol signs in') or diag $r->{body};
+$r = curl(jar('alice'), '-H', 'Content-Type: application/json', '--data',
+          encode_json([{ participant_id => $carol_ph, share_percent => 50 }]), "$web/api/transactions/$txn/splits");
+is($r->{status}, 200, 'and shares her row with her') or diag $r->{body};
+$r = browser_login('mallory', 'mallory-pw');
+is($r->{status}, 200, 'mallory signs in with carol\'s address, unverified');
+isnt($r->{json}{id}, $carol_ph, 'he does not claim the participant alice added for carol');
+is($r->{json}{email}, undef, 'and the unverified email is not his');
+$r = curl(jar('mallory'), "$web/api/transactions/$txn");
+ok($r->{status} == 403 || $r->{status} == 404, "alice's shared row stays closed to him ($r->{status})");
+$r = browser_login('carol', 'carol-pw');
+is_deeply([$r->{status}, $r->{json}{id}, $r->{json}{email}], [200, $carol_ph, 'carol@example.org'],
+          'carol, with her verified email (OIDC_CLAIM_email_verified 1), claims it');
+$r = curl(jar('carol'), "$web/api/transactions/$txn");
+is($r->{status}, 200, 'and sees the row alice shared');
+
 # A wrong password gets no session.
 {
-    my $w = curl('-L', jar('mallory'), "$web/oidc/login");
+    my $w = curl('-L', jar('stranger'), "$web/oidc/login");
     my ($action) = $w->{body} =~ /action="([^"]+)"/;
-    $w = curl('-L', jar('mallory'), '--data-urlencode', 'login=alice',
+    $w = curl('-L', jar('stranger'), '--data-urlencode', 'login=alice',
               '--data-urlencode', 'password=guess', "$issuer$action");
     is($w->{status}, 401, 'a wrong password is refused by the provider');
-    $w = curl(jar('mallory'), "$web/api/me");
+    $w = curl(jar('stranger'), "$web/api/me");
     is($w->{status}, 401, 'and gives no way into the API');
 }
 
