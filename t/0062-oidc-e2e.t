@@ -397,10 +397,20 @@ is_json_401(curl('-H', "Authorization: Bearer $cc", "$web/api/me"), 'a token wit
     $r = curl('-H', "Authorization: Bearer $token", "$web/api/me");
     my $took = time - $t0;
     is($r->{status}, 200, 'while two slow bodies trickle in, /api/me answers');
-    cmp_ok($took, '<', 2, sprintf('at once (%.2f s), not after the slow bodies (10 s)', $took));
+    cmp_ok($took, '<', 4, sprintf('at once (%.2f s), not after the slow bodies (10 s)', $took));
     ok((grep { waitpid($_->[0], WNOHANG) == 0 } @slow) == 2, 'the slow bodies were still coming then');
     waitpid($_->[0], 0) for @slow;
     is_deeply([map { Rig::slurp($_->[1]) } @slow], [201, 201], 'and each slow body arrived whole');
+
+    # What Apache spools is bounded: a body announced over the service's
+    # limit is refused before any of it is sent.
+    my $s = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $web_port) or die "connect: $!";
+    print $s "POST /api/tags HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer $token\r\n"
+        . "Content-Type: application/json\r\nContent-Length: " . (16 * 1024 * 1024 + 1)
+        . "\r\nConnection: close\r\n\r\n";
+    my $reply = do { local $/; local $SIG{ALRM} = sub { die "no answer\n" }; alarm 10; my $x = <$s>; alarm 0; $x } // '';
+    like($reply, qr{\AHTTP/1\.1 413 .*"code":\s*"payload_too_large"}s,
+         'a body announced over 16 MiB: 413 payload_too_large, nothing spooled');
 }
 
 # ---- both ledger-fcgi processes served -----------------------------------------------
