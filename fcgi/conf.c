@@ -17,6 +17,8 @@ void config_defaults(struct config *cfg)
     snprintf(cfg->db, sizeof cfg->db, "ledger.db");
     snprintf(cfg->identity_param, sizeof cfg->identity_param, "REMOTE_USER");
     snprintf(cfg->email_param, sizeof cfg->email_param, "OIDC_CLAIM_email");
+    snprintf(cfg->email_verified_param, sizeof cfg->email_verified_param,
+             "OIDC_CLAIM_email_verified");
     snprintf(cfg->name_param, sizeof cfg->name_param, "OIDC_CLAIM_name");
     snprintf(cfg->home_currency, sizeof cfg->home_currency, "AUD");
     cfg->max_body_bytes = 16u * 1024 * 1024;
@@ -85,6 +87,9 @@ int config_set(struct config *cfg, const char *key, const char *value,
         return param_name(cfg->identity_param, sizeof cfg->identity_param, key, value, msg, msglen);
     if (strcmp(key, "email_param") == 0)
         return param_name(cfg->email_param, sizeof cfg->email_param, key, value, msg, msglen);
+    if (strcmp(key, "email_verified_param") == 0)
+        return param_name(cfg->email_verified_param, sizeof cfg->email_verified_param, key, value,
+                          msg, msglen);
     if (strcmp(key, "name_param") == 0)
         return param_name(cfg->name_param, sizeof cfg->name_param, key, value, msg, msglen);
     if (strcmp(key, "home_currency") == 0) {

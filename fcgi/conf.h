@@ -12,6 +12,7 @@ struct config {
     char db[CONFIG_STR];
     char identity_param[64];
     char email_param[64];
+    char email_verified_param[64];
     char name_param[64];
     char home_currency[4];
     size_t max_body_bytes;

@@ -204,6 +204,21 @@ static void log_path(const struct request *r, char *out, size_t len)
     out[used] = '\0';
 }
 
+/* The email claim, only when the provider says it verified the address
+ * (email_verified_param: "1", as mod_auth_openidc passes a JSON true, or
+ * "true", as some providers send it as text); otherwise NULL, as if there
+ * were no claim.  An email finds a person: a placeholder someone added by
+ * that address is claimed by it, and POST /api/participants finds its
+ * holder, so an address nobody proved is never stored or matched. */
+static const char *verified_email(const struct config *cfg, FCGX_ParamArray envp)
+{
+    const char *verified = FCGX_GetParam(cfg->email_verified_param, envp);
+
+    if (verified == NULL || (strcmp(verified, "1") != 0 && strcasecmp(verified, "true") != 0))
+        return NULL;
+    return FCGX_GetParam(cfg->email_param, envp);
+}
+
 int dispatch(FCGX_Request *fcgx, const struct config *cfg, ledger_db *db,
              struct router *rt, uint64_t request_id)
 {
@@ -239,7 +254,7 @@ int dispatch(FCGX_Request *fcgx, const struct config *cfg, ledger_db *db,
     route = router_match(rt, &r);
     if (route == NULL)
         goto answer;
-    if (ledger_user_resolve(db, subject, FCGX_GetParam(cfg->email_param, fcgx->envp),
+    if (ledger_user_resolve(db, subject, verified_email(cfg, fcgx->envp),
                             FCGX_GetParam(cfg->name_param, fcgx->envp), &r.user_id, &r.err))
         goto answer;
     if (take_body(&r, route))

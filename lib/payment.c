@@ -35,6 +35,18 @@ static const char SQL_PAY_LIST[] =
 static const char SQL_PAY_PARTIES[] =
     "SELECT from_user_id, to_user_id, linked_transaction_id FROM split_payments WHERE id = ?";
 static const char SQL_PAY_DELETE[] = "DELETE FROM split_payments WHERE linked_transaction_id = ?";
+/* Whether ?2 has taken part in something with ?1 (the caller): a split
+ * between the two, either way; ?2's adding ?1 by email; or a payment
+ * between the two that ?2 recorded.  Each test stops at its first row. */
+static const char SQL_PAY_RELATED[] =
+    "SELECT EXISTS (SELECT 1 FROM splits s JOIN transactions t ON t.id = s.transaction_id"
+    "                WHERE s.participant_id = ?2 AND t.owner_id = ?1)"
+    " OR EXISTS (SELECT 1 FROM splits s JOIN transactions t ON t.id = s.transaction_id"
+    "             WHERE s.participant_id = ?1 AND t.owner_id = ?2)"
+    " OR EXISTS (SELECT 1 FROM user_contacts WHERE user_id = ?2 AND contact_id = ?1)"
+    " OR EXISTS (SELECT 1 FROM split_payments WHERE created_by = ?2"
+    "             AND ((from_user_id = ?1 AND to_user_id = ?2)"
+    "                  OR (from_user_id = ?2 AND to_user_id = ?1)))";
 /* Whether either party of a payment is the trip's owner. */
 static const char SQL_TRIP_OWNER_PARTY[] =
     "SELECT owner_id IN (?2, ?3) FROM trips WHERE id = ?1";
@@ -90,6 +102,25 @@ static int check_trip_scope(ledger_db *db, int64_t me, int64_t other, int64_t tr
         return error_field(err, "trip_id",
                            "user %lld does not take part in trip %lld, and only its owner"
                            " brings people in", (long long)other, (long long)trip);
+    return LEDGER_OK;
+}
+
+/* A payment moves the other party's balance, so it needs something the
+ * two already share: a split, or the other's own step towards the caller
+ * (adding the caller by email, or recording a payment with them).  Adding
+ * someone by email alone is not enough: anyone who knows an address can
+ * do that. */
+static int check_related(ledger_db *db, int64_t me, int64_t other, ledger_error *err)
+{
+    int64_t related;
+
+    if (db_int(db, err, "payment", &related, 0, SQL_PAY_RELATED, DB_INT(me), DB_INT(other)))
+        return LEDGER_ERR;
+    if (!related)
+        return ledger_error_set(err, 403, "forbidden", NULL,
+                                "a payment needs something you share with user %lld first: a"
+                                " split between you, or their adding you as a participant",
+                                (long long)other);
     return LEDGER_OK;
 }
 
@@ -223,6 +254,7 @@ int ledger_payment_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **
     other = from == me ? to : from;
     if (participant_check(db, me, other, from == me ? "to_participant_id" : "from_participant_id",
                           1, err)
+        || check_related(db, me, other, err)
         || read_scopes(db, me, other, body, scopes, &n, &total, err)
         || new_link(db, link, err))
         return LEDGER_ERR;

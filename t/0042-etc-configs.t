@@ -91,7 +91,8 @@ SKIP: {
         unless -e "$mods/mod_auth_openidc.so";
     my $port = Rig::free_port();
     my $load = join '', map { "LoadModule ${_}_module $mods/mod_$_.so\n" }
-        qw(mpm_event authz_core authz_user authn_core rewrite auth_openidc proxy proxy_fcgi alias mime);
+        qw(mpm_event authz_core authz_user authn_core rewrite auth_openidc proxy proxy_fcgi alias mime
+           buffer env reqtimeout);
     Rig::write_file("$dir/httpd.conf", <<"CONF");
 $load
 ServerName 127.0.0.1

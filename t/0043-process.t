@@ -186,6 +186,35 @@ like($r->{body}, qr/two hex digits/, 'saying why');
 $r = FCGIClient->new(path => $sock)->request(me_params('x' x 600));
 is($r->{status}, 401, 'an over-long identity is refused');
 
+# An email claims the participant someone added by that address, so it
+# counts only when the provider verified it (email_verified_param).
+{
+    my $body = '{"email":"vic@example.org"}';
+    my $r = FCGIClient->new(path => $sock)->request(FCGIClient::params('POST', '/api/participants',
+        REMOTE_USER => 'alice', CONTENT_TYPE => 'application/json', CONTENT_LENGTH => length $body), $body);
+    my $ph = decode_json($r->{body})->{id};
+    ok($ph, 'alice adds vic@example.org, who has not signed in: a placeholder');
+    my $i = 0;
+    for my $v (undef, '0', 'false', '', 'yes') {
+        my %p = (OIDC_CLAIM_email => 'vic@example.org');
+        $p{OIDC_CLAIM_email_verified} = $v if defined $v;
+        my $who = 'mallory' . $i++;
+        $r = FCGIClient->new(path => $sock)->request(FCGIClient::params('GET', '/api/me', REMOTE_USER => $who, %p));
+        my $me = decode_json($r->{body});
+        my $shown = defined $v ? "'$v'" : 'absent';
+        ok($me->{id} != $ph && !defined $me->{email},
+           "email_verified $shown: the email is ignored, the placeholder not claimed") or diag $r->{body};
+    }
+    $r = FCGIClient->new(path => $sock)->request(FCGIClient::params('GET', '/api/me', REMOTE_USER => 'vic',
+        OIDC_CLAIM_email => 'vic@example.org', OIDC_CLAIM_email_verified => 'true'));
+    my $me = decode_json($r->{body});
+    is_deeply([$me->{id}, $me->{email}], [$ph, 'vic@example.org'],
+              "email_verified 'true': vic claims the placeholder alice made");
+    $r = FCGIClient->new(path => $sock)->request(FCGIClient::params('GET', '/api/me', REMOTE_USER => 'wes',
+        OIDC_CLAIM_email => 'wes@example.org', OIDC_CLAIM_email_verified => '1'));
+    is(decode_json($r->{body})->{email}, 'wes@example.org', "email_verified '1' (mod_auth_openidc's true): the email counts");
+}
+
 my %json = (CONTENT_TYPE => 'application/json');
 sub tag_params { FCGIClient::params('POST', '/api/tags', REMOTE_USER => 'alice', %json, @_) }
 sub tag_count {

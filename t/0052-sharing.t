@@ -216,16 +216,19 @@ is_deeply(plist('bob'), [qw(alice dave)], "bob's participants");
 is_deeply(plist('erin'), [qw(alice)], 'erin lists alice, who added her');
 
 # Split and payment counterparts are participants in both directions, without
-# any add: erin adds dave and bob, splits a row with dave and pays bob, and
-# then the adds are removed from the database (the API has no route to undo
-# one), leaving only the split and the payment to relate them.
+# any add: erin adds dave and bob, splits a row with dave and pays bob (a
+# payment needs bob's step too: he adds her), and then the adds are removed
+# from the database (the API has no route to undo one), leaving only the
+# split and the payment to relate them.
 participant_ok($rig, 'erin', $_) for qw(dave bob);
+participant_ok($rig, 'bob', 'erin');
 my $erin_dave = create('erin', description => 'Erin and dave, lunch', amount => 24,
                        splits => [{ participant_id => $uid{dave}, share_percent => 50 }]);
 $res = $rig->post('/api/payments', { from_participant_id => $uid{erin}, to_participant_id => $uid{bob},
                                      date => '2026-03-01', amount => 7 }, user => 'erin');
 is($res->{status}, 201, 'erin pays bob') or diag($res->{content});
 sql("DELETE FROM user_contacts WHERE user_id = $uid{erin}");
+sql("DELETE FROM user_contacts WHERE user_id = $uid{bob} AND contact_id = $uid{erin}");
 is(sql("SELECT COUNT(*) FROM user_contacts WHERE user_id = $uid{erin}"), 0, "(erin's adds are gone)");
 is_deeply(plist('erin'), [qw(alice bob dave)], 'erin lists dave (split on her row) and bob (she paid him)');
 is_deeply(plist('dave'), [qw(alice bob erin)], 'dave lists erin, whose row he has a split on');

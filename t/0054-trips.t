@@ -30,7 +30,9 @@ ok(!grep({ !$_ } values %uid), 'every test user has an id');
 
 # Participants, explicitly: alice shares with bob and carol, bob with alice.
 # dave and erin add nobody and nobody adds them.
-participant_ok($rig, @$_) for [alice => 'bob'], [alice => 'carol'], [bob => 'alice'];
+# carol adds alice: alice records a payment from carol, which needs carol's
+# step towards her.
+participant_ok($rig, @$_) for [alice => 'bob'], [alice => 'carol'], [bob => 'alice'], [carol => 'alice'];
 
 # A manual row (201 checked); every body gets a date, an amount and a
 # description unless the test gives its own.
@@ -312,7 +314,7 @@ is_deeply([$ids, $doc->{total}], [[], 0], 'dave, trip_id alone: no rows');
 # his own who does not take part (dave) cannot bring dave into alice's trip
 # and all its rows, and one between him and carol (who takes part through
 # her payment to alice) does not keep carol in it once that payment goes.
-participant_ok($rig, @$_) for [bob => 'dave'], [bob => 'carol'];
+participant_ok($rig, @$_) for [bob => 'dave'], [bob => 'carol'], [dave => 'bob'], [carol => 'bob'];
 $res = $rig->post('/api/payments', { from_participant_id => $uid{bob}, to_participant_id => $uid{dave},
                                      amount => 0.01, date => '2026-05-04', trip_id => $T }, user => 'bob');
 error_is($res, 400, 'invalid_field', "bob's payment to dave scoped to alice's trip", 'trip_id');

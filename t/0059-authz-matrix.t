@@ -45,6 +45,8 @@ my $stmt = ok_json($rig->post('/api/statements', { bank_name => 'B', account_typ
     transactions => [ { date => '2026-02-11', description => 'ROW A', amount => 40,
                         transaction_type => 'debit' } ] }, user => 'alice'), 'statement')->{id};
 my ($S) = map { $_->{id} } @{ $rig->get("/api/transactions?statement_id=$stmt", user => 'alice')->{json}{items} };
+# carol adds alice: a payment needs the other side's step (t/0089).
+ok_json($rig->post('/api/participants', { email => 'alice@example.org' }, user => 'carol'), 'carol adds alice');
 my $pay = ok_json($rig->post('/api/payments', { from_participant_id => $uid{carol},
     to_participant_id => $uid{alice}, date => '2026-02-12', amount => 5, trip_id => $trip },
     user => 'alice'), 'payment')->{id};

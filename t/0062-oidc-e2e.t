@@ -154,7 +154,8 @@ while (my ($re, $to) = splice @fill, 0, 2) {
 }
 Rig::write_file("$dir/ledger-site.conf", $site);
 my $load = join '', map { "LoadModule ${_}_module $mods/mod_$_.so\n" }
-    qw(mpm_event authz_core authz_user authn_core rewrite auth_openidc proxy proxy_fcgi alias mime);
+    qw(mpm_event authz_core authz_user authn_core rewrite auth_openidc proxy proxy_fcgi alias mime
+       buffer env reqtimeout);
 my $user = $root ? "User www-data\nGroup www-data\n" : '';
 Rig::write_file("$dir/httpd.conf", <<"CONF");
 $load
@@ -251,14 +252,37 @@ ok($r->{status} == 403 || $r->{status} == 404, "nor delete it ($r->{status})");
 $r = curl(jar('bob'), "$web/api/merchants");
 unlike($r->{body}, qr/Secret Shop/, "nor see her merchants");
 
+# ---- a participant added by email is claimed only with a verified email ---------
+# alice adds carol, who has not signed in, and shares her row with her.
+# mallory's provider gives carol's address with email_verified false:
+# mallory gets no email and nothing of carol's; carol, verified, gets it.
+$r = curl(jar('alice'), '-H', 'Content-Type: application/json', '--data',
+          encode_json({ email => 'carol@example.org' }), "$web/api/participants");
+my $carol_ph = $r->{json} && $r->{json}{id};
+ok($carol_ph, 'alice adds carol@example.org before carol signs in') or diag $r->{body};
+$r = curl(jar('alice'), '-H', 'Content-Type: application/json', '--data',
+          encode_json([{ participant_id => $carol_ph, share_percent => 50 }]), "$web/api/transactions/$txn/splits");
+is($r->{status}, 200, 'and shares her row with her') or diag $r->{body};
+$r = browser_login('mallory', 'mallory-pw');
+is($r->{status}, 200, 'mallory signs in with carol\'s address, unverified');
+isnt($r->{json}{id}, $carol_ph, 'he does not claim the participant alice added for carol');
+is($r->{json}{email}, undef, 'and the unverified email is not his');
+$r = curl(jar('mallory'), "$web/api/transactions/$txn");
+ok($r->{status} == 403 || $r->{status} == 404, "alice's shared row stays closed to him ($r->{status})");
+$r = browser_login('carol', 'carol-pw');
+is_deeply([$r->{status}, $r->{json}{id}, $r->{json}{email}], [200, $carol_ph, 'carol@example.org'],
+          'carol, with her verified email (OIDC_CLAIM_email_verified 1), claims it');
+$r = curl(jar('carol'), "$web/api/transactions/$txn");
+is($r->{status}, 200, 'and sees the row alice shared');
+
 # A wrong password gets no session.
 {
-    my $w = curl('-L', jar('mallory'), "$web/oidc/login");
+    my $w = curl('-L', jar('stranger'), "$web/oidc/login");
     my ($action) = $w->{body} =~ /action="([^"]+)"/;
-    $w = curl('-L', jar('mallory'), '--data-urlencode', 'login=alice',
+    $w = curl('-L', jar('stranger'), '--data-urlencode', 'login=alice',
               '--data-urlencode', 'password=guess', "$issuer$action");
     is($w->{status}, 401, 'a wrong password is refused by the provider');
-    $w = curl(jar('mallory'), "$web/api/me");
+    $w = curl(jar('stranger'), "$web/api/me");
     is($w->{status}, 401, 'and gives no way into the API');
 }
 
@@ -339,6 +363,55 @@ $r = curl('-u', 'ledger-cli:cli-secret', '--data-urlencode', 'grant_type=client_
 my $cc = $r->{json} && $r->{json}{access_token};
 ok($cc, 'a client-credentials token (no user in it)');
 is_json_401(curl('-H', "Authorization: Bearer $cc", "$web/api/me"), 'a token without a subject is no one');
+
+# ---- slow clients ----------------------------------------------------------------------
+# Two clients trickle a body each at about 6 KB/s, as many as there are
+# ledger-fcgi processes.  Apache spools a body before it connects to the
+# service (etc/apache-ledger.conf), so both processes stay free: /api/me
+# answers at once, and each slow body still arrives whole.
+{
+    my $pad = 60_000;
+    my @slow;
+    for my $i (1, 2) {
+        my $body = qq({"name":"slow-$i") . (' ' x $pad) . '}';
+        my $out = "$dir/slow-$i.status";
+        my $pid = fork // die "fork: $!";
+        if ($pid == 0) {
+            my $s = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $web_port) or POSIX::_exit(1);
+            $s->autoflush(1);
+            print $s "POST /api/tags HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer $token\r\n"
+                . "Content-Type: application/json\r\nContent-Length: " . length($body)
+                . "\r\nConnection: close\r\n\r\n";
+            while (length $body) {
+                print $s substr($body, 0, 3000, '');
+                sleep 0.5;
+            }
+            my $reply = do { local $/; <$s> } // '';
+            Rig::write_file($out, $reply =~ m{^HTTP/1\.\d (\d{3})} ? $1 : 'none');
+            POSIX::_exit(0);
+        }
+        push @slow, [$pid, $out];
+    }
+    sleep 2;
+    my $t0 = time;
+    $r = curl('-H', "Authorization: Bearer $token", "$web/api/me");
+    my $took = time - $t0;
+    is($r->{status}, 200, 'while two slow bodies trickle in, /api/me answers');
+    cmp_ok($took, '<', 4, sprintf('at once (%.2f s), not after the slow bodies (10 s)', $took));
+    ok((grep { waitpid($_->[0], WNOHANG) == 0 } @slow) == 2, 'the slow bodies were still coming then');
+    waitpid($_->[0], 0) for @slow;
+    is_deeply([map { Rig::slurp($_->[1]) } @slow], [201, 201], 'and each slow body arrived whole');
+
+    # What Apache spools is bounded: a body announced over the service's
+    # limit is refused before any of it is sent.
+    my $s = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $web_port) or die "connect: $!";
+    print $s "POST /api/tags HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer $token\r\n"
+        . "Content-Type: application/json\r\nContent-Length: " . (16 * 1024 * 1024 + 1)
+        . "\r\nConnection: close\r\n\r\n";
+    my $reply = do { local $/; local $SIG{ALRM} = sub { die "no answer\n" }; alarm 10; my $x = <$s>; alarm 0; $x } // '';
+    like($reply, qr{\AHTTP/1\.1 413 .*"code":\s*"payload_too_large"}s,
+         'a body announced over 16 MiB: 413 payload_too_large, nothing spooled');
+}
 
 # ---- both ledger-fcgi processes served -----------------------------------------------
 SKIP: {

@@ -7,7 +7,10 @@
 //   OIDC_PORT=...  OIDC_REDIRECT_URI=http://127.0.0.1:P/oidc/redirect_uri \
 //   OIDC_CLI_REDIRECT_URI=http://127.0.0.1:Q/callback  node provider.js
 //
-// Users (login / password):  alice / alice-pw,  bob / bob-pw.
+// Users (login / password):  alice / alice-pw,  bob / bob-pw,  carol /
+// carol-pw, and mallory / mallory-pw, who gives carol's email as his own
+// with email_verified false (as a provider that lets anyone type any
+// address would).
 // Clients (id / secret):
 //   ledger-apache / apache-secret  Apache's mod_auth_openidc: the
 //                                  authorization code flow, redirected to
@@ -35,8 +38,10 @@ if (!port || !redirectUri || !cliRedirectUri) {
 }
 
 const USERS = {
-  alice: { password: 'alice-pw', email: 'alice@example.org', name: 'Alice Example' },
-  bob: { password: 'bob-pw', email: 'bob@example.org', name: 'Bob Example' },
+  alice: { password: 'alice-pw', email: 'alice@example.org', name: 'Alice Example', verified: true },
+  bob: { password: 'bob-pw', email: 'bob@example.org', name: 'Bob Example', verified: true },
+  carol: { password: 'carol-pw', email: 'carol@example.org', name: 'Carol Example', verified: true },
+  mallory: { password: 'mallory-pw', email: 'carol@example.org', name: 'Mallory', verified: false },
 };
 const SCOPE = 'openid email profile';
 
@@ -88,7 +93,7 @@ const provider = new Provider(issuer, {
     return {
       accountId: id,
       async claims() {
-        return { sub: id, email: user.email, email_verified: true, name: user.name };
+        return { sub: id, email: user.email, email_verified: user.verified, name: user.name };
       },
     };
   },

@@ -302,6 +302,7 @@ ${static}        location /api/ {
             # claim stands in for the one an OpenID provider would give.
             fastcgi_param REMOTE_USER \$remote_user;
             fastcgi_param OIDC_CLAIM_email \$remote_user\@example.org;
+            fastcgi_param OIDC_CLAIM_email_verified 1;
             fastcgi_pass unix:$self->{sock};
 ${error_pages}        }
 ${server_error_pages}${error_files}    }
