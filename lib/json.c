@@ -219,6 +219,46 @@ static int literal(struct reader *r, const char *word, cJSON *(*make)(void), cJS
 static cJSON *make_true(void) { return cJSON_CreateTrue(); }
 static cJSON *make_false(void) { return cJSON_CreateFalse(); }
 
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A 400 when two members of object o have the same name (RFC 7493, I-JSON):
+ * a proxy or client keeping the last of them would read another body than
+ * the service, which reads the first.  A few members are compared in
+ * pairs, more sorted by name. */
+static int duplicate_member(struct reader *r, const cJSON *o)
+{
+    const char **names = NULL, *dup = NULL;
+    const cJSON *a, *b;
+    size_t n = 0, i;
+
+    for (a = o->child; a; a = a->next)
+        n++;
+    if (n <= 8) {
+        for (a = o->child; a && dup == NULL; a = a->next)
+            for (b = a->next; b && dup == NULL; b = b->next)
+                if (strcmp(a->string, b->string) == 0)
+                    dup = a->string;
+    } else {
+        if ((names = malloc(n * sizeof *names)) == NULL)
+            return ledger_error_oom(r->err);
+        for (a = o->child, i = 0; a; a = a->next)
+            names[i++] = a->string;
+        qsort(names, n, sizeof *names, cmp_name);
+        for (i = 1; i < n && dup == NULL; i++)
+            if (strcmp(names[i - 1], names[i]) == 0)
+                dup = names[i];
+    }
+    if (dup)
+        ledger_error_set(r->err, 400, "invalid_json", NULL,
+                         "invalid JSON at byte %zu: the member name \"%.64s\" appears twice in one object",
+                         (size_t)(r->p - r->start), dup);
+    free(names);
+    return dup ? LEDGER_ERR : LEDGER_OK;
+}
+
 static int parse_container(struct reader *r, int object, cJSON **out)
 {
     cJSON *c = object ? cJSON_CreateObject() : cJSON_CreateArray();
@@ -261,9 +301,9 @@ static int parse_container(struct reader *r, int object, cJSON **out)
             free(key);
             goto bad;
         }
-        /* The first of repeated keys wins, as cJSON_GetObjectItem finds
-         * it.  An item cJSON has no memory to add is an error, not a
-         * member left out of the body. */
+        /* An item cJSON has no memory to add is an error, not a member
+         * left out of the body.  Repeated names are refused once the
+         * object is whole (duplicate_member). */
         if (object ? !cJSON_AddItemToObject(c, key, v) : !cJSON_AddItemToArray(c, v)) {
             free(key);
             cJSON_Delete(v);
@@ -278,6 +318,8 @@ static int parse_container(struct reader *r, int object, cJSON **out)
         }
         if (r->p < r->end && *r->p == close) {
             r->p++;
+            if (object && duplicate_member(r, c))
+                goto bad;
             break;
         }
         fail(r, object ? "expected ',' or '}'" : "expected ',' or ']'");
