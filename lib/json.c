@@ -377,6 +377,75 @@ static int parse_value(struct reader *r, cJSON **out)
     }
 }
 
+/* The bounds on values and members (LEDGER_JSON_MAX_VALUES,
+ * LEDGER_JSON_MAX_MEMBERS), checked by a pass over the text before any
+ * item is made: a body of small values takes some hundred bytes an item,
+ * dozens of times its size, and is refused before a byte of that is
+ * spent.  The pass counts what the reader would make of a well-formed
+ * text and does not judge the text: where it is broken (or nested past
+ * LEDGER_JSON_MAX_DEPTH) the pass stops and the reader says why. */
+static int count_values(struct reader *r)
+{
+    long members[LEDGER_JSON_MAX_DEPTH + 1];
+    char object[LEDGER_JSON_MAX_DEPTH + 1];
+    const unsigned char *p = r->p;
+    long values = 1;
+    int depth = 0, first = 0;  /* first: just inside an array, its first value not seen */
+
+    for (; p < r->end; p++) {
+        unsigned char c = *p;
+
+        if (ascii_space(c))
+            continue;
+        if (first && c != ']')
+            values++;
+        first = 0;
+        switch (c) {
+        case '"':
+            for (p++; p < r->end && *p != '"'; p++)
+                if (*p == '\\' && p + 1 < r->end)
+                    p++;
+            if (p == r->end)
+                return LEDGER_OK;
+            break;
+        case '{':
+        case '[':
+            if (depth == LEDGER_JSON_MAX_DEPTH)
+                return LEDGER_OK;
+            depth++;
+            object[depth] = c == '{';
+            members[depth] = 0;
+            first = c == '[';
+            break;
+        case '}':
+        case ']':
+            if (depth == 0)
+                return LEDGER_OK;
+            depth--;
+            break;
+        case ':':
+            if (depth == 0 || !object[depth])
+                return LEDGER_OK;
+            values++;
+            if (++members[depth] > LEDGER_JSON_MAX_MEMBERS)
+                return ledger_error_set(r->err, 413, "payload_too_large", NULL,
+                                        "an object of the body has more than %d members,"
+                                        " more than any request reads", LEDGER_JSON_MAX_MEMBERS);
+            break;
+        case ',':
+            if (depth > 0 && !object[depth])
+                values++;
+            break;
+        default:
+            break;
+        }
+        if (values > LEDGER_JSON_MAX_VALUES)
+            return ledger_error_set(r->err, 413, "payload_too_large", NULL,
+                                    "the body holds more than %d JSON values", LEDGER_JSON_MAX_VALUES);
+    }
+    return LEDGER_OK;
+}
+
 int ledger_json_parse(const char *buf, size_t len, cJSON **out, ledger_error *err)
 {
     struct reader r;
@@ -389,7 +458,7 @@ int ledger_json_parse(const char *buf, size_t len, cJSON **out, ledger_error *er
     r.values = 0;
     if (len == 0)
         return fail(&r, "empty body");
-    if (parse_value(&r, &root))
+    if (count_values(&r) || parse_value(&r, &root))
         return LEDGER_ERR;
     skip_ws(&r);
     if (r.p != r.end) {

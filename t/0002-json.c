@@ -274,6 +274,31 @@ int main(void)
         free(many);
     }
 
+    /* Members of one object are bounded before any item is made; the
+     * count is of members, not of colons and commas inside strings or of
+     * another object's members. */
+    {
+        size_t cap = 16 * (LEDGER_JSON_MAX_MEMBERS + 2), len = 0;
+        char *o = malloc(cap);
+        int k;
+
+        len += (size_t)snprintf(o + len, cap - len, "{\"nested\": {\"a\": 1}");
+        for (k = 1; k < LEDGER_JSON_MAX_MEMBERS; k++)
+            len += (size_t)snprintf(o + len, cap - len, ",\"k%d\":[%d]", k, k);
+        good(o, len + (size_t)snprintf(o + len, cap - len, "}"), "an object of as many members as the limit");
+        len += (size_t)snprintf(o + len, cap - len, ",\"one more\":0}");
+        ledger_error_clear(&err);
+        ok(ledger_json_parse(o, len, &doc, &err) == LEDGER_ERR && doc == NULL && err.status == 413
+           && strcmp(err.code, "payload_too_large") == 0 && strstr(err.message, "members") != NULL,
+           "one member more is a 413 (%s)", err.message);
+        len = (size_t)snprintf(o, cap, "[{\"s\": \"");
+        for (k = 0; k < LEDGER_JSON_MAX_MEMBERS + 2; k++)
+            len += (size_t)snprintf(o + len, cap - len, "k:1,\\\"");
+        len += (size_t)snprintf(o + len, cap - len, "\"}, {\"a\": 1}]");
+        good(o, len, "colons and commas inside a string, escaped quotes among them");
+        free(o);
+    }
+
     /* Parses only the given length: no NUL terminator is needed. */
     good("{\"a\":1}garbage", 7, "a length-bounded buffer");
 

@@ -183,6 +183,18 @@ my $huge = $rig->request('POST', '/api/transactions', user => 'erin', body => 'x
 $sent++;
 is($huge->{status}, 413, 'a body over max_body_bytes: 413');
 is(ref $huge->{json} eq 'HASH' ? $huge->{json}{error}{code} : '', 'payload_too_large', '  with the error body');
+# What no request reads only costs memory: an object of more members than
+# any request reads, and a body of more values than the largest request
+# holds, are refused before the body's tree is made.
+for my $case ([ 'an object of 300 members', '{"date": "2026-01-01", "amount": 1, "description": "x", '
+                  . join(', ', map { "\"extra$_\": $_" } 1 .. 300) . '}', qr/more than 256 members/ ],
+              [ '2,000,001 small values', '[' . join(',', (0) x 2_000_001) . ']', qr/more than 2000000 JSON values/ ]) {
+    my ($what, $body, $why) = @$case;
+    my $res = $rig->request('POST', '/api/transactions', user => 'erin', body => $body, type => 'application/json');
+    $sent++;
+    is($res->{status}, 413, "$what: 413");
+    like(ref $res->{json} eq 'HASH' ? $res->{json}{error}{message} // '' : '', $why, '  saying why');
+}
 
 # Repeated member names (RFC 7493): a proxy keeping the last would read
 # another body than the service.  Every route that takes a body refuses
