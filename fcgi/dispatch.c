@@ -2,6 +2,7 @@
  * anything else is looked at, the body's size before a byte of it is read,
  * and the handler runs inside one transaction that an error rolls back. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -101,6 +102,12 @@ static int take_body(struct request *r, const struct route *route)
     if (is_json && r->body_len > 0
         && ledger_json_parse(r->body, r->body_len, &r->json, &r->err))
         return -1;
+    /* The tree holds all a JSON body says: its text goes now, not at the
+     * request's end, so the handler's work never has both. */
+    if (r->json) {
+        free(r->body);
+        r->body = NULL;
+    }
     return 0;
 }
 

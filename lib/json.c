@@ -219,6 +219,46 @@ static int literal(struct reader *r, const char *word, cJSON *(*make)(void), cJS
 static cJSON *make_true(void) { return cJSON_CreateTrue(); }
 static cJSON *make_false(void) { return cJSON_CreateFalse(); }
 
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A 400 when two members of object o have the same name (RFC 7493, I-JSON):
+ * a proxy or client keeping the last of them would read another body than
+ * the service, which reads the first.  A few members are compared in
+ * pairs, more sorted by name. */
+static int duplicate_member(struct reader *r, const cJSON *o)
+{
+    const char **names = NULL, *dup = NULL;
+    const cJSON *a, *b;
+    size_t n = 0, i;
+
+    for (a = o->child; a; a = a->next)
+        n++;
+    if (n <= 8) {
+        for (a = o->child; a && dup == NULL; a = a->next)
+            for (b = a->next; b && dup == NULL; b = b->next)
+                if (strcmp(a->string, b->string) == 0)
+                    dup = a->string;
+    } else {
+        if ((names = malloc(n * sizeof *names)) == NULL)
+            return ledger_error_oom(r->err);
+        for (a = o->child, i = 0; a; a = a->next)
+            names[i++] = a->string;
+        qsort(names, n, sizeof *names, cmp_name);
+        for (i = 1; i < n && dup == NULL; i++)
+            if (strcmp(names[i - 1], names[i]) == 0)
+                dup = names[i];
+    }
+    if (dup)
+        ledger_error_set(r->err, 400, "invalid_json", NULL,
+                         "invalid JSON at byte %zu: the member name \"%.64s\" appears twice in one object",
+                         (size_t)(r->p - r->start), dup);
+    free(names);
+    return dup ? LEDGER_ERR : LEDGER_OK;
+}
+
 static int parse_container(struct reader *r, int object, cJSON **out)
 {
     cJSON *c = object ? cJSON_CreateObject() : cJSON_CreateArray();
@@ -261,9 +301,9 @@ static int parse_container(struct reader *r, int object, cJSON **out)
             free(key);
             goto bad;
         }
-        /* The first of repeated keys wins, as cJSON_GetObjectItem finds
-         * it.  An item cJSON has no memory to add is an error, not a
-         * member left out of the body. */
+        /* An item cJSON has no memory to add is an error, not a member
+         * left out of the body.  Repeated names are refused once the
+         * object is whole (duplicate_member). */
         if (object ? !cJSON_AddItemToObject(c, key, v) : !cJSON_AddItemToArray(c, v)) {
             free(key);
             cJSON_Delete(v);
@@ -278,6 +318,8 @@ static int parse_container(struct reader *r, int object, cJSON **out)
         }
         if (r->p < r->end && *r->p == close) {
             r->p++;
+            if (object && duplicate_member(r, c))
+                goto bad;
             break;
         }
         fail(r, object ? "expected ',' or '}'" : "expected ',' or ']'");
@@ -335,6 +377,75 @@ static int parse_value(struct reader *r, cJSON **out)
     }
 }
 
+/* The bounds on values and members (LEDGER_JSON_MAX_VALUES,
+ * LEDGER_JSON_MAX_MEMBERS), checked by a pass over the text before any
+ * item is made: a body of small values takes some hundred bytes an item,
+ * dozens of times its size, and is refused before a byte of that is
+ * spent.  The pass counts what the reader would make of a well-formed
+ * text and does not judge the text: where it is broken (or nested past
+ * LEDGER_JSON_MAX_DEPTH) the pass stops and the reader says why. */
+static int count_values(struct reader *r)
+{
+    long members[LEDGER_JSON_MAX_DEPTH + 1];
+    char object[LEDGER_JSON_MAX_DEPTH + 1];
+    const unsigned char *p = r->p;
+    long values = 1;
+    int depth = 0, first = 0;  /* first: just inside an array, its first value not seen */
+
+    for (; p < r->end; p++) {
+        unsigned char c = *p;
+
+        if (ascii_space(c))
+            continue;
+        if (first && c != ']')
+            values++;
+        first = 0;
+        switch (c) {
+        case '"':
+            for (p++; p < r->end && *p != '"'; p++)
+                if (*p == '\\' && p + 1 < r->end)
+                    p++;
+            if (p == r->end)
+                return LEDGER_OK;
+            break;
+        case '{':
+        case '[':
+            if (depth == LEDGER_JSON_MAX_DEPTH)
+                return LEDGER_OK;
+            depth++;
+            object[depth] = c == '{';
+            members[depth] = 0;
+            first = c == '[';
+            break;
+        case '}':
+        case ']':
+            if (depth == 0)
+                return LEDGER_OK;
+            depth--;
+            break;
+        case ':':
+            if (depth == 0 || !object[depth])
+                return LEDGER_OK;
+            values++;
+            if (++members[depth] > LEDGER_JSON_MAX_MEMBERS)
+                return ledger_error_set(r->err, 413, "payload_too_large", NULL,
+                                        "an object of the body has more than %d members,"
+                                        " more than any request reads", LEDGER_JSON_MAX_MEMBERS);
+            break;
+        case ',':
+            if (depth > 0 && !object[depth])
+                values++;
+            break;
+        default:
+            break;
+        }
+        if (values > LEDGER_JSON_MAX_VALUES)
+            return ledger_error_set(r->err, 413, "payload_too_large", NULL,
+                                    "the body holds more than %d JSON values", LEDGER_JSON_MAX_VALUES);
+    }
+    return LEDGER_OK;
+}
+
 int ledger_json_parse(const char *buf, size_t len, cJSON **out, ledger_error *err)
 {
     struct reader r;
@@ -347,7 +458,7 @@ int ledger_json_parse(const char *buf, size_t len, cJSON **out, ledger_error *er
     r.values = 0;
     if (len == 0)
         return fail(&r, "empty body");
-    if (parse_value(&r, &root))
+    if (count_values(&r) || parse_value(&r, &root))
         return LEDGER_ERR;
     skip_ws(&r);
     if (r.p != r.end) {

@@ -114,6 +114,10 @@ int ledger_json_parse(const char *buf, size_t len, cJSON **out, ledger_error *er
 #define LEDGER_JSON_MAX_DEPTH 64
 /* Values in one document: more is 413 (each is an item in memory). */
 #define LEDGER_JSON_MAX_VALUES 2000000
+/* Members of one object: more is 413.  No request reads an object of
+ * more than some dozens (a row sent back whole has under 64): the rest
+ * would be unknown members, ignored, that only cost memory. */
+#define LEDGER_JSON_MAX_MEMBERS 256
 
 /* The compact JSON text of item, byte for byte what cJSON_PrintUnformatted
  * gives, but without its strlen after every item and sscanf after every

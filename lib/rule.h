@@ -40,6 +40,9 @@ int rule_conditions_sql(const cJSON *conds, int any, struct sqlbuf *b, cJSON *bi
 /* Binds binds to st from parameter number first on; returns the next. */
 int rule_bind(ledger_db *db, sqlite3_stmt *st, int first, const cJSON *binds);
 
+/* The most rows one run changes (apply, a selection, and so its revert):
+ * a run holds the write lock while it snapshots and acts on every row. */
+#define RULE_RUN_ROWS_MAX 100000
 /* The longest rule name, in bytes. */
 #define RULE_NAME_MAX 200
 /* A rule's row, as rule_json reads it. */

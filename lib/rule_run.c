@@ -152,6 +152,17 @@ out:
     return rc;
 }
 
+/* 400 (status given: apply-all passes over such a rule with a 409) when
+ * a run would match more than RULE_RUN_ROWS_MAX rows. */
+static int run_size(size_t n, int status, ledger_error *err)
+{
+    if (n <= RULE_RUN_ROWS_MAX)
+        return LEDGER_OK;
+    return ledger_error_set(err, status, status == 400 ? "invalid_field" : "conflict", "conditions",
+                            "the rule matches %zu rows, over the %d rows one run may change"
+                            " (rows per run): narrow its conditions", n, RULE_RUN_ROWS_MAX);
+}
+
 /* Marks the matched rows ids[0..n) that the run did not change (not in
  * c, sorted by rule_changed_count): a revert leaves them alone (rule_run_rows.changed).
  * Few, but for a rule run again over rows already as it leaves them. */
@@ -239,7 +250,8 @@ static int apply_auto(ledger_db *db, int64_t me, const cJSON *rule, cJSON *runs,
         cJSON_Delete(copy);
         return skip_rule(skipped, rule, err);
     }
-    if (match_ids(db, me, &p, NULL, 1, &ids, &n, err)) {
+    if (match_ids(db, me, &p, NULL, 1, &ids, &n, err) || run_size(n, 409, err)) {
+        free(ids);
         rule_prepared_free(&p);
         return skip_rule(skipped, rule, err);
     }
@@ -441,7 +453,7 @@ static int rule_one(ledger_db *db, int64_t me, int64_t rule_id, const cJSON *bod
     }
     if (mode == MODE_PREVIEW)
         rc = preview(db, me, &p, ids, n, out, err);
-    else
+    else if (run_size(n, 400, err) == LEDGER_OK)
         rc = run_rule(db, me, &p, ids, n, mode == MODE_SELECTION ? "selection" : "conditions", out, err);
 done:
     rule_prepared_free(&p);

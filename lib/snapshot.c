@@ -59,17 +59,22 @@ static const char SQL_RUN_RESTORE_METHOD[] =
     RUN_RESTORE("payment_method", "json_extract(rr.snapshot, '$.payment_method')");
 /* Tags are private: a run (of the row owner's rule) puts back the owner's
  * tags only; a split participant's own tags on the row are theirs, which
- * the run could neither see nor change, so its revert leaves them be. */
+ * the run could neither see nor change, so its revert leaves them be.
+ * Whether a tag is the row owner's is two lookups by key, so a revert
+ * costs the run's rows and the tags on them, never the tags their owner
+ * has. */
 #define ROW_OWNERS_TAG(tag, row) \
-    tag " IN (SELECT g.id FROM tags g JOIN transactions o ON o.id = " row \
-    "          WHERE g.owner_id = o.owner_id)"
+    "EXISTS (SELECT 1 FROM tags g, transactions o" \
+    "         WHERE g.id = " tag " AND o.id = " row " AND g.owner_id = o.owner_id)"
+/* Each tag now on a changed row of the run that its snapshot does not
+ * list, walked from the run's rows (the primary keys of rule_run_rows and
+ * transaction_tags), then deleted by its key. */
 static const char SQL_RUN_RESTORE_TAGS_DROP[] =
-    "DELETE FROM transaction_tags"
-    " WHERE transaction_id IN (SELECT transaction_id FROM rule_run_rows WHERE run_id = ?1 AND changed)"
-    "   AND " ROW_OWNERS_TAG("tag_id", "transaction_tags.transaction_id")
-    "   AND NOT EXISTS (SELECT 1 FROM rule_run_rows rr, json_each(rr.snapshot, '$.tags') j"
-    "                    WHERE rr.run_id = ?1 AND rr.transaction_id = transaction_tags.transaction_id"
-    "                      AND j.value = transaction_tags.tag_id)";
+    "DELETE FROM transaction_tags WHERE (transaction_id, tag_id) IN ("
+    " SELECT tt.transaction_id, tt.tag_id"
+    "   FROM rule_run_rows rr JOIN transaction_tags tt ON tt.transaction_id = rr.transaction_id"
+    "  WHERE rr.run_id = ?1 AND rr.changed AND " ROW_OWNERS_TAG("tt.tag_id", "rr.transaction_id")
+    "    AND NOT EXISTS (SELECT 1 FROM json_each(rr.snapshot, '$.tags') j WHERE j.value = tt.tag_id))";
 static const char SQL_RUN_RESTORE_TAGS_ADD[] =
     "INSERT OR IGNORE INTO transaction_tags (transaction_id, tag_id)"
     " SELECT rr.transaction_id, j.value FROM rule_run_rows rr, json_each(rr.snapshot, '$.tags') j"

@@ -24,6 +24,7 @@ static const char SQL_TAG_ONE[] =
 static const char SQL_TAG_OWNER[] = "SELECT owner_id FROM tags WHERE id = ?";
 static const char SQL_TAG_NAME_TAKEN[] =
     "SELECT 1 FROM tags WHERE owner_id = ? AND ledger_fold(name) = ledger_fold(?) AND id IS NOT ?";
+static const char SQL_TAG_COUNT[] = "SELECT COUNT(*) FROM tags WHERE owner_id = ?";
 static const char SQL_TAG_INSERT[] =
     "INSERT INTO tags (id, owner_id, name, color) VALUES (" NEXT_ID("tags") ", ?, ?, ?)";
 static const char SQL_TAG_UPDATE[] =
@@ -86,6 +87,20 @@ int tag_check_owner(ledger_db *db, int64_t user_id, int64_t tag_id, ledger_error
     return LEDGER_OK;
 }
 
+/* 400 when the user already has TAGS_PER_USER_MAX tags. */
+static int tag_room(ledger_db *db, int64_t user_id, ledger_error *err)
+{
+    int64_t n;
+
+    if (db_int(db, err, "tag", &n, 0, SQL_TAG_COUNT, DB_INT(user_id)))
+        return LEDGER_ERR;
+    if (n >= TAGS_PER_USER_MAX)
+        return ledger_error_set(err, 400, "invalid_field", NULL,
+                                "a user has at most %d tags (tags per user): delete one to make another",
+                                TAGS_PER_USER_MAX);
+    return LEDGER_OK;
+}
+
 /* A name: 1..64 bytes, no control characters, unique per owner ignoring
  * case, and not the name reserved for CSV imports. */
 static int check_name(ledger_db *db, int64_t user_id, int64_t tag_id, const char *name,
@@ -117,6 +132,7 @@ int ledger_tag_create(ledger_db *db, int64_t user_id, const cJSON *body, cJSON *
         || field_text(body, "name", 1, 0, TAG_NAME_MAX, &name, NULL, err)
         || field_color(body, "color", &color, NULL, err)
         || check_name(db, user_id, 0, name, err)
+        || tag_room(db, user_id, err)
         || db_exec(db, err, "tag insert", SQL_TAG_INSERT, DB_INT(user_id), DB_TEXT(name),
                    DB_TEXT(color)))
         return LEDGER_ERR;
@@ -179,6 +195,7 @@ int tag_find_or_create(ledger_db *db, int64_t user_id, const char *name, int64_t
     if (*id)
         return LEDGER_OK;
     if (check_name(db, user_id, 0, name, err)
+        || tag_room(db, user_id, err)
         || db_exec(db, err, "tag insert", SQL_TAG_INSERT, DB_INT(user_id), DB_TEXT(name), DB_NULL))
         return LEDGER_ERR;
     *id = sqlite3_last_insert_rowid(db->sql);

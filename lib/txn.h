@@ -9,6 +9,9 @@
 
 /* The longest tag name, in bytes. */
 #define TAG_NAME_MAX 64
+/* The most tags one user has (the CSV import's own tag aside): what a
+ * row's tags cost to read, filter and put back grows with them. */
+#define TAGS_PER_USER_MAX 1000
 /* 404 when the tag does not exist, 403 when it is not the user's. */
 int tag_check_owner(ledger_db *db, int64_t user_id, int64_t tag_id, ledger_error *err);
 

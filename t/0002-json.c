@@ -274,6 +274,31 @@ int main(void)
         free(many);
     }
 
+    /* Members of one object are bounded before any item is made; the
+     * count is of members, not of colons and commas inside strings or of
+     * another object's members. */
+    {
+        size_t cap = 16 * (LEDGER_JSON_MAX_MEMBERS + 2), len = 0;
+        char *o = malloc(cap);
+        int k;
+
+        len += (size_t)snprintf(o + len, cap - len, "{\"nested\": {\"a\": 1}");
+        for (k = 1; k < LEDGER_JSON_MAX_MEMBERS; k++)
+            len += (size_t)snprintf(o + len, cap - len, ",\"k%d\":[%d]", k, k);
+        good(o, len + (size_t)snprintf(o + len, cap - len, "}"), "an object of as many members as the limit");
+        len += (size_t)snprintf(o + len, cap - len, ",\"one more\":0}");
+        ledger_error_clear(&err);
+        ok(ledger_json_parse(o, len, &doc, &err) == LEDGER_ERR && doc == NULL && err.status == 413
+           && strcmp(err.code, "payload_too_large") == 0 && strstr(err.message, "members") != NULL,
+           "one member more is a 413 (%s)", err.message);
+        len = (size_t)snprintf(o, cap, "[{\"s\": \"");
+        for (k = 0; k < LEDGER_JSON_MAX_MEMBERS + 2; k++)
+            len += (size_t)snprintf(o + len, cap - len, "k:1,\\\"");
+        len += (size_t)snprintf(o + len, cap - len, "\"}, {\"a\": 1}]");
+        good(o, len, "colons and commas inside a string, escaped quotes among them");
+        free(o);
+    }
+
     /* Parses only the given length: no NUL terminator is needed. */
     good("{\"a\":1}garbage", 7, "a length-bounded buffer");
 
@@ -289,10 +314,26 @@ int main(void)
     is_str(cJSON_GetObjectItem(doc, "s")->valuestring, "x\ny", "escapes are decoded");
     cJSON_Delete(doc);
 
-    ledger_error_clear(&err);
-    ledger_json_parse("{\"a\": 1, \"a\": 2}", strlen("{\"a\": 1, \"a\": 2}"), &doc, &err);
-    is_int(cJSON_GetObjectItem(doc, "a")->valuedouble, 1, "the first of repeated keys wins");
-    cJSON_Delete(doc);
+    /* Repeated member names (RFC 7493): refused, in any object, few or
+     * many members; names differing in case or only in an escape's
+     * spelling are told apart or found alike as their text is. */
+    bad("{\"a\": 1, \"a\": 2}", strlen("{\"a\": 1, \"a\": 2}"), "a repeated member name");
+    bad("{\"x\": [{\"b\": 1, \"c\": 2, \"b\": 3}]}", strlen("{\"x\": [{\"b\": 1, \"c\": 2, \"b\": 3}]}"), "a repeated name in a nested object");
+    bad("{\"amount\": 1, \"\\u0061mount\": 2}", strlen("{\"amount\": 1, \"\\u0061mount\": 2}"), "a repeated name spelt with an escape");
+    good("{\"a\": 1, \"A\": 2}", strlen("{\"a\": 1, \"A\": 2}"), "names differing in case");
+    good("[{\"a\": 1}, {\"a\": 2}]", strlen("[{\"a\": 1}, {\"a\": 2}]"), "one name in two objects");
+    {
+        char many[256];
+        size_t len = 0;
+        int k;
+
+        len += (size_t)snprintf(many + len, sizeof many - len, "{");
+        for (k = 0; k < 20; k++)
+            len += (size_t)snprintf(many + len, sizeof many - len, "%s\"k%d\":%d", k ? "," : "", k, k);
+        good(many, len + (size_t)snprintf(many + len, sizeof many - len, "}"), "20 distinct names");
+        len += (size_t)snprintf(many + len, sizeof many - len, ",\"k7\":0}");
+        bad(many, len, "20 names and one repeated");
+    }
 
     ledger_error_clear(&err);
     ledger_json_parse("{\"a\": tru}", strlen("{\"a\": tru}"), &doc, &err);

@@ -886,6 +886,43 @@ is($rig->del("/api/transactions/$id{creme}", user => 'alice')->{status}, 204, 't
     is($tags->('alice'), 'alice-later', "alice's own tags are as she left them, not as they were at the run");
 }
 
+# ---- a revert puts the tags of the run's rows back exactly --------------------------------
+# With and without a tag action in the run, and with tag edits made after
+# it (the revert discards them, SPEC.md 3): each changed row ends with
+# exactly the owner's tags it had before the run, whatever other tags the
+# owner has.
+{
+    my @t = map { ok_json($rig->post('/api/tags', { name => "restore-$_" }, user => 'alice'), "tag $_")->{id} } 1 .. 4;
+    my @rows = map { $_->{id} } create_row('alice', description => 'tagrestore A', tag_ids => [ @t[0, 1] ]),
+                                create_row('alice', description => 'tagrestore B', tag_ids => [ $t[0] ]),
+                                create_row('alice', description => 'tagrestore C');
+    my $links = sub { sql('SELECT group_concat(transaction_id || \':\' || tag_id, \' \') FROM (SELECT * FROM transaction_tags'
+                          . ' WHERE transaction_id IN (' . join(',', @rows) . ') ORDER BY 1, 2)') };
+    my $before = $links->();
+    my $edit = sub {
+        ok_json($rig->post("/api/transactions/$rows[0]/tags", { tag_id => $t[2] }, user => 'alice'), 'a later tag');
+        is($rig->del("/api/transactions/$rows[1]/tags/$t[0]", user => 'alice')->{status}, 204, 'a later untag');
+        ok_json($rig->post("/api/transactions/$rows[2]/tags", { tag_id => $t[1] }, user => 'alice'), 'a later tag');
+    };
+    my $rule = create_rule('alice', name => 'Tag restore, no tag action',
+        conditions => [ cond('description', 'starts_with', 'tagrestore') ],
+        actions => [ { type => 'set_category', category => 'travel' } ]);
+    my $run = ok_json($rig->post("/api/rules/apply/$rule->{id}", undef, user => 'alice'), 'a run without a tag action');
+    is($run->{transactions}, 3, 'it changed the three rows');
+    $edit->();
+    isnt($links->(), $before, 'the tags were edited after the run');
+    is($rig->del("/api/rules/apply/$run->{run_id}", user => 'alice')->{status}, 200, 'its revert');
+    is($links->(), $before, 'every row has exactly its tags from before the run');
+    $rule = create_rule('alice', name => 'Tag restore, tag action',
+        conditions => [ cond('description', 'starts_with', 'tagrestore') ],
+        actions => [ { type => 'add_tag', tag_id => $t[3] }, { type => 'set_merchant', merchant_normalized => 'TR' } ]);
+    $run = ok_json($rig->post("/api/rules/apply/$rule->{id}", undef, user => 'alice'), 'a run with a tag action');
+    is(sql("SELECT count(*) FROM transaction_tags WHERE tag_id = $t[3]"), 3, 'it tagged the three rows');
+    $edit->();
+    is($rig->del("/api/rules/apply/$run->{run_id}", user => 'alice')->{status}, 200, 'its revert');
+    is($links->(), $before, 'every row has exactly its tags from before the run, and not the run\'s');
+}
+
 # ---- patterns bounded in time; rules apply-all passes over -------------------------------
 # A pattern that backtracks without end on a row is bounded: the rule is a
 # 409 alone and passed over by apply-all (other users' writes must not wait

@@ -183,6 +183,42 @@ my $huge = $rig->request('POST', '/api/transactions', user => 'erin', body => 'x
 $sent++;
 is($huge->{status}, 413, 'a body over max_body_bytes: 413');
 is(ref $huge->{json} eq 'HASH' ? $huge->{json}{error}{code} : '', 'payload_too_large', '  with the error body');
+# What no request reads only costs memory: an object of more members than
+# any request reads, and a body of more values than the largest request
+# holds, are refused before the body's tree is made.
+for my $case ([ 'an object of 300 members', '{"date": "2026-01-01", "amount": 1, "description": "x", '
+                  . join(', ', map { "\"extra$_\": $_" } 1 .. 300) . '}', qr/more than 256 members/ ],
+              [ '2,000,001 small values', '[' . join(',', (0) x 2_000_001) . ']', qr/more than 2000000 JSON values/ ]) {
+    my ($what, $body, $why) = @$case;
+    my $res = $rig->request('POST', '/api/transactions', user => 'erin', body => $body, type => 'application/json');
+    $sent++;
+    is($res->{status}, 413, "$what: 413");
+    like(ref $res->{json} eq 'HASH' ? $res->{json}{error}{message} // '' : '', $why, '  saying why');
+}
+
+# Repeated member names (RFC 7493): a proxy keeping the last would read
+# another body than the service.  Every route that takes a body refuses
+# one with them, at the top or nested, before anything else is looked at
+# (the OFX import reads a file, not JSON).
+{
+    my ($dup, $n) = (0, 0);
+    for my $r (grep { $_->[0] ne 'GET' && $_->[1] !~ m{/statements/import} } @routes) {
+        my ($method, $pattern) = @$r;
+        for my $body ('{"date": "2026-01-01", "amount": 1, "amount": 2, "description": "x"}',
+                      '{"rows": [{"amount": 1, "date": "2026-01-01", "date": "2026-01-02"}]}') {
+            my $res = $rig->request($method, path_of($pattern), user => 'erin', body => $body,
+                                    type => 'application/json');
+            $n++;
+            my $e = ref $res->{json} eq 'HASH' ? $res->{json}{error} : {};
+            next if $res->{status} == 400 && ($e->{code} // '') eq 'invalid_json'
+                    && ($e->{message} // '') =~ /appears twice/;
+            $dup++;
+            diag("$method $pattern: $res->{status} " . substr($res->{content} // '', 0, 200));
+        }
+    }
+    is($dup, 0, "$n bodies with a repeated member name: every one a 400 invalid_json naming it");
+    $sent += $n;
+}
 
 ok(keys %bodiless <= 3, 'routes that take no body: ' . join(', ', sort keys %bodiless));
 is($bad, 0, "$sent bad inputs, every one refused with a 4xx and the error body");
