@@ -133,7 +133,11 @@ cmp_ok(scalar(keys %api), '>', 700, 'alice sees her ' . scalar(keys %api) . ' ro
 # ---- refusals ------------------------------------------------------------------
 
 error_is($rig->get('/api/export?format=xml', user => 'alice'), 400, 'invalid_field', 'format=xml', 'format');
-error_is($rig->get('/api/export', user => 'alice'), 400, 'invalid_field', 'no format', 'format');
+error_is($rig->get('/api/export?format=', user => 'alice'), 400, 'invalid_field', 'format=', 'format');
+error_is($rig->get('/api/export?format=JSON', user => 'alice'), 400, 'invalid_field', 'format=JSON', 'format');
+my $default = $rig->get('/api/export', user => 'alice');
+is($default->{status}, 200, 'no format: 200');
+like($default->{headers}{'content-type'} // '', qr{^application/json}, 'no format: the JSON export');
 error_is($rig->get('/api/export?format=csv', open => 1), 401, 'unauthenticated', 'no identity');
 error_is($rig->post('/api/export?format=csv', {}, user => 'alice'), 405, 'method_not_allowed', 'POST');
 
