@@ -1,6 +1,6 @@
 /*
  * ledger-admin: the operator's command for a ledger database: migrate,
- * backup, check, import, users, merge-users.  Built on libledger like
+ * backup, check, import, users, merge-users, export.  Built on libledger like
  * ledger-fcgi, and like it never writes SQL: whatever touches the domain is
  * a ledger_* function, so the HTTP API and this tool share one write path.
  */
@@ -24,6 +24,7 @@ static const struct {
     { "import", admin_import, "import CSV or OFX/QFX files for a user" },
     { "users", admin_users, "list users with what they hold" },
     { "merge-users", admin_merge_users, "move everything of one user to another" },
+    { "export", admin_export, "write a user's ledger as CSV, JSON or a journal" },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

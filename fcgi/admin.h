@@ -97,5 +97,6 @@ int admin_check(int argc, char **argv);
 int admin_import(int argc, char **argv);
 int admin_users(int argc, char **argv);
 int admin_merge_users(int argc, char **argv);
+int admin_export(int argc, char **argv);
 
 #endif

@@ -99,6 +99,9 @@ int h_budgets_list(struct request *r);
 int h_budgets_put(struct request *r);
 int h_budgets_delete(struct request *r);
 
+/* h_export.c: /api/export (streams its own answer: r->streamed) */
+int h_export(struct request *r);
+
 /* h_analytics.c: /api/analytics */
 int h_analytics_monthly(struct request *r);
 int h_analytics_drilldown(struct request *r);

@@ -8,6 +8,7 @@
 
 #ifdef __GLIBC__
 #include <malloc.h>
+#include <sys/socket.h>
 #endif
 
 #include "request.h"
@@ -397,6 +398,17 @@ void response_send(struct request *r)
     int status = r->err.status ? r->err.status : r->status, n;
     size_t len = 0;
 
+    if (r->streamed) {
+        if (r->err.status) {
+            r->status = r->err.status;
+            /* No END_REQUEST after the bytes sent: the web server sees
+             * the upstream close early and ends the client's answer
+             * unfinished. */
+            if (r->fcgx->ipcFd >= 0)
+                shutdown(r->fcgx->ipcFd, SHUT_RDWR);
+        }
+        return;
+    }
     if (r->err.status)
         errdoc = error_body(r);
     if (status != 204) {

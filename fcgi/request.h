@@ -33,6 +33,11 @@ struct request {
     cJSON *out;
     ledger_error err;
     const char *allow;          /* Allow header of a 405 */
+    /* The handler has written the head and some of the body itself, as it
+     * read them (an export): response_send writes nothing more, and on an
+     * error breaks the connection so the reader sees the body unfinished
+     * rather than a whole-looking one cut short. */
+    int streamed;
 };
 
 void request_begin(struct request *r, FCGX_Request *fcgx, const struct config *cfg,

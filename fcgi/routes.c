@@ -72,6 +72,7 @@ const struct route routes[] = {
     { "GET", "/api/budgets", h_budgets_list, 0 },
     { "PUT", "/api/budgets/" SEGMENT, h_budgets_put, ROUTE_WRITE | ROUTE_JSON },
     { "DELETE", "/api/budgets/" SEGMENT, h_budgets_delete, ROUTE_WRITE },
+    { "GET", "/api/export", h_export, 0 },
     { "GET", "/api/analytics/monthly", h_analytics_monthly, 0 },
     { "GET", "/api/analytics/monthly/([0-9]{4}-[0-9]{2})/" SEGMENT, h_analytics_drilldown, 0 },
     { "GET", "/api/analytics/merchants", h_analytics_merchants, 0 },

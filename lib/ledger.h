@@ -462,6 +462,32 @@ int ledger_user_admin_list(ledger_db *db, cJSON **out, ledger_error *err);
 int ledger_user_merge(ledger_db *db, int64_t from, int64_t into, cJSON **out,
                       ledger_error *err);
 
+/* ---- export ---------------------------------------------------------------------------- */
+
+/* Where an export's bytes go, in pieces of some 64 kB as they are made:
+ * returns 0, or non-zero to stop the export (the reader went away). */
+typedef int ledger_write_fn(void *ctx, const char *buf, size_t len);
+enum ledger_export_format {
+    LEDGER_EXPORT_CSV = 1,     /* one line per row */
+    LEDGER_EXPORT_JSON = 2,    /* the rows and everything else, to rebuild from */
+    LEDGER_EXPORT_JOURNAL = 3  /* an hledger/Ledger journal */
+};
+/* The format called name (csv, json or journal); else a 400 on format. */
+int ledger_export_format(const char *name, enum ledger_export_format *out, ledger_error *err);
+/* Its media type (with charset) and its file name's extension. */
+const char *ledger_export_media_type(enum ledger_export_format f);
+const char *ledger_export_extension(enum ledger_export_format f);
+/* GET /api/export: everything me can see, in me's terms, written to write
+ * as it is read, so memory stays flat however long the ledger.  Run it
+ * inside one read transaction (ledger_begin) so every part comes from one
+ * snapshot.  progress (may be NULL) hears rows done of rows in all.  On
+ * error some bytes may have been written already: a caller that has
+ * passed them on cannot take them back, and must let its reader see the
+ * output end unfinished (ledger-fcgi breaks the connection). */
+int ledger_export(ledger_db *db, int64_t me, enum ledger_export_format f,
+                  ledger_write_fn *write, void *wctx, ledger_progress_fn *progress,
+                  void *pctx, ledger_error *err);
+
 #ifdef __cplusplus
 }
 #endif

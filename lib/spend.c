@@ -73,6 +73,32 @@ static int64_t share_of(int64_t amount, int64_t share)
     return (int64_t)(p >= 0 ? (p + 5000) / 10000 : -((-p + 5000) / 10000));
 }
 
+int spend_mine_part(int64_t me, int64_t owner, int64_t spend, int has_override,
+                    int64_t override_share, const char *splits, struct split_buf *sb,
+                    int64_t *mine)
+{
+    int64_t mag = spend < 0 ? -spend : spend;
+    size_t k;
+
+    sb->n = 0;
+    if (splits) {
+        if (split_buf_parse(sb, splits))
+            return -1;
+        split_apportion(mag, sb->v, sb->n, owner, sb->cents);
+    }
+    if (has_override && owner == me) {
+        *mine = share_of(spend, override_share);
+    } else if (splits) {
+        *mine = 0;
+        for (k = 0; k < sb->n; k++)
+            if (sb->v[k].participant_id == me)
+                *mine = spend < 0 ? -sb->cents[k] : sb->cents[k];
+    } else {
+        *mine = owner == me ? spend : 0;
+    }
+    return 0;
+}
+
 static void rows_free(struct spend_row *rows, size_t n)
 {
     size_t i;
@@ -136,23 +162,9 @@ int spend_mine_each(ledger_db *db, int64_t me, const char *from, const char *to,
     for (i = 0; i < n; i++) {
         struct spend_row *r = &rows[i];
 
-        if (r->has_override && r->owner == me) {
-            r->mine = share_of(r->spend, r->override_share);
-        } else if (r->splits) {
-            int64_t mag = r->spend < 0 ? -r->spend : r->spend;
-            size_t k;
-
-            if (split_buf_parse(&sb, r->splits))
-                goto oom;
-            split_apportion(mag, sb.v, sb.n, r->owner, sb.cents);
-            r->mine = 0;
-            for (k = 0; k < sb.n; k++)
-                if (sb.v[k].participant_id == me)
-                    r->mine = r->spend < 0 ? -sb.cents[k] : sb.cents[k];
-        } else {
-            r->mine = r->owner == me ? r->spend : 0;
-        }
-        if (fn(ctx, r))
+        if (spend_mine_part(me, r->owner, r->spend, r->has_override, r->override_share,
+                            r->splits, &sb, &r->mine)
+            || fn(ctx, r))
             goto oom;
     }
     rows_free(rows, n);

@@ -55,6 +55,17 @@ int spend_basis(const struct ledger_params *p, int *mine, ledger_error *err);
 int spend_mine_each(ledger_db *db, int64_t me, const char *from, const char *to, int different,
                     int (*fn)(void *ctx, const struct spend_row *r), void *ctx,
                     ledger_error *err);
+/* The caller's part (*mine) of one row's spend on basis=mine: the owner's
+ * override share, else the caller's split row, else all of an unsplit row
+ * the caller owns.  splits is SPLITS_TEXT_SQL's text (NULL for none); sb
+ * receives the shares with their cents apportioned over the spend's
+ * magnitude (sb->n 0 for none), so a caller also has every other party's
+ * part.  -1 when memory ran out.  spend_mine_each and the journal export
+ * both count by it, so the two agree to the cent. */
+struct split_buf;
+int spend_mine_part(int64_t me, int64_t owner, int64_t spend, int has_override,
+                    int64_t override_share, const char *splits, struct split_buf *sb,
+                    int64_t *mine);
 /* Month arithmetic on "YYYY-MM": its first day and the next month's (11
  * bytes each); -1 when month is not a month. */
 int month_bounds(const char *month, char *first, char *next);

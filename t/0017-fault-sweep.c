@@ -528,6 +528,46 @@ CALL(tags, ledger_tag_list(f->db, f->alice, out, err))
 CALL(splits, ledger_split_get(f->db, f->bob, f->split_row, out, err))
 CALL(statements, ledger_statement_list(f->db, f->alice, out, err))
 CALL(rules, ledger_rule_list(f->db, f->alice, out, err))
+
+/* An export's bytes gathered into one JSON string, the answer the sweep
+ * compares; the write fails when memory does. */
+struct gathered {
+    char *p;
+    size_t len;
+};
+static int gather(void *ctx, const char *buf, size_t len)
+{
+    struct gathered *g = ctx;
+    char *p = realloc(g->p, g->len + len + 1);
+
+    if (p == NULL)
+        return -1;
+    memcpy(p + g->len, buf, len);
+    g->len += len;
+    p[g->len] = '\0';
+    g->p = p;
+    return 0;
+}
+static void no_progress(void *ctx, int64_t done, int64_t total)
+{
+    (void)ctx, (void)done, (void)total;
+}
+static int export_as(struct fixture *f, int64_t me, enum ledger_export_format format, cJSON **out,
+                     ledger_error *err)
+{
+    struct gathered g = { NULL, 0 };
+    int rc = ledger_export(f->db, me, format, gather, &g,
+                           format == LEDGER_EXPORT_CSV ? no_progress : NULL, NULL, err);
+
+    if (rc == LEDGER_OK && (*out = cJSON_CreateString(g.p ? g.p : "")) == NULL)
+        rc = ledger_error_oom(err);
+    free(g.p);
+    return rc;
+}
+CALL(export_csv, export_as(f, f->alice, LEDGER_EXPORT_CSV, out, err))
+CALL(export_json, export_as(f, f->bob, LEDGER_EXPORT_JSON, out, err))
+CALL(export_journal, export_as(f, f->alice, LEDGER_EXPORT_JOURNAL, out, err))
+CALL(export_journal_shared, export_as(f, f->bob, LEDGER_EXPORT_JOURNAL, out, err))
 CALL(preview, ledger_rule_preview(f->db, f->alice, f->refund_rule, out, err))
 CALL(balance_one, ledger_balance_get(f->db, f->alice, f->bob, out, err))
 WRITE(txn_patch, body("{\"category\": \"Refund\", \"my_share_percent\": 50}"),
@@ -699,6 +739,10 @@ int main(void)
     sweep(&f, "splits", splits);
     sweep(&f, "statements", statements);
     sweep(&f, "rules", rules);
+    sweep(&f, "export csv", export_csv);
+    sweep(&f, "export json", export_json);
+    sweep(&f, "export journal", export_journal);
+    sweep(&f, "export journal (shared)", export_journal_shared);
     sweep(&f, "rule preview", preview);
     sweep(&f, "transaction patch", txn_patch);
     sweep(&f, "bulk categorize (refund)", bulk);

@@ -178,6 +178,8 @@ my @matrix = (
     # Budgets are each caller's own: everyone may set one; only alice has one to delete.
     ['PUT', '/api/budgets/([^/]+)', '/api/budgets/dining', { amount => 50 }, @$ALL],
     ['DELETE', '/api/budgets/([^/]+)', '/api/budgets/groceries', undef, qw(ok 404 404 404)],
+    # Everyone exports what they can see (t/0095 holds what that is).
+    ['GET', '/api/export', '/api/export?format=json', undef, @$ALL],
     ['GET', '/api/analytics/monthly', '/api/analytics/monthly', undef, @$ALL],
     ['GET', '/api/analytics/monthly/([0-9]{4}-[0-9]{2})/([^/]+)', '/api/analytics/monthly/2026-02/dining', undef, @$ALL],
     ['GET', '/api/analytics/merchants', '/api/analytics/merchants', undef, @$ALL],

@@ -54,7 +54,7 @@ like($out, qr/merge-users/, 'listing every command');
 ($rc, undef, $err) = admin('frobnicate');
 is($rc, 2, 'an unknown command: exit 2');
 like($err, qr/unknown command 'frobnicate'/, 'named');
-for my $cmd (qw(migrate backup check import users merge-users)) {
+for my $cmd (qw(migrate backup check import users merge-users export)) {
     ($rc, $out) = admin($cmd, '--help');
     is($rc, 0, "$cmd --help: exit 0");
     like($out, qr/^usage: ledger-admin \Q$cmd\E .*Exit status:/s, "$cmd --help has usage and exit statuses");
@@ -74,6 +74,11 @@ is($rc, 2, 'backup without --to: exit 2');
 is($rc, 2, 'import without --user: exit 2');
 ($rc, undef, $err) = admin('merge-users', '--db', "$dir/x.db", '--from', 'a');
 is($rc, 2, 'merge-users without --into: exit 2');
+($rc, undef, $err) = admin('export', '--db', "$dir/x.db");
+is($rc, 2, 'export without --user: exit 2');
+($rc, undef, $err) = admin('export', '--db', "$dir/x.db", '--user', 'a', '--format', 'xml');
+is($rc, 2, 'export --format xml: exit 2');
+like($err, qr/format must be csv, json or journal/, 'saying which formats there are');
 ($rc, undef, $err) = admin('users', '--db', "$dir/x.db", 'extra');
 is($rc, 2, 'a stray argument: exit 2');
 ok(!-e "$dir/x.db", 'usage errors create no database');
@@ -419,6 +424,27 @@ system('sqlite3', "$dir/lone.db",
 is($rc, 1, 'check: a split of its owner alone is a problem');
 like($out, qr/^split_owner_alone: transaction $party: split with its owner $uid{alice} alone$/m, 'named');
 
+# ---- export: the route's bytes, from the command line -------------------------------------
+for my $format (qw(csv json journal)) {
+    my $web = $rig->get("/api/export?format=$format", user => 'dave');
+    ($rc, $out, $err) = admin('export', '--db', $db, '--user', 'dave', '--format', $format);
+    is($rc, 0, "export --format $format") or diag($err);
+    ok($out eq $web->{content}, "$format: the bytes GET /api/export gives dave (" . length($out) . ')');
+    like($err, qr/^export: 100% rows$/m, 'progress on stderr, a line a quarter when it is no terminal');
+}
+($rc, $out, $err) = admin('export', '--db', $db, '--user', 'dave@example.org', '--format', 'journal',
+                          '--output', "$dir/dave.journal");
+is($rc, 0, 'export --output') or diag($err);
+is(Rig::slurp("$dir/dave.journal"), $rig->get('/api/export?format=journal', user => 'dave')->{content},
+   'the file holds the journal');
+is($out, '', 'nothing on stdout');
+($rc, undef, $err) = admin('export', '--db', $db, '--user', 'nobody', '--output', "$dir/nobody.json");
+is($rc, 1, 'export for nobody: exit 1');
+ok(!-e "$dir/nobody.json", 'and no file');
+($rc, undef, $err) = admin('export', '--db', $db, '--user', 'dave', '--output', "$dir/no/such/dir.json");
+is($rc, 1, 'export into a directory that is not there: exit 1');
+is_deeply([glob("$dir/*.tmp*")], [], 'no temporary file left behind');
+
 # ---- users ------------------------------------------------------------------------------
 ($rc, $out) = admin('users', '--db', $db);
 is($rc, 0, 'users');
@@ -578,7 +604,7 @@ is($rc, 0, 'and the database still passes check') or diag($out);
     is_deeply([grep { $fcgi_page !~ /^\.BR? (?:.*\s)?\Q$_\E\b/m } @keys], [],
               'and ledger-fcgi.8 documents every key, in bold');
     my @missing;
-    for my $cmd (qw(migrate backup check import users merge-users)) {
+    for my $cmd (qw(migrate backup check import users merge-users export)) {
         my (undef, $usage) = admin($cmd, '--help');
         like($admin_page, qr/^\.SS \Q$cmd\E$/m, "ledger-admin.1 has a section for $cmd");
         push @missing, grep { $admin_page !~ /\Q$_\E\b/ } $usage =~ /(--[a-z][a-z-]+)/g;

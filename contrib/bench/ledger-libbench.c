@@ -6,7 +6,7 @@
  *   ledger-libbench --db PATH [--user SUBJECT] [--iterations N] [--only SECTION]
  *   ledger-libbench --db PATH --families DIR [--iterations N]
  *
- * SECTION is one of list, analytics, rules, ofx, reconcile, csv: only that
+ * SECTION is one of list, analytics, export, rules, ofx, reconcile, csv: only that
  * family runs (for working on one figure without waiting for the rest).
  * --families times the calls behind contrib/bench/http.pl's endpoint
  * families instead, and writes DIR/families.tsv and the request bodies
@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 
 #include "db.h"
 #include "fields.h"
@@ -282,6 +283,73 @@ static void figure(const char *name, double ms, double rows, double target)
     } else {
         printf("%-34s %9.1f ms (%g rows)\n", name, ms, rows);
     }
+}
+
+/* An export's bytes, counted and dropped (as a fast reader would take
+ * them), and the rows it reported. */
+struct export_count {
+    size_t bytes;
+    int64_t rows;
+};
+static int export_bytes(void *ctx, const char *buf, size_t len)
+{
+    (void)buf;
+    ((struct export_count *)ctx)->bytes += len;
+    return 0;
+}
+static void export_rows_seen(void *ctx, int64_t done, int64_t total)
+{
+    (void)total;
+    ((struct export_count *)ctx)->rows = done;
+}
+
+/* The peak resident set of the process so far, in MiB. */
+static double peak_rss_mib(void)
+{
+    struct rusage ru;
+
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss / 1024.0 : 0;
+}
+
+/* Each format exported `rounds` times in a read transaction; the median
+ * with the rows and bytes, and the process's peak RSS before and after
+ * (the export streams: the peak should not move).  Nonzero when a call
+ * fails. */
+static int export_family(ledger_db *db, int64_t me, int rounds)
+{
+    static const char *const names[] = { NULL, "csv", "json", "journal" };
+    double t[32], before = peak_rss_mib();
+    struct export_count c = { 0, 0 };
+    ledger_error err;
+    int f, r;
+
+    if (rounds > 32)
+        rounds = 32;
+    for (f = LEDGER_EXPORT_CSV; f <= LEDGER_EXPORT_JOURNAL; f++) {
+        char name[48];
+
+        for (r = 0; r < rounds; r++) {
+            double t0 = now_ms();
+
+            c.bytes = 0;
+            if (ledger_begin(db, 0, &err)
+                || ledger_export(db, me, (enum ledger_export_format)f, export_bytes, &c,
+                                 export_rows_seen, &c, &err)) {
+                fprintf(stderr, "export %s: %s\n", names[f], err.message);
+                return -1;
+            }
+            ledger_rollback(db);
+            t[r] = now_ms() - t0;
+        }
+        qsort(t, (size_t)rounds, sizeof t[0], cmp_double);
+        snprintf(name, sizeof name, "export %s", names[f]);
+        g_failed |= t[rounds / 2] >= 1000;
+        printf("%-34s %9.1f ms (%lld rows, %.1f MB)  target < 1000 ms: %s\n", name, t[rounds / 2],
+               (long long)c.rows, c.bytes / 1e6, t[rounds / 2] < 1000 ? "ok" : "MISSED");
+    }
+    printf("%-34s %9.1f MiB (%.1f MiB before the exports)\n", "peak RSS after the exports",
+           peak_rss_mib(), before);
+    return 0;
 }
 
 /* A rule that renames the merchant of every row of `me`, applied and then
@@ -643,7 +711,7 @@ int main(int argc, char **argv)
             families_dir = argv[++i];
         else {
             fprintf(stderr, "usage: ledger-libbench --db PATH [--user SUBJECT] [--iterations N]"
-                            " [--only list|analytics|rules|revert|ofx|reconcile|csv] | --families DIR\n");
+                            " [--only list|analytics|export|rules|revert|ofx|reconcile|csv] | --families DIR\n");
             return 2;
         }
     }
@@ -751,6 +819,11 @@ int main(int argc, char **argv)
                  iterations, 50);
         run_call(db, me, "subscriptions (all history)", none, ledger_analytics_subscriptions,
                  iterations < 10 ? iterations : 10, 1000);
+    }
+    if (wanted(only, "export")) {
+        printf("-- GET /api/export of every row the user sees (target: under 1 s; medians of 5)\n");
+        if (export_family(db, me, 5))
+            return EXIT_BROKEN;
     }
     if (wanted(only, "rules")) {
         printf("-- rules (targets: 100 rules under 10 s, one rule under 0.5 s, a 100,000-row revert under 2 s;\n"

@@ -121,6 +121,13 @@ char *fuzz_strndup(const uint8_t *data, size_t len)
     return s;
 }
 
+/* A full buffer of the request's output stream is dropped. */
+static void out_drop(FCGX_Stream *stream, int close)
+{
+    (void)close;
+    stream->wrNext = stream->stopUnget;
+}
+
 int fuzz_req_begin(struct fuzz_req *q, const char *line)
 {
     struct fuzz_env *e = fuzz_env();
@@ -136,6 +143,11 @@ int fuzz_req_begin(struct fuzz_req *q, const char *line)
     q->env[1] = q->uri;
     q->env[2] = NULL;
     q->fcgx.envp = q->env;
+    q->out.wrNext = q->out.stopUnget = q->out_buf;
+    q->out.stop = q->out_buf + sizeof q->out_buf;
+    q->out.rdNext = q->out.stop;
+    q->out.emptyBuffProc = out_drop;
+    q->fcgx.out = &q->out;
     request_begin(&q->r, &q->fcgx, &e->cfg, e->db, 1);
     q->r.user_id = e->me;
     return request_parse_uri(&q->r);

@@ -32,6 +32,10 @@ char *fuzz_strndup(const uint8_t *data, size_t len);
 struct fuzz_req {
     struct request r;
     FCGX_Request fcgx;
+    /* Where a handler that writes its own answer (the export) writes:
+     * bytes dropped as the buffer fills. */
+    FCGX_Stream out;
+    unsigned char out_buf[4096];
     char *env[3];
     char method[48];  /* "REQUEST_METHOD=..." */
     char *uri;        /* "REQUEST_URI=...", owned */

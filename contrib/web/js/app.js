@@ -14,6 +14,7 @@ const pages = {
   trips: () => import('./pages/trips.js'),
   budgets: () => import('./pages/budgets.js'),
   analytics: () => import('./pages/analytics.js'),
+  export: () => import('./pages/export.js'),
 };
 
 const main = document.getElementById('main');

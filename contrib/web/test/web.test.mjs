@@ -463,6 +463,24 @@ await step('analytics', async () => {
   await shot('analytics');
 });
 
+// ================================================================ export
+// Each Download link saves the file GET /api/export gives, under its own
+// name.
+await step('export', async () => {
+  await go('export');
+  for (const [format, name] of [['csv', 'Download CSV'], ['json', 'Download JSON'], ['journal', 'Download journal']]) {
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name }).click()]);
+    ok(/^ledger-export-\d{4}-\d\d-\d\d\./.test(dl.suggestedFilename()) && dl.suggestedFilename().endsWith(`.${format}`),
+      `export: ${name} saves a .${format} file`, dl.suggestedFilename());
+    const got = readFileSync(await dl.path(), 'utf8');
+    const r = await fetch(`${BASE}/api/export?format=${format}`, { headers: { Authorization: auth('alice') } });
+    const want = await r.text();
+    ok(got === want && got.length > 0, `export: the ${format} file is the API's export`, { got: got.length, want: want.length });
+  }
+  await labelsChecked('export');
+  await shot('export');
+});
+
 // Checks below each use their own browser (a user other than alice) and
 // seed their data through the API; each step stands alone, so a failure
 // in one leaves the others meaningful.
@@ -1252,7 +1270,7 @@ await step('long words', async () => {
 // ================================================================ phone width
 await step('phone', async () => {
   await page.setViewportSize({ width: 375, height: 800 });
-  for (const name of ['transactions', 'statements', 'import', 'reconcile', 'rules', 'trips', 'budgets', 'analytics']) {
+  for (const name of ['transactions', 'statements', 'import', 'reconcile', 'rules', 'trips', 'budgets', 'analytics', 'export']) {
     await go(name);
     await page.waitForTimeout(200);
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
