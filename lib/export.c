@@ -132,12 +132,12 @@ static int64_t share_of(int64_t amount, int64_t share)
 
 int export_shares(struct export *x, sqlite3_stmt *st)
 {
-    int64_t owner = sqlite3_column_int64(st, X_OWNER);
+    int64_t owner = sqlite3_column_int64(st, TXN_OWNER);
     const char *splits = (const char *)sqlite3_column_text(st, X_SPLIT_TEXT);
     size_t k;
 
-    x->home = sqlite3_column_type(st, X_AMOUNT_AUD) != SQLITE_NULL
-              ? sqlite3_column_int64(st, X_AMOUNT_AUD) : sqlite3_column_int64(st, X_AMOUNT);
+    x->home = sqlite3_column_type(st, TXN_AMOUNT_AUD) != SQLITE_NULL
+              ? sqlite3_column_int64(st, TXN_AMOUNT_AUD) : sqlite3_column_int64(st, TXN_AMOUNT);
     x->my_pct = owner == x->me ? 10000 : 0;
     x->my_amount = owner == x->me ? x->home : 0;
     x->sb.n = 0;
@@ -154,8 +154,8 @@ int export_shares(struct export *x, sqlite3_stmt *st)
     }
     /* The owner's override of their own share; a participant's part stays
      * their split row (txn_row.c says why). */
-    if (owner == x->me && sqlite3_column_type(st, X_O_SHARE) != SQLITE_NULL) {
-        x->my_pct = sqlite3_column_int64(st, X_O_SHARE);
+    if (owner == x->me && sqlite3_column_type(st, TXN_O_SHARE) != SQLITE_NULL) {
+        x->my_pct = sqlite3_column_int64(st, TXN_O_SHARE);
         x->my_amount = share_of(x->home, x->my_pct);
     }
     return 0;

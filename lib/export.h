@@ -8,6 +8,7 @@
 #include "db.h"
 #include "json_out.h"
 #include "share.h"
+#include "txn.h"
 
 /* Bytes are handed to the caller's write function in pieces of about
  * this size: the export's memory stays this buffer and one row, however
@@ -17,11 +18,7 @@
 /* Column indexes of a row of the walk: TXN_COLUMNS (txn.h) in its order,
  * then the export's own. */
 enum export_col {
-    X_ID, X_STATEMENT, X_OWNER, X_DATE, X_DESCRIPTION, X_MERCHANT, X_MERCHANT_NORM,
-    X_CATEGORY, X_TYPE, X_AMOUNT, X_CURRENCY, X_AMOUNT_AUD, X_RATE, X_PAYMENT,
-    X_PRINCIPAL, X_INTEREST, X_CREATED, X_RECONCILED_FROM, X_O_CATEGORY, X_O_MERCHANT,
-    X_O_SHARE, X_O_TRIP, X_BANK, X_TAGS, X_SPLITS,
-    X_SPEND_COUNTS,   /* rule D: whether the row counts as spend */
+    X_SPEND_COUNTS = TXN_NCOLUMNS,   /* rule D: whether the row counts as spend */
     X_SPEND,          /* its spend in home cents, negative for a refund */
     X_SPEND_CATEGORY, /* the category it counts under */
     X_SPLIT_TEXT,     /* SPLITS_TEXT_SQL's "participant,share;..." or NULL */

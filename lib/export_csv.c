@@ -17,7 +17,7 @@ static const char HEADER[] =
     "id,date,description,merchant,merchant_normalized,category,transaction_type,amount,"
     "currency,amount_aud,exchange_rate_to_aud,payment_method,my_share_pct,my_amount,"
     "owner_id,owner,statement_id,bank_name,account_name,statement_type,trip_id,trip,"
-    "tags,splits,principal_amount,interest_amount,created_at\r\n";
+    "tags,splits,principal_amount,interest_amount,created_at,notes\r\n";
 
 /* A text field, quoted when it holds a comma, quote, line break or an
  * edge space.  A field a spreadsheet would take for a formula (=, +, -,
@@ -110,40 +110,41 @@ static int row(struct export *x, sqlite3_stmt *st, void *ctx)
     (void)ctx;
     if (export_shares(x, st))
         return ledger_error_oom(x->err);
-    if ((owner = export_name(x, sqlite3_column_int64(st, X_OWNER))) == NULL)
+    if ((owner = export_name(x, sqlite3_column_int64(st, TXN_OWNER))) == NULL)
         return -1;
-    plain_col(x, st, X_ID);
-    text_col(x, st, X_DATE);
-    text_col(x, st, X_DESCRIPTION);
-    text_col(x, st, X_MERCHANT);
-    text_col(x, st, sqlite3_column_type(st, X_O_MERCHANT) != SQLITE_NULL ? X_O_MERCHANT : X_MERCHANT_NORM);
+    plain_col(x, st, TXN_ID);
+    text_col(x, st, TXN_DATE);
+    text_col(x, st, TXN_DESCRIPTION);
+    text_col(x, st, TXN_MERCHANT);
+    text_col(x, st, sqlite3_column_type(st, TXN_O_MERCHANT) != SQLITE_NULL ? TXN_O_MERCHANT : TXN_MERCHANT_NORM);
     text_col(x, st, X_EFF_CATEGORY);
-    text_col(x, st, X_TYPE);
-    money_col(x, st, X_AMOUNT);
-    text_col(x, st, X_CURRENCY);
-    money_col(x, st, X_AMOUNT_AUD);
-    plain_col(x, st, X_RATE);
-    text_col(x, st, X_PAYMENT);
+    text_col(x, st, TXN_TYPE);
+    money_col(x, st, TXN_AMOUNT);
+    text_col(x, st, TXN_CURRENCY);
+    money_col(x, st, TXN_AMOUNT_AUD);
+    plain_col(x, st, TXN_RATE);
+    text_col(x, st, TXN_PAYMENT);
     money(x, x->my_pct);
     money(x, x->my_amount);
-    plain_col(x, st, X_OWNER);
+    plain_col(x, st, TXN_OWNER);
     field(x, owner);
-    plain_col(x, st, X_STATEMENT);
-    if (sqlite3_column_type(st, X_STATEMENT) == SQLITE_NULL)
+    plain_col(x, st, TXN_STATEMENT);
+    if (sqlite3_column_type(st, TXN_STATEMENT) == SQLITE_NULL)
         field(x, LEDGER_BANK_MANUAL);
     else
-        text_col(x, st, X_BANK);
+        text_col(x, st, TXN_BANK);
     text_col(x, st, X_ACCOUNT);
     text_col(x, st, X_STATEMENT_TYPE);
-    plain_col(x, st, X_O_TRIP);
+    plain_col(x, st, TXN_O_TRIP);
     text_col(x, st, X_TRIP_NAME);
     text_col(x, st, X_TAG_NAMES);
     if (splits_field(x))
         return -1;
-    money_col(x, st, X_PRINCIPAL);
-    money_col(x, st, X_INTEREST);
+    money_col(x, st, TXN_PRINCIPAL);
+    money_col(x, st, TXN_INTEREST);
     /* The last field ends the line rather than taking a comma. */
-    text_col(x, st, X_CREATED);
+    text_col(x, st, TXN_CREATED);
+    text_col(x, st, TXN_NOTES);
     if (!x->w.t.failed)
         x->w.t.len--;
     export_put(x, "\r\n", 2);

@@ -193,11 +193,11 @@ static void funding_account(char *out, size_t len, sqlite3_stmt *st)
     const char *type = export_text(st, X_STATEMENT_TYPE), *acct = export_text(st, X_ACCOUNT);
     char bank[SEGMENT_MAX], name[SEGMENT_MAX];
 
-    if (sqlite3_column_type(st, X_STATEMENT) == SQLITE_NULL) {
+    if (sqlite3_column_type(st, TXN_STATEMENT) == SQLITE_NULL) {
         snprintf(out, len, "assets:manual");
         return;
     }
-    segment(bank, sizeof bank, export_text(st, X_BANK), 0);
+    segment(bank, sizeof bank, export_text(st, TXN_BANK), 0);
     segment(name, sizeof name, *acct ? acct : type, 0);
     snprintf(out, len, "%s:%s:%s",
              strcmp(type, "credit_card") == 0 || strcmp(type, "loan") == 0 ? "liabilities" : "assets",
@@ -226,29 +226,29 @@ static void header(struct export *x, sqlite3_stmt *st)
     char buf[32];
     int first = 1;
 
-    export_puts(x, export_text(st, X_DATE));
-    if (sqlite3_column_type(st, X_STATEMENT) != SQLITE_NULL)
+    export_puts(x, export_text(st, TXN_DATE));
+    if (sqlite3_column_type(st, TXN_STATEMENT) != SQLITE_NULL)
         export_put(x, " *", 2);
     export_put(x, " (", 2);
-    export_puts(x, export_text(st, X_ID));
+    export_puts(x, export_text(st, TXN_ID));
     export_put(x, ") ", 2);
     if (*merchant) {
         line_text(x, merchant);
         export_put(x, " | ", 3);
     }
-    line_text(x, export_text(st, X_DESCRIPTION));
+    line_text(x, export_text(st, TXN_DESCRIPTION));
     export_put(x, "\n", 1);
-    tag(x, &first, "type", export_text(st, X_TYPE));
+    tag(x, &first, "type", export_text(st, TXN_TYPE));
     if (sqlite3_column_type(st, X_EFF_CATEGORY) != SQLITE_NULL)
         tag(x, &first, "category", export_text(st, X_EFF_CATEGORY));
     if (sqlite3_column_type(st, X_TRIP_NAME) != SQLITE_NULL)
         tag(x, &first, "trip", export_text(st, X_TRIP_NAME));
-    if (strcmp(export_text(st, X_CURRENCY), ledger_home_currency(x->db)) != 0) {
+    if (strcmp(export_text(st, TXN_CURRENCY), ledger_home_currency(x->db)) != 0) {
         char orig[64];
 
         snprintf(orig, sizeof orig, "%s %s",
-                 ledger_decimal2_format(sqlite3_column_int64(st, X_AMOUNT), buf, sizeof buf),
-                 export_text(st, X_CURRENCY));
+                 ledger_decimal2_format(sqlite3_column_int64(st, TXN_AMOUNT), buf, sizeof buf),
+                 export_text(st, TXN_CURRENCY));
         tag(x, &first, "original", orig);
     }
     for (tags = (const char *)sqlite3_column_text(st, X_TAG_NAMES); tags && *tags;) {
@@ -274,10 +274,10 @@ static int money_out(const char *type)
  * moved (moved) on the funding account, and what is left on rest. */
 static int row(struct export *x, sqlite3_stmt *st, void *ctx)
 {
-    int64_t owner = sqlite3_column_int64(st, X_OWNER), spend = sqlite3_column_int64(st, X_SPEND);
+    int64_t owner = sqlite3_column_int64(st, TXN_OWNER), spend = sqlite3_column_int64(st, X_SPEND);
     int counts = sqlite3_column_int(st, X_SPEND_COUNTS), in;
-    int itemised = sqlite3_column_type(st, X_PRINCIPAL) != SQLITE_NULL
-                   && sqlite3_column_type(st, X_INTEREST) != SQLITE_NULL;
+    int itemised = sqlite3_column_type(st, TXN_PRINCIPAL) != SQLITE_NULL
+                   && sqlite3_column_type(st, TXN_INTEREST) != SQLITE_NULL;
     int64_t mine, moved, sign, left;
     char side[ACCOUNT_MAX], acct[ACCOUNT_MAX];
     size_t k;
@@ -285,13 +285,13 @@ static int row(struct export *x, sqlite3_stmt *st, void *ctx)
     (void)ctx;
     if (export_shares(x, st))
         return ledger_error_oom(x->err);
-    in = !money_out(export_text(st, X_TYPE));
+    in = !money_out(export_text(st, TXN_TYPE));
     moved = in ? x->home : -x->home;
     if (counts) {
         /* basis=mine's own count, and the others' parts of the same
          * spend. */
-        if (spend_mine_part(x->me, owner, spend, sqlite3_column_type(st, X_O_SHARE) != SQLITE_NULL,
-                            sqlite3_column_int64(st, X_O_SHARE),
+        if (spend_mine_part(x->me, owner, spend, sqlite3_column_type(st, TXN_O_SHARE) != SQLITE_NULL,
+                            sqlite3_column_int64(st, TXN_O_SHARE),
                             (const char *)sqlite3_column_text(st, X_SPLIT_TEXT), &x->sb, &mine))
             return ledger_error_oom(x->err);
         sign = spend < 0 ? -1 : 1;

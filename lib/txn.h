@@ -42,6 +42,16 @@ int tag_check_owner(ledger_db *db, int64_t user_id, int64_t tag_id, ledger_error
     "    FROM (SELECT s.participant_id AS pid, u.name, s.share_percent AS share, s.settled, u.email" \
     "            FROM splits s JOIN users u ON u.id = s.participant_id" \
     "           WHERE s.transaction_id = t.id ORDER BY s.participant_id)), t.notes"
+/* Column indexes of TXN_COLUMNS, for the code that reads a row of them
+ * (txn_row.c, the export). */
+enum txn_column {
+    TXN_ID, TXN_STATEMENT, TXN_OWNER, TXN_DATE, TXN_DESCRIPTION, TXN_MERCHANT,
+    TXN_MERCHANT_NORM, TXN_CATEGORY, TXN_TYPE, TXN_AMOUNT, TXN_CURRENCY, TXN_AMOUNT_AUD,
+    TXN_RATE, TXN_PAYMENT, TXN_PRINCIPAL, TXN_INTEREST, TXN_CREATED, TXN_RECONCILED_FROM,
+    TXN_O_CATEGORY, TXN_O_MERCHANT, TXN_O_SHARE, TXN_O_TRIP, TXN_BANK, TXN_TAGS, TXN_SPLITS,
+    TXN_NOTES, TXN_NCOLUMNS
+};
+
 /* The manual row reconciled into a statement row (the row is "reconciled";
  * reconcile.c gives it the manual row's Imported date while matched). */
 #define TXN_JOIN_RECONCILED \

@@ -15,14 +15,6 @@
 #include "share.h"
 #include "txn.h"
 
-/* Column indexes of TXN_COLUMNS. */
-enum {
-    C_ID, C_STATEMENT, C_OWNER, C_DATE, C_DESCRIPTION, C_MERCHANT, C_MERCHANT_NORM,
-    C_CATEGORY, C_TYPE, C_AMOUNT, C_CURRENCY, C_AMOUNT_AUD, C_RATE, C_PAYMENT,
-    C_PRINCIPAL, C_INTEREST, C_CREATED, C_RECONCILED_FROM, C_O_CATEGORY, C_O_MERCHANT,
-    C_O_SHARE, C_O_TRIP, C_BANK, C_TAGS, C_SPLITS, C_NOTES
-};
-
 static void text_col(struct json_sink *s, const char *k, sqlite3_stmt *st, int col)
 {
     sink_text(s, k, (const char *)sqlite3_column_text(st, col));
@@ -62,7 +54,7 @@ static int64_t share_of(int64_t amount, int64_t share)
  * (TXN_COLUMNS): as they are into text, read into a tree. */
 static void tags_col(struct json_sink *s, sqlite3_stmt *st)
 {
-    const char *text = (const char *)sqlite3_column_text(st, C_TAGS);
+    const char *text = (const char *)sqlite3_column_text(st, TXN_TAGS);
     cJSON *tags = NULL;
     ledger_error e;
 
@@ -80,7 +72,7 @@ static void tags_col(struct json_sink *s, sqlite3_stmt *st)
 static void splits_col(struct json_sink *s, sqlite3_stmt *st, int64_t me, int64_t owner, int64_t home,
                        int64_t *my_pct, int64_t *my_amount)
 {
-    const char *stext = (const char *)sqlite3_column_text(st, C_SPLITS);
+    const char *stext = (const char *)sqlite3_column_text(st, TXN_SPLITS);
     struct split_share *shares = NULL;
     cJSON *raw = NULL, *r;
     int64_t *cents = NULL;
@@ -133,49 +125,49 @@ static void splits_col(struct json_sink *s, sqlite3_stmt *st, int64_t me, int64_
 
 static void row_put(struct json_sink *s, sqlite3_stmt *st, int64_t me)
 {
-    int64_t owner = sqlite3_column_int64(st, C_OWNER);
-    int64_t home = sqlite3_column_type(st, C_AMOUNT_AUD) != SQLITE_NULL
-                   ? sqlite3_column_int64(st, C_AMOUNT_AUD) : sqlite3_column_int64(st, C_AMOUNT);
-    int own_share = sqlite3_column_type(st, C_O_SHARE) != SQLITE_NULL && owner == me;
+    int64_t owner = sqlite3_column_int64(st, TXN_OWNER);
+    int64_t home = sqlite3_column_type(st, TXN_AMOUNT_AUD) != SQLITE_NULL
+                   ? sqlite3_column_int64(st, TXN_AMOUNT_AUD) : sqlite3_column_int64(st, TXN_AMOUNT);
+    int own_share = sqlite3_column_type(st, TXN_O_SHARE) != SQLITE_NULL && owner == me;
     int64_t my_pct, my_amount;
 
     sink_open(s, NULL, 0);
-    id_col(s, "id", st, C_ID);
-    id_col(s, "statement_id", st, C_STATEMENT);
-    id_col(s, "owner_id", st, C_OWNER);
-    text_col(s, "date", st, C_DATE);
-    text_col(s, "description", st, C_DESCRIPTION);
-    text_col(s, "notes", st, C_NOTES);
-    text_col(s, "merchant", st, C_MERCHANT);
-    effective_col(s, "merchant_normalized", st, C_O_MERCHANT, C_MERCHANT_NORM);
-    effective_col(s, "category", st, C_O_CATEGORY, C_CATEGORY);
-    text_col(s, "transaction_type", st, C_TYPE);
-    money_col(s, "amount", st, C_AMOUNT);
-    text_col(s, "currency", st, C_CURRENCY);
-    money_col(s, "amount_aud", st, C_AMOUNT_AUD);
+    id_col(s, "id", st, TXN_ID);
+    id_col(s, "statement_id", st, TXN_STATEMENT);
+    id_col(s, "owner_id", st, TXN_OWNER);
+    text_col(s, "date", st, TXN_DATE);
+    text_col(s, "description", st, TXN_DESCRIPTION);
+    text_col(s, "notes", st, TXN_NOTES);
+    text_col(s, "merchant", st, TXN_MERCHANT);
+    effective_col(s, "merchant_normalized", st, TXN_O_MERCHANT, TXN_MERCHANT_NORM);
+    effective_col(s, "category", st, TXN_O_CATEGORY, TXN_CATEGORY);
+    text_col(s, "transaction_type", st, TXN_TYPE);
+    money_col(s, "amount", st, TXN_AMOUNT);
+    text_col(s, "currency", st, TXN_CURRENCY);
+    money_col(s, "amount_aud", st, TXN_AMOUNT_AUD);
     /* validated decimal text: printed as the number it is */
-    sink_raw(s, "exchange_rate_to_aud", (const char *)sqlite3_column_text(st, C_RATE));
-    text_col(s, "payment_method", st, C_PAYMENT);
-    id_col(s, "trip_id", st, C_O_TRIP);
-    money_col(s, "principal_amount", st, C_PRINCIPAL);
-    money_col(s, "interest_amount", st, C_INTEREST);
-    if (sqlite3_column_type(st, C_BANK) == SQLITE_NULL && sqlite3_column_type(st, C_STATEMENT) == SQLITE_NULL)
+    sink_raw(s, "exchange_rate_to_aud", (const char *)sqlite3_column_text(st, TXN_RATE));
+    text_col(s, "payment_method", st, TXN_PAYMENT);
+    id_col(s, "trip_id", st, TXN_O_TRIP);
+    money_col(s, "principal_amount", st, TXN_PRINCIPAL);
+    money_col(s, "interest_amount", st, TXN_INTEREST);
+    if (sqlite3_column_type(st, TXN_BANK) == SQLITE_NULL && sqlite3_column_type(st, TXN_STATEMENT) == SQLITE_NULL)
         sink_text(s, "bank_name", LEDGER_BANK_MANUAL);
     else
-        text_col(s, "bank_name", st, C_BANK);
-    text_col(s, "created_at", st, C_CREATED);
-    sink_bool(s, "reconciled", sqlite3_column_type(st, C_RECONCILED_FROM) != SQLITE_NULL);
+        text_col(s, "bank_name", st, TXN_BANK);
+    text_col(s, "created_at", st, TXN_CREATED);
+    sink_bool(s, "reconciled", sqlite3_column_type(st, TXN_RECONCILED_FROM) != SQLITE_NULL);
 
     sink_open(s, "overrides", 0);
-    text_col(s, "category", st, C_O_CATEGORY);
-    text_col(s, "merchant_normalized", st, C_O_MERCHANT);
+    text_col(s, "category", st, TXN_O_CATEGORY);
+    text_col(s, "merchant_normalized", st, TXN_O_MERCHANT);
     /* The owner's own share of their row: theirs to see (a participant's
      * part is their split row). */
     if (own_share)
-        sink_money(s, "my_share_percent", sqlite3_column_int64(st, C_O_SHARE));
+        sink_money(s, "my_share_percent", sqlite3_column_int64(st, TXN_O_SHARE));
     else
         sink_raw(s, "my_share_percent", NULL);
-    id_col(s, "trip_id", st, C_O_TRIP);
+    id_col(s, "trip_id", st, TXN_O_TRIP);
     sink_close(s, 0);
 
     tags_col(s, st);
@@ -189,7 +181,7 @@ static void row_put(struct json_sink *s, sqlite3_stmt *st, int64_t me)
      * of a row split 50/50) would count it as their own, and their spend
      * on basis=mine with it. */
     if (own_share) {
-        my_pct = sqlite3_column_int64(st, C_O_SHARE);
+        my_pct = sqlite3_column_int64(st, TXN_O_SHARE);
         my_amount = share_of(home, my_pct);
     }
     sink_money(s, "my_share_pct", my_pct);
