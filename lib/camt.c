@@ -70,6 +70,7 @@ struct reader {
     struct entry e;
     struct balance b;
     int64_t booked_sum;            /* the open statement's booked rows */
+    int opening_prcd;              /* its opening balance is a PRCD */
     char bic[16];
 };
 
@@ -343,6 +344,7 @@ static int balance_end(struct reader *r)
     struct balance *b = &r->b;
     struct ofx_account *a = account(r);
     int64_t v = b->out ? -b->amount : b->amount;
+    int prcd_dropped;
 
     if (!b->has_amount)
         return warn(r, b->line, "the balance %s has no <Amt>: not kept", b->code);
@@ -352,7 +354,15 @@ static int balance_end(struct reader *r)
     if (b->ccy[0] && a->currency[0] && strcmp(b->ccy, a->currency) != 0)
         return warn(r, b->line, "the balance %s is in %s, not the account's %s: not kept",
                     b->code, b->ccy, a->currency);
+    /* PRCD, the previous closing, opens a statement that has no OPBD. */
+    prcd_dropped = (strcmp(b->code, "OPBD") == 0 && r->opening_prcd)
+                       || (strcmp(b->code, "PRCD") == 0 && a->has_opening_balance);
+
+    if (prcd_dropped && warn(r, b->line, "the balance PRCD is not kept: the statement's OPBD is "
+                             "its opening balance"))
+        return LEDGER_ERR;
     if (strcmp(b->code, "OPBD") == 0 || (strcmp(b->code, "PRCD") == 0 && !a->has_opening_balance)) {
+        r->opening_prcd = strcmp(b->code, "PRCD") == 0;
         a->has_opening_balance = 1;
         a->opening_balance = v;
         /* the statement's first day, when it gives no period */
@@ -478,6 +488,7 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
         snprintf(a->bank_id, sizeof a->bank_id, "camt");
         r->txn_cap = 0;
         r->booked_sum = 0;
+        r->opening_prcd = 0;
         r->stmt_at = (int)(len + 1 + nl + 1);
         r->stmt_d = r->depth;
         r->ntry_at = r->txd_at = r->bal_at = -1;
