@@ -1,7 +1,7 @@
 /*
  * CAMT.053 reader (camt.h), on expat's SAX callbacks: the path of open
  * elements names what each text is, and a Bal, an Ntry and a Stmt are
- * settled as they close.
+ * settled as they close (camt_rows.c).
  *
  * XML is untrusted input: a DOCTYPE (and so any entity declaration, the
  * way to billion-laughs bombs and to external entities) is refused before
@@ -19,60 +19,8 @@
 
 #include "db.h"
 #include "text.h"
-#include "bank_doc.h"
 #include "camt.h"
-
-#define CAMT_MAX_DEPTH 48
-#define CAMT_MAX_TEXT 8192
-#define CAMT_MAX_DETAILS 10000
-#define NS_CAMT053 "urn:iso:std:iso:20022:tech:xsd:camt.053.001."
-
-/* One TxDtls of an entry. */
-struct detail {
-    int64_t amount;
-    int has_amount, out, has_out, line;
-    char dbtr[140], cdtr[140], ultmt_dbtr[140], ultmt_cdtr[140];
-    char ustrd[512], addtl[256];
-};
-
-struct entry {
-    int64_t amount;
-    int has_amount, out, has_out, reversal, line, pending;
-    char ccy[4], status[8], booked[11], value[11], ntry_ref[128], svcr_ref[128];
-    char subfamily[8], addtl[512];
-    struct detail *details;
-    size_t ndetails, cap;
-};
-
-struct balance {
-    char code[8], ccy[4], date[11];
-    int64_t amount;
-    int has_amount, out, line;
-};
-
-struct reader {
-    XML_Parser xp;
-    ledger_error *err;
-    int failed;
-    struct ofx_doc doc;
-    size_t txn_cap;
-    char path[CAMT_MAX_DEPTH * 40];
-    size_t len_at[CAMT_MAX_DEPTH + 1];
-    int depth;
-    /* The open statement, entry, detail and balance: where the path below
-     * each starts, or -1, and its depth. */
-    int stmt_at, ntry_at, txd_at, bal_at;
-    int stmt_d, ntry_d, txd_d, bal_d;
-    char text[CAMT_MAX_TEXT + 1];
-    size_t ntext;
-    int text_long;
-    char amt_ccy[4];
-    struct entry e;
-    struct balance b;
-    int64_t booked_sum;            /* the open statement's booked rows */
-    int opening_prcd;              /* its opening balance is a PRCD */
-    char bic[16];
-};
+#include "camt_parts.h"
 
 static int failv(struct reader *r, int line, const char *fmt, va_list ap)
 {
@@ -85,8 +33,7 @@ static int failv(struct reader *r, int line, const char *fmt, va_list ap)
     return LEDGER_ERR;
 }
 
-static int fail(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(struct reader *r, const char *fmt, ...)
+int camt_fail(struct reader *r, const char *fmt, ...)
 {
     va_list ap;
     int rc;
@@ -97,9 +44,7 @@ static int fail(struct reader *r, const char *fmt, ...)
     return rc;
 }
 
-static int warn(struct reader *r, int line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int warn(struct reader *r, int line, const char *fmt, ...)
+int camt_warn(struct reader *r, int line, const char *fmt, ...)
 {
     char msg[OFX_WARNING_SIZE];
     va_list ap;
@@ -114,7 +59,7 @@ static int warn(struct reader *r, int line, const char *fmt, ...)
     return LEDGER_ERR;
 }
 
-static void oom(struct reader *r)
+void camt_oom(struct reader *r)
 {
     ledger_error_oom(r->err);
     r->failed = 1;
@@ -159,15 +104,15 @@ static int amount(struct reader *r, int64_t *cents)
     int rc;
 
     if (bank_currency_three_decimals(r->amt_ccy))
-        return fail(r, "the amount is in %s, a currency with three decimal places: amounts are "
+        return camt_fail(r, "the amount is in %s, a currency with three decimal places: amounts are "
                     "kept in cents, which cannot hold it", r->amt_ccy);
     rc = r->text[0] == '-' || r->text[0] == '+' ? AMOUNT_BAD : bank_amount(r->text, cents);
     if (rc == AMOUNT_PRECISE)
-        return fail(r, "<Amt> '%s' has more decimals than %s has: amounts are kept in cents, and "
+        return camt_fail(r, "<Amt> '%s' has more decimals than %s has: amounts are kept in cents, and "
                     "a rounded amount would not be the bank's", shown(r->text, show),
                     r->amt_ccy[0] ? r->amt_ccy : "the currency");
     if (rc != AMOUNT_OK)
-        return fail(r, "<Amt> '%s' is not an amount", shown(r->text, show));
+        return camt_fail(r, "<Amt> '%s' is not an amount", shown(r->text, show));
     return LEDGER_OK;
 }
 
@@ -181,7 +126,7 @@ static int date(struct reader *r, char out[11])
     if (ok)
         ok = bank_date_ok(atoi(t), atoi(t + 5), atoi(t + 8), out);
     if (!ok)
-        return fail(r, "'%s' is not a date", shown(t, show));
+        return camt_fail(r, "'%s' is not a date", shown(t, show));
     return LEDGER_OK;
 }
 
@@ -194,7 +139,7 @@ static int direction(struct reader *r, int *out)
     else if (strcmp(r->text, "DBIT") == 0)
         *out = 1;
     else
-        return fail(r, "<CdtDbtInd> '%s' is neither CRDT nor DBIT", shown(r->text, show));
+        return camt_fail(r, "<CdtDbtInd> '%s' is neither CRDT nor DBIT", shown(r->text, show));
     return LEDGER_OK;
 }
 
@@ -202,7 +147,7 @@ static int direction(struct reader *r, int *out)
 static int text_to(struct reader *r, const char *what, char *out, size_t cap)
 {
     if (bank_text(r->text, r->text + r->ntext, 0, out, cap))
-        return warn(r, (int)XML_GetCurrentLineNumber(r->xp), "<%s> is longer than %zu bytes: cut",
+        return camt_warn(r, (int)XML_GetCurrentLineNumber(r->xp), "<%s> is longer than %zu bytes: cut",
                     what, cap - 1);
     return LEDGER_OK;
 }
@@ -215,195 +160,15 @@ static int text_add(struct reader *r, const char *what, char *out, size_t cap)
     if (n == 0)
         return text_to(r, what, out, cap);
     if (n + 2 >= cap)
-        return warn(r, (int)XML_GetCurrentLineNumber(r->xp), "<%s> is longer than %zu bytes: cut",
+        return camt_warn(r, (int)XML_GetCurrentLineNumber(r->xp), "<%s> is longer than %zu bytes: cut",
                     what, cap - 1);
     out[n] = ' ';
     return text_to(r, what, out + n + 1, cap - n - 1);
 }
 
-static struct ofx_account *account(struct reader *r)
+struct ofx_account *camt_account(struct reader *r)
 {
     return &r->doc.accounts[r->doc.naccounts - 1];
-}
-
-/* ---- an entry's rows ---------------------------------------------------- */
-
-/* Appends s to memo (cap bytes) unless it holds it already. */
-static int memo_add(char *memo, size_t cap, const char *s)
-{
-    size_t n = strlen(memo);
-
-    if (s[0] == '\0' || strstr(memo, s) != NULL)
-        return 0;
-    if (n + (n > 0) + strlen(s) + 1 > cap)
-        return 1;
-    snprintf(memo + n, cap - n, "%s%s", n ? " " : "", s);
-    return 0;
-}
-
-static const char *counterparty(const struct detail *d, int out)
-{
-    const char *name = out ? d->cdtr : d->dbtr;
-
-    return name[0] ? name : out ? d->ultmt_cdtr : d->ultmt_dbtr;
-}
-
-/* One row of the entry: d is its detail, or NULL; amount is signed. */
-static int add_row(struct reader *r, const struct detail *d, int64_t signed_amount, int nth)
-{
-    struct entry *e = &r->e;
-    struct ofx_account *a = account(r);
-    const char *ref = e->svcr_ref[0] ? e->svcr_ref : e->ntry_ref;
-    struct ofx_txn *t = bank_doc_txn(a, &r->txn_cap, r->err);
-    int cut = 0;
-
-    if (t == NULL) {
-        r->failed = 1;
-        XML_StopParser(r->xp, XML_FALSE);
-        return LEDGER_ERR;
-    }
-    t->amount = signed_amount;
-    t->line = d ? d->line : e->line;
-    snprintf(t->date, sizeof t->date, "%s", e->booked[0] ? e->booked : e->value);
-    if (ref[0] && nth > 0)
-        snprintf(t->fitid, sizeof t->fitid, "%s/%d", ref, nth);
-    else if (ref[0])
-        snprintf(t->fitid, sizeof t->fitid, "%s", ref);
-    if (strcmp(e->subfamily, "INTR") == 0)
-        snprintf(t->trntype, sizeof t->trntype, "INT");
-    else if (signed_amount < 0 && (strcmp(e->subfamily, "CHRG") == 0
-                                   || strcmp(e->subfamily, "FEES") == 0
-                                   || strcmp(e->subfamily, "COMM") == 0))
-        snprintf(t->trntype, sizeof t->trntype, "FEE");
-    else
-        snprintf(t->trntype, sizeof t->trntype, "%s", signed_amount < 0 ? "DEBIT" : "CREDIT");
-    if (d) {
-        snprintf(t->name, sizeof t->name, "%s", counterparty(d, signed_amount < 0));
-        cut |= memo_add(t->memo, sizeof t->memo, d->ustrd);
-        cut |= memo_add(t->memo, sizeof t->memo, d->addtl);
-    }
-    cut |= memo_add(t->memo, sizeof t->memo, e->addtl);
-    if (e->ccy[0] && strcmp(e->ccy, a->currency) != 0)
-        snprintf(t->currency, sizeof t->currency, "%s", e->ccy);
-    if (cut)
-        return warn(r, t->line, "the entry's remittance text and notes are longer than %zu "
-                    "bytes: cut", sizeof t->memo - 1);
-    return LEDGER_OK;
-}
-
-/* The closing Ntry: its rows, one per detail of a batch whose amounts
- * add up to the entry's. */
-static int entry_end(struct reader *r)
-{
-    struct entry *e = &r->e;
-    int64_t signed_amount = e->out ? -e->amount : e->amount, sum = 0;
-    size_t i;
-    int whole = e->ndetails >= 2;
-
-    if (!e->has_amount || !e->has_out)
-        return fail(r, "the entry (line %d) has no %s", e->line, e->has_amount ? "<CdtDbtInd>"
-                    : "<Amt>");
-    if (e->status[0] && strcmp(e->status, "BOOK") != 0)
-        return warn(r, e->line, "the entry's status is %s, not booked (BOOK): not imported",
-                    e->status);
-    if (!e->booked[0] && !e->value[0])
-        return fail(r, "the entry (line %d) has no <BookgDt> or <ValDt>", e->line);
-    if (!account(r)->currency[0])
-        snprintf(account(r)->currency, sizeof account(r)->currency, "%s", e->ccy);
-    for (i = 0; whole && i < e->ndetails; i++) {
-        const struct detail *d = &e->details[i];
-        int out = d->has_out ? d->out : e->out;
-
-        if (!d->has_amount)
-            whole = 0;
-        else
-            sum += out ? -d->amount : d->amount;
-    }
-    r->booked_sum += signed_amount;
-    if (whole && sum == signed_amount) {
-        for (i = 0; i < e->ndetails; i++) {
-            const struct detail *d = &e->details[i];
-            int out = d->has_out ? d->out : e->out;
-
-            if (add_row(r, d, out ? -d->amount : d->amount, (int)i + 1))
-                return LEDGER_ERR;
-        }
-        return LEDGER_OK;
-    }
-    if (e->ndetails >= 2 && warn(r, e->line, "the entry's %zu transaction details (TxDtls) are "
-                                 "not each kept: their amounts are missing or do not add up to "
-                                 "the entry's; imported as one row", e->ndetails))
-        return LEDGER_ERR;
-    return add_row(r, e->ndetails == 1 ? &e->details[0] : NULL, signed_amount, 0);
-}
-
-/* ---- balances and statements -------------------------------------------- */
-
-static int balance_end(struct reader *r)
-{
-    struct balance *b = &r->b;
-    struct ofx_account *a = account(r);
-    int64_t v = b->out ? -b->amount : b->amount;
-    int prcd_dropped;
-
-    if (!b->has_amount)
-        return warn(r, b->line, "the balance %s has no <Amt>: not kept", b->code);
-    /* An account without <Ccy> is in its amounts' currency. */
-    if (!a->currency[0])
-        snprintf(a->currency, sizeof a->currency, "%s", b->ccy);
-    if (b->ccy[0] && a->currency[0] && strcmp(b->ccy, a->currency) != 0)
-        return warn(r, b->line, "the balance %s is in %s, not the account's %s: not kept",
-                    b->code, b->ccy, a->currency);
-    /* PRCD, the previous closing, opens a statement that has no OPBD. */
-    prcd_dropped = (strcmp(b->code, "OPBD") == 0 && r->opening_prcd)
-                       || (strcmp(b->code, "PRCD") == 0 && a->has_opening_balance);
-
-    if (prcd_dropped && warn(r, b->line, "the balance PRCD is not kept: the statement's OPBD is "
-                             "its opening balance"))
-        return LEDGER_ERR;
-    if (strcmp(b->code, "OPBD") == 0 || (strcmp(b->code, "PRCD") == 0 && !a->has_opening_balance)) {
-        r->opening_prcd = strcmp(b->code, "PRCD") == 0;
-        a->has_opening_balance = 1;
-        a->opening_balance = v;
-        /* the statement's first day, when it gives no period */
-        if (strcmp(b->code, "OPBD") == 0 && !a->start[0])
-            snprintf(a->start, sizeof a->start, "%s", b->date);
-    } else if (strcmp(b->code, "CLBD") == 0) {
-        a->has_ledger_balance = 1;
-        a->ledger_balance = v;
-        snprintf(a->ledger_balance_date, sizeof a->ledger_balance_date, "%s", b->date);
-    } else if (strcmp(b->code, "CLAV") == 0) {
-        a->has_available_balance = 1;
-        a->available_balance = v;
-        snprintf(a->available_balance_date, sizeof a->available_balance_date, "%s", b->date);
-    } else if (strcmp(b->code, "PRCD") != 0) {
-        return warn(r, b->line, "the balance %s is not kept: the ledger keeps the opening (OPBD) "
-                    "and closing (CLBD) booked balances", b->code[0] ? b->code : "(no code)");
-    }
-    return LEDGER_OK;
-}
-
-static int statement_end(struct reader *r)
-{
-    struct ofx_account *a = account(r);
-    char open[32], made[32], close[32];
-
-    if (a->acct_id[0] == '\0')
-        return fail(r, "the statement (line %d) names no account (<Acct><Id>)", a->line);
-    if (bank_plain_keys(a, "camt", r->err)) {
-        r->failed = 1;
-        XML_StopParser(r->xp, XML_FALSE);
-        return LEDGER_ERR;
-    }
-    /* The balance assertion: the bank's own figures must agree. */
-    if (a->has_opening_balance && a->has_ledger_balance
-        && a->opening_balance + r->booked_sum != a->ledger_balance)
-        return warn(r, a->line, "the statement's balances do not add up: OPBD %s and its booked "
-                    "entries make %s, CLBD says %s",
-                    ledger_decimal2_format(a->opening_balance, open, sizeof open),
-                    ledger_decimal2_format(a->opening_balance + r->booked_sum, made, sizeof made),
-                    ledger_decimal2_format(a->ledger_balance, close, sizeof close));
-    return LEDGER_OK;
 }
 
 /* ---- expat's callbacks --------------------------------------------------- */
@@ -423,7 +188,7 @@ static int root(struct reader *r, const XML_Char *name)
     int version;
 
     if (strcmp(local(name), "Document") != 0)
-        return fail(r, "the root element is <%s>, not a CAMT.053 <Document>",
+        return camt_fail(r, "the root element is <%s>, not a CAMT.053 <Document>",
                     shown(local(name), show));
     if (bar == NULL)
         return LEDGER_OK;   /* no namespace: BkToCstmrStmt below tells */
@@ -432,14 +197,14 @@ static int root(struct reader *r, const XML_Char *name)
         char text[40];
 
         snprintf(text, sizeof text, "%.*s", (int)(bar - msg) > 36 ? 36 : (int)(bar - msg), msg);
-        return fail(r, "the document is %s%s, not a camt.053 bank statement: export the account's "
+        return camt_fail(r, "the document is %s%s, not a camt.053 bank statement: export the account's "
                     "statement (camt.053)", shown(text, show),
                     strncmp(msg, "camt.052", 8) == 0 ? " (an intraday account report)"
                     : strncmp(msg, "camt.054", 8) == 0 ? " (a debit/credit notification)" : "");
     }
     version = atoi(name + strlen(NS_CAMT053));
     if (version < 2 || version > 8)
-        return fail(r, "camt.053.001.%02d is a version this ledger does not read (it reads "
+        return camt_fail(r, "camt.053.001.%02d is a version this ledger does not read (it reads "
                     ".001.02 to .001.08)", version);
     return LEDGER_OK;
 }
@@ -459,17 +224,16 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
     if (r->depth == 1 && strcmp(n, "BkToCstmrStmt") != 0) {
         char show[40];
 
-        fail(r, "<%s> is not a bank statement (BkToCstmrStmt)", shown(n, show));
+        camt_fail(r, "<%s> is not a bank statement (BkToCstmrStmt)", shown(n, show));
         return;
     }
     if (r->depth == CAMT_MAX_DEPTH || len + nl + 2 > sizeof r->path) {
-        fail(r, "elements nest deeper than %d", CAMT_MAX_DEPTH);
+        camt_fail(r, "elements nest deeper than %d", CAMT_MAX_DEPTH);
         return;
     }
     r->len_at[r->depth++] = len;
     snprintf(r->path + len, sizeof r->path - len, "%s%s", len ? "/" : "", n);
     r->ntext = 0;
-    r->text_long = 0;
     if (strcmp(n, "Amt") == 0) {
         r->amt_ccy[0] = '\0';
         for (i = 0; attrs[i]; i += 2)
@@ -480,7 +244,7 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
         struct ofx_account *a = bank_doc_account(&r->doc, r->err);
 
         if (a == NULL) {
-            oom(r);
+            camt_oom(r);
             return;
         }
         a->line = (int)XML_GetCurrentLineNumber(r->xp);
@@ -510,7 +274,7 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
         struct entry *e = &r->e;
 
         if (e->ndetails == CAMT_MAX_DETAILS) {
-            fail(r, "the entry (line %d) has more than %d transaction details", e->line,
+            camt_fail(r, "the entry (line %d) has more than %d transaction details", e->line,
                  CAMT_MAX_DETAILS);
             return;
         }
@@ -519,7 +283,7 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
             struct detail *d = realloc(e->details, cap * sizeof *d);
 
             if (d == NULL) {
-                oom(r);
+                camt_oom(r);
                 return;
             }
             e->details = d;
@@ -539,7 +303,7 @@ static void XMLCALL on_text(void *ud, const XML_Char *s, int n)
     if (r->failed || r->depth == 0)
         return;
     if (r->ntext + (size_t)n > CAMT_MAX_TEXT) {
-        fail(r, "an element's text is longer than %d bytes", CAMT_MAX_TEXT);
+        camt_fail(r, "an element's text is longer than %d bytes", CAMT_MAX_TEXT);
         return;
     }
     memcpy(r->text + r->ntext, s, (size_t)n);
@@ -613,7 +377,7 @@ static int entry_leaf(struct reader *r, const char *rel)
 
 static int statement_leaf(struct reader *r, const char *rel)
 {
-    struct ofx_account *a = account(r);
+    struct ofx_account *a = camt_account(r);
     char d[11];
 
     if (is(rel, "Acct/Id/IBAN") || (is(rel, "Acct/Id/Othr/Id") && !a->acct_id[0]))
@@ -686,13 +450,13 @@ static void XMLCALL on_end(void *ud, const XML_Char *name)
         r->txd_at = -1;
     } else if (r->ntry_at >= 0 && d == r->ntry_d) {
         r->ntry_at = -1;
-        entry_end(r);
+        camt_entry_end(r);
     } else if (r->bal_at >= 0 && d == r->bal_d) {
         r->bal_at = -1;
-        balance_end(r);
+        camt_balance_end(r);
     } else if (r->stmt_at >= 0 && d == r->stmt_d) {
         r->stmt_at = -1;
-        statement_end(r);
+        camt_statement_end(r);
     }
     r->path[at] = '\0';
     r->depth--;
@@ -703,7 +467,7 @@ static void XMLCALL on_doctype(void *ud, const XML_Char *name, const XML_Char *s
                                const XML_Char *pubid, int internal)
 {
     (void)name; (void)sysid; (void)pubid; (void)internal;
-    fail(ud, "the file declares a DOCTYPE: refused (a statement needs none, and its entities "
+    camt_fail(ud, "the file declares a DOCTYPE: refused (a statement needs none, and its entities "
          "could expand without bound or read other files)");
 }
 
@@ -713,7 +477,7 @@ static void XMLCALL on_entity(void *ud, const XML_Char *name, int param, const X
 {
     (void)name; (void)param; (void)value; (void)len; (void)base; (void)sysid; (void)pubid;
     (void)notation;
-    fail(ud, "the file declares an entity: refused");
+    camt_fail(ud, "the file declares an entity: refused");
 }
 
 /* Windows-1252, which some banks declare and expat does not know. */

@@ -24,7 +24,7 @@ for my $kind (qw(qif camt)) {
     push @files, map { "$kind/$_" } sort grep { /\.(qif|xml)\z/ } readdir $dh;
     closedir $dh;
 }
-my @extra = qw(twice order_auto order_dmy order_mdy bad_order wrong_format bomb xxe precise kwd
+my @extra = qw(twice accounts order_auto order_dmy order_mdy bad_order wrong_format bomb xxe precise kwd
                qif_precise othl pending batch cut);
 push @Rig::USERS, (map { "bankq$_" } 1 .. @files), map { "bankx_$_" } @extra;
 my $rig = Rig->new;
@@ -164,6 +164,20 @@ note("$imported files imported, $refused refused");
                        'application/qif');
     is($res->{json}{imported}, 1, 'QIF: the same file with a second identical row adds that row');
     is($res->{json}{skipped_duplicates}, 2, 'QIF: and skips the two it has');
+}
+
+# !Account blocks: one statement per account the file names, a card's
+# rows with a card's signs.
+{
+    my $body = "!Account\nNEveryday\nTBank\n^\n!Type:Bank\nD03/01/2024\nT-12.00\nPBakery\n^\n"
+               . "!Account\nNVisa\nTCCard\n^\n!Type:CCard\nD03/02/2024\nT-30.00\nPCinema\n^\n"
+               . "D03/20/2024\nT30.00\nPPayment\n^\n"
+               . "!Account\nNEveryday\nTBank\n^\n!Type:Bank\nD03/21/2024\nT-30.00\nPVisa\n^\n";
+    my $res = import_file('bankx_accounts', $body, 'application/qif');
+    is($res->{status}, 201, 'QIF: a file of two accounts imports');
+    is(join(',', map { "$_->{account_name}:$_->{statement_type}:$_->{transaction_count}" }
+                 @{ $res->{json}{statements} // [] }),
+       '...yday:other:2,Visa:credit_card:2', 'QIF: one statement per account, a card as a card');
 }
 
 # The day order of QIF dates: taken from the file when one order fits, else
