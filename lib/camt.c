@@ -23,6 +23,8 @@
 #include "camt_parts.h"
 
 static int failv(struct reader *r, int line, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+static int failv(struct reader *r, int line, const char *fmt, va_list ap)
 {
     char msg[400];
 
