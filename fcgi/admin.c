@@ -21,7 +21,7 @@ static const struct {
     { "migrate", admin_migrate, "apply pending schema migrations" },
     { "backup", admin_backup, "copy the database while the service runs" },
     { "check", admin_check, "integrity, foreign keys and derived tables" },
-    { "import", admin_import, "import CSV or OFX/QFX files for a user" },
+    { "import", admin_import, "import CSV, OFX/QFX, QIF or CAMT.053 files for a user" },
     { "users", admin_users, "list users with what they hold" },
     { "merge-users", admin_merge_users, "move everything of one user to another" },
     { "export", admin_export, "write a user's ledger as CSV, JSON or a journal" },

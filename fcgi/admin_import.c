@@ -24,7 +24,8 @@ static const struct admin_usage import_usage = {
               "                           [--allow-duplicates] FILE...",
     "Imports bank files for USER (an identity, an email, or id:N; see `users`)\n"
     "the way the web client does: CSV through preview and commit (every row\n"
-    "tagged csv-import), OFX/QFX as statements (rows seen before skipped).\n"
+    "tagged csv-import), OFX/QFX, QIF and CAMT.053 as statements (rows seen\n"
+    "before skipped).\n"
     "Each file is one transaction: it imports whole or not at all; a CSV file\n"
     "with any row the preview marks bad is refused, naming the lines.\n"
     "  --db PATH            the database\n"
@@ -33,8 +34,9 @@ static const struct admin_usage import_usage = {
     "  --mapping FILE       a CSV column mapping: a preset from contrib/csv-presets/\n"
     "                       or a bare mapping object; default: columns named\n"
     "                       Date, Description and Amount\n"
-    "  --format F           csv, ofx or auto (default: .ofx/.qfx/.csv by name, else\n"
-    "                       by content)\n"
+    "  --format F           csv, ofx (any statement file: OFX, QFX, QIF, CAMT.053)\n"
+    "                       or auto (default: .ofx/.qfx/.qif/.xml/.csv by name,\n"
+    "                       else by content)\n"
     "  --allow-duplicates   also import CSV rows that match an existing row\n"
     "Progress is a bar on stderr when it is a terminal, plain lines otherwise.\n"
     "Exit status: 0 every file imported, 1 any file refused, 2 usage.\n",
@@ -129,13 +131,18 @@ static enum format detect(const char *path, const char *buf, size_t len)
 {
     char head[1025];
 
-    if (ends_with(path, ".ofx") || ends_with(path, ".qfx"))
+    if (ends_with(path, ".ofx") || ends_with(path, ".qfx") || ends_with(path, ".qif")
+        || ends_with(path, ".xml"))
         return FORMAT_OFX;
     if (ends_with(path, ".csv"))
         return FORMAT_CSV;
-    /* OFX 1.x starts with an OFXHEADER block, 2.x with an XML prolog. */
+    /* OFX 1.x starts with an OFXHEADER block, 2.x with an XML prolog; QIF
+     * with a "!" header, CAMT.053 names BkToCstmrStmt: all statements,
+     * whose import tells them apart. */
     snprintf(head, sizeof head, "%.*s", (int)(len < 1024 ? len : 1024), buf);
-    return strstr(head, "OFXHEADER") || strstr(head, "<OFX") ? FORMAT_OFX : FORMAT_CSV;
+    return strstr(head, "OFXHEADER") || strstr(head, "<OFX") || strstr(head, "BkToCstmrStmt")
+           || strncmp(head + strspn(head, "\xEF\xBB\xBF \t\r\n"), "!", 1) == 0
+           ? FORMAT_OFX : FORMAT_CSV;
 }
 
 /* Preview, refuse the file when a row is bad, else commit the rows. */

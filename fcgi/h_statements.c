@@ -1,4 +1,7 @@
 /* /api/statements */
+#include <stdio.h>
+#include <string.h>
+
 #include "handlers.h"
 
 /* GET /api/statements */
@@ -17,10 +20,15 @@ int h_statements_create(struct request *r)
 /* POST /api/statements/import */
 int h_statements_import(struct request *r)
 {
+    struct ledger_params p = request_params(r);
+    const char *type = FCGX_GetParam("CONTENT_TYPE", r->fcgx->envp);
+    char media[64];
     int created = 0, rc;
 
-    rc = ledger_statement_import(r->db, r->user_id, r->body, r->body_len, &r->out, &created,
-                                 &r->err);
+    /* the media type without its parameters ("; charset=...") */
+    snprintf(media, sizeof media, "%.*s", type ? (int)strcspn(type, "; ") : 0, type ? type : "");
+    rc = ledger_statement_import_file(r->db, r->user_id, r->body, r->body_len, &p, media,
+                                      &r->out, &created, &r->err);
     r->status = created ? 201 : 200;
     return rc;
 }

@@ -280,11 +280,19 @@ int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON 
  * balance_ok, balance_difference], total}. */
 int ledger_statement_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *err);
 int ledger_statement_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err);
-/* POST /api/statements/import: an OFX/QFX file, one statement per account;
+/* POST /api/statements/import: an OFX/QFX, QIF or CAMT.053 file, one
+ * statement per account;
  * rows seen before (same account and FITID) are skipped.  {statements,
  * imported, skipped_duplicates}; *created says whether anything was. */
 int ledger_statement_import(ledger_db *db, int64_t me, const char *buf, size_t len,
                             cJSON **out, int *created, ledger_error *err);
+/* The same with the caller's choices: params' format (ofx, qif or camt;
+ * else media_type's application/qif, else what the content shows) and
+ * date_order (dmy or mdy, for a QIF file whose dates fit both); params and
+ * media_type may be NULL. */
+int ledger_statement_import_file(ledger_db *db, int64_t me, const char *buf, size_t len,
+                                 const struct ledger_params *params, const char *media_type,
+                                 cJSON **out, int *created, ledger_error *err);
 /* DELETE: the statement and its rows, owner only. */
 int ledger_statement_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err);
 

@@ -52,6 +52,7 @@ struct ofx_account {
                              * its date is kept when it has no BALAMT, to date a statement
                              * without rows */
     int has_available_balance; int64_t available_balance;                            /* AVAILBAL */
+    int has_opening_balance; int64_t opening_balance;   /* CAMT.053's OPBD: OFX has none */
     char available_balance_date[11];    /* AVAILBAL/DTASOF, may be empty */
     struct ofx_txn *txns; size_t ntxns;
     int line;               /* line of the <STMTRS> or <CCSTMTRS> tag */

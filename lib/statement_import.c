@@ -1,6 +1,8 @@
 /*
- * POST /api/statements/import: an OFX or QFX file as banks export it, one
- * statement per account in the file.
+ * POST /api/statements/import: an OFX, QFX, QIF or CAMT.053 file as banks
+ * export it, one statement per account in the file.  The QIF and CAMT.053
+ * readers fill the OFX reader's document (qif.h, camt.h), so every format
+ * is keyed, deduplicated and written alike.
  *
  * Each row keeps the bank's FITID, and a row without one a FITID made from
  * what it says (row_keys; so does a row whose FITID an earlier row of the
@@ -16,8 +18,9 @@
  * AVAILBAL) is the closing balance; on a credit card or a loan (a line of
  * credit) it is negative when money is owed, and the ledger keeps what is
  * owed as a positive balance (rule E).
- * The file carries no opening balance, so none is invented and the
- * balance assertion stays open (balance_ok null) for imported statements.
+ * An OFX file carries no opening balance, so none is invented and the
+ * balance assertion stays open (balance_ok null); a CAMT.053 statement's
+ * OPBD is its opening balance, and the assertion is made.
  * The answer's warnings are the reader's (ofx.h): every value it dropped.
  */
 /* qsort_r (glibc) */
@@ -25,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "db.h"
 #include "fields.h"
@@ -32,6 +36,8 @@
 #include "statement.h"
 #include "spend.h"
 #include "ofx.h"
+#include "qif.h"
+#include "camt.h"
 
 /* The account a statement was imported from.  An account with a BANKID
  * is "<BANKID>:<ACCTID>"; a credit card has none, and its ACCTID is often
@@ -486,6 +492,12 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
     f.period_start = from;
     f.period_end = to;
     f.account_id = account.id;
+    if (a->has_opening_balance) {
+        f.has_opening = 1;
+        f.opening = strcmp(f.statement_type, "credit_card") == 0
+                    || strcmp(f.statement_type, "loan") == 0 ? -a->opening_balance
+                    : a->opening_balance;
+    }
     if (a->has_ledger_balance || a->has_available_balance) {
         int64_t bal = a->has_ledger_balance ? a->ledger_balance : a->available_balance;
 
@@ -509,8 +521,45 @@ oom:
     goto out;
 }
 
+/* Reads the file in the format the caller names (params' format, else
+ * the media type), else the one its content shows: QIF's "!" header,
+ * CAMT.053's BkToCstmrStmt, else OFX. */
+static int read_file(const char *buf, size_t len, const struct ledger_params *params,
+                     const char *media_type, struct ofx_doc *doc, ledger_error *err)
+{
+    const char *format = params ? param_get(params, "format") : NULL;
+    const char *order = params ? param_get(params, "date_order") : NULL;
+    enum qif_order qo = QIF_ORDER_AUTO;
+
+    if (order && strcmp(order, "mdy") == 0)
+        qo = QIF_ORDER_MDY;
+    else if (order && strcmp(order, "dmy") == 0)
+        qo = QIF_ORDER_DMY;
+    else if (order && *order)
+        return error_field(err, "date_order", "date_order must be dmy (day first) or mdy "
+                           "(month first)");
+    if (format == NULL || *format == '\0')
+        format = media_type && (strcasecmp(media_type, "application/qif") == 0
+                                || strcasecmp(media_type, "application/x-qif") == 0)
+                 ? "qif" : qif_sniff(buf, len) ? "qif" : camt_sniff(buf, len) ? "camt" : "ofx";
+    if (strcmp(format, "qif") == 0)
+        return qif_parse(buf, len, qo, doc, err);
+    if (strcmp(format, "camt") == 0)
+        return camt_parse(buf, len, doc, err);
+    if (strcmp(format, "ofx") == 0)
+        return ofx_parse(buf, len, doc, err);
+    return error_field(err, "format", "format must be ofx, qif or camt");
+}
+
 int ledger_statement_import(ledger_db *db, int64_t me, const char *buf, size_t len,
                             cJSON **out, int *created, ledger_error *err)
+{
+    return ledger_statement_import_file(db, me, buf, len, NULL, NULL, out, created, err);
+}
+
+int ledger_statement_import_file(ledger_db *db, int64_t me, const char *buf, size_t len,
+                                 const struct ledger_params *params, const char *media_type,
+                                 cJSON **out, int *created, ledger_error *err)
 {
     struct ofx_doc doc;
     cJSON *doc_out, *list, *warnings;
@@ -519,8 +568,9 @@ int ledger_statement_import(ledger_db *db, int64_t me, const char *buf, size_t l
 
     *created = 0;
     if (len == 0)
-        return error_field(err, "file", "the body must be an OFX or QFX file");
-    if (ofx_parse(buf, len, &doc, err))
+        return error_field(err, "file", "the body must be a statement file: OFX, QFX, QIF or "
+                           "CAMT.053");
+    if (read_file(buf, len, params, media_type, &doc, err))
         return LEDGER_ERR;
     doc_out = cJSON_CreateObject();
     list = cJSON_AddArrayToObject(doc_out, "statements");

@@ -44,6 +44,8 @@ struct fixture {
     int64_t tag_run, payment;
     char *ofx;  /* t/data/ofx/bank.qfx */
     size_t ofx_len;
+    char *qif, *camt;
+    size_t qif_len, camt_len;
 };
 
 /* The fault: SQLite stopped at its k-th virtual machine step (a progress
@@ -654,6 +656,8 @@ DROP(payment_delete, ledger_payment_delete(f->db, f->alice, f->payment, err))
 DROP(budget_delete, ledger_budget_delete(f->db, f->alice, "groceries", err))
 DROP(rule_delete, ledger_rule_delete(f->db, f->alice, f->tag_rule, err))
 CALL(ofx_import, ledger_statement_import(f->db, f->alice, f->ofx, f->ofx_len, out, &(int){ 0 }, err))
+CALL(qif_import, ledger_statement_import(f->db, f->alice, f->qif, f->qif_len, out, &(int){ 0 }, err))
+CALL(camt_import, ledger_statement_import(f->db, f->alice, f->camt, f->camt_len, out, &(int){ 0 }, err))
 CALL(merge, ledger_user_merge(f->db, f->carl, f->alice, out, err))
 
 /* SQLite rolls a transaction back by itself on some failures (out of
@@ -711,6 +715,9 @@ int main(void)
         return printf("Bail out! SQLITE_CONFIG_MALLOC\n"), 1;
     if (read_file("t/data/ofx/bank.qfx", &f.ofx, &f.ofx_len))
         return printf("Bail out! t/data/ofx/bank.qfx\n"), 1;
+    if (read_file("t/data/bank/qif/gnucash-cbb-export.qif", &f.qif, &f.qif_len)
+        || read_file("t/data/bank/camt/actual-camt.053.xml", &f.camt, &f.camt_len))
+        return printf("Bail out! t/data/bank/qif or camt\n"), 1;
     if (setup(&f, db_path))
         return printf("Bail out! the fixture\n"), 1;
     sweep(&f, "reconcile list", reconcile_list);
@@ -783,10 +790,14 @@ int main(void)
     sweep(&f, "budget delete", budget_delete);
     sweep(&f, "rule delete", rule_delete);
     sweep(&f, "OFX import", ofx_import);
+    sweep(&f, "QIF import", qif_import);
+    sweep(&f, "CAMT.053 import", camt_import);
     sweep(&f, "user merge", merge);
     after_rollback(&f);
     ledger_close(f.db);
     free(f.ofx);
+    free(f.qif);
+    free(f.camt);
     unlink(db_path);
     snprintf(side, sizeof side, "%s-wal", db_path);
     unlink(side);

@@ -1,4 +1,4 @@
-// Statements as cards with the balance flag; OFX/QFX upload; delete.
+// Statements as cards with the balance flag; OFX/QFX, QIF and CAMT.053 upload; delete.
 import * as api from '../api.js';
 import { h, clear, field, messages, say, act, onAct, title, label } from '../ui.js';
 import { formatMoney } from '../money.js';
@@ -12,15 +12,16 @@ function flag(st) {
 export async function render(main) {
   const box = messages();
   const list = h('ul', { class: 'cards', 'aria-label': 'Statements' });
-  const file = h('input', { type: 'file', name: 'file', accept: '.ofx,.qfx' });
+  const file = h('input', { type: 'file', name: 'file', accept: '.ofx,.qfx,.qif,.xml' });
   const upload = h('form', { class: 'inline', 'aria-label': 'Import a statement file' },
-    field('OFX or QFX statement file', file), h('button', { type: 'submit', class: 'primary' }, 'Import statement'));
+    field('OFX, QFX, QIF or CAMT.053 statement file', file), h('button', { type: 'submit', class: 'primary' }, 'Import statement'));
   upload.addEventListener('submit', (e) => {
     e.preventDefault();
     act(box, async () => {
       if (!file.files.length) throw Object.assign(new Error('Choose a file'), { field: 'file' });
       const bytes = await file.files[0].arrayBuffer();
-      const res = await api.request('POST', '/statements/import', bytes, { raw: true, type: 'application/x-ofx' });
+      // The service tells the formats apart by their content.
+      const res = await api.request('POST', '/statements/import', bytes, { raw: true, type: 'application/octet-stream' });
       // {statements, imported, skipped_duplicates}: a file seen before
       // makes no statement and imports nothing.
       const n = (res.statements || []).length;
