@@ -177,7 +177,7 @@ int bank_text(const char *s, const char *e, int cp1252, char *out, size_t cap)
             memcpy(buf, p, len);
             k = len;
         } else {
-            unsigned cp = cp1252 ? cp1252_char(*p) : 0;
+            unsigned cp = cp1252 ? charset_char(CHARSET_WINDOWS_1252, *p) : 0;
 
             k = put_utf8(buf, cp ? cp : 0xFFFD);
             len = 1;

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <expat.h>
 
 #include "db.h"
@@ -482,16 +481,17 @@ static void XMLCALL on_entity(void *ud, const XML_Char *name, int param, const X
     camt_fail(ud, "the file declares an entity: refused");
 }
 
-/* Windows-1252, which some banks declare and expat does not know. */
+/* The Windows and ISO-8859 code pages charset.c knows (Windows-1252,
+ * Windows-1250 ...), which some banks declare and expat does not know. */
 static int XMLCALL on_encoding(void *ud, const XML_Char *name, XML_Encoding *info)
 {
-    int i;
+    int i, cs = charset_find(name, strlen(name));
 
     (void)ud;
-    if (strcasecmp(name, "windows-1252") != 0 && strcasecmp(name, "cp1252") != 0)
+    if (cs <= CHARSET_UTF8)
         return XML_STATUS_ERROR;
     for (i = 0; i < 256; i++) {
-        unsigned cp = i < 0x80 ? (unsigned)i : cp1252_char((unsigned char)i);
+        unsigned cp = charset_char(cs, (unsigned char)i);
 
         info->map[i] = cp ? (int)cp : 0xFFFD;
     }
