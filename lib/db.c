@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "db.h"
+#include "merchant_clean.h"
 #include "txn.h"
 #include "text.h"
 
@@ -642,6 +643,10 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
                  " description TEXT, merchant TEXT, category TEXT, type TEXT, amount INTEGER,"
                  " currency TEXT, payment_method TEXT, amount_aud INTEGER, rate TEXT)", err))
         goto fail;
+    /* The merchants a merchant run is about to give rows (merchant_name.c). */
+    if (exec(db, "CREATE TEMP TABLE IF NOT EXISTS merchant_fill (id INTEGER PRIMARY KEY, name TEXT NOT NULL)",
+             err))
+        goto fail;
     *out = db;
     return LEDGER_OK;
 fail:
@@ -675,6 +680,7 @@ void ledger_close(ledger_db *db)
     if (db == NULL)
         return;
     db_stmt_cache_free(db->cache);
+    merchant_cleaner_free(db->cleaner);
     sqlite3_close(db->sql);
     free(db);
 }

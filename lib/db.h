@@ -17,6 +17,7 @@ struct ledger_db {
     char home_currency[4];
     long busy_waited_us;  /* slept so far waiting for the current lock (db.c) */
     struct regexp_ctx *regexp; /* ledger_regexp's limits and budget (db.c); SQLite owns it */
+    struct merchant_cleaner *cleaner; /* compiled on first use (merchant_name.c); freed by ledger_close */
     int wal_frames;       /* pages in the write-ahead log at the last commit (deferred checkpoints) */
     int in_txn;           /* ledger_begin's transaction has not been ended (see db_stmt) */
     int bind_failed;      /* a text bind failed in it (db_bind_text) */
