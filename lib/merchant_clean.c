@@ -188,27 +188,33 @@ static int minor_word(const char *w, size_t n)
 }
 
 /* A word the bank wrote in one case gets a readable one: "COFFEE" ->
- * "Coffee", but a short word without a vowel is an initialism ("CVS",
- * "BP", "KFC") and stays upper case; a word written in mixed case
- * ("iTunes", "McDonald's") is the brand's own spelling and is kept. */
+ * "Coffee", "ÉTIENNE" -> "Étienne", but a short word without a vowel is
+ * an initialism ("CVS", "BP", "KFC") and stays upper case; a word written
+ * in mixed case ("iTunes", "McDonald's", "Étienne") is the brand's own
+ * spelling and is kept. */
 static void readable_word(char *w, size_t n, int first)
 {
-    size_t i, letters = 0, upper = 0, lower = 0, vowels = 0;
+    size_t i, f = n, letters = 0, upper = 0, lower = 0, other = 0, vowels = 0;
 
     for (i = 0; i < n; i++) {
         unsigned char ch = (unsigned char)w[i];
 
+        if (ascii_alpha(ch) || ch >= 0x80) {
+            if (f == n)
+                f = i;
+            if ((ch & 0xC0) != 0x80)
+                letters++;
+        }
         if (ascii_alpha(ch)) {
-            letters++;
             upper += ch >= 'A' && ch <= 'Z';
             lower += ch >= 'a' && ch <= 'z';
             vowels += strchr("aeiouyAEIOUY", ch) != NULL;
         } else if (ch >= 0x80) {
-            letters++;
+            other++;
             vowels++;
         }
     }
-    if (letters == 0 || (upper && lower))
+    if (letters == 0 || (upper && lower) || (lower && other))
         return;
     if (vowels == 0 && letters <= 4) {
         for (i = 0; i < n; i++)
@@ -219,18 +225,23 @@ static void readable_word(char *w, size_t n, int first)
         char save = w[n];
 
         w[n] = '\0';
-        utf8_lower(w);
+        if (!first && minor_word(w, n)) {
+            utf8_lower(w);
+            w[n] = save;
+            return;
+        }
+        /* Lower all but the first letter, which is upper case (ASCII) or
+         * left as the bank wrote it. */
+        {
+            size_t len = utf8_len((const unsigned char *)w + f, (const unsigned char *)w + n);
+
+            utf8_lower(w + f + (len ? len : 1));
+        }
         w[n] = save;
     }
-    if (!first && minor_word(w, n))
-        return;
-    /* The first letter, and the first after a hyphen ("7-Eleven"). */
-    for (i = 0; i < n; i++)
-        if (ascii_alpha((unsigned char)w[i]) || (unsigned char)w[i] >= 0x80) {
-            w[i] = (char)ascii_upper((unsigned char)w[i]);
-            break;
-        }
-    for (; i + 1 < n; i++)
+    w[f] = (char)ascii_upper((unsigned char)w[f]);
+    /* And the first letter after a hyphen ("7-Eleven"). */
+    for (i = f; i + 1 < n; i++)
         if (w[i] == '-')
             w[i + 1] = (char)ascii_upper((unsigned char)w[i + 1]);
 }

@@ -47,6 +47,9 @@ static const struct {
     { "BLUE BOTTLE COFFEE INC", "Blue Bottle Coffee" },
     /* Fixed-width padding before the location. */
     { "SHELL OIL 57444     HOUSTON      TX", "Shell Oil" },
+    /* Case beyond ASCII: the first letter kept, the rest lowered. */
+    { "BOULANGERIE \xc3\x89TIENNE", "Boulangerie \xc3\x89tienne" },
+    { "Caf\xc3\xa9 de Flore", "Caf\xc3\xa9 de Flore" },
     /* A brand's own spelling is kept. */
     { "iTunes Store", "iTunes Store" },
     /* Plaid's sandbox: Plaid's merchant_name beside the raw name. */
