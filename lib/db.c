@@ -681,6 +681,7 @@ void ledger_close(ledger_db *db)
         return;
     db_stmt_cache_free(db->cache);
     merchant_cleaner_free(db->cleaner);
+    merchant_renames_forget(db);
     sqlite3_close(db->sql);
     free(db);
 }
@@ -744,6 +745,7 @@ int ledger_begin(ledger_db *db, int write, ledger_error *err)
     db->in_txn = 1;
     db->bind_failed = 0;
     db->regexp->spent_ns = 0;  /* the transaction's matching budget (ledger_regexp) */
+    merchant_renames_forget(db);  /* another connection may have written since */
     return LEDGER_OK;
 }
 

@@ -18,17 +18,114 @@
 #include "db.h"
 #include "merchant_clean.h"
 #include "rule.h"
+#include "text.h"
 #include "txn.h"
 
-/* The user's own name for a merchant: the override on their latest row
- * whose derived merchant is this one (case aside).  No index holds
- * merchant_normalized, so this reads the owner's rows (the owner index):
- * a partial index on the renamed rows is the way to bound it. */
-static const char SQL_RENAMED[] =
-    "SELECT override_merchant_normalized FROM transactions"
-    " WHERE owner_id = ?1 AND merchant_normalized = ?2 COLLATE NOCASE"
-    "   AND override_merchant_normalized IS NOT NULL"
-    " ORDER BY id DESC LIMIT 1";
+/* The user's own names for merchants: for each derived merchant (case
+ * aside) of a row they renamed, the override on their latest such row.
+ * Read once per transaction and owner into a table sorted by lowered
+ * name, so an import of thousands of rows reads the owner's rows once, not
+ * once a row (no index holds merchant_normalized; the covering owner
+ * index serves this read). */
+static const char SQL_RENAMES[] =
+    "SELECT lower(merchant_normalized) AS k, override_merchant_normalized, MAX(id) FROM transactions"
+    " WHERE owner_id = ?1 AND override_merchant_normalized IS NOT NULL AND merchant_normalized IS NOT NULL"
+    " GROUP BY k ORDER BY k";
+
+struct merchant_rename {
+    char *key;   /* lower(merchant_normalized), ASCII lowered as SQLite's lower() does */
+    char *name;  /* the user's */
+};
+struct merchant_renames {
+    int64_t owner;
+    size_t n;
+    struct merchant_rename *v;
+};
+
+void merchant_renames_forget(ledger_db *db)
+{
+    struct merchant_renames *r = db->renames;
+    size_t i;
+
+    if (r == NULL)
+        return;
+    for (i = 0; i < r->n; i++) {
+        free(r->v[i].key);
+        free(r->v[i].name);
+    }
+    free(r->v);
+    free(r);
+    db->renames = NULL;
+}
+
+static int renames_load(ledger_db *db, int64_t owner, ledger_error *err)
+{
+    struct merchant_renames *r;
+    sqlite3_stmt *st;
+    size_t cap = 0;
+    int rc;
+
+    merchant_renames_forget(db);
+    if ((r = calloc(1, sizeof *r)) == NULL)
+        return ledger_error_oom(err);
+    r->owner = owner;
+    db->renames = r;
+    if ((st = db_stmt(db, SQL_RENAMES, err)) == NULL)
+        goto fail;
+    sqlite3_bind_int64(st, 1, owner);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        char *key, *name;
+
+        if (r->n == cap) {
+            size_t ncap = cap ? 2 * cap : 16;
+            struct merchant_rename *nv = realloc(r->v, ncap * sizeof *nv);
+
+            if (nv == NULL)
+                goto oom;
+            r->v = nv;
+            cap = ncap;
+        }
+        key = db_column_dup(st, 0);
+        name = db_column_dup(st, 1);
+        if (key == NULL || name == NULL) {
+            free(key);
+            free(name);
+            goto oom;
+        }
+        r->v[r->n].key = key;
+        r->v[r->n++].name = name;
+    }
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE) {
+        db_error(db, err, "merchant");
+        goto fail;
+    }
+    return LEDGER_OK;
+oom:
+    db_stmt_done(st);
+    ledger_error_oom(err);
+fail:
+    merchant_renames_forget(db);
+    return LEDGER_ERR;
+}
+
+static int rename_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct merchant_rename *)a)->key, ((const struct merchant_rename *)b)->key);
+}
+
+/* The user's name for name (lowered in place to look it up), or NULL. */
+static const char *renamed(const struct merchant_renames *r, char *name)
+{
+    struct merchant_rename want, *got;
+    char *p;
+
+    for (p = name; *p; p++)
+        *p = (char)ascii_lower((unsigned char)*p);
+    want.key = name;
+    got = r->n ? bsearch(&want, r->v, r->n, sizeof *r->v, rename_cmp) : NULL;
+    return got ? got->name : NULL;
+}
 
 static struct merchant_cleaner *cleaner_of(ledger_db *db, ledger_error *err)
 {
@@ -40,7 +137,8 @@ static struct merchant_cleaner *cleaner_of(ledger_db *db, ledger_error *err)
 int merchant_derive(ledger_db *db, int64_t owner, const char *raw, char *out, ledger_error *err)
 {
     struct merchant_cleaner *c;
-    sqlite3_stmt *st;
+    char lowered[MERCHANT_CLEAN_MAX];
+    const char *mine;
     int rc;
 
     out[0] = '\0';
@@ -60,20 +158,11 @@ int merchant_derive(ledger_db *db, int64_t owner, const char *raw, char *out, le
             n--;
         out[n] = '\0';
     }
-    if ((st = db_stmt(db, SQL_RENAMED, err)) == NULL)
+    if ((db->renames == NULL || db->renames->owner != owner) && renames_load(db, owner, err))
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, owner);
-    db_bind_text(db, st, 2, out);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        const char *mine = (const char *)sqlite3_column_text(st, 0);
-
-        if (mine && strlen(mine) < MERCHANT_CLEAN_MAX)
-            memcpy(out, mine, strlen(mine) + 1);
-    }
-    db_stmt_done(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return db_error(db, err, "merchant");
+    memcpy(lowered, out, strlen(out) + 1);
+    if ((mine = renamed(db->renames, lowered)) && strlen(mine) < MERCHANT_CLEAN_MAX)
+        memcpy(out, mine, strlen(mine) + 1);
     return LEDGER_OK;
 }
 
@@ -153,17 +242,21 @@ static int run_pass(ledger_db *db, int64_t me, int64_t run_id, int renamed, int6
 
 int ledger_merchant_run(ledger_db *db, int64_t me, cJSON **out, ledger_error *err)
 {
-    int64_t renamed = 0, rest = 0, run_id;
+    int64_t n_renamed = 0, rest = 0, run_id;
     cJSON *doc;
 
     *out = NULL;
     if (db_exec(db, err, "merchant run", SQL_RUN_INSERT, DB_INT(me)))
         return LEDGER_ERR;
     run_id = sqlite3_last_insert_rowid(db->sql);
-    if (run_pass(db, me, run_id, 1, &renamed, err) || run_pass(db, me, run_id, 0, &rest, err))
+    if (run_pass(db, me, run_id, 1, &n_renamed, err))
         return LEDGER_ERR;
-    if (renamed + rest > 0) {
-        if (db_exec(db, err, "merchant run", SQL_RUN_COUNT, DB_INT(run_id), DB_INT(renamed + rest)))
+    /* The renamed rows now carry their cleaned names: read them again. */
+    merchant_renames_forget(db);
+    if (run_pass(db, me, run_id, 0, &rest, err))
+        return LEDGER_ERR;
+    if (n_renamed + rest > 0) {
+        if (db_exec(db, err, "merchant run", SQL_RUN_COUNT, DB_INT(run_id), DB_INT(n_renamed + rest)))
             return LEDGER_ERR;
         return rule_run_get(db, me, run_id, out, NULL, err);
     }

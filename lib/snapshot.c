@@ -153,6 +153,8 @@ int run_restore(ledger_db *db, int64_t run_id, ledger_error *err)
     };
     size_t i;
 
+    /* It puts back merchant names, the user's included (merchant_name.c). */
+    merchant_renames_forget(db);
     for (i = 0; i < sizeof steps / sizeof steps[0]; i++)
         if (db_exec(db, err, "revert", steps[i], DB_INT(run_id)))
             return LEDGER_ERR;

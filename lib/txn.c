@@ -304,6 +304,9 @@ int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
     }
     if (has_amount && new_home_amount(db, id, amount, &aud_set, &aud, err))
         return LEDGER_ERR;
+    /* A rename changes the names later rows take (merchant_name.c). */
+    if (has_merchant)
+        merchant_renames_forget(db);
     if (db_exec(db, err, "transaction update", SQL_TXN_PATCH, DB_INT(id),
                 DB_INT(has_cat), DB_TEXT(category ? folded : NULL),
                 DB_INT(has_merchant), DB_TEXT(merchant),
