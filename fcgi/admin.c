@@ -24,6 +24,7 @@ static const struct {
     { "import", admin_import, "import CSV, OFX/QFX, QIF or CAMT.053 files for a user" },
     { "users", admin_users, "list users with what they hold" },
     { "merge-users", admin_merge_users, "move everything of one user to another" },
+    { "clean-merchants", admin_clean_merchants, "give a user's rows merchants from their bank text" },
     { "export", admin_export, "write a user's ledger as CSV, JSON or a journal" },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -96,6 +96,7 @@ int admin_backup(int argc, char **argv);
 int admin_check(int argc, char **argv);
 int admin_import(int argc, char **argv);
 int admin_users(int argc, char **argv);
+int admin_clean_merchants(int argc, char **argv);
 int admin_merge_users(int argc, char **argv);
 int admin_export(int argc, char **argv);
 

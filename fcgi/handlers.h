@@ -18,6 +18,7 @@ int h_categories_list(struct request *r);
 
 /* h_merchants.c: /api/merchants */
 int h_merchants_list(struct request *r);
+int h_merchants_clean(struct request *r);
 
 /* h_tags.c: /api/tags */
 int h_tags_list(struct request *r);

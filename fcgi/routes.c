@@ -24,6 +24,7 @@ const struct route routes[] = {
     { "DELETE", "/api/transactions/" ID "/tags", h_txn_tag_remove, ROUTE_WRITE | ROUTE_JSON },
     { "DELETE", "/api/transactions/" ID "/tags/" ID, h_txn_tag_remove, ROUTE_WRITE },
     { "GET", "/api/merchants", h_merchants_list, 0 },
+    { "POST", "/api/merchants/clean", h_merchants_clean, ROUTE_WRITE },
     { "GET", "/api/transactions/" ID "/splits", h_splits_get, 0 },
     { "POST", "/api/transactions/" ID "/splits", h_splits_set, ROUTE_WRITE | ROUTE_JSON },
     { "DELETE", "/api/transactions/" ID "/splits", h_splits_clear, ROUTE_WRITE },

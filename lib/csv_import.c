@@ -20,6 +20,8 @@
 #include <string.h>
 
 #include "db.h"
+#include "merchant_clean.h"
+#include "txn.h"
 #include "fields.h"
 #include "csv.h"
 #include "csv_import.h"
@@ -452,8 +454,20 @@ int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
         else
             cJSON_AddNullToObject(o, "date");
         cJSON_AddStringToObject(o, "description", r->description);
-        if (map.merchant)
+        /* A mapped merchant column wins; else the merchant the
+         * description names (merchant_name.c), null when it names none. */
+        if (map.merchant && r->merchant && r->merchant[0]) {
             add_text_or_null(o, "merchant", r->merchant);
+        } else {
+            char derived[MERCHANT_CLEAN_MAX];
+
+            if (merchant_derive(db, me, r->description, derived, err)) {
+                cJSON_Delete(o);
+                cJSON_Delete(errors);
+                goto fail;
+            }
+            add_text_or_null(o, "merchant", derived[0] ? derived : NULL);
+        }
         if (map.category)
             add_text_or_null(o, "category", r->category);
         if (map.notes)

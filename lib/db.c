@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "db.h"
+#include "merchant_clean.h"
 #include "txn.h"
 #include "text.h"
 
@@ -643,6 +644,10 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
                  " currency TEXT, payment_method TEXT, amount_aud INTEGER, rate TEXT, notes TEXT)",
              err))
         goto fail;
+    /* The merchants a merchant run is about to give rows (merchant_name.c). */
+    if (exec(db, "CREATE TEMP TABLE IF NOT EXISTS merchant_fill (id INTEGER PRIMARY KEY, name TEXT NOT NULL)",
+             err))
+        goto fail;
     *out = db;
     return LEDGER_OK;
 fail:
@@ -676,6 +681,8 @@ void ledger_close(ledger_db *db)
     if (db == NULL)
         return;
     db_stmt_cache_free(db->cache);
+    merchant_cleaner_free(db->cleaner);
+    merchant_renames_forget(db);
     sqlite3_close(db->sql);
     free(db);
 }
@@ -739,6 +746,7 @@ int ledger_begin(ledger_db *db, int write, ledger_error *err)
     db->in_txn = 1;
     db->bind_failed = 0;
     db->regexp->spent_ns = 0;  /* the transaction's matching budget (ledger_regexp) */
+    merchant_renames_forget(db);  /* another connection may have written since */
     return LEDGER_OK;
 }
 

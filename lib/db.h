@@ -17,6 +17,8 @@ struct ledger_db {
     char home_currency[4];
     long busy_waited_us;  /* slept so far waiting for the current lock (db.c) */
     struct regexp_ctx *regexp; /* ledger_regexp's limits and budget (db.c); SQLite owns it */
+    struct merchant_cleaner *cleaner; /* compiled on first use (merchant_name.c); freed by ledger_close */
+    struct merchant_renames *renames; /* one owner's renames, read once per transaction (merchant_name.c) */
     int wal_frames;       /* pages in the write-ahead log at the last commit (deferred checkpoints) */
     int in_txn;           /* ledger_begin's transaction has not been ended (see db_stmt) */
     int bind_failed;      /* a text bind failed in it (db_bind_text) */
@@ -187,5 +189,9 @@ money_sum money_sum_column(sqlite3_stmt *st, int col);
  * many rows fall into a few groups (a CSV commit's summaries). */
 int group_sum(ledger_db *db, const char *select, const int64_t *params, int nparams,
               const char *write, ledger_error *err);
+
+/* Forgets the renames merchant_name.c read (at each transaction's start,
+ * and after a write that changes them). */
+void merchant_renames_forget(ledger_db *db);
 
 #endif /* LEDGER_DB_H */

@@ -427,6 +427,12 @@ int ledger_reconcile_undo(ledger_db *db, int64_t me, int64_t manual_id, ledger_e
 
 /* GET /api/merchants: {items: [{merchant, transaction_count, total,
  * last_date, category}], total, limit, offset, next_cursor}. */
+/* POST /api/merchants/clean: gives every row of the caller's without a
+ * merchant but the bank's raw text one (cleaned, or the caller's own name
+ * for it), recorded as a run that DELETE /api/rules/apply/{run_id}
+ * reverts.  *out is the run (rule_name "Merchant cleaner"), or run_id null
+ * when no row needed one. */
+int ledger_merchant_run(ledger_db *db, int64_t me, cJSON **out, ledger_error *err);
 int ledger_merchant_list(ledger_db *db, int64_t me, const struct ledger_params *params,
                          cJSON **out, ledger_error *err);
 

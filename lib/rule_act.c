@@ -226,6 +226,7 @@ int rule_act(ledger_db *db, int64_t me, const struct prepared *p, const int64_t 
                                     DB_ARGV(DB_INT(ids[i]), DB_TEXT(folded)));
             }
         } else if (strcmp(type, "set_merchant") == 0) {
+            merchant_renames_forget(db);  /* the names later rows take (merchant_name.c) */
             rc = exec_action(db, changed, err, SQL_ALL_MERCHANT,
                              DB_ARGV(DB_TEXT(json_get(a, "merchant_normalized")->valuestring)));
         } else if (strcmp(type, "set_trip") == 0) {

@@ -50,6 +50,18 @@ static const char SQL_RUN_RESTORE_MERCHANT[] =
     RUN_RESTORE_ALSO("override_merchant_normalized", SNAP_MERCHANT,
                      ", eff_merchant = COALESCE(" SNAP_MERCHANT ", transactions.merchant_normalized,"
                      " transactions.merchant, '')");
+/* A merchant run (merchant_name.c) wrote merchant_normalized and keeps its
+ * pre-run value in the snapshot; a snapshot without the key (a rule run's)
+ * leaves the column as it is.  Before the override's restore, which
+ * reads the column for the effective value. */
+#define SNAP_BASE_MERCHANT "json_extract(rr.snapshot, '$.merchant_normalized')"
+static const char SQL_RUN_RESTORE_BASE_MERCHANT[] =
+    "UPDATE transactions SET merchant_normalized = " SNAP_BASE_MERCHANT ","
+    " eff_merchant = COALESCE(transactions.override_merchant_normalized, " SNAP_BASE_MERCHANT ","
+    " transactions.merchant, '')"
+    " FROM rule_run_rows rr WHERE rr.run_id = ?1 AND rr.changed AND transactions.id = rr.transaction_id"
+    "   AND json_type(rr.snapshot, '$.merchant_normalized') IS NOT NULL"
+    "   AND transactions.merchant_normalized IS NOT " SNAP_BASE_MERCHANT;
 static const char SQL_RUN_RESTORE_SHARE[] =
     RUN_RESTORE("override_share", "json_extract(rr.snapshot, '$.override_share')");
 static const char SQL_RUN_RESTORE_TRIP[] =
@@ -139,12 +151,15 @@ int row_restore(ledger_db *db, int64_t id, const char *snapshot, ledger_error *e
 int run_restore(ledger_db *db, int64_t run_id, ledger_error *err)
 {
     static const char *const steps[] = {
-        SQL_RUN_RESTORE_CATEGORY, SQL_RUN_RESTORE_MERCHANT, SQL_RUN_RESTORE_SHARE,
+        SQL_RUN_RESTORE_CATEGORY, SQL_RUN_RESTORE_BASE_MERCHANT, SQL_RUN_RESTORE_MERCHANT,
+        SQL_RUN_RESTORE_SHARE,
         SQL_RUN_RESTORE_TRIP, SQL_RUN_RESTORE_METHOD, SQL_RUN_RESTORE_TAGS_DROP,
         SQL_RUN_RESTORE_TAGS_ADD, SQL_RUN_RESTORE_SPLITS_DROP, SQL_RUN_RESTORE_SPLITS_ADD
     };
     size_t i;
 
+    /* It puts back merchant names, the user's included (merchant_name.c). */
+    merchant_renames_forget(db);
     for (i = 0; i < sizeof steps / sizeof steps[0]; i++)
         if (db_exec(db, err, "revert", steps[i], DB_INT(run_id)))
             return LEDGER_ERR;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "db.h"
+#include "merchant_clean.h"
 #include "fields.h"
 #include "json_out.h"
 #include "txn.h"
@@ -115,9 +116,10 @@ static const char SQL_STMT_INSERT[] =
 static const char SQL_ROW_INSERT[] =
     "INSERT INTO transactions (id, statement_id, owner_id, date, description, merchant, category,"
     " transaction_type, amount, currency, amount_aud, exchange_rate_to_aud, principal_amount,"
-    " interest_amount, fitid, payment_method, import_id, eff_category, eff_merchant, fitid_out)"
+    " interest_amount, fitid, payment_method, import_id, eff_category, eff_merchant, fitid_out,"
+    " merchant_normalized)"
     " VALUES (" NEXT_ROW_ID("transactions") ", ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
-    "         ?12, ?13, ?14, ?15, ?16, ?6, COALESCE(?5, ''), ?17)";  /* effective values, as transactions_effective_insert */
+    "         ?12, ?13, ?14, ?15, ?16, ?6, COALESCE(?18, ?5, ''), ?17, ?18)";  /* effective values, as transactions_effective_insert */
 
 /* One statement with its figures; the movement is signed by type: on
  * credit card and loan statements spending raises the balance (owed), on
@@ -264,9 +266,19 @@ int statement_insert(ledger_db *db, int64_t me, const struct statement_fields *f
     return LEDGER_OK;
 }
 
+/* A row without a merchant of its own (none in the JSON; an OFX row names
+ * the raw text in merchant_from) gets one from its bank text: see
+ * merchant_name.c for why it goes in merchant_normalized. */
 int statement_row_insert(ledger_db *db, int64_t me, int64_t statement_id,
                          const struct statement_row *r, ledger_error *err)
 {
+    char derived[MERCHANT_CLEAN_MAX] = "";
+    const char *raw = r->merchant_from;
+
+    if (raw == NULL && (r->merchant == NULL || r->merchant[0] == '\0'))
+        raw = r->description;
+    if (raw && merchant_derive(db, me, raw, derived, err))
+        return LEDGER_ERR;
     return db_exec(db, err, "statement row", SQL_ROW_INSERT, DB_INT_OR_NULL(statement_id, statement_id),
                    DB_INT(me), DB_TEXT(r->date), DB_TEXT(r->description), DB_TEXT(r->merchant),
                    DB_TEXT(r->category), DB_TEXT(r->type), DB_INT(r->amount),
@@ -275,7 +287,8 @@ int statement_row_insert(ledger_db *db, int64_t me, int64_t statement_id,
                    DB_INT_OR_NULL(r->has_principal, r->principal),
                    DB_INT_OR_NULL(r->has_interest, r->interest), DB_TEXT(r->fitid),
                    DB_TEXT(r->payment_method), DB_INT_OR_NULL(r->import_id, r->import_id),
-                   DB_INT_OR_NULL(r->has_fitid_out, r->fitid_out));
+                   DB_INT_OR_NULL(r->has_fitid_out, r->fitid_out),
+                   DB_TEXT(derived[0] ? derived : NULL));
 }
 
 int itemised_type_ok(const char *type)

@@ -27,6 +27,9 @@ struct statement_row {
     const char *date, *description, *merchant, *category, *type, *currency, *rate, *fitid;
     const char *payment_method;
     const char *notes;        /* a CSV row's notes (OFX keeps its memo in the description) */
+    /* The raw text a row without a merchant of its own is named from (an
+     * OFX NAME, else MEMO); NULL: the description, when merchant is empty. */
+    const char *merchant_from;
     int64_t amount, amount_aud, principal, interest, import_id;
     int has_amount_aud, has_principal, has_interest;
     int has_fitid_out, fitid_out;  /* the file's direction (OFX: 1 money out): transactions.fitid_out */

@@ -417,6 +417,9 @@ static int insert_rows(ledger_db *db, int64_t me, int64_t id, const struct ofx_a
         r.date = t->date;
         r.description = desc;
         r.merchant = row_merchant(t, merchant, sizeof merchant);
+        /* The bank's NAME stays the row's merchant; its listed merchant is
+         * cleaned from NAME, else MEMO. */
+        r.merchant_from = t->name[0] ? t->name : t->memo[0] ? t->memo : NULL;
         r.type = row_type(t, a->credit_card);
         /* A card payment is a transfer between the owner's accounts. */
         r.category = strcmp(r.type, "payment") == 0 ? "transfers" : NULL;

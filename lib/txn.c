@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "db.h"
+#include "merchant_clean.h"
 #include "fields.h"
 #include "share.h"
 #include "txn.h"
@@ -24,9 +25,9 @@ static const char SQL_TXN_GET[] =
 static const char SQL_TXN_INSERT[] =
     "INSERT INTO transactions (id, owner_id, date, description, merchant, transaction_type,"
     " category, amount, currency, amount_aud, exchange_rate_to_aud, payment_method,"
-    " override_trip_id, notes, eff_category, eff_merchant)"
+    " override_trip_id, merchant_normalized, notes, eff_category, eff_merchant)"
     " VALUES (" NEXT_ROW_ID("transactions") ", ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
-    "         ?13, ?6, COALESCE(?4, ''))";  /* the effective values, as transactions_effective_insert */
+    "         ?13, ?14, ?6, COALESCE(?13, ?4, ''))";  /* the effective values, as transactions_effective_insert */
 /* Each field changes only when its flag is set, so one statement serves
  * every combination a PATCH can send. */
 static const char SQL_TXN_PATCH[] =
@@ -99,7 +100,7 @@ int ledger_txn_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
                       ledger_error *err)
 {
     const char *date, *description, *merchant, *type, *category, *currency, *rate, *method, *notes;
-    char folded[LEDGER_CATEGORY_MAX], currency_code[4];
+    char folded[LEDGER_CATEGORY_MAX], currency_code[4], derived[MERCHANT_CLEAN_MAX] = "";
     int64_t amount, amount_aud, trip_id, id;
     int amount_set, has_aud, rc = LEDGER_ERR;
     cJSON *tag_ids = NULL;
@@ -137,14 +138,20 @@ int ledger_txn_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
     splits = cJSON_GetObjectItemCaseSensitive(body, "splits");
     if (splits && !cJSON_IsNull(splits) && split_parse(db, splits, "splits", me, me, &ss, err))
         goto out;
-    if (category && category_resolve(db, me, merchant ? merchant : "", category, folded, err))
+    /* A row without a merchant of its own is listed under the one its
+     * description names (merchant_name.c). */
+    if ((merchant == NULL || merchant[0] == '\0') && merchant_derive(db, me, description, derived, err))
+        goto out;
+    if (category && category_resolve(db, me, derived[0] ? derived : merchant ? merchant : "", category,
+                                     folded, err))
         goto out;
     if (db_exec(db, err, "transaction insert", SQL_TXN_INSERT, DB_INT(me), DB_TEXT(date),
                 DB_TEXT(description), DB_TEXT(merchant), DB_TEXT(type ? type : "debit"),
                 DB_TEXT(category ? folded : NULL), DB_INT(amount),
                 DB_TEXT(currency ? currency : ledger_home_currency(db)),
                 has_aud ? DB_INT(amount_aud) : DB_NULL, DB_TEXT(rate), DB_TEXT(method),
-                trip_id ? DB_INT(trip_id) : DB_NULL, DB_TEXT(notes)))
+                trip_id ? DB_INT(trip_id) : DB_NULL, DB_TEXT(derived[0] ? derived : NULL),
+                DB_TEXT(notes)))
         goto out;
     id = sqlite3_last_insert_rowid(db->sql);
     if ((tag_ids && txn_link_tags(db, me, id, tag_ids, err))
@@ -305,6 +312,9 @@ int ledger_txn_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
     }
     if (has_amount && new_home_amount(db, id, amount, &aud_set, &aud, err))
         return LEDGER_ERR;
+    /* A rename changes the names later rows take (merchant_name.c). */
+    if (has_merchant)
+        merchant_renames_forget(db);
     if (db_exec(db, err, "transaction update", SQL_TXN_PATCH, DB_INT(id),
                 DB_INT(has_cat), DB_TEXT(category ? folded : NULL),
                 DB_INT(has_merchant), DB_TEXT(merchant),

@@ -97,6 +97,13 @@ extern const char *const txn_payment_methods[];
 /* Row id's effective merchant into out ("" for none); a row that is
  * not there is an error. */
 int txn_eff_merchant(ledger_db *db, int64_t id, char *out, size_t len, ledger_error *err);
+/* The merchant a new row of owner's without one of its own gets from raw
+ * bank text (merchant_name.c): the cleaned name, or the user's own name
+ * for it once they renamed it; out (MERCHANT_CLEAN_MAX bytes) is "" when
+ * the text names no merchant. */
+int merchant_derive(ledger_db *db, int64_t owner, const char *raw, char *out, ledger_error *err);
+/* The rule_name a merchant run is recorded under. */
+#define MERCHANT_RUN_NAME "Merchant cleaner"
 /* Reads one row (no access check: the caller has done it). */
 int txn_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err);
 /* Links the caller's tags (a JSON array of ids) to a row; another user's

@@ -142,6 +142,7 @@ int ledger_txn_bulk(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
                 goto out;
         }
     } else if (strcmp(action, "normalize") == 0) {
+        merchant_renames_forget(db);  /* the names later rows take (merchant_name.c) */
         if (field_text(body, "merchant_normalized", 1, 1, MERCHANT_MAX, &text, NULL, err)
             || run(db, SQL_BULK_MERCHANT, ids_text, DB_TEXT(text), &changed, err))
             goto out;

@@ -134,6 +134,44 @@ is($pay->{category}, 'transfers', 'a card payment is a transfer');
     is(($res->{json}{statements} // [])->[0]{bank_name}, '062001', 'under its BANKID instead');
 }
 
+# ---- merchants from the bank's raw text (issue #31) ------------------------------------------
+# NAME stays the row's merchant (the bank's); the row is listed under the
+# merchant cleaned from NAME, else from MEMO, which /api/merchants shows.
+{
+    my $ofx = sgml_file(org => 'Card Bank', bank => '062002', acct => '33334444', type => 'CHECKING',
+        rows => '<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>20260311<TRNAMT>-4.50<FITID>C1'
+              . '<NAME>SQ *BLUE BOTTLE COFFEE 0123<MEMO>SAN FRANCISCO CA</STMTTRN>'
+              . '<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>20260312<TRNAMT>-15.99<FITID>C2'
+              . '<MEMO>PAYPAL *NETFLIX.COM 402-935-7733 CA</STMTTRN>'
+              . '<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>20260313<TRNAMT>-1.00<FITID>C3<NAME>1234 5678</STMTTRN>');
+    $res = $rig->request('POST', '/api/statements/import', user => 'bob', body => $ofx, type => 'application/x-ofx');
+    is($res->{status}, 201, 'a card statement with raw NAMEs imports') or diag($res->{content});
+    my @r = rows_of('bob', $res->{json}{statements}[0]{id});
+    is_deeply([ map { [ $_->{merchant}, $_->{merchant_normalized} ] } @r ],
+              [ [ 'SQ *BLUE BOTTLE COFFEE 0123', 'Blue Bottle Coffee' ], [ undef, 'Netflix' ], [ '1234 5678', undef ] ],
+              'NAME kept as the merchant; the listed merchant cleaned from NAME, else MEMO; none from numbers')
+        or diag(explain([ map { [ $_->{merchant}, $_->{merchant_normalized} ] } @r ]));
+    like($r[0]{description}, qr/^SQ \*BLUE BOTTLE COFFEE 0123 SAN FRANCISCO CA$/, 'the raw text stays in description');
+    my %listed = map { $_->{merchant} => 1 } @{ $rig->get('/api/merchants', user => 'bob')->{json}{items} };
+    ok($listed{'Blue Bottle Coffee'} && $listed{Netflix} && !$listed{'SQ *BLUE BOTTLE COFFEE 0123'},
+       '/api/merchants lists the cleaned merchants, not the raw NAME') or diag(explain(\%listed));
+    # The user renames one; the next statement's rows of it follow.
+    is($rig->patch("/api/transactions/$r[0]{id}", { merchant_normalized => 'Blue Bottle' }, user => 'bob')->{status},
+       200, 'bob renames Blue Bottle Coffee');
+    $ofx = sgml_file(org => 'Card Bank', bank => '062002', acct => '33334444', type => 'CHECKING',
+        rows => '<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>20260320<TRNAMT>-5.00<FITID>C4'
+              . '<NAME>SQ *BLUE BOTTLE COFFEE 0456</STMTTRN>');
+    $res = $rig->request('POST', '/api/statements/import', user => 'bob', body => $ofx, type => 'application/x-ofx');
+    my ($next) = rows_of('bob', $res->{json}{statements}[0]{id});
+    is($next->{merchant_normalized}, 'Blue Bottle', "a later row of the renamed merchant takes the user's name");
+    # Every row has one already: the run names nothing and records no run.
+    $res = $rig->post('/api/merchants/clean', {}, user => 'bob');
+    is($res->{status}, 200, 'POST /api/merchants/clean') or diag($res->{content});
+    is_deeply([ @{ $res->{json} }{qw(run_id transactions)} ], [ undef, 0 ], 'nothing to name: no run');
+    error_is($rig->request('POST', '/api/merchants/clean', user => 'bob', body => 'x', type => 'text/plain'),
+             415, 'unsupported_media_type', 'a write in another type than JSON');
+}
+
 # ---- an account id beyond ASCII: its last four characters, not bytes -------------------------
 {
     my $ofx = sgml_file(org => 'Euro Bank', bank => '1', acct => "5512\x80\x80", type => 'CHECKING',

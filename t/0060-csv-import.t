@@ -951,10 +951,23 @@ error_is($rig->get('/api/import/csv/preview', user => 'alice'), 405, 'method_not
     is_deeply([ map { [ $_->{description}, signed($_) ] } @$rows[0, 1] ],
               [ [ 'Coffee beans', m2(-4.50) ], [ 'ACME', m2(100) ] ],
               'Af is money out, Bij money in; an empty payee falls to the memo column');
+    # A row whose merchant column is empty is listed under the merchant its
+    # description names (issue #31); the mapped column wins where it has one.
     is_deeply([ map { [ @$_{qw(merchant category notes)} ] } @$rows ],
-              [ [ undef, 'Groceries', undef ], [ 'ACME Pty', undef, 'pay run' ], [ undef, undef, 'only a memo' ] ],
-              'merchant, category and notes (memo) shown, null when empty');
+              [ [ 'Coffee Beans', 'Groceries', undef ], [ 'ACME Pty', undef, 'pay run' ],
+                [ 'Only a Memo', undef, 'only a memo' ] ],
+              'merchant (else derived from the description), category and notes (memo) shown, null when empty');
     is($rows->[2]{description}, 'only a memo', 'no description or merchant: the notes');
+    # No merchant column at all: the preview row still carries one, cleaned
+    # from the bank's text, and null when the text names none.
+    my $plain = preview('dave', "Date,Description,Amount\n"
+                        . "06/01/2026,SQ *BLUE BOTTLE COFFEE 0123 SAN FRANCISCO CA,-4.50\n"
+                        . "07/01/2026,12345 0000,-1.00\n",
+                        { date => 'Date', description => 'Description', amount => 'Amount' });
+    is_deeply([ map { [ $_->{merchant}, $_->{description} ] } @{ $plain->{json}{rows} } ],
+              [ [ 'Blue Bottle Coffee', 'SQ *BLUE BOTTLE COFFEE 0123 SAN FRANCISCO CA' ], [ undef, '12345 0000' ] ],
+              'no merchant column: the merchant cleaned from the description, the raw text kept')
+        or diag($plain->{content});
     like($rows->[2]{errors}[0] // '', qr/^direction 'out' is neither a debit nor a credit value/,
          'a word not in the defaults is the row\'s error');
     $res = preview('dave', $file, { %$m, debit_values => [ 'Af', 'out' ], credit_values => [ 'Bij' ] });

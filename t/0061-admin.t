@@ -54,7 +54,7 @@ like($out, qr/merge-users/, 'listing every command');
 ($rc, undef, $err) = admin('frobnicate');
 is($rc, 2, 'an unknown command: exit 2');
 like($err, qr/unknown command 'frobnicate'/, 'named');
-for my $cmd (qw(migrate backup check import users merge-users export)) {
+for my $cmd (qw(migrate backup check import users merge-users export clean-merchants)) {
     ($rc, $out) = admin($cmd, '--help');
     is($rc, 0, "$cmd --help: exit 0");
     like($out, qr/^usage: ledger-admin \Q$cmd\E .*Exit status:/s, "$cmd --help has usage and exit statuses");
@@ -205,6 +205,32 @@ is($rc, 1, 'one bad file of two: exit 1');
 like($err, qr/truncated\.ofx: .*nothing imported from it/, 'the bad one named');
 like($err, qr/1 of 2 files not imported/, 'and counted');
 is(total('carol'), 3, 'the good one imported all the same');
+
+# ---- clean-merchants -----------------------------------------------------------------
+# The import gave carol's CSV rows the merchant their description names, as
+# the bank's merchant; the run gives each a normalized merchant too (as it
+# does rows written before the cleaner), and its revert takes that away.
+sub normalized {
+    [ sort map { $_->{merchant_normalized} // '-' }
+      @{ $rig->get('/api/transactions?exclude_categories=&limit=10', user => $_[0])->{json}{items} } ]
+}
+is_deeply(normalized('carol'), [ '-', '-', '-' ], 'imported CSV rows: no normalized merchant');
+($rc, undef, $err) = admin('clean-merchants', '--db', $db);
+is($rc, 2, 'clean-merchants without --user: exit 2');
+($rc, undef, $err) = admin('clean-merchants', '--db', $db, '--user', 'nobody');
+is($rc, 1, 'clean-merchants for an unknown user: exit 1');
+($rc, $out, $err) = admin('clean-merchants', '--db', $db, '--user', 'carol', '--json');
+is($rc, 0, 'clean-merchants names carol\'s rows') or diag($err);
+my $run = eval { JSON::PP->new->decode($out) } // {};
+is($run->{transactions}, 3, 'all three of them, as one run');
+is($run->{rule_name}, 'Merchant cleaner', 'recorded as a run');
+is_deeply(normalized('carol'), [ 'Cafe Nero', 'Salary Acme', 'Woolworths' ],
+          'each with the merchant its text names') or diag(explain(normalized('carol')));
+($rc, $out) = admin('clean-merchants', '--db', $db, '--user', 'carol');
+like($out, qr/no transaction without a merchant: no run/, 'a second run finds nothing');
+is($rig->request('DELETE', "/api/rules/apply/$run->{run_id}", user => 'carol')->{status}, 200,
+   'the run reverts through the rules API');
+is_deeply(normalized('carol'), [ '-', '-', '-' ], 'and the normalized merchants are gone again');
 
 # A bigger ledger for carol, so the backup below takes several steps.
 {
@@ -604,7 +630,7 @@ is($rc, 0, 'and the database still passes check') or diag($out);
     is_deeply([grep { $fcgi_page !~ /^\.BR? (?:.*\s)?\Q$_\E\b/m } @keys], [],
               'and ledger-fcgi.8 documents every key, in bold');
     my @missing;
-    for my $cmd (qw(migrate backup check import users merge-users export)) {
+    for my $cmd (qw(migrate backup check import users merge-users export clean-merchants)) {
         my (undef, $usage) = admin($cmd, '--help');
         like($admin_page, qr/^\.SS \Q$cmd\E$/m, "ledger-admin.1 has a section for $cmd");
         push @missing, grep { $admin_page !~ /\Q$_\E\b/ } $usage =~ /(--[a-z][a-z-]+)/g;
