@@ -980,8 +980,8 @@ error_is($rig->get('/api/import/csv/preview', user => 'alice'), 405, 'method_not
     is($c->{status}, 201, 'the text columns commit') or diag($c->{content});
     my @kept = map { $rig->get("/api/transactions/$_", user => 'dave')->{json} } @{ $c->{json}{transaction_ids} // [] };
     is_deeply([ map { [ @$_{qw(description merchant category notes)} ] } @kept ],
-              [ [ 'Coffee beans', undef, 'groceries', undef ], [ 'ACME', 'ACME Pty', undef, 'pay run' ],
-                [ 'only a memo', undef, undef, 'only a memo' ] ],
+              [ [ 'Coffee beans', 'Coffee Beans', 'groceries', undef ], [ 'ACME', 'ACME Pty', undef, 'pay run' ],
+                [ 'only a memo', 'Only a Memo', undef, 'only a memo' ] ],
               'merchant, category (folded) and notes stored as the preview showed them');
     my $big = commit('dave', [ { %{ $res->{json}{rows}[0] }, notes => 'n' x 1001 } ]);
     error_is($big, 400, 'invalid_field', 'notes of 1001 bytes', 'rows[0].notes');
