@@ -411,6 +411,17 @@ int ledger_reconcile_undo(ledger_db *db, int64_t me, int64_t manual_id, ledger_e
 
 /* GET /api/merchants: {items: [{merchant, transaction_count, total,
  * last_date, category}], total, limit, offset, next_cursor}. */
+/* Category suggestions (README "Category suggestions"): the caller's rows
+ * without a category, a page of them each with its suggestion or null;
+ * applying a chosen set ({"items": [{"transaction_id", "category"?}]},
+ * all or nothing) as a run that DELETE /api/rules/apply/{run_id} reverts;
+ * the caller's threshold for automatic runs (body NULL reads it). */
+int ledger_suggestion_list(ledger_db *db, int64_t me, const struct ledger_params *params,
+                           cJSON **out, ledger_error *err);
+int ledger_suggestion_apply(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
+                            ledger_error *err);
+int ledger_suggestion_settings(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
+                               ledger_error *err);
 int ledger_merchant_list(ledger_db *db, int64_t me, const struct ledger_params *params,
                          cJSON **out, ledger_error *err);
 
