@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "db.h"
+#include "suggest.h"
 #include "fields.h"
 #include "csv.h"
 #include "csv_import.h"
@@ -267,6 +268,22 @@ static void add_text_or_null(cJSON *o, const char *key, const char *text)
         cJSON_AddNullToObject(o, key);
 }
 
+/* Adds row r's category suggestion to its preview o, when there is one. */
+static int preview_suggestion(ledger_db *db, int64_t me, cJSON *o, const struct csv_row *r,
+                              int has_merchant, ledger_error *err)
+{
+    struct suggestion s;
+    int found;
+
+    if (suggest_row(db, me, r->description, has_merchant ? r->merchant : NULL,
+                    r->amount < 0 ? "debit" : "credit", &s, &found, err))
+        return LEDGER_ERR;
+    if (!found)
+        return LEDGER_OK;
+    cJSON_DeleteItemFromObjectCaseSensitive(o, "category");
+    return suggestion_add_json(o, &s) ? ledger_error_oom(err) : LEDGER_OK;
+}
+
 int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
                        const cJSON *body, const struct ledger_params *params, cJSON **out,
                        ledger_error *err)
@@ -360,6 +377,11 @@ int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
             add_text_or_null(o, "category", r->category);
         if (map.notes)
             add_text_or_null(o, "notes", r->notes);
+        /* No category in the file: the owner's suggestion, marked as one
+         * (category_suggested); the commit takes what the client sends. */
+        if ((r->category == NULL || !r->category[0]) && !r->error[0]
+            && preview_suggestion(db, me, o, r, map.merchant != NULL, err))
+            goto fail;
         if (r->has_amount) {
             cJSON_AddItemToObject(o, "amount", ledger_money_to_json(mag));
             cJSON_AddStringToObject(o, "transaction_type", r->amount < 0 ? "debit" : "credit");

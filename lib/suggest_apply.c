@@ -201,12 +201,12 @@ static int read_pick(ledger_db *db, int64_t me, const cJSON *item, size_t i, str
 
     if (!cJSON_IsObject(item) || !cJSON_IsNumber(id) || id->valuedouble < 1
         || id->valuedouble != (double)(int64_t)id->valuedouble)
-        return ledger_error_set(err, 400, "invalid", "items",
+        return ledger_error_set(err, 400, "invalid_field", "items",
                                 "items[%zu]: give an object with a transaction_id", i);
     pk->id = (int64_t)id->valuedouble;
     if (cat && !cJSON_IsNull(cat)) {
         if (!cJSON_IsString(cat))
-            return ledger_error_set(err, 400, "invalid", "items",
+            return ledger_error_set(err, 400, "invalid_field", "items",
                                     "items[%zu].category: give a category name", i);
         if (category_resolve(db, me, NULL, cat->valuestring, pk->category, err))
             return LEDGER_ERR;
