@@ -129,7 +129,7 @@ static const struct check checks[] = {
       "               or none with a normalized merchant', k, k / 1099511627776,"
       "               k % 1099511627776)"
       "   FROM kept WHERE k NOT IN (SELECT k FROM rows)" },
-    /* The suggestion counts (schema 0028) against a recount of the rows
+    /* The suggestion counts (schema/0029_category_suggestions.sql) against a recount of the rows
      * counted now (suggest_counted); zeros mean nothing. */
     { "suggest_words",
       "WITH recount AS (SELECT c.owner_id, j.value AS word, c.category, COUNT(*) AS n"

@@ -1,6 +1,6 @@
 /*
  * One row's category suggestion from its owner's own history, and the
- * counts it reads (schema/0028_category_suggestions.sql):
+ * counts it reads (schema/0029_category_suggestions.sql):
  *
  * 1. merchant memory: the category the owner gives the row's effective
  *    merchant most often ("12 of your 14 rows at Blue Bottle Coffee are

@@ -1,7 +1,7 @@
 /* Category suggestions, private to libledger: the words a row is cut into
  * (suggest_words.c), the counts kept from the owner's categorised rows and
  * one row's suggestion (suggest.c), and the lists and runs that show and
- * apply them (suggest_apply.c).  schema/0028_category_suggestions.sql
+ * apply them (suggest_apply.c).  schema/0029_category_suggestions.sql
  * holds the counts. */
 #ifndef LEDGER_SUGGEST_H
 #define LEDGER_SUGGEST_H

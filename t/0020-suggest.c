@@ -1,5 +1,5 @@
 /*
- * Category suggestions (lib/suggest*.c, schema 0028): the counts they
+ * Category suggestions (lib/suggest*.c, schema/0029_category_suggestions.sql): the counts they
  * read equal a recount after every kind of write, and each source gives
  * what its rule says: merchant memory with its counts, naive Bayes with
  * its words, the built-in prior for a user with no history; another
