@@ -19,6 +19,10 @@ int h_categories_list(struct request *r);
 /* h_merchants.c: /api/merchants */
 int h_merchants_list(struct request *r);
 int h_merchants_clean(struct request *r);
+int h_suggestions_list(struct request *r);
+int h_suggestions_apply(struct request *r);
+int h_suggestions_settings_get(struct request *r);
+int h_suggestions_settings_put(struct request *r);
 
 /* h_tags.c: /api/tags */
 int h_tags_list(struct request *r);

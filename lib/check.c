@@ -129,6 +129,48 @@ static const struct check checks[] = {
       "               or none with a normalized merchant', k, k / 1099511627776,"
       "               k % 1099511627776)"
       "   FROM kept WHERE k NOT IN (SELECT k FROM rows)" },
+    /* The suggestion counts (schema/0029_category_suggestions.sql) against a recount of the rows
+     * counted now (suggest_counted); zeros mean nothing. */
+    { "suggest_words",
+      "WITH recount AS (SELECT c.owner_id, j.value AS word, c.category, COUNT(*) AS n"
+      "                   FROM suggest_counted c,"
+      "                        json_each(ledger_words(c.description, c.merchant, c.type)) j"
+      "                  GROUP BY 1, 2, 3),"
+      "     kept AS (SELECT owner_id, word, category, n FROM suggest_words WHERE n <> 0),"
+      "     keys AS (SELECT owner_id, word, category FROM kept"
+      "              UNION SELECT owner_id, word, category FROM recount)"
+      " SELECT printf('owner %d, word %d, %s: kept %d, recount %d', keys.owner_id, keys.word,"
+      "               keys.category, COALESCE(k.n, 0), COALESCE(r.n, 0))"
+      "   FROM keys LEFT JOIN kept k USING (owner_id, word, category)"
+      "             LEFT JOIN recount r USING (owner_id, word, category)"
+      "  WHERE COALESCE(k.n, 0) <> COALESCE(r.n, 0)" },
+    { "suggest_classes",
+      "WITH recount AS (SELECT owner_id, category, COUNT(*) AS rows,"
+      "                        SUM(json_array_length(ledger_words(description, merchant, type)))"
+      "                          AS words"
+      "                   FROM suggest_counted GROUP BY 1, 2),"
+      "     kept AS (SELECT owner_id, category, rows, words FROM suggest_classes"
+      "               WHERE rows <> 0 OR words <> 0),"
+      "     keys AS (SELECT owner_id, category FROM kept"
+      "              UNION SELECT owner_id, category FROM recount)"
+      " SELECT printf('owner %d, %s: kept %d rows %d words, recount %d rows %d words',"
+      "               keys.owner_id, keys.category, COALESCE(k.rows, 0), COALESCE(k.words, 0),"
+      "               COALESCE(r.rows, 0), COALESCE(r.words, 0))"
+      "   FROM keys LEFT JOIN kept k USING (owner_id, category)"
+      "             LEFT JOIN recount r USING (owner_id, category)"
+      "  WHERE COALESCE(k.rows, 0) <> COALESCE(r.rows, 0)"
+      "     OR COALESCE(k.words, 0) <> COALESCE(r.words, 0)" },
+    { "suggest_merchants",
+      "WITH recount AS (SELECT owner_id, merchant, category, COUNT(*) AS n"
+      "                   FROM suggest_counted WHERE merchant <> '' GROUP BY 1, 2, 3),"
+      "     kept AS (SELECT owner_id, merchant, category, n FROM suggest_merchants WHERE n <> 0),"
+      "     keys AS (SELECT owner_id, merchant, category FROM kept"
+      "              UNION SELECT owner_id, merchant, category FROM recount)"
+      " SELECT printf('owner %d, merchant %Q, %s: kept %d, recount %d', keys.owner_id,"
+      "               keys.merchant, keys.category, COALESCE(k.n, 0), COALESCE(r.n, 0))"
+      "   FROM keys LEFT JOIN kept k USING (owner_id, merchant, category)"
+      "             LEFT JOIN recount r USING (owner_id, merchant, category)"
+      "  WHERE COALESCE(k.n, 0) <> COALESCE(r.n, 0)" },
     { "effective_values",
       "SELECT printf('transaction %d: eff_category %Q, eff_merchant %Q are stale', id,"
       "              eff_category, eff_merchant)"

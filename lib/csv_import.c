@@ -22,6 +22,7 @@
 #include "db.h"
 #include "merchant_clean.h"
 #include "txn.h"
+#include "suggest.h"
 #include "fields.h"
 #include "csv.h"
 #include "csv_import.h"
@@ -357,6 +358,24 @@ static void warn_currencies(cJSON *warnings, const struct csv_result *res, const
     }
 }
 
+/* Adds row r's category suggestion to its preview o, when there is one:
+ * merchant is the row's merchant as the preview shows it (the mapped
+ * column's, else the one its description names), NULL for none. */
+static int preview_suggestion(ledger_db *db, int64_t me, cJSON *o, const struct csv_row *r,
+                              const char *merchant, ledger_error *err)
+{
+    struct suggestion s;
+    int found;
+
+    if (suggest_row(db, me, r->description, merchant, r->amount < 0 ? "debit" : "credit", &s,
+                    &found, err))
+        return LEDGER_ERR;
+    if (!found)
+        return LEDGER_OK;
+    cJSON_DeleteItemFromObjectCaseSensitive(o, "category");
+    return suggestion_add_json(o, &s) ? ledger_error_oom(err) : LEDGER_OK;
+}
+
 int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
                        const cJSON *body, const struct ledger_params *params, cJSON **out,
                        ledger_error *err)
@@ -447,6 +466,8 @@ int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
         struct csv_row *r = &res.rows[i];
         cJSON *o = cJSON_CreateObject(), *errors = cJSON_CreateArray();
         int64_t dup = dups[i], mag = r->amount < 0 ? -r->amount : r->amount;
+        char derived[MERCHANT_CLEAN_MAX];
+        const char *merchant;
 
         cJSON_AddNumberToObject(o, "line", r->line);
         if (r->date[0])
@@ -456,22 +477,28 @@ int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
         cJSON_AddStringToObject(o, "description", r->description);
         /* A mapped merchant column wins; else the merchant the
          * description names (merchant_name.c), null when it names none. */
-        if (map.merchant && r->merchant && r->merchant[0]) {
-            add_text_or_null(o, "merchant", r->merchant);
-        } else {
-            char derived[MERCHANT_CLEAN_MAX];
-
+        merchant = r->merchant;
+        if (!(map.merchant && r->merchant && r->merchant[0])) {
             if (merchant_derive(db, me, r->description, derived, err)) {
                 cJSON_Delete(o);
                 cJSON_Delete(errors);
                 goto fail;
             }
-            add_text_or_null(o, "merchant", derived[0] ? derived : NULL);
+            merchant = derived[0] ? derived : NULL;
         }
+        add_text_or_null(o, "merchant", merchant);
         if (map.category)
             add_text_or_null(o, "category", r->category);
         if (map.notes)
             add_text_or_null(o, "notes", r->notes);
+        /* No category in the file: the owner's suggestion, marked as one
+         * (category_suggested); the commit takes what the client sends. */
+        if ((r->category == NULL || !r->category[0]) && !r->error[0]
+            && preview_suggestion(db, me, o, r, merchant, err)) {
+            cJSON_Delete(o);
+            cJSON_Delete(errors);
+            goto fail;
+        }
         if (r->has_amount) {
             cJSON_AddItemToObject(o, "amount", ledger_money_to_json(mag));
             cJSON_AddStringToObject(o, "transaction_type", r->amount < 0 ? "debit" : "credit");

@@ -9,6 +9,7 @@
 
 #include "db.h"
 #include "merchant_clean.h"
+#include "suggest.h"
 #include "txn.h"
 #include "text.h"
 
@@ -614,6 +615,9 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
         || sqlite3_create_function(db->sql, "ledger_category", 1,
                                    SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
                                    sql_category, NULL, NULL) != SQLITE_OK
+        || sqlite3_create_function(db->sql, "ledger_words", 3,
+                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
+                                   suggest_sql_words, NULL, NULL) != SQLITE_OK
         || sqlite3_create_function(db->sql, "ledger_sum", 1,
                                    SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
                                    NULL, sql_sum_step, sql_sum_final) != SQLITE_OK) {
@@ -759,7 +763,8 @@ int ledger_commit(ledger_db *db, ledger_error *err)
     /* The rows written are indexed for search as one statement
      * (txn_search.c), once there are enough of them (see
      * SEARCH_FLUSH_ROWS); a failure is the commit's. */
-    if (search_flush(db, SEARCH_FLUSH_ROWS, err) || db_step_once(db, "COMMIT", "commit", err)) {
+    if (suggest_flush(db, err) || search_flush(db, SEARCH_FLUSH_ROWS, err)
+        || db_step_once(db, "COMMIT", "commit", err)) {
         ledger_rollback(db);
         return LEDGER_ERR;
     }

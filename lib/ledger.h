@@ -433,6 +433,18 @@ int ledger_reconcile_undo(ledger_db *db, int64_t me, int64_t manual_id, ledger_e
  * reverts.  *out is the run (rule_name "Merchant cleaner"), or run_id null
  * when no row needed one. */
 int ledger_merchant_run(ledger_db *db, int64_t me, cJSON **out, ledger_error *err);
+
+/* Category suggestions (README "Category suggestions"): the caller's rows
+ * without a category, a page of them each with its suggestion or null;
+ * applying a chosen set ({"items": [{"transaction_id", "category"?}]},
+ * all or nothing) as a run that DELETE /api/rules/apply/{run_id} reverts;
+ * the caller's threshold for automatic runs (body NULL reads it). */
+int ledger_suggestion_list(ledger_db *db, int64_t me, const struct ledger_params *params,
+                           cJSON **out, ledger_error *err);
+int ledger_suggestion_apply(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
+                            ledger_error *err);
+int ledger_suggestion_settings(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
+                               ledger_error *err);
 int ledger_merchant_list(ledger_db *db, int64_t me, const struct ledger_params *params,
                          cJSON **out, ledger_error *err);
 

@@ -87,6 +87,9 @@ int64_t rule_changed_count(struct changed *c);
 /* Puts the matched rows ids[0..n) (a run of them in id order) into
  * temp.rule_ids for the snapshot and the actions. */
 int rule_chunk_fill(ledger_db *db, const int64_t *ids, size_t n, ledger_error *err);
+/* Snapshots every row of temp.rule_ids into run_id's rule_run_rows (as a
+ * rule run does before it acts; suggest_apply.c's runs too). */
+int rule_run_snapshot(ledger_db *db, int64_t run_id, ledger_error *err);
 /* p's actions over every row of temp.rule_ids (ids[0..n)); the ids of the
  * rows they change go to *changed (when not NULL). */
 int rule_act(ledger_db *db, int64_t me, const struct prepared *p, const int64_t *ids, size_t n,

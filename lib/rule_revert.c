@@ -15,7 +15,7 @@
 
 #define RUN_COLUMNS \
     "SELECT id, rule_id, rule_name, source, matches, transactions, created_at, reverted_at," \
-    " owner_id FROM rule_runs"
+    " owner_id, suggestions FROM rule_runs"
 static const char SQL_RUN_ONE[] = RUN_COLUMNS " WHERE id = ?";
 static const char SQL_RUN_LIST[] = RUN_COLUMNS " WHERE owner_id = ? ORDER BY id DESC";
 /* What a revert of run ?1 would undo that came after it (reconciliations.after_run):
@@ -55,6 +55,8 @@ static cJSON *run_json(sqlite3_stmt *st)
     cJSON_AddNumberToObject(o, "transactions", (double)sqlite3_column_int64(st, 5));
     json_text_col(o, "created_at", st, 6);
     json_text_col(o, "reverted_at", st, 7);
+    /* A run that applied category suggestions (suggest_apply.c). */
+    cJSON_AddBoolToObject(o, "suggestions", sqlite3_column_int(st, 9));
     return o;
 }
 

@@ -163,6 +163,11 @@ static int run_size(size_t n, int status, ledger_error *err)
                             " (rows per run): narrow its conditions", n, RULE_RUN_ROWS_MAX);
 }
 
+int rule_run_snapshot(ledger_db *db, int64_t run_id, ledger_error *err)
+{
+    return db_exec(db, err, "rule action", SQL_RUN_SNAPSHOT, DB_INT(run_id));
+}
+
 /* Marks the matched rows ids[0..n) that the run did not change (not in
  * c, sorted by rule_changed_count): a revert leaves them alone (rule_run_rows.changed).
  * Few, but for a rule run again over rows already as it leaves them. */

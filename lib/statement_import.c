@@ -31,6 +31,7 @@
 #include <strings.h>
 
 #include "db.h"
+#include "suggest.h"
 #include "fields.h"
 #include "txn.h"
 #include "statement.h"
@@ -566,7 +567,8 @@ int ledger_statement_import_file(ledger_db *db, int64_t me, const char *buf, siz
 {
     struct ofx_doc doc;
     cJSON *doc_out, *list, *warnings;
-    int64_t imported = 0, skipped = 0;
+    int64_t imported = 0, skipped = 0, before = 0;
+    cJSON *run = NULL;
     size_t i;
 
     *created = 0;
@@ -575,6 +577,11 @@ int ledger_statement_import_file(ledger_db *db, int64_t me, const char *buf, siz
                            "CAMT.053");
     if (read_file(buf, len, params, media_type, &doc, err))
         return LEDGER_ERR;
+    /* The rows this import writes come after the largest id there is. */
+    if (db_int(db, err, "import", &before, 0, "SELECT COALESCE(MAX(id), 0) FROM transactions")) {
+        ofx_doc_free(&doc);
+        return LEDGER_ERR;
+    }
     doc_out = cJSON_CreateObject();
     list = cJSON_AddArrayToObject(doc_out, "statements");
     /* Every value the reader dropped or read other than as written, then
@@ -596,6 +603,15 @@ int ledger_statement_import_file(ledger_db *db, int64_t me, const char *buf, siz
             cJSON_Delete(doc_out);
             return LEDGER_ERR;
         }
+    /* The new rows take the suggestions that pass the owner's threshold,
+     * as one run the owner can revert. */
+    if (imported && suggest_auto(db, me, before, &run, err)) {
+        ofx_doc_free(&doc);
+        cJSON_Delete(warnings);
+        cJSON_Delete(doc_out);
+        return LEDGER_ERR;
+    }
+    cJSON_AddItemToObject(doc_out, "suggestion_run", run ? run : cJSON_CreateNull());
     cJSON_AddNumberToObject(doc_out, "imported", (double)imported);
     cJSON_AddNumberToObject(doc_out, "skipped_duplicates", (double)skipped);
     cJSON_AddItemToObject(doc_out, "warnings", warnings);

@@ -619,6 +619,11 @@ CALL(rule_runs, ledger_rule_runs(f->db, f->alice, out, err))
 CALL(rule_revert, ledger_rule_revert(f->db, f->alice, f->tag_run, out, err))
 CALL(apply_all, ledger_rule_apply_all(f->db, f->alice, out, err))
 CALL(check, ledger_check(f->db, out, err))
+CALL(suggestion_list, ledger_suggestion_list(f->db, f->alice, &no_params, out, err))
+WRITE(suggestion_apply, body("{\"items\": [{\"transaction_id\": %lld}]}", (long long)f->manual_free),
+      ledger_suggestion_apply(f->db, f->alice, b, out, err))
+WRITE(suggestion_settings, body("{\"threshold\": 0.5}"),
+      ledger_suggestion_settings(f->db, f->alice, b, out, err))
 CALL(monthly_text, ledger_analytics_monthly_text(f->db, f->bob, &dated, out, err))
 CALL(list_text, ledger_txn_list_text(f->db, f->alice, &no_params, out, err))
 WRITE(tag_create, body("{\"name\": \"new tag\"}"), ledger_tag_create(f->db, f->alice, b, out, err))
@@ -768,6 +773,9 @@ int main(void)
     sweep(&f, "rule revert", rule_revert);
     sweep(&f, "apply all rules", apply_all);
     sweep(&f, "ledger-admin check", check);
+    sweep(&f, "suggestion list", suggestion_list);
+    sweep(&f, "suggestion apply", suggestion_apply);
+    sweep(&f, "suggestion settings", suggestion_settings);
     sweep(&f, "monthly as text (mine)", monthly_text);
     sweep(&f, "transaction list as text", list_text);
     sweep(&f, "tag create", tag_create);

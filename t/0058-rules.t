@@ -618,7 +618,7 @@ is($res->{json}{total}, scalar keys %run, 'total counts the runs');
 my @ids_desc = map { $_->{id} } @{ $res->{json}{items} };
 is_deeply(\@ids_desc, [ sort { $b <=> $a } @ids_desc ], 'newest first');
 my $one = $run{ $rvrun->{run_id} } // {};
-is_deeply([ sort keys %$one ], [ sort qw(id run_id rule_id rule_name rule_unknown source matches transactions created_at reverted_at) ],
+is_deeply([ sort keys %$one ], [ sort qw(id run_id rule_id rule_name rule_unknown source matches transactions created_at reverted_at suggestions) ],
           'a run has its fields');
 is_deeply([ @$one{qw(rule_id rule_name source matches transactions)} ], [ $rRV->{id}, 'Revert everything', 'conditions', 1, 1 ],
           'the run as recorded');

@@ -6,7 +6,7 @@
  *   ledger-libbench --db PATH [--user SUBJECT] [--iterations N] [--only SECTION]
  *   ledger-libbench --db PATH --families DIR [--iterations N]
  *
- * SECTION is one of list, analytics, export, rules, ofx, reconcile, csv: only that
+ * SECTION is one of list, analytics, export, rules, ofx, reconcile, csv, suggest: only that
  * family runs (for working on one figure without waiting for the rest).
  * --families times the calls behind contrib/bench/http.pl's endpoint
  * families instead, and writes DIR/families.tsv and the request bodies
@@ -27,6 +27,7 @@
 #include "db.h"
 #include "fields.h"
 #include "txn.h"
+#include "suggest.h"
 
 #define MAXP 8
 #define EXIT_BROKEN 3
@@ -711,7 +712,7 @@ int main(int argc, char **argv)
             families_dir = argv[++i];
         else {
             fprintf(stderr, "usage: ledger-libbench --db PATH [--user SUBJECT] [--iterations N]"
-                            " [--only list|analytics|export|rules|revert|ofx|reconcile|csv] | --families DIR\n");
+                            " [--only list|analytics|export|rules|revert|ofx|reconcile|csv|suggest] | --families DIR\n");
             return 2;
         }
     }
@@ -1037,6 +1038,85 @@ int main(int argc, char **argv)
                imported, pct(t_parse, CSV_ROUNDS, 0.5), pct(t_call, CSV_ROUNDS, 0.5),
                pct(t_end, CSV_ROUNDS, 0.5), pct(t_idle, CSV_ROUNDS, 0.5),
                med_commit < 2000 ? "ok" : "MISSED");
+    }
+    if (wanted(only, "suggest")) {
+        /* A category suggestion for one row (lib/suggest.c), on the
+         * user's own history: the rows' texts are the user's own, asked
+         * as if uncategorised.  The counts are made first: a ledger the
+         * migration found full has every row pending until the first
+         * write commits. */
+        enum { SUGGEST_ROWS = 500 };
+        static double t[SUGGEST_ROWS];
+        struct { char *d, *m; } q[SUGGEST_ROWS];
+        sqlite3_stmt *st = NULL;
+        double t0, first;
+        int k = 0, j;
+
+        printf("-- category suggestions (target: one suggestion under 0.2 ms)\n");
+        t0 = now_ms();
+        if (ledger_begin(db, 1, &err) || ledger_commit(db, &err)) {
+            fprintf(stderr, "suggest: %s\n", err.message);
+            return EXIT_BROKEN;
+        }
+        first = now_ms() - t0;
+        printf("%-34s %9.1f ms (once: counts every row the migration left pending)\n",
+               "count the history", first);
+        sqlite3_prepare_v2(db->sql, "SELECT description, eff_merchant FROM transactions"
+                                    " WHERE owner_id = ?1 ORDER BY id DESC LIMIT ?2", -1, &st, NULL);
+        sqlite3_bind_int64(st, 1, me);
+        sqlite3_bind_int(st, 2, SUGGEST_ROWS);
+        while (k < SUGGEST_ROWS && sqlite3_step(st) == SQLITE_ROW) {
+            q[k].d = strdup((const char *)sqlite3_column_text(st, 0));
+            q[k].m = strdup((const char *)sqlite3_column_text(st, 1));
+            k++;
+        }
+        sqlite3_finalize(st);
+        if (ledger_begin(db, 0, &err))
+            return EXIT_BROKEN;
+        for (j = 0; j < k; j++) {
+            struct suggestion sg;
+            int found;
+
+            t0 = now_ms();
+            if (suggest_row(db, me, q[j].d, q[j].m, "debit", &sg, &found, &err)) {
+                fprintf(stderr, "suggest: %s\n", err.message);
+                return EXIT_BROKEN;
+            }
+            t[j] = now_ms() - t0;
+        }
+        ledger_rollback(db);
+        if (k) {
+            double med = pct(t, k, 0.5);
+
+            g_failed |= med >= 0.2;
+            printf("%-34s %9.3f ms (p99 %.3f, %d rows)  target < 0.2 ms: %s\n",
+                   "one suggestion (merchant known)", med, pct(t, k, 0.99), k,
+                   med < 0.2 ? "ok" : "MISSED");
+        }
+        if (ledger_begin(db, 0, &err))
+            return EXIT_BROKEN;
+        for (j = 0; j < k; j++) {
+            struct suggestion sg;
+            int found;
+
+            t0 = now_ms();
+            if (suggest_row(db, me, q[j].d, "", "debit", &sg, &found, &err))
+                return EXIT_BROKEN;
+            t[j] = now_ms() - t0;
+        }
+        ledger_rollback(db);
+        if (k) {
+            double med = pct(t, k, 0.5);
+
+            g_failed |= med >= 0.2;
+            printf("%-34s %9.3f ms (p99 %.3f, %d rows)  target < 0.2 ms: %s\n",
+                   "one suggestion (by the words)", med, pct(t, k, 0.99), k,
+                   med < 0.2 ? "ok" : "MISSED");
+        }
+        for (j = 0; j < k; j++) {
+            free(q[j].d);
+            free(q[j].m);
+        }
     }
     ledger_close(db);
     return g_failed ? 1 : 0;
