@@ -111,6 +111,8 @@ my @matrix = (
     ['DELETE', '/api/transactions/([0-9]+)/tags', "/api/transactions/$A/tags", { tag_id => $tag }, qw(ok 403 403 403)],
     ['DELETE', '/api/transactions/([0-9]+)/tags/([0-9]+)', "/api/transactions/$A/tags/$tag", undef, qw(ok 403 403 403)],
     ['GET', '/api/merchants', '/api/merchants', undef, @$ALL],
+    # The merchant run names the caller's own rows only: anyone may run it.
+    ['POST', '/api/merchants/clean', '/api/merchants/clean', {}, @$ALL],
     ['GET', '/api/suggestions', '/api/suggestions', undef, @$ALL],
     # Suggestions apply to the caller's own rows only: a participant too is 403.
     ['POST', '/api/suggestions/apply', '/api/suggestions/apply',
