@@ -361,14 +361,14 @@ static void warn_currencies(cJSON *warnings, const struct csv_result *res, const
 /* Adds row r's category suggestion to its preview o, when there is one:
  * merchant is the row's merchant as the preview shows it (the mapped
  * column's, else the one its description names), NULL for none. */
-static int preview_suggestion(ledger_db *db, int64_t me, cJSON *o, const struct csv_row *r,
-                              const char *merchant, ledger_error *err)
+static int preview_suggestion(ledger_db *db, int64_t me, struct suggest_memo *memo, cJSON *o,
+                              const struct csv_row *r, const char *merchant, ledger_error *err)
 {
     struct suggestion s;
     int found;
 
-    if (suggest_row(db, me, r->description, merchant, r->amount < 0 ? "debit" : "credit", &s,
-                    &found, err))
+    if (suggest_row_memo(db, me, memo, r->description, merchant,
+                         r->amount < 0 ? "debit" : "credit", &s, &found, err))
         return LEDGER_ERR;
     if (!found)
         return LEDGER_OK;
@@ -388,6 +388,7 @@ int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
     cJSON *own_mapping = NULL, *doc = NULL, *arr, *detected;
     const cJSON *mapping;
     char delim[3];
+    struct suggest_memo memo = { NULL, 0, 0 };
     size_t i;
 
     /* A JSON body {csv, mapping}, or the file itself with the mapping in
@@ -494,7 +495,7 @@ int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
         /* No category in the file: the owner's suggestion, marked as one
          * (category_suggested); the commit takes what the client sends. */
         if ((r->category == NULL || !r->category[0]) && !r->error[0]
-            && preview_suggestion(db, me, o, r, merchant, err)) {
+            && preview_suggestion(db, me, &memo, o, r, merchant, err)) {
             cJSON_Delete(o);
             cJSON_Delete(errors);
             goto fail;
@@ -540,9 +541,11 @@ int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
     cJSON_Delete(own_mapping);
     free(keys);
     free(dups);
+    suggest_memo_free(&memo);
     *out = doc;
     return LEDGER_OK;
 fail:
+    suggest_memo_free(&memo);
     csv_result_free(&res);
     cJSON_Delete(own_mapping);
     cJSON_Delete(doc);

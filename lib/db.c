@@ -304,6 +304,11 @@ static int migrate(ledger_db *db, ledger_error *err)
         if (exec(db, pragma, err))
             goto fail;
     }
+    /* Rows noted for the suggestion counts (by the migration that makes
+     * them, or by a program without the library) are counted here, once,
+     * rather than by the first request that writes. */
+    if (suggest_flush(db, err))
+        goto fail;
     return exec(db, "COMMIT", err);
 fail:
     sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
@@ -624,6 +629,12 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
         db_error(db, err, "SQL functions");
         goto fail;
     }
+    /* The pending rows' count changes on their way into the suggestion
+     * counts, each row's words cut once (suggest_flush), the
+     * migration that makes them among them. */
+    if (exec(db, "CREATE TEMP TABLE IF NOT EXISTS suggest_delta (owner_id INTEGER,"
+                 " category TEXT, merchant TEXT, words TEXT, nwords INTEGER, k INTEGER)", err))
+        goto fail;
     if (migrate(db, err))
         goto fail;
     /* The rows a rule matched, and the part of them it is acting on

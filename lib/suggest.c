@@ -15,6 +15,7 @@
  * move a suggestion.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,30 +25,33 @@
 
 /* The rows whose counts change: the old contribution of each pending row
  * (-1, when it was counted and its owner still exists) and the new one
- * (+1, when it has a category now). */
+ * (+1, when it has a category now), each row's words cut once into
+ * temp.suggest_delta (made by ledger_open), from which the three tables'
+ * changes are summed. */
 #define COUNTED_CATEGORY(c) "(" c " IS NOT NULL AND " c " NOT IN ('', 'uncategorised'))"
-#define DELTA \
-    "WITH d(owner_id, category, description, merchant, type, k) AS (" \
-    " SELECT owner_id, category, description, merchant, type, -1 FROM suggest_pending" \
-    "  WHERE counted AND " COUNTED_CATEGORY("category") \
-    "    AND owner_id IN (SELECT id FROM users)" \
-    " UNION ALL" \
-    " SELECT t.owner_id, t.eff_category, t.description, t.eff_merchant, t.transaction_type, 1" \
-    "   FROM suggest_pending p JOIN transactions t ON t.id = p.id" \
-    "  WHERE " COUNTED_CATEGORY("t.eff_category") ")"
 #define DELTA_WORDS \
-    DELTA ", w AS (SELECT d.owner_id, j.value AS word, d.category, SUM(d.k) AS n" \
-    "  FROM d, json_each(ledger_words(d.description, d.merchant, d.type)) j" \
+    "WITH w AS (SELECT d.owner_id, j.value AS word, d.category, SUM(d.k) AS n" \
+    "  FROM temp.suggest_delta d, json_each(d.words) j" \
     " GROUP BY 1, 2, 3 HAVING SUM(d.k) <> 0)"
 #define DELTA_CLASSES \
-    DELTA ", c AS (SELECT owner_id, category, SUM(k) AS rows," \
-    "  SUM(k * json_array_length(ledger_words(description, merchant, type))) AS words" \
-    "  FROM d GROUP BY 1, 2 HAVING SUM(k) <> 0 OR SUM(k * json_array_length(" \
-    "  ledger_words(description, merchant, type))) <> 0)"
+    "WITH c AS (SELECT owner_id, category, SUM(k) AS rows, SUM(k * nwords) AS words" \
+    "  FROM temp.suggest_delta GROUP BY 1, 2 HAVING SUM(k) <> 0 OR SUM(k * nwords) <> 0)"
 #define DELTA_MERCHANTS \
-    DELTA ", m AS (SELECT owner_id, merchant, category, SUM(k) AS n FROM d" \
+    "WITH m AS (SELECT owner_id, merchant, category, SUM(k) AS n FROM temp.suggest_delta" \
     " WHERE merchant <> '' GROUP BY 1, 2, 3 HAVING SUM(k) <> 0)"
 static const char *const SQL_FLUSH[] = {
+    "DELETE FROM temp.suggest_delta",
+    "INSERT INTO temp.suggest_delta (owner_id, category, merchant, words, nwords, k)"
+    " SELECT owner_id, category, merchant, words, json_array_length(words), k FROM"
+    " (SELECT owner_id, category, merchant, ledger_words(description, merchant, type) AS words, k"
+    "    FROM (SELECT owner_id, category, description, merchant, type, -1 AS k FROM suggest_pending"
+    "           WHERE counted AND " COUNTED_CATEGORY("category")
+    "             AND owner_id IN (SELECT id FROM users)"
+    "          UNION ALL"
+    "          SELECT t.owner_id, t.eff_category, t.description, t.eff_merchant,"
+    "                 t.transaction_type, 1"
+    "            FROM suggest_pending p JOIN transactions t ON t.id = p.id"
+    "           WHERE " COUNTED_CATEGORY("t.eff_category") "))",
     DELTA_WORDS
     " INSERT INTO suggest_words (owner_id, word, category, n) SELECT * FROM w WHERE true"
     " ON CONFLICT (owner_id, word, category) DO UPDATE SET n = n + excluded.n",
@@ -70,6 +74,7 @@ static const char *const SQL_FLUSH[] = {
     " DELETE FROM suggest_merchants WHERE n = 0 AND (owner_id, merchant, category) IN"
     " (SELECT owner_id, merchant, category FROM m)",
     "DELETE FROM suggest_pending",
+    "DELETE FROM temp.suggest_delta",
 };
 static const char SQL_PENDING[] = "SELECT EXISTS (SELECT 1 FROM suggest_pending)";
 
@@ -294,6 +299,34 @@ out:
     return rc;
 }
 
+int suggest_memory(ledger_db *db, int64_t owner, const char *merchant, struct suggestion *out,
+                   int *found, ledger_error *err)
+{
+    *found = 0;
+    memset(out, 0, sizeof *out);
+    if (suggest_flush(db, err))
+        return LEDGER_ERR;
+    return by_merchant(db, owner, merchant, out, found, err);
+}
+
+/* The sources in turn, for a row whose words are w. */
+static int suggest_words_row(ledger_db *db, int64_t owner, const char *merchant,
+                             const struct suggest_words *w, struct suggestion *out, int *found,
+                             ledger_error *err)
+{
+    *found = 0;
+    memset(out, 0, sizeof *out);
+    if (by_merchant(db, owner, merchant, out, found, err))
+        return LEDGER_ERR;
+    if (*found)
+        return LEDGER_OK;
+    if (by_words(db, owner, w, out, found, err))
+        return LEDGER_ERR;
+    if (!*found)
+        *found = suggest_builtin(w, out);
+    return LEDGER_OK;
+}
+
 int suggest_row(ledger_db *db, int64_t owner, const char *description, const char *merchant,
                 const char *type, struct suggestion *out, int *found, ledger_error *err)
 {
@@ -302,16 +335,119 @@ int suggest_row(ledger_db *db, int64_t owner, const char *description, const cha
     *found = 0;
     memset(out, 0, sizeof *out);
     /* What this transaction wrote counts too. */
-    if (suggest_flush(db, err) || by_merchant(db, owner, merchant, out, found, err))
+    if (suggest_flush(db, err))
         return LEDGER_ERR;
-    if (*found)
-        return LEDGER_OK;
     suggest_cut(description, merchant, type, &w);
-    if (by_words(db, owner, &w, out, found, err))
+    return suggest_words_row(db, owner, merchant, &w, out, found, err);
+}
+
+/* ---- a memo of suggestions, for the rows of one file -------------------------
+ * A suggestion depends on the row's merchant and its words alone (numbers,
+ * the part of a description that differs from one line of a payee's to
+ * the next, are no words), and the counts do not change while a file is
+ * read: the rows of a file, which repeat their payees, each ask once. */
+struct suggest_memo_entry {
+    char *key;                /* merchant, then the words and the direction */
+    struct suggestion s;
+    int found;
+};
+
+/* The memo holds at most this many entries; past it rows ask the counts. */
+#define MEMO_MAX 65536
+
+static uint64_t memo_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603u;
+
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+/* The key of a row: merchant, its words and direction, each ended by
+ * 0x1f (which no cleaned word holds). */
+static char *memo_key(const char *merchant, const struct suggest_words *w)
+{
+    size_t n = (merchant ? strlen(merchant) : 0) + 16, k = 0;
+    char *key;
+    int i;
+
+    n += (size_t)w->n * (SUGGEST_WORD_LEN + 1);
+    if ((key = malloc(n)) == NULL)
+        return NULL;
+    k += (size_t)snprintf(key + k, n - k, "%s\x1f", merchant ? merchant : "");
+    for (i = 0; i < w->n; i++)
+        k += (size_t)snprintf(key + k, n - k, "%s\x1f", w->text[i]);
+    snprintf(key + k, n - k, "%ld", (long)w->id[w->n]);
+    return key;
+}
+
+int suggest_row_memo(ledger_db *db, int64_t owner, struct suggest_memo *memo,
+                     const char *description, const char *merchant, const char *type,
+                     struct suggestion *out, int *found, ledger_error *err)
+{
+    struct suggest_words w;
+    struct suggest_memo_entry *e = NULL;
+    char *key;
+    size_t i;
+
+    if (suggest_flush(db, err))
         return LEDGER_ERR;
-    if (!*found)
-        *found = suggest_builtin(&w, out);
+    suggest_cut(description, merchant, type, &w);
+    if ((key = memo_key(merchant, &w)) == NULL)
+        return ledger_error_oom(err);
+    if (memo->n * 10 >= memo->cap * 7 && memo->n < MEMO_MAX) {
+        size_t cap = memo->cap ? 2 * memo->cap : 256;
+        struct suggest_memo_entry *t = calloc(cap, sizeof *t);
+
+        if (t == NULL) {
+            free(key);
+            return ledger_error_oom(err);
+        }
+        for (i = 0; i < memo->cap; i++)
+            if (memo->e[i].key) {
+                size_t j = memo_hash(memo->e[i].key) & (cap - 1);
+
+                while (t[j].key)
+                    j = (j + 1) & (cap - 1);
+                t[j] = memo->e[i];
+            }
+        free(memo->e);
+        memo->e = t;
+        memo->cap = cap;
+    }
+    for (i = memo_hash(key) & (memo->cap - 1); memo->e[i].key; i = (i + 1) & (memo->cap - 1))
+        if (strcmp(memo->e[i].key, key) == 0) {
+            *out = memo->e[i].s;
+            *found = memo->e[i].found;
+            free(key);
+            return LEDGER_OK;
+        }
+    if (memo->n * 10 < memo->cap * 7)
+        e = &memo->e[i];
+    if (suggest_words_row(db, owner, merchant, &w, out, found, err)) {
+        free(key);
+        return LEDGER_ERR;
+    }
+    if (e == NULL) {
+        free(key);
+        return LEDGER_OK;
+    }
+    e->key = key;
+    e->s = *out;
+    e->found = *found;
+    memo->n++;
     return LEDGER_OK;
+}
+
+void suggest_memo_free(struct suggest_memo *memo)
+{
+    size_t i;
+
+    for (i = 0; i < memo->cap; i++)
+        free(memo->e[i].key);
+    free(memo->e);
+    memset(memo, 0, sizeof *memo);
 }
 
 int suggestion_add_json(cJSON *o, const struct suggestion *s)

@@ -55,6 +55,21 @@ struct suggestion {
 int suggest_flush(ledger_db *db, ledger_error *err);
 /* owner's suggestion for a row with these texts: *found 0 when there is
  * none.  Reads only owner's counts. */
+/* suggest_row for the rows of one file, remembering each answer by the
+ * row's merchant and words (suggest.c): memo starts zeroed, and is freed
+ * by suggest_memo_free. */
+struct suggest_memo {
+    struct suggest_memo_entry *e;
+    size_t cap, n;
+};
+int suggest_row_memo(ledger_db *db, int64_t owner, struct suggest_memo *memo,
+                     const char *description, const char *merchant, const char *type,
+                     struct suggestion *out, int *found, ledger_error *err);
+void suggest_memo_free(struct suggest_memo *memo);
+/* Merchant memory alone (the first of suggest_row's sources): all an
+ * automatic run with the default threshold can take. */
+int suggest_memory(ledger_db *db, int64_t owner, const char *merchant, struct suggestion *out,
+                   int *found, ledger_error *err);
 int suggest_row(ledger_db *db, int64_t owner, const char *description, const char *merchant,
                 const char *type, struct suggestion *out, int *found, ledger_error *err);
 /* The built-in prior alone (for a user with no history), as data. */

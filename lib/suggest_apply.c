@@ -323,6 +323,9 @@ int suggest_auto(ledger_db *db, int64_t me, int64_t after_id, cJSON **run, ledge
     db_stmt_done(st);
     if (step != SQLITE_ROW && step != SQLITE_DONE)
         return db_error(db, err, "suggestions");
+    /* Past 100 nothing passes: no row need be looked at. */
+    if (has_threshold && threshold > 100)
+        return LEDGER_OK;
     if ((st = db_stmt(db, SQL_NEW_ROWS, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);
@@ -356,7 +359,9 @@ int suggest_auto(ledger_db *db, int64_t me, int64_t after_id, cJSON **run, ledge
         struct suggestion s;
         int found;
 
-        if (suggest_row(db, me, rows[i].d, rows[i].m, rows[i].t, &s, &found, err))
+        /* The default takes merchant memory alone, so only it is read. */
+        if (has_threshold ? suggest_row(db, me, rows[i].d, rows[i].m, rows[i].t, &s, &found, err)
+                          : suggest_memory(db, me, rows[i].m, &s, &found, err))
             goto out;
         if (!found || !suggest_passes(&s, has_threshold, threshold))
             continue;
