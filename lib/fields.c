@@ -419,3 +419,18 @@ int page_parse(const struct ledger_params *p, int64_t dflt, struct page *out, le
         return error_field(err, "offset", "offset must be a whole number, 0 or more");
     return LEDGER_OK;
 }
+
+void page_footer(cJSON *doc, const struct page *p, int64_t n, int64_t total)
+{
+    cJSON_AddNumberToObject(doc, "total", (double)total);
+    cJSON_AddNumberToObject(doc, "limit", (double)p->limit);
+    cJSON_AddNumberToObject(doc, "offset", (double)p->offset);
+    if (p->offset + n < total) {
+        char next[32];
+
+        snprintf(next, sizeof next, "%lld", (long long)(p->offset + n));
+        cJSON_AddStringToObject(doc, "next_cursor", next);
+    } else {
+        cJSON_AddNullToObject(doc, "next_cursor");
+    }
+}

@@ -86,5 +86,9 @@ struct page {
 };
 int page_parse(const struct ledger_params *p, int64_t dflt, struct page *out, ledger_error *err);
 int page_limit(const struct ledger_params *p, int64_t dflt, int64_t *limit, ledger_error *err);
+/* An offset-paged list's {total, limit, offset, next_cursor} on doc, n its
+ * page's items: next_cursor the next page's offset as text, null at the
+ * end. */
+void page_footer(cJSON *doc, const struct page *p, int64_t n, int64_t total);
 
 #endif /* LEDGER_FIELDS_H */

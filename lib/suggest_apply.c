@@ -124,17 +124,7 @@ int ledger_suggestion_list(ledger_db *db, int64_t me, const struct ledger_params
             goto oom;
         }
     }
-    cJSON_AddNumberToObject(doc, "total", (double)total);
-    cJSON_AddNumberToObject(doc, "limit", (double)page.limit);
-    cJSON_AddNumberToObject(doc, "offset", (double)page.offset);
-    if (page.offset + n < total) {
-        char next[32];
-
-        snprintf(next, sizeof next, "%lld", (long long)(page.offset + n));
-        cJSON_AddStringToObject(doc, "next_cursor", next);
-    } else {
-        cJSON_AddNullToObject(doc, "next_cursor");
-    }
+    page_footer(doc, &page, (int64_t)n, (int64_t)total);
     *out = doc;
     return LEDGER_OK;
 oom:
