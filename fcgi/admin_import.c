@@ -21,7 +21,7 @@
 
 static const struct admin_usage import_usage = {
     "import", "--db PATH | --config FILE --user USER [--mapping FILE] [--format F]\n"
-              "                           [--allow-duplicates] FILE...",
+              "                           [--date-order dmy|mdy] [--allow-duplicates] FILE...",
     "Imports bank files for USER (an identity, an email, or id:N; see `users`)\n"
     "the way the web client does: CSV through preview and commit (every row\n"
     "tagged csv-import), OFX/QFX, QIF and CAMT.053 as statements (rows seen\n"
@@ -37,6 +37,8 @@ static const struct admin_usage import_usage = {
     "  --format F           csv, ofx (any statement file: OFX, QFX, QIF, CAMT.053)\n"
     "                       or auto (default: .ofx/.qfx/.qif/.xml/.csv by name,\n"
     "                       else by content)\n"
+    "  --date-order O       dmy or mdy: the day order of a QIF file whose every date\n"
+    "                       reads both ways (the route's date_order)\n"
     "  --allow-duplicates   also import CSV rows that match an existing row\n"
     "Progress is a bar on stderr when it is a terminal, plain lines otherwise.\n"
     "Exit status: 0 every file imported, 1 any file refused, 2 usage.\n",
@@ -49,6 +51,7 @@ struct import {
     int64_t user;
     cJSON *mapping;       /* owned */
     int allow_duplicates;
+    const char *date_order;   /* a statement file's date_order, or NULL */
     enum format format;
     struct progress bar;
 };
@@ -218,9 +221,12 @@ static int import_ofx(struct import *im, const char *path, const char *buf, size
                       ledger_error *err)
 {
     cJSON *result = NULL, *w;
+    struct ledger_param param = { (char *)"date_order", (char *)im->date_order };
+    struct ledger_params params = { &param, im->date_order ? 1 : 0 };
     int created;
 
-    if (ledger_statement_import(im->db, im->user, buf, len, &result, &created, err))
+    if (ledger_statement_import_file(im->db, im->user, buf, len, &params, NULL, &result, &created,
+                                     err))
         return -1;
     progress_clear(&im->bar);
     printf("%s: imported %d rows into %d statement%s (%d seen before, skipped)\n", path,
@@ -285,6 +291,7 @@ int admin_import(int argc, char **argv)
         { "mapping", required_argument, NULL, 'm' },
         { "format", required_argument, NULL, 'F' },
         { "allow-duplicates", no_argument, NULL, 'a' },
+        { "date-order", required_argument, NULL, 'D' },
         { NULL, 0, NULL, 0 }
     };
     struct admin_db o;
@@ -304,6 +311,10 @@ int admin_import(int argc, char **argv)
             mapping = optarg;
         } else if (c == 'a') {
             im.allow_duplicates = 1;
+        } else if (c == 'D') {
+            if (strcmp(optarg, "dmy") != 0 && strcmp(optarg, "mdy") != 0)
+                return admin_usage_error(&import_usage, "--date-order is dmy or mdy");
+            im.date_order = optarg;
         } else if (c == 'F') {
             if (strcmp(optarg, "csv") == 0)
                 im.format = FORMAT_CSV;

@@ -196,6 +196,17 @@ is(scalar @{ $rig->get('/api/statements', user => 'alice')->{json}{items} }, 1,
    'the statement is listed by the service');
 ($rc, $out) = admin('import', '--db', $db, '--user', 'alice', "$src/t/data/ofx/bank.qfx");
 like($out, qr/imported 0 rows .*\($qfx_rows seen before, skipped\)/, 'the same file again creates nothing');
+# A QIF file whose every date reads both ways needs its day order said.
+Rig::write_file("$dir/both.qif", "!Type:Bank\nD01/02/2024\nT-5.00\nPQIF both ways\n^\n");
+($rc, undef, $err) = admin('import', '--db', $db, '--user', 'alice', "$dir/both.qif");
+is($rc, 1, 'an ambiguous QIF file is refused') or diag($err);
+like($err, qr/date_order/, 'saying the day order is wanted');
+($rc, $out, $err) = admin('import', '--db', $db, '--user', 'alice', '--date-order', 'dmy', "$dir/both.qif");
+is($rc, 0, '--date-order dmy imports it') or diag($err);
+$rows = $rig->get('/api/transactions?search=QIF+both', user => 'alice')->{json}{items};
+is($rows->[0]{date}, '2024-02-01', 'day first: 1 February');
+($rc) = admin('import', '--db', $db, '--user', 'alice', '--date-order', 'ymd', "$dir/both.qif");
+is($rc, 2, '--date-order takes dmy or mdy only');
 ($rc, undef, $err) = admin('import', '--db', $db, '--user', 'nobody', "$src/t/data/ofx/bank.qfx");
 is($rc, 1, 'an unknown user is refused, not created');
 like($err, qr/no user 'nobody'/, 'saying so');
