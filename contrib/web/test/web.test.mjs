@@ -1229,6 +1229,19 @@ await step('rule names', () => asUser('carol', async (p) => {
     'rules: a preview shows the row by date, description and amount, and the changes in words', text);
 }));
 
+// ================================================================ a statement file's warnings
+// A file read with a warning (an empty CURDEF) says so on the page.
+await step('statements: warnings', () => asUser('erin', async (p) => {
+  await go('statements', p);
+  await p.getByText('Import a statement file').click();
+  await p.getByLabel('OFX, QFX, QIF or CAMT.053 statement file').setInputFiles({ name: 'empty-tags.ofx', mimeType: 'application/x-ofx',
+    buffer: readFileSync(new URL('../../../t/data/bank/ofx/ofxparse-v102-empty-tags.ofx', import.meta.url)) });
+  await p.getByRole('button', { name: 'Import statement' }).click();
+  const warned = p.getByRole('list', { name: 'Import warnings' });
+  await warned.waitFor();
+  ok(/CURDEF> is empty/.test(await warned.textContent()), 'statements: an import\'s warnings are shown', await warned.textContent());
+}));
+
 // ================================================================ minor: amounts, percentages (money)
 await step('amount inputs', () => asUser('carol', async (p) => {
   await go('transactions', p);

@@ -22,11 +22,15 @@ export async function render(main) {
       const bytes = await file.files[0].arrayBuffer();
       // The service tells the formats apart by their content.
       const res = await api.request('POST', '/statements/import', bytes, { raw: true, type: 'application/octet-stream' });
-      // {statements, imported, skipped_duplicates}: a file seen before
-      // makes no statement and imports nothing.
+      // {statements, imported, skipped_duplicates, warnings}: a file seen
+      // before makes no statement and imports nothing; each warning names
+      // a value the file held that was dropped or read other than written.
       const n = (res.statements || []).length;
       const skipped = res.skipped_duplicates ? `, ${res.skipped_duplicates} already there` : '';
-      say(box, `Imported ${n} statement${n === 1 ? '' : 's'} with ${res.imported || 0} row${res.imported === 1 ? '' : 's'}${skipped}.`);
+      const warnings = res.warnings || [];
+      say(box, `Imported ${n} statement${n === 1 ? '' : 's'} with ${res.imported || 0} row${res.imported === 1 ? '' : 's'}${skipped}.${warnings.length ? ' Read with these warnings:' : ''}`,
+        warnings.length ? 'warn' : 'ok');
+      if (warnings.length) box.append(h('ul', { class: 'warnings', 'aria-label': 'Import warnings' }, warnings.map((w) => h('li', {}, w))));
       file.value = '';
       await load();
     }, upload);
