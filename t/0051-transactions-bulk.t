@@ -536,7 +536,8 @@ mk('erin', description => 'g3', merchant => 'Gamma Bank', category => 'fees',
    transaction_type => 'payment', amount => 0.5, date => '2024-04-03');
 my $delta = mk('erin', description => 'd1', merchant => 'Delta Books', category => 'education',
                amount => 15, date => '2024-05-01');
-mk('erin', description => 'no merchant at all', amount => 7, date => '2024-05-02');
+# Digits alone name no merchant (the cleaner finds none in them).
+mk('erin', description => '0044 1234 5678', amount => 7, date => '2024-05-02');
 # Shared with erin, but alice's: not one of erin's merchants.
 mk('alice', description => 'shared with erin', merchant => 'Alpha Cafe', amount => 40,
    splits => [{ participant_id => $uid{erin}, share_percent => 50 }]);
