@@ -13,6 +13,7 @@ use Test::More;
 use JSON::PP;
 use Encode qw(decode_utf8);
 use Rig;
+use CommonChecks qw(same_rows);
 
 my $dir = Rig::srcdir() . '/t/data/bank/ofx';
 opendir my $dh, $dir or die "$dir: $!";
@@ -119,13 +120,7 @@ for my $file (@files) {
             . " 'DIRECTDEP', 'DIRECTDEBIT', 'REPEATPMT', 'HOLD', 'OTHER') THEN '' ELSE description END) FROM transactions WHERE owner_id = $uid"))) {
         push @got, $line;
     }
-    my %diff;
-    $diff{$_}++ for @want;
-    $diff{$_}-- for @got;
-    my @missing = grep { $diff{$_} > 0 } sort keys %diff;
-    my @extra = grep { $diff{$_} < 0 } sort keys %diff;
-    ok(!@missing && !@extra, "$file: every row's date, signed amount and name")
-        or diag(join "\n", (map { "missing: $_" } @missing), map { "stored: $_" } @extra);
+    same_rows(\@got, \@want, "$file: every row's date, signed amount and name");
     my %stored = map { $_ => 1 } split /\n/,
         decode_utf8 $rig->sql("SELECT fitid FROM transactions WHERE owner_id = $uid");
     my @lost = grep { $fitids{$_} == 1 && !$stored{$_} } sort keys %fitids;

@@ -16,6 +16,7 @@ use Test::More;
 use JSON::PP;
 use Encode qw(decode_utf8 encode_utf8);
 use Rig;
+use CommonChecks qw(same_rows);
 
 my $base = Rig::srcdir() . '/t/data/bank';
 my @files;
@@ -110,13 +111,7 @@ for my $file (@files) {
     @got = split /\n/, decode_utf8($rig->sql(
         "SELECT date || '|' || (CASE WHEN fitid_out THEN -amount ELSE amount END) || '|' ||"
         . " COALESCE(merchant, '') FROM transactions WHERE owner_id = $uid"));
-    my %diff;
-    $diff{$_}++ for @want;
-    $diff{$_}-- for @got;
-    my @missing = grep { $diff{$_} > 0 } sort keys %diff;
-    my @stored = grep { $diff{$_} < 0 } sort keys %diff;
-    ok(!@missing && !@stored, "$file: every row's date, signed amount and counterparty")
-        or diag(join "\n", (map { "missing: $_" } @missing), map { "stored: $_" } @stored);
+    same_rows(\@got, \@want, "$file: every row's date, signed amount and counterparty");
     my $descriptions = decode_utf8($rig->sql("SELECT description FROM transactions WHERE owner_id = $uid"));
     my @lost = grep { index($descriptions, $_) < 0 } @memos;
     is_deeply(\@lost, [], "$file: every row's text is in its description");

@@ -11,8 +11,22 @@ use IO::Socket::INET;
 use JSON::PP;
 use MIME::Base64 ();
 
-our @EXPORT_OK = qw(run error_is participant_ok ok_json manual_ok manual_id m2 user_ids);
+our @EXPORT_OK = qw(run error_is participant_ok ok_json manual_ok manual_id m2 user_ids same_rows);
 use Exporter 'import';
+
+# same_rows(\@got, \@want, $name): the two lists hold the same lines as
+# many times each, in any order; a failure lists what is missing and what
+# was stored beside it.
+sub same_rows {
+    my ($got, $want, $name) = @_;
+    my %diff;
+    $diff{$_}++ for @$want;
+    $diff{$_}-- for @$got;
+    my @missing = grep { $diff{$_} > 0 } sort keys %diff;
+    my @stored = grep { $diff{$_} < 0 } sort keys %diff;
+    return ok(!@missing && !@stored, $name)
+        || diag(join "\n", (map { "missing: $_" } @missing), map { "stored: $_" } @stored);
+}
 
 # error_is($res, $status, $code, $name, [$field])
 sub error_is {
