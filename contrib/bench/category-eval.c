@@ -1,22 +1,24 @@
 /*
- * category-eval: how well the category suggestions (lib/suggest.c) do on a
- * labeled export, beside the baseline "merchant -> its most frequent
- * category".
+ * category-eval: how well the category suggestions (lib/suggest.c) do on
+ * labeled rows, beside the baseline "merchant -> its most frequent
+ * category (else the overall most frequent)".
  *
- *     category-eval FILE.csv [FILE.csv...]
+ *     category-eval FILE.csv|FILE.tsv [...]
  *
- * Each file is one person's history: a header naming at least date,
- * description and category columns (amount optional: a positive amount is
- * money in, as bank CSVs write it).
- * Rows whose category is empty or "N/A" are unlabeled and left out.  Each
- * file is taken by date: its first 70% are written to an in-memory ledger
- * as one user's categorised rows, and a suggestion is asked for each of
- * the rest, as a row without a category.  A row's merchant is the first
- * two words suggest_cut keeps of its description (a trivial cleaner; the
- * same key feeds the baseline and merchant memory).  Prints, per file and
- * overall: rows trained and tested, the baseline's accuracy (a merchant
- * never seen counts as wrong), ours (no suggestion counts as wrong), and
- * the mean time of one suggestion.
+ * A .tsv file is the labeled merchant corpus (t/data/merchants/README:
+ * source, raw bank text, merchant, date, category), one history per
+ * source.  Any other file is one person's history in CSV: a header naming
+ * at least date, description and category columns (amount optional: a
+ * positive amount is money in, as bank CSVs write it).  Rows whose
+ * category is empty or "N/A" are unlabeled and left out.  Each history is
+ * taken by date: its first 70% are written to an in-memory ledger as one
+ * user's categorised rows, and a suggestion is asked for each of the
+ * rest, as a row without a category.  A row's merchant is what the
+ * ledger would give it, the cleaner's name for its text
+ * (lib/merchant_clean.c); the same name feeds the baseline and merchant
+ * memory.  Prints, per history and overall: rows trained and tested, the
+ * baseline's accuracy, ours (no suggestion counts as wrong) with each
+ * source's share, and the mean time of one suggestion.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,14 +27,21 @@
 #include <time.h>
 
 #include "db.h"
+#include "merchant_clean.h"
 #include "suggest.h"
 
 #define FIELDS_MAX 32
 #define LINE_MAX_BYTES 8192
 
 struct row {
-    char date[16], *description, *category, merchant[2 * (SUGGEST_WORD_LEN + 1)];
+    char date[16], *source, *description, *category, merchant[MERCHANT_CLEAN_MAX];
     int in;
+    size_t seq; /* the order read, for ties of date */
+};
+
+struct rows {
+    struct row *r;
+    size_t n, cap;
 };
 
 /* One CSV line split in place (quotes as RFC 4180 has them, within a line). */
@@ -93,9 +102,18 @@ static int iso_date(const char *s, char out[16])
     return 1;
 }
 
-static int by_date(const void *a, const void *b)
+/* By source, then date; qsort is not stable, so the file's order breaks
+ * ties (seq). */
+static int by_source_date(const void *a, const void *b)
 {
-    return strcmp(((const struct row *)a)->date, ((const struct row *)b)->date);
+    const struct row *x = a, *y = b;
+    int c = strcmp(x->source, y->source);
+
+    if (c == 0)
+        c = strcmp(x->date, y->date);
+    if (c == 0)
+        c = x->seq < y->seq ? -1 : x->seq > y->seq;
+    return c;
 }
 
 static int col(char **f, int n, const char *name)
@@ -113,22 +131,53 @@ struct tally {
     double seconds;
 };
 
-static int eval_file(const char *path, struct tally *t)
+/* One labeled row into rows, its merchant the cleaner's; 0, or -1 when
+ * memory ran out. */
+static int add_row(struct rows *rs, struct merchant_cleaner *mc, const char *source, const char *date,
+                   const char *description, const char *category, int in)
 {
-    FILE *fp = fopen(path, "r");
-    char line[LINE_MAX_BYTES], *f[FIELDS_MAX];
-    int n, cd, cs, cc, ca, i;
-    struct row *rows = NULL;
-    size_t nrows = 0, cap = 0, k, cut;
-    ledger_db *db = NULL;
-    ledger_error err;
-    int64_t me;
-    sqlite3_stmt *ins = NULL;
+    struct row r;
+    char folded[LEDGER_CATEGORY_MAX];
 
-    if (fp == NULL || fgets(line, sizeof line, fp) == NULL) {
-        fprintf(stderr, "%s: cannot read\n", path);
-        return -1;
+    memset(&r, 0, sizeof r);
+    if (!*category || strcmp(category, "N/A") == 0 || !iso_date(date, r.date))
+        return 0;
+    /* As every write folds it (rule C). */
+    ledger_category_fold(category, folded);
+    r.source = strdup(source);
+    r.description = strdup(description);
+    r.category = strdup(folded);
+    r.in = in;
+    r.seq = rs->n;
+    if (merchant_clean(mc, description, r.merchant, NULL) < 0 || !r.source || !r.description || !r.category)
+        goto oom;
+    if (rs->n == rs->cap) {
+        size_t cap = rs->cap ? 2 * rs->cap : 256;
+        struct row *p = realloc(rs->r, cap * sizeof *p);
+
+        if (p == NULL)
+            goto oom;
+        rs->r = p;
+        rs->cap = cap;
     }
+    rs->r[rs->n++] = r;
+    return 0;
+oom:
+    free(r.source);
+    free(r.description);
+    free(r.category);
+    return -1;
+}
+
+/* A CSV history: its source is the file's name. */
+static int read_csv(const char *path, FILE *fp, struct rows *rs, struct merchant_cleaner *mc)
+{
+    char line[LINE_MAX_BYTES], *f[FIELDS_MAX];
+    const char *base = strrchr(path, '/');
+    int n, cd, cs, cc, ca;
+
+    if (fgets(line, sizeof line, fp) == NULL)
+        return -1;
     n = split(line, f);
     cd = col(f, n, "date");
     cs = col(f, n, "description");
@@ -138,34 +187,78 @@ static int eval_file(const char *path, struct tally *t)
         fprintf(stderr, "%s: the header needs date, description and category\n", path);
         return -1;
     }
+    while (fgets(line, sizeof line, fp))
+        if ((n = split(line, f)) > cd && n > cs && n > cc
+            && add_row(rs, mc, base ? base + 1 : path, f[cd], f[cs], f[cc], ca >= 0 && ca < n && atof(f[ca]) > 0))
+            return -1;
+    return 0;
+}
+
+/* The merchant corpus: source TAB raw TAB merchant TAB date TAB category. */
+static int read_tsv(FILE *fp, struct rows *rs, struct merchant_cleaner *mc)
+{
+    char line[LINE_MAX_BYTES];
+
     while (fgets(line, sizeof line, fp)) {
-        struct row r;
-        struct suggest_words w;
+        char *f[5];
+        int n = 0;
+        char *p = line;
 
-        if ((n = split(line, f)) <= cd || n <= cs || n <= cc || !*f[cc] || strcmp(f[cc], "N/A") == 0
-            || !iso_date(f[cd], r.date))
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0] == '#')
             continue;
-        r.description = strdup(f[cs]);
-        {
-            /* As every write folds it (rule C). */
-            char folded[LEDGER_CATEGORY_MAX];
-
-            ledger_category_fold(f[cc], folded);
-            r.category = strdup(folded);
+        while (n < 5) {
+            f[n++] = p;
+            if ((p = strchr(p, '\t')) == NULL)
+                break;
+            *p++ = '\0';
         }
-        r.in = ca >= 0 && ca < n && atof(f[ca]) > 0;
-        suggest_cut(r.description, NULL, NULL, &w);
-        snprintf(r.merchant, sizeof r.merchant, "%s%s%s", w.n > 0 ? w.text[0] : "",
-                 w.n > 1 ? " " : "", w.n > 1 ? w.text[1] : "");
-        if (nrows == cap)
-            rows = realloc(rows, (cap = cap ? 2 * cap : 256) * sizeof *rows);
-        rows[nrows++] = r;
+        if (n == 5 && add_row(rs, mc, f[0], f[3], f[1], f[4], 0))
+            return -1;
     }
-    fclose(fp);
-    qsort(rows, nrows, sizeof *rows, by_date);
-    cut = nrows * 7 / 10;
+    return 0;
+}
+
+/* The training part's most frequent category for merchant, else its most
+ * frequent of all; NULL when it has none. */
+static char *baseline(ledger_db *db, const char *merchant)
+{
+    static const char *const sql[] = {
+        "SELECT category FROM transactions WHERE merchant = ?1"
+        " GROUP BY category ORDER BY COUNT(*) DESC, category LIMIT 1",
+        "SELECT category FROM transactions GROUP BY category ORDER BY COUNT(*) DESC, category LIMIT 1",
+    };
+    char *out = NULL;
+    int i;
+
+    for (i = 0; i < 2 && out == NULL; i++) {
+        sqlite3_stmt *st;
+
+        if (sqlite3_prepare_v2(db->sql, sql[i], -1, &st, NULL) != SQLITE_OK)
+            return NULL;
+        if (i == 0)
+            sqlite3_bind_text(st, 1, merchant, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            out = strdup((const char *)sqlite3_column_text(st, 0));
+        sqlite3_finalize(st);
+    }
+    return out;
+}
+
+/* One history (rows of one source, in date order): train on its first
+ * 70%, suggest for the rest. */
+static int eval_history(const struct row *rows, size_t nrows, struct tally *t)
+{
+    size_t k, cut = nrows * 7 / 10;
+    ledger_db *db = NULL;
+    ledger_error err;
+    int64_t me;
+    sqlite3_stmt *ins = NULL;
+    int i;
+
     if (ledger_open(":memory:", &db, &err) || ledger_user_resolve(db, "eval", NULL, NULL, &me, &err)) {
-        fprintf(stderr, "%s: %s\n", path, err.message);
+        fprintf(stderr, "%s: %s\n", nrows ? rows[0].source : "", err.message);
+        ledger_close(db);
         return -1;
     }
     ledger_begin(db, 1, &err);
@@ -184,7 +277,8 @@ static int eval_file(const char *path, struct tally *t)
     }
     sqlite3_finalize(ins);
     if (ledger_commit(db, &err)) {
-        fprintf(stderr, "%s: %s\n", path, err.message);
+        fprintf(stderr, "%s: %s\n", rows[0].source, err.message);
+        ledger_close(db);
         return -1;
     }
     t->train += (long)cut;
@@ -192,20 +286,12 @@ static int eval_file(const char *path, struct tally *t)
     for (k = cut; k < nrows; k++) {
         struct suggestion s;
         struct timespec a, b;
-        sqlite3_stmt *st;
         int found;
-        const char *base = NULL;
+        char *base = baseline(db, rows[k].merchant);
         static const char *const sources[] = { SUGGEST_MERCHANT, SUGGEST_WORDS, SUGGEST_BUILTIN };
 
-        /* The baseline: the merchant's most frequent category in training. */
-        sqlite3_prepare_v2(db->sql, "SELECT category FROM transactions WHERE merchant = ?1"
-                                    " GROUP BY category ORDER BY COUNT(*) DESC, category LIMIT 1",
-                           -1, &st, NULL);
-        sqlite3_bind_text(st, 1, rows[k].merchant, -1, SQLITE_STATIC);
-        if (sqlite3_step(st) == SQLITE_ROW)
-            base = (const char *)sqlite3_column_text(st, 0);
         t->base_ok += base && strcmp(base, rows[k].category) == 0;
-        sqlite3_finalize(st);
+        free(base);
         clock_gettime(CLOCK_MONOTONIC, &a);
         suggest_row(db, me, rows[k].description, rows[k].merchant, rows[k].in ? "credit" : "debit",
                     &s, &found, &err);
@@ -223,53 +309,91 @@ static int eval_file(const char *path, struct tally *t)
     }
     ledger_rollback(db);
     ledger_close(db);
-    for (k = 0; k < nrows; k++) {
-        free(rows[k].description);
-        free(rows[k].category);
-    }
-    free(rows);
     return 0;
 }
 
 static void report(const char *name, const struct tally *t)
 {
-    printf("%-28s train %5ld  test %5ld  baseline %5.1f%%  suggestions %5.1f%%"
-           "  (merchant %ld/%ld, words %ld/%ld, builtin %ld/%ld)  %.1f us/suggestion\n",
-           name, t->train, t->test, t->test ? 100.0 * t->base_ok / t->test : 0,
-           t->test ? 100.0 * t->ours_ok / t->test : 0, t->source_ok[0], t->by_source[0],
-           t->source_ok[1], t->by_source[1], t->source_ok[2], t->by_source[2],
+    char by[64];
+
+    snprintf(by, sizeof by, "merchant %ld/%ld, words %ld/%ld, builtin %ld/%ld", t->source_ok[0], t->by_source[0],
+             t->source_ok[1], t->by_source[1], t->source_ok[2], t->by_source[2]);
+    printf("%-20s %5ld %5ld %8.1f%% %8.1f%%   %-36s %.1f\n", name, t->train, t->test,
+           t->test ? 100.0 * t->base_ok / t->test : 0, t->test ? 100.0 * t->ours_ok / t->test : 0, by,
            t->test ? 1e6 * t->seconds / t->test : 0);
+}
+
+static void add_tally(struct tally *all, const struct tally *t)
+{
+    int j;
+
+    all->train += t->train;
+    all->test += t->test;
+    all->base_ok += t->base_ok;
+    all->ours_ok += t->ours_ok;
+    all->seconds += t->seconds;
+    for (j = 0; j < 3; j++) {
+        all->by_source[j] += t->by_source[j];
+        all->source_ok[j] += t->source_ok[j];
+    }
 }
 
 int main(int argc, char **argv)
 {
     struct tally all;
-    int i, j;
+    struct rows rs = { NULL, 0, 0 };
+    struct merchant_cleaner *mc = merchant_cleaner_new();
+    size_t k, first;
+    int i, histories = 0, rc = 3;
 
     memset(&all, 0, sizeof all);
     if (argc < 2) {
-        fprintf(stderr, "usage: category-eval FILE.csv [FILE.csv...]\n");
+        fprintf(stderr, "usage: category-eval FILE.csv|FILE.tsv [...]\n");
+        merchant_cleaner_free(mc);
         return 2;
     }
+    if (mc == NULL)
+        return 3;
     for (i = 1; i < argc; i++) {
-        struct tally t;
-        const char *base = strrchr(argv[i], '/');
+        FILE *fp = fopen(argv[i], "r");
+        size_t len = strlen(argv[i]);
+        int bad;
 
-        memset(&t, 0, sizeof t);
-        if (eval_file(argv[i], &t))
-            return 3;
-        report(base ? base + 1 : argv[i], &t);
-        all.train += t.train;
-        all.test += t.test;
-        all.base_ok += t.base_ok;
-        all.ours_ok += t.ours_ok;
-        all.seconds += t.seconds;
-        for (j = 0; j < 3; j++) {
-            all.by_source[j] += t.by_source[j];
-            all.source_ok[j] += t.source_ok[j];
+        if (fp == NULL) {
+            fprintf(stderr, "%s: cannot read\n", argv[i]);
+            goto out;
         }
+        bad = len > 4 && strcmp(argv[i] + len - 4, ".tsv") == 0 ? read_tsv(fp, &rs, mc)
+                                                                 : read_csv(argv[i], fp, &rs, mc);
+        fclose(fp);
+        if (bad)
+            goto out;
     }
-    if (argc > 2)
+    qsort(rs.r, rs.n, sizeof *rs.r, by_source_date);
+    printf("%-20s %5s %5s %9s %9s   %-36s %s\n", "history", "train", "test", "baseline", "ours",
+           "ours by source (right/asked)", "us/suggestion");
+    for (first = 0; first < rs.n; first = k) {
+        struct tally t;
+
+        for (k = first; k < rs.n && strcmp(rs.r[k].source, rs.r[first].source) == 0; k++)
+            ;
+        memset(&t, 0, sizeof t);
+        if (eval_history(rs.r + first, k - first, &t))
+            goto out;
+        report(rs.r[first].source, &t);
+        add_tally(&all, &t);
+        histories++;
+    }
+    if (histories > 1)
         report("all", &all);
-    return 0;
+    rc = 0;
+out:
+    for (k = 0; k < rs.n; k++) {
+        free(rs.r[k].source);
+        free(rs.r[k].description);
+        free(rs.r[k].category);
+    }
+    free(rs.r);
+    merchant_cleaner_free(mc);
+    return rc;
 }
