@@ -7,7 +7,7 @@
  * writes is data here, not code, so a new processor prefix or legal form
  * is one line.  The order is the rule: brands whose raw text the later
  * steps would mangle first, then the processors' and wallets' prefixes,
- * the fixed-width padding, numbers of every kind (references, store and
+ * the chains whose descriptor is not their name, the fixed-width padding, numbers of every kind (references, store and
  * terminal numbers, card masks, dates, times, phone numbers), URLs down to
  * their brand, the trailing location, the legal form; then a readable
  * case, word by word.  The same text always gives the same name.
@@ -47,14 +47,6 @@ static const struct pattern PATTERNS[] = {
                 "\\s+RETA|\\s+DIGITAL|\\s+SERVICES|\\s*\\*|\\s+PAYMENTS|\\s+WEB\\s+SERVICES).*$", "Amazon" },
     { "apple", "^.*\\bAPPLE\\.COM\\s*/\\s*(?:BILL|US).*$", "Apple" },
     { "itunes", "^.*\\bITUNES\\.COM.*$", "iTunes" },
-    /* Chains whose card descriptor is not their name. */
-    { "walmart", "^(?:WM SUPERCENTER|WAL-?MART|WALMART)\\b.*$", "Walmart" },
-    { "cvs", "^CVS\\s*/?\\s*PHARMACY\\b.*$", "CVS" },
-    { "costco", "^COSTCO\\s+(?:WHSE|WHOLESALE|GASOLINE|GAS)\\b.*$", "Costco" },
-    { "whole foods", "^(?:WHOLEFDS|WHOLE FOODS)\\b.*$", "Whole Foods" },
-    { "at&t", "^(?:ATT\\s*\\*|AT&T\\b).*$", "AT&T" },
-    { "hulu", "^HLU\\s*\\*.*$", "Hulu" },
-    { "tj maxx", "^T\\.?J\\.?\\s?MAXX\\b.*$", "TJ Maxx" },
     /* Processors' and wallets' prefixes, twice over ("POS SQ *..."). */
     { "bank prefix", "^(?:POS|EFTPOS|ATM)\\s+(?:PURCHASE|DEBIT|W/D|WITHDRAWAL|TRANSACTION)?\\s*[-:]?\\s*", "" },
     { "card purchase", "^(?:VISA|MASTERCARD|MC|DEBIT)\\s+(?:DEBIT\\s+)?(?:PURCHASE|POS)?\\s*"
@@ -70,6 +62,16 @@ static const struct pattern PATTERNS[] = {
                 "\\s*\\*\\s*", "" },
     { "bank prefix again", "^(?:POS|EFTPOS)\\s+", "" },
     { "wallet again", "^(?:SQ|TST|PAYPAL|PP|GOOGLE)\\s*\\*\\s*", "" },
+    /* Chains whose card descriptor is not their name, once the bank's and
+     * the wallets' prefixes are gone ("PURCHASE WM SUPERCENTER #1700"),
+     * and before a short code's star is taken for a processor's ("HLU *"). */
+    { "walmart", "^(?:WM SUPERCENTER|WAL-?MART|WALMART)\\b.*$", "Walmart" },
+    { "cvs", "^CVS\\s*/?\\s*PHARMACY\\b.*$", "CVS" },
+    { "costco", "^COSTCO\\s+(?:WHSE|WHOLESALE|GASOLINE|GAS)\\b.*$", "Costco" },
+    { "whole foods", "^(?:WHOLEFDS|WHOLE FOODS)\\b.*$", "Whole Foods" },
+    { "at&t", "^(?:ATT\\s*\\*|AT&T\\b).*$", "AT&T" },
+    { "hulu", "^HLU\\s*\\*.*$", "Hulu" },
+    { "tj maxx", "^T\\.?J\\.?\\s?MAXX\\b.*$", "TJ Maxx" },
     /* Any other processor's short code before a star ("IN *", "TEZ*"); a
      * longer word before a star is the brand, and what follows it the
      * order reference ("Kindle Svcs*NH00P9HF1"). */
@@ -107,6 +109,8 @@ static const struct pattern PATTERNS[] = {
     { "region", "\\s+" REGION "\\s*$", "" },
     { "country again", "\\s+" COUNTRY "\\s*$", "" },
     { "city", "(?<=\\S)\\s+" CITY "\\s*$", "" },
+    /* A URL the bank cut short, run together ("INSTACART HTTPSINSTACAR"). */
+    { "cut url", "(?<=\\S)\\s+(?:HTTPS?|WWW)[A-Z0-9.]*\\s*$", "" },
     { "trailing short number", "\\s+\\d{1,2}\\s*$", "" },
     /* Legal forms, and once more for "PTY LTD" after "CO". */
     { "legal form", "[\\s,]+(?:L\\.?L\\.?C\\.?|INC\\.?|INCORPORATED|LTD\\.?|LIMITED|GMBH|B\\.V\\.?|BV|N\\.V\\.?|NV|"

@@ -54,6 +54,10 @@ static const struct {
     { "iTunes Store", "iTunes Store" },
     /* Plaid's sandbox: Plaid's merchant_name beside the raw name. */
     { "Uber 063015 SF**POOL**", "Uber" },
+    /* Plaid's API documentation: original_description beside merchant_name.
+     * A chain's descriptor behind the bank's prefix; a URL cut short. */
+    { "PURCHASE WM SUPERCENTER #1700", "Walmart" },
+    { "INSTACART HTTPSINSTACAR CA", "Instacart" },
     /* Monarch's "Original Statement" beside "Merchant". */
     { "IN *COASTAL CHILD CARE LL757-8033543  NC", "Coastal Child Care" },
     { "TARGET DEBIT CRD ACH TRAN   ***********2597", "Target" },
