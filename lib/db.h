@@ -94,6 +94,12 @@ struct db_arg {
 /* Runs sql to its end (every row it gives is passed over). */
 int db_exec_args(ledger_db *db, ledger_error *err, const char *what, const char *sql,
                  const struct db_arg *args, int n);
+/* Runs sql to its end, handing each row it gives to row (unless NULL); a
+ * nonzero from row stops the statement as out of memory, the one way a
+ * row's handling fails. */
+typedef int db_row_fn(void *ctx, sqlite3_stmt *st);
+int db_each_args(ledger_db *db, ledger_error *err, const char *what, const char *sql,
+                 const struct db_arg *args, int n, db_row_fn *row, void *ctx);
 #define db_exec(db, err, what, ...) db_exec_args(db, err, what, DB_ARGV_SQL(__VA_ARGS__))
 /* *out is the first column of sql's first row as an integer, or dflt when
  * it gives no row. */

@@ -137,8 +137,11 @@ fail:
     return LEDGER_ERR;
 }
 
-static int changed_add(struct changed *c, int64_t id)
+/* Adds the id in st's first column to the changed set ctx (db_row_fn). */
+static int changed_add(void *ctx, sqlite3_stmt *st)
 {
+    struct changed *c = ctx;
+
     if (c->n == c->cap) {
         void *nv = realloc(c->ids, (c->cap = c->cap ? 2 * c->cap : 256) * sizeof *c->ids);
 
@@ -146,7 +149,7 @@ static int changed_add(struct changed *c, int64_t id)
             return LEDGER_ERR;
         c->ids = nv;
     }
-    c->ids[c->n++] = id;
+    c->ids[c->n++] = sqlite3_column_int64(st, 0);
     return LEDGER_OK;
 }
 
@@ -168,21 +171,7 @@ int64_t rule_changed_count(struct changed *c)
 static int exec_action(ledger_db *db, struct changed *changed, ledger_error *err, const char *sql,
                        const struct db_arg *args, int n)
 {
-    sqlite3_stmt *st = db_stmt(db, sql, err);
-    int rc = SQLITE_ERROR;
-
-    if (st == NULL)
-        return LEDGER_ERR;
-    if (db_bind_args(db, st, args, n) == 0)
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-            if (changed && changed_add(changed, sqlite3_column_int64(st, 0)))
-                break;
-    db_stmt_done(st);
-    if (rc == SQLITE_ROW)
-        return ledger_error_oom(err);
-    if (rc != SQLITE_DONE)
-        return db_error(db, err, "rule action");
-    return LEDGER_OK;
+    return db_each_args(db, err, "rule action", sql, args, n, changed ? changed_add : NULL, changed);
 }
 
 int rule_chunk_fill(ledger_db *db, const int64_t *ids, size_t n, ledger_error *err)

@@ -138,8 +138,8 @@ int db_bind_args(ledger_db *db, sqlite3_stmt *st, const struct db_arg *args, int
 /* A statement whose text bind failed is not stepped: it would run on the
  * NULL left in the value's place.  db_error reports the connection's
  * marked state for it. */
-int db_exec_args(ledger_db *db, ledger_error *err, const char *what, const char *sql,
-                 const struct db_arg *args, int n)
+int db_each_args(ledger_db *db, ledger_error *err, const char *what, const char *sql,
+                 const struct db_arg *args, int n, db_row_fn *row, void *ctx)
 {
     sqlite3_stmt *st = db_stmt(db, sql, err);
     int rc = SQLITE_ERROR;
@@ -148,9 +148,18 @@ int db_exec_args(ledger_db *db, ledger_error *err, const char *what, const char 
         return LEDGER_ERR;
     if (db_bind_args(db, st, args, n) == 0)
         while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-            ;
+            if (row && row(ctx, st))
+                break;
     db_stmt_done(st);
+    if (rc == SQLITE_ROW)
+        return ledger_error_oom(err);
     return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, what);
+}
+
+int db_exec_args(ledger_db *db, ledger_error *err, const char *what, const char *sql,
+                 const struct db_arg *args, int n)
+{
+    return db_each_args(db, err, what, sql, args, n, NULL, NULL);
 }
 
 int db_int_args(ledger_db *db, ledger_error *err, const char *what, int64_t *out, int64_t dflt,

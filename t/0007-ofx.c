@@ -18,28 +18,6 @@ static const char *srcdir(void)
     return d && *d ? d : ".";
 }
 
-static char *alloc(size_t len)
-{
-    char *buf = malloc(len ? len : 1);
-
-    if (buf == NULL) {
-        printf("Bail out! out of memory\n");
-        exit(1);
-    }
-    return buf;
-}
-
-/* A copy in a buffer of exactly len bytes, no NUL after it: the sanitizers
- * and valgrind then catch any read past the end. */
-static char *exact(const char *buf, size_t len)
-{
-    char *copy = alloc(len);
-
-    if (len)
-        memcpy(copy, buf, len);
-    return copy;
-}
-
 static char *fixture(const char *name, size_t *len)
 {
     char path[1024];

@@ -15,28 +15,6 @@
 #define S(lit) lit, sizeof(lit) - 1
 #define NOAMT INT64_MIN   /* a row without an amount */
 
-static char *alloc(size_t len)
-{
-    char *buf = malloc(len ? len : 1);
-
-    if (buf == NULL) {
-        printf("Bail out! out of memory\n");
-        exit(1);
-    }
-    return buf;
-}
-
-/* A copy in a buffer of exactly len bytes, no NUL after it: the sanitizers
- * and valgrind then catch any read past the end. */
-static char *exact(const char *buf, size_t len)
-{
-    char *copy = alloc(len);
-
-    if (len)
-        memcpy(copy, buf, len);
-    return copy;
-}
-
 static struct csv_mapping map3(const char *date, const char *desc, const char *amount)
 {
     struct csv_mapping m;

@@ -14,7 +14,7 @@ use warnings;
 use Test::More;
 use POSIX qw(strftime);
 use Rig;
-use CommonChecks qw(error_is participant_ok ok_json manual_ok m2);
+use CommonChecks qw(error_is participant_ok ok_json manual_ok statement_ok srow m2);
 
 my $rig = Rig->new;
 my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS;
@@ -28,23 +28,7 @@ my %uid = map { $_ => $rig->get('/api/me', user => $_)->{json}{id} } @Rig::USERS
 sub sql { $rig->sql(@_) }
 
 # A statement of $user with rows; returns the created statement.
-sub statement {
-    my ($user, %f) = @_;
-    my $body = { bank_name => 'Test Bank', account_type => 'Visa Credit Card',
-                 period_start => '2025-01-01', period_end => '2025-12-31', transactions => [], %f };
-    my $res = $rig->post('/api/statements', $body, user => $user);
-    is($res->{status}, 201, "$user: statement '$body->{bank_name}' with "
-       . scalar(@{ $body->{transactions} }) . ' rows') or diag($res->{content});
-    return $res->{json} // {};
-}
-
-# A statement row.
-sub srow {
-    my ($date, $type, $amount, $category, $merchant, %f) = @_;
-    return { date => $date, description => "$merchant $type $amount $date", transaction_type => $type,
-             amount => $amount, (defined $category ? (category => $category) : ()),
-             merchant => $merchant, %f };
-}
+sub statement { statement_ok($rig, @_) }
 
 # A manual row; returns it.
 sub manual {

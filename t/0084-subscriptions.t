@@ -14,7 +14,7 @@ use Test::More;
 use POSIX qw(strftime);
 use Time::Local qw(timegm);
 use Rig;
-use CommonChecks qw(error_is ok_json manual_ok m2 user_ids);
+use CommonChecks qw(error_is ok_json manual_ok statement_ok srow m2 user_ids);
 
 my $rig = Rig->new;
 my %uid = user_ids($rig);
@@ -22,23 +22,7 @@ my %uid = user_ids($rig);
 # ---- helpers ------------------------------------------------------------------
 
 # A statement of $user with rows; returns the created statement.
-sub statement {
-    my ($user, %f) = @_;
-    my $body = { bank_name => 'Test Bank', account_type => 'Visa Credit Card',
-                 period_start => '2025-01-01', period_end => '2025-12-31', transactions => [], %f };
-    my $res = $rig->post('/api/statements', $body, user => $user);
-    is($res->{status}, 201, "$user: statement '$body->{bank_name}' with "
-       . scalar(@{ $body->{transactions} }) . ' rows') or diag($res->{content});
-    return $res->{json} // {};
-}
-
-# A statement row.
-sub srow {
-    my ($date, $type, $amount, $category, $merchant, %f) = @_;
-    return { date => $date, description => "$merchant $type $amount $date", transaction_type => $type,
-             amount => $amount, (defined $category ? (category => $category) : ()),
-             merchant => $merchant, %f };
-}
+sub statement { statement_ok($rig, @_) }
 
 # charge(\@rows, $merchant, $date, $amount, [type => , category => ]):
 # adds a charge (a debit of category subscriptions unless told) to @rows;

@@ -22,22 +22,14 @@ use Test::More;
 use File::Temp qw(tempdir);
 use JSON::PP;
 use Rig;
-use CommonChecks qw(error_is participant_ok ok_json manual_ok m2 user_ids);
+use CommonChecks qw(error_is participant_ok ok_json manual_ok statement_ok srow m2 user_ids);
 
 my $rig = Rig->new;
 my %uid = user_ids($rig);
 my $tmp = tempdir(CLEANUP => 1);
 
-sub statement {
-    my ($user, %f) = @_;
-    return ok_json($rig->post('/api/statements', { period_start => '2025-01-01', period_end => '2025-03-31',
-                                                  %f }, user => $user), "$user: statement $f{account_name}");
-}
-sub srow {
-    my ($date, $type, $amount, $category, $merchant, %f) = @_;
-    return { date => $date, description => "$merchant $type $amount $date", transaction_type => $type,
-             amount => $amount, (defined $category ? (category => $category) : ()), merchant => $merchant, %f };
-}
+# A statement of the first quarter of 2025.
+sub statement { my ($user, %f) = @_; statement_ok($rig, $user, period_end => '2025-03-31', %f) }
 
 # ---- the ledger ---------------------------------------------------------------
 

@@ -1,11 +1,40 @@
 /*
- * Checks the parser tests (t/0007 OFX, t/0009 CSV) apply to whatever a
- * parse returns.  Written apart from lib/text.c on purpose: a test that
+ * What the parser tests (t/0007 OFX, t/0009 CSV) share: the checks they
+ * apply to whatever a parse returns, and the exact-size buffers they parse
+ * from.  Written apart from lib/text.c on purpose: a test that
  * judged the library's output with the library's own decoder could not
  * catch a bug in it.
  */
 #ifndef LEDGER_T_TEXTCHECK_H
 #define LEDGER_T_TEXTCHECK_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* malloc, or the test stops: an input the test cannot build checks
+ * nothing. */
+__attribute__((unused)) static char *alloc(size_t len)
+{
+    char *buf = malloc(len ? len : 1);
+
+    if (buf == NULL) {
+        printf("Bail out! out of memory\n");
+        exit(1);
+    }
+    return buf;
+}
+
+/* A copy in a buffer of exactly len bytes, no NUL after it: the sanitizers
+ * and valgrind then catch any read past the end. */
+__attribute__((unused)) static char *exact(const char *buf, size_t len)
+{
+    char *copy = alloc(len);
+
+    if (len)
+        memcpy(copy, buf, len);
+    return copy;
+}
 
 /* Well-formed UTF-8: no stray continuation bytes, no overlong two-byte
  * leads, nothing past U+10FFFF's lead bytes. */

@@ -11,7 +11,8 @@ use IO::Socket::INET;
 use JSON::PP;
 use MIME::Base64 ();
 
-our @EXPORT_OK = qw(run error_is participant_ok ok_json manual_ok manual_id m2 user_ids same_rows);
+our @EXPORT_OK = qw(run error_is participant_ok ok_json manual_ok manual_id statement_ok srow m2 user_ids
+                    same_rows);
 use Exporter 'import';
 
 # same_rows(\@got, \@want, $name): the two lists hold the same lines as
@@ -66,6 +67,28 @@ sub manual_ok {
 }
 # manual_id($rig, $user, %row): the same, giving the new row's id.
 sub manual_id { manual_ok(@_)->{id} }
+
+# statement_ok($rig, $user, %f): $user creates a statement (a Test Bank
+# card statement of 2025 with no rows unless %f says otherwise), checked
+# 201; its body.
+sub statement_ok {
+    my ($rig, $user, %f) = @_;
+    my $body = { bank_name => 'Test Bank', account_type => 'Visa Credit Card',
+                 period_start => '2025-01-01', period_end => '2025-12-31', transactions => [], %f };
+    my $res = $rig->post('/api/statements', $body, user => $user);
+    is($res->{status}, 201, "$user: statement '$body->{bank_name}' with "
+       . scalar(@{ $body->{transactions} }) . ' rows') or diag($res->{content});
+    return $res->{json} // {};
+}
+
+# srow($date, $type, $amount, $category, $merchant, %f): a statement row
+# whose description names all four (no category when undef).
+sub srow {
+    my ($date, $type, $amount, $category, $merchant, %f) = @_;
+    return { date => $date, description => "$merchant $type $amount $date", transaction_type => $type,
+             amount => $amount, (defined $category ? (category => $category) : ()),
+             merchant => $merchant, %f };
+}
 
 # m2($n): a JSON number as money text with two decimals (undef stays).
 sub m2 { defined $_[0] ? sprintf('%.2f', $_[0]) : undef }
