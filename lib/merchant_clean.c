@@ -7,10 +7,11 @@
  * writes is data here, not code, so a new processor prefix or legal form
  * is one line.  The order is the rule: brands whose raw text the later
  * steps would mangle first, then the processors' and wallets' prefixes,
- * the chains whose descriptor is not their name, the fixed-width padding, numbers of every kind (references, store and
- * terminal numbers, card masks, dates, times, phone numbers), URLs down to
- * their brand, the trailing location, the legal form; then a readable
- * case, word by word.  The same text always gives the same name.
+ * the chains whose descriptor is not their name, the fixed-width padding,
+ * numbers of every kind (references, store and terminal numbers, card
+ * masks, dates, times, phone numbers), URLs down to their brand, the
+ * trailing location, the legal form; then a readable case, word by
+ * word.  The same text always gives the same name.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
