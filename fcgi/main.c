@@ -82,8 +82,8 @@ static void usage(FILE *f)
             "(spawn-fcgi, supervisord fcgi-program, mod_fcgid).\n"
             "--log-level is error, warn, info (a line a request, the default) or debug.\n"
             "--check opens and migrates the database, compiles the routes and exits.\n"
-            "--no-jit matches routes without PCRE2's JIT (for valgrind, which cannot\n"
-            "follow JIT-compiled code).\n"
+            "--no-jit matches routes and cleans merchants without PCRE2's JIT (for\n"
+            "valgrind, which cannot follow JIT-compiled code).\n"
             "--routes prints the route table and exits.\n");
 }
 
@@ -229,6 +229,7 @@ int main(int argc, char **argv)
         goto out;
     }
     make_private(cfg.db);
+    ledger_set_jit(db, !cfg.no_jit);
     if (check) {
         printf("ok: %s at schema version %d, %zu routes\n", cfg.db,
                ledger_schema_version(db), route_count);

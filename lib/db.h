@@ -18,6 +18,7 @@ struct ledger_db {
     long busy_waited_us;  /* slept so far waiting for the current lock (db.c) */
     struct regexp_ctx *regexp; /* ledger_regexp's limits and budget (db.c); SQLite owns it */
     struct merchant_cleaner *cleaner; /* compiled on first use (merchant_name.c); freed by ledger_close */
+    int jit;              /* the cleaner is JIT-compiled (ledger_set_jit) */
     struct merchant_renames *renames; /* one owner's renames, read once per transaction (merchant_name.c) */
     int wal_frames;       /* pages in the write-ahead log at the last commit (deferred checkpoints) */
     int in_txn;           /* ledger_begin's transaction has not been ended (see db_stmt) */

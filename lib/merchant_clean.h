@@ -10,10 +10,11 @@
  * this is cut before cleaning (no bank writes a payee that long). */
 #define MERCHANT_CLEAN_MAX 256
 
-/* The compiled patterns.  merchant_cleaner_new returns NULL when out of
+/* The compiled patterns, JIT-compiled too when jit is set (and the
+ * platform has it).  merchant_cleaner_new returns NULL when out of
  * memory; the caller frees the result with merchant_cleaner_free. */
 struct merchant_cleaner;
-struct merchant_cleaner *merchant_cleaner_new(void);
+struct merchant_cleaner *merchant_cleaner_new(int jit);
 void merchant_cleaner_free(struct merchant_cleaner *c);
 
 /* The readable merchant in raw (e.g. "SQ *BLUE BOTTLE COFFEE 0123 SAN

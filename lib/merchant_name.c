@@ -127,9 +127,16 @@ static const char *renamed(const struct merchant_renames *r, char *name)
     return got ? got->name : NULL;
 }
 
+void ledger_set_jit(ledger_db *db, int on)
+{
+    db->jit = on != 0;
+    merchant_cleaner_free(db->cleaner);
+    db->cleaner = NULL;
+}
+
 static struct merchant_cleaner *cleaner_of(ledger_db *db, ledger_error *err)
 {
-    if (db->cleaner == NULL && (db->cleaner = merchant_cleaner_new()) == NULL)
+    if (db->cleaner == NULL && (db->cleaner = merchant_cleaner_new(db->jit)) == NULL)
         ledger_error_oom(err);
     return db->cleaner;
 }

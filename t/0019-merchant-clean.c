@@ -208,9 +208,36 @@ static void rows_in_a_ledger(void)
     ledger_close(db);
 }
 
+/* The JIT-compiled patterns (ledger-fcgi's and ledger-admin's) name every
+ * case as the interpreter does.  Not under valgrind, which cannot follow
+ * JIT code (LEDGER_VALGRIND is set by make check-valgrind). */
+static void jit_agrees(struct merchant_cleaner *c)
+{
+    struct merchant_cleaner *jit;
+    char name[MERCHANT_CLEAN_MAX], key[MERCHANT_CLEAN_MAX];
+    char jname[MERCHANT_CLEAN_MAX], jkey[MERCHANT_CLEAN_MAX];
+    size_t i, same = 0;
+
+    if (getenv("LEDGER_VALGRIND")) {
+        skip(1, "JIT code under valgrind");
+        return;
+    }
+    jit = merchant_cleaner_new(1);
+    for (i = 0; jit && i < sizeof CASES / sizeof CASES[0]; i++) {
+        int found = merchant_clean(c, CASES[i].raw, name, key);
+
+        same += merchant_clean(jit, CASES[i].raw, jname, jkey) == found && strcmp(name, jname) == 0
+                && strcmp(key, jkey) == 0;
+    }
+    ok(jit != NULL && same == sizeof CASES / sizeof CASES[0],
+       "JIT-compiled, the patterns name all %zu cases alike (%zu did)", sizeof CASES / sizeof CASES[0],
+       same);
+    merchant_cleaner_free(jit);
+}
+
 int main(void)
 {
-    struct merchant_cleaner *c = merchant_cleaner_new();
+    struct merchant_cleaner *c = merchant_cleaner_new(0);
     char name[MERCHANT_CLEAN_MAX], key[MERCHANT_CLEAN_MAX];
     long n = 0, right = 0;
     size_t i;
@@ -239,6 +266,7 @@ int main(void)
     }
     ok(n > 0 && right * 100 >= CORPUS_FLOOR * n, "the corpus floor: %ld of %ld right (floor %d%%)", right, n,
        CORPUS_FLOOR);
+    jit_agrees(c);
     merchant_cleaner_free(c);
     rows_in_a_ledger();
     return done_testing();

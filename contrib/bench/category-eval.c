@@ -342,7 +342,7 @@ int main(int argc, char **argv)
 {
     struct tally all;
     struct rows rs = { NULL, 0, 0 };
-    struct merchant_cleaner *mc = merchant_cleaner_new();
+    struct merchant_cleaner *mc = merchant_cleaner_new(0);
     size_t k, first;
     int i, histories = 0, rc = 3;
 

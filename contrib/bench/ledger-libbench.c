@@ -690,7 +690,7 @@ out:
 int main(int argc, char **argv)
 {
     const char *path = NULL, *subject = "user01", *only = NULL, *families_dir = NULL;
-    int iterations = 30, cache_mib = 0, i;
+    int iterations = 30, cache_mib = 0, jit = 1, i;
     ledger_db *db;
     ledger_error err;
     int64_t me, tag, stmt, trip;
@@ -710,8 +710,10 @@ int main(int argc, char **argv)
             only = argv[++i];
         else if (strcmp(argv[i], "--families") == 0 && i + 1 < argc)
             families_dir = argv[++i];
+        else if (strcmp(argv[i], "--no-jit") == 0)
+            jit = 0;
         else {
-            fprintf(stderr, "usage: ledger-libbench --db PATH [--user SUBJECT] [--iterations N]"
+            fprintf(stderr, "usage: ledger-libbench --db PATH [--user SUBJECT] [--iterations N] [--no-jit]"
                             " [--only list|analytics|export|rules|revert|ofx|reconcile|csv|suggest] | --families DIR\n");
             return 2;
         }
@@ -721,6 +723,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "ledger-libbench: cannot open %s\n", path ? path : "(no --db)");
         return path ? EXIT_BROKEN : 2;
     }
+    ledger_set_jit(db, jit);  /* on, as ledger-fcgi and ledger-admin run */
     if (cache_mib > 0) {  /* SQLite's page cache, for trying sizes */
         char pragma[64];
 

@@ -98,7 +98,7 @@ static void print_score(const struct score *s)
 
 int main(int argc, char **argv)
 {
-    struct merchant_cleaner *c = merchant_cleaner_new();
+    struct merchant_cleaner *c = merchant_cleaner_new(0);
     struct score scores[SOURCES_MAX], all = { "all", 0, 0, 0, 0, 0 };
     int nscores = 0, verbose = 0, i, rc = 1;
     char line[1024];
