@@ -113,19 +113,19 @@ const settle = (p) => p.evaluate(() => new Promise((r) => requestAnimationFrame(
 const txnRows = (p) => p.locator('table.txns tbody tr[data-id]');
 const summaryOf = (p) => p.locator('.pager .summary').textContent();
 const today = (() => { const d = new Date(); return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`; })();
-async function shot(name) {
-  await page.screenshot({ path: `${ART}/${name}-desktop.png`, fullPage: true });
+async function shot(name, p = page) {
+  await p.screenshot({ path: `${ART}/${name}-desktop.png`, fullPage: true });
 }
 // Every visible form control has a label (label element, aria-label or
 // aria-labelledby); returns the unlabelled ones.
-async function unlabelled() {
-  return page.evaluate(() => [...document.querySelectorAll('input, select, textarea')]
+async function unlabelled(p = page) {
+  return p.evaluate(() => [...document.querySelectorAll('input, select, textarea')]
     .filter((el) => el.type !== 'hidden' && el.getClientRects().length)
     .filter((el) => !((el.labels && [...el.labels].some((l) => l.textContent.trim())) || el.getAttribute('aria-label') || el.getAttribute('aria-labelledby')))
     .map((el) => el.outerHTML.slice(0, 120)));
 }
-async function labelsChecked(pageName) {
-  const bad = await unlabelled();
+async function labelsChecked(pageName, p = page) {
+  const bad = await unlabelled(p);
   ok(bad.length === 0, `${pageName}: every visible input, select and textarea has a label`, bad.join('\n'));
 }
 const rowsShown = () => page.locator('table.txns tbody tr[data-id]');
@@ -1286,8 +1286,10 @@ await step('suggestions', () => asUser('bob', async (p) => {
   const shown = await rowOf(one).textContent();
   ok(/dining/.test(shown) && /75%/.test(shown) && /\$4\.50/.test(shown) && /Blue Bottle Coffee/.test(shown),
     'suggestions: with its category, confidence, amount and merchant', shown);
-  await labelsChecked('suggestions');
-  await shot('suggestions');
+  await p.getByText('When statement imports apply suggestions').click();
+  await labelsChecked('suggestions', p);
+  await shot('suggestions', p);
+  await p.getByText('When statement imports apply suggestions').click();
 
   // A row categorised elsewhere meanwhile: the service's refusal is shown.
   await api('bob', 'PATCH', `/transactions/${stale.id}`, { category: 'groceries' });
