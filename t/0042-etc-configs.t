@@ -44,6 +44,19 @@ my @remote_user = $site =~ /^\s*fastcgi_param\s+REMOTE_USER\s+(\S+);/mg;
 is_deeply(\@remote_user, ['$ledger_user'], 'REMOTE_USER comes only from the auth_request answer');
 like($site, qr/auth_request_set \$ledger_user \$upstream_http_x_auth_request_user;/, 'set from the auth proxy');
 
+# Compression of the API's answers (t/0040 and t/0041 run these very
+# lines, t/0062 the whole Apache file): gzip for the JSON and export types,
+# with Vary, and in Apache the service's own ETag kept.
+{
+    my ($api) = $site =~ m{\n    location /api/ \{(.*?)\n    \}}s;
+    like($api // '', qr/^\s*gzip on;$/m, 'nginx: gzip in /api/');
+    like($api // '', qr/^\s*gzip_vary on;$/m, 'with Vary: Accept-Encoding');
+    my ($types) = ($api // '') =~ /^\s*gzip_types ([^;]*);/m;
+    is_deeply([ sort split ' ', $types // '' ], [ qw(application/json text/csv text/plain) ],
+              'for JSON, CSV and the journal (text/plain)');
+    like($api // '', qr/^\s*gzip_min_length \d+;$/m, 'above a small size');
+}
+
 SKIP: {
     my $nginx = Rig::find_program('nginx') or skip 'nginx not installed', 1;
     my $port = Rig::free_port();
@@ -80,6 +93,11 @@ like($apache_site, qr/^OIDCRemoteUserClaim sub$/m, "REMOTE_USER is the provider'
 like($apache_site, qr/^OIDCOAuthRemoteUserClaim sub$/m, 'for bearer tokens too');
 my ($api) = $apache_site =~ m{<Location "/api/">(.*?)</Location>}s;
 like($api // '', qr/^\s*OIDCUnAuthAction 401$/m, 'no session under /api: 401, never a login redirect');
+like($apache_site, qr/^DeflateAlterETag NoChange$/m,
+     "Apache: a compressed answer keeps the service's ETag (no -gzip the service never made)");
+like($api // '', qr/^\s*FilterProvider ledger_gzip DEFLATE .*application\/json\|text\/csv\|text\/plain/m,
+     'gzip in /api/ for JSON, CSV and the journal');
+like($api // '', qr/^\s*FilterChain ledger_gzip$/m, 'in the chain there');
 my ($callback) = $apache_site =~ m{^OIDCRedirectURI https?://[^/]+(/\S*)$}m;
 unlike($callback // '/api/', qr{^/api/}, 'the OIDC callback is outside /api');
 
@@ -92,7 +110,7 @@ SKIP: {
     my $port = Rig::free_port();
     my $load = join '', map { "LoadModule ${_}_module $mods/mod_$_.so\n" }
         qw(mpm_event authz_core authz_user authn_core rewrite auth_openidc proxy proxy_fcgi alias mime
-           buffer env reqtimeout);
+           buffer env reqtimeout filter deflate);
     Rig::write_file("$dir/httpd.conf", <<"CONF");
 $load
 ServerName 127.0.0.1

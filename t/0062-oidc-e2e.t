@@ -11,6 +11,7 @@ use strict;
 use warnings;
 use Test::More;
 use File::Temp qw(tempdir);
+use IO::Uncompress::Gunzip ();
 use IO::Socket::INET;
 use IO::Socket::UNIX;
 use JSON::PP;
@@ -155,7 +156,7 @@ while (my ($re, $to) = splice @fill, 0, 2) {
 Rig::write_file("$dir/ledger-site.conf", $site);
 my $load = join '', map { "LoadModule ${_}_module $mods/mod_$_.so\n" }
     qw(mpm_event authz_core authz_user authn_core rewrite auth_openidc proxy proxy_fcgi alias mime
-       buffer env reqtimeout);
+       buffer env reqtimeout filter deflate);
 my $user = $root ? "User www-data\nGroup www-data\n" : '';
 Rig::write_file("$dir/httpd.conf", <<"CONF");
 $load
@@ -363,6 +364,47 @@ $r = curl('-u', 'ledger-cli:cli-secret', '--data-urlencode', 'grant_type=client_
 my $cc = $r->{json} && $r->{json}{access_token};
 ok($cc, 'a client-credentials token (no user in it)');
 is_json_401(curl('-H', "Authorization: Bearer $cc", "$web/api/me"), 'a token without a subject is no one');
+
+# ---- compression ------------------------------------------------------------------------
+# The snippet's gzip (etc/README): a page of 50 of a real bank's rows
+# (t/data/bank/ofx/ofxrb-bb.ofx) asked with Accept-Encoding: gzip comes
+# back gzip, decoding to exactly what a client that does not ask gets.
+{
+    my $gunzip = sub { my ($in, $out) = @_; IO::Uncompress::Gunzip::gunzip(\$in => \$out) ? $out : undef };
+    my @auth = ('-H', "Authorization: Bearer $token");
+    $r = curl(@auth, '-H', 'Content-Type: application/x-ofx', '--data-binary',
+              "\@$src/t/data/bank/ofx/ofxrb-bb.ofx", "$web/api/statements/import");
+    ok($r->{status} == 200 || $r->{status} == 201, 'alice imports a bank statement with her token')
+        or diag $r->{body};
+    my $plain = curl(@auth, "$web/api/transactions?limit=50");
+    my $packed = curl(@auth, '-H', 'Accept-Encoding: gzip', "$web/api/transactions?limit=50");
+    is(scalar @{ ($plain->{json} // {})->{items} // [] }, 50, 'a page of 50');
+    is($plain->{headers}{'content-encoding'}, undef, 'not compressed for a client that does not ask');
+    is_deeply([ $packed->{status}, $packed->{headers}{'content-encoding'} ], [ 200, 'gzip' ],
+              'gzip for one that does');
+    like($packed->{headers}{vary} // '', qr/\bAccept-Encoding\b/i, 'with Vary: Accept-Encoding');
+    is($gunzip->($packed->{body}), $plain->{body}, 'decoding to the same bytes');
+    cmp_ok(length $packed->{body}, '<', length($plain->{body}) / 4, 'under a quarter of their size');
+    note('the page of 50 through Apache: ' . length($plain->{body}) . ' bytes, '
+         . length($packed->{body}) . ' gzip');
+    # The browser's session too, and the CSV export.
+    $r = curl(jar('alice'), '-H', 'Accept-Encoding: gzip, deflate, br', "$web/api/export?format=csv");
+    my $csv = curl(jar('alice'), "$web/api/export?format=csv");
+    is_deeply([ $r->{status}, $r->{headers}{'content-encoding'}, $r->{headers}{'content-type'} ],
+              [ 200, 'gzip', 'text/csv; charset=utf-8' ], 'the CSV export to a browser: gzip, text/csv');
+    is($gunzip->($r->{body}), $csv->{body}, 'the same CSV decoded');
+    # The tag is the service's own: a conditional request still matches.
+    SKIP: {
+        my $tag = $packed->{headers}{etag} or skip 'the service sends no ETag', 1;
+        $r = curl(@auth, '-H', 'Accept-Encoding: gzip', '-H', "If-None-Match: $tag",
+                  "$web/api/transactions?limit=50");
+        is($r->{status}, 304, "If-None-Match with the compressed answer's tag ($tag): 304");
+    }
+    $r = curl(@auth, '-H', 'Accept-Encoding: gzip', "$web/api/transactions/999999999");
+    my $body = ($r->{headers}{'content-encoding'} // '') eq 'gzip' ? $gunzip->($r->{body}) : $r->{body};
+    is_deeply([ $r->{status}, (eval { decode_json($body // '') } // {})->{error}{code} ], [ 404, 'not_found' ],
+              'an error asked with gzip is still the JSON error');
+}
 
 # ---- slow clients ----------------------------------------------------------------------
 # Two clients trickle a body each at about 6 KB/s, as many as there are

@@ -10,6 +10,7 @@ use Test::More;
 use IO::Socket::INET;
 use JSON::PP;
 use MIME::Base64 ();
+use IO::Uncompress::Gunzip ();
 
 our @EXPORT_OK = qw(run error_is participant_ok ok_json manual_ok manual_id statement_ok srow m2 user_ids
                     same_rows);
@@ -244,6 +245,77 @@ sub run {
     is($res->{json}{total}, scalar @{ $res->{json}{items} }, 'total counts the items');
 
     web_server_errors($rig);
+    compression($rig);
+}
+
+# gunzip($bytes): the bytes a gzip body decodes to, or undef.
+sub gunzip {
+    my ($in) = @_;
+    my $out;
+    IO::Uncompress::Gunzip::gunzip(\$in => \$out) or return undef;
+    return $out;
+}
+
+# The shipped configurations' compression (etc/README): answers of the
+# compressible types go out gzip to a client that asks for it, decoding to
+# exactly the bytes a client that does not ask gets; never gzip unasked.
+# erin's ledger is a real bank's statement (t/data/bank/ofx/ofxrb-bb.ofx,
+# 81 rows), so the page of 50 is a real page.
+sub compression {
+    my ($rig) = @_;
+    my $ofx = Rig::slurp(Rig::srcdir() . '/t/data/bank/ofx/ofxrb-bb.ofx');
+    ok_json($rig->request('POST', '/api/statements/import', user => 'erin', body => $ofx,
+                          type => 'application/x-ofx'), 'erin imports a bank statement');
+    my $gz = { 'Accept-Encoding' => 'gzip' };
+    my $page = '/api/transactions?limit=50';
+    my $plain = $rig->get($page, user => 'erin');
+    my $packed = $rig->get($page, user => 'erin', headers => $gz);
+    is(scalar @{ ($plain->{json} // {})->{items} // [] }, 50, 'a page of 50 rows');
+    is($plain->{headers}{'content-encoding'}, undef, 'without Accept-Encoding: not compressed');
+    is($packed->{status}, 200, 'with Accept-Encoding: gzip: 200');
+    is($packed->{headers}{'content-encoding'}, 'gzip', 'and gzip');
+    like($packed->{headers}{'content-type'} // '', qr{^application/json; charset=utf-8}, 'still JSON');
+    like($packed->{headers}{vary} // '', qr/\bAccept-Encoding\b/i, 'Vary: Accept-Encoding');
+    my $body = gunzip($packed->{content});
+    ok(defined $body && $body eq $plain->{content}, 'it decodes to exactly the uncompressed answer');
+    my ($n, $z) = (length $plain->{content}, length $packed->{content});
+    ok($z * 4 < $n, "and is under a quarter of its size ($z bytes for $n)");
+    note("the page of 50 ($rig->{server}): $n bytes, $z gzip");
+    for my $ae ('identity', 'br', 'deflate') {
+        is($rig->get($page, user => 'erin', headers => { 'Accept-Encoding' => $ae })
+               ->{headers}{'content-encoding'}, undef, "Accept-Encoding: $ae: not gzip");
+    }
+    # The tag stays one the service knows: as it made it, or its weak form.
+    SKIP: {
+        my $tag = $plain->{headers}{etag} or skip 'the service sends no ETag', 2;
+        my $ztag = $packed->{headers}{etag} // '';
+        (my $bare = $ztag) =~ s{^W/}{};
+        is($bare, $tag, "the compressed answer's ETag is the service's ($ztag)");
+        is($rig->get($page, user => 'erin', headers => { %$gz, 'If-None-Match' => $ztag })->{status},
+           304, 'and a conditional request with it is a 304');
+    }
+
+    # The exports: CSV, the journal (text/plain) and JSON.
+    for my $format (qw(csv journal json)) {
+        my $path = "/api/export?format=$format";
+        my $p = $rig->get($path, user => 'erin');
+        my $g = $rig->get($path, user => 'erin', headers => $gz);
+        is($p->{headers}{'content-encoding'}, undef, "the $format export unasked: not compressed");
+        is_deeply([ $g->{status}, $g->{headers}{'content-encoding'}, $g->{headers}{'content-type'} ],
+                  [ 200, 'gzip', $p->{headers}{'content-type'} ],
+                  "the $format export asked: gzip, its type kept");
+        my $d = gunzip($g->{content});
+        ok(defined $d && $d eq $p->{content} && length $g->{content} < length $d,
+           "and decodes to the same bytes, smaller (" . length($g->{content}) . ' for '
+           . length($p->{content}) . ')');
+    }
+
+    # An error answer is the same JSON error, compressed or not.
+    my $e = $rig->get('/api/transactions/999999999', user => 'erin', headers => $gz);
+    my $text = ($e->{headers}{'content-encoding'} // '') eq 'gzip' ? gunzip($e->{content}) : $e->{content};
+    $e->{json} = eval { JSON::PP->new->decode($text // '') };
+    error_is($e, 404, 'not_found', 'an error with Accept-Encoding: gzip is the JSON error');
+    like($e->{headers}{'content-type'} // '', qr{^application/json; charset=utf-8}, 'typed JSON');
 }
 
 # A request written by hand (HTTP::Tiny sends no Content-Length but the

@@ -243,6 +243,29 @@ our @NGINX_SERVER_ERROR_PAGES = ([400, 'invalid_request'], [405, 'method_not_all
                                  [414, 'uri_too_long'], [494, 'header_too_large', 400],
                                  [501, 'not_implemented'], [505, 'http_version_not_supported']);
 
+# The compression settings of the shipped configurations, copied into the
+# rig's own so that t/0040 and t/0041 test what an operator installs (and a
+# setting lost from etc/ fails here): for nginx the gzip lines of
+# etc/nginx-ledger.conf's /api/ location; for Apache the lines of
+# etc/apache-ledger.conf outside any section (DeflateAlterETag,
+# FilterDeclare) and those of its /api/ location (FilterProvider,
+# FilterChain), as (server lines, location lines).
+sub shipped_compression {
+    my ($server) = @_;
+    if ($server eq 'nginx') {
+        my ($api) = slurp(srcdir() . '/etc/nginx-ledger.conf') =~ m{\n    location /api/ \{(.*?)\n    \}}s;
+        my @lines = ($api // '') =~ /^\s*(gzip\w*\s[^;\n]*;)/mg;
+        croak 'etc/nginx-ledger.conf: no gzip settings in location /api/' unless @lines;
+        return join '', map { "            $_\n" } @lines;
+    }
+    my $site = slurp(srcdir() . '/etc/apache-ledger.conf');
+    my ($api) = $site =~ m{\n<Location "/api/">(.*?)</Location>}s;
+    my @top = $site =~ /^((?:Deflate|Filter)\w+\s.*)$/mg;
+    my @loc = ($api // '') =~ /^\s*((?:Deflate|Filter)\w+\s.*)$/mg;
+    croak 'etc/apache-ledger.conf: no compression settings' unless @top && @loc;
+    return (join('', map { "    $_\n" } @top), join('', map { "        $_\n" } @loc));
+}
+
 sub start_nginx {
     my ($self) = @_;
     my $d = $self->{dir};
@@ -266,6 +289,7 @@ sub start_nginx {
         }
 LOC
     my $user = $self->{root} ? "user www-data;\n" : '';
+    my $gzip = shipped_compression('nginx');
     mkdir "$d/nginx-tmp";
     # The web client: static files, public like any login page's assets;
     # the data behind /api stays authenticated.
@@ -304,7 +328,7 @@ ${static}        location /api/ {
             fastcgi_param OIDC_CLAIM_email \$remote_user\@example.org;
             fastcgi_param OIDC_CLAIM_email_verified 1;
             fastcgi_pass unix:$self->{sock};
-${error_pages}        }
+${gzip}${error_pages}        }
 ${server_error_pages}${error_files}    }
     server {
         listen 127.0.0.1:$self->{open_port};
@@ -320,7 +344,7 @@ CONF
 
 sub apache_modules {
     my @mods = qw(mpm_event authz_core authz_user authn_core authn_file auth_basic
-                  proxy proxy_fcgi alias mime);
+                  proxy proxy_fcgi alias mime filter deflate);
     return join '', map { "LoadModule ${_}_module /usr/lib/apache2/modules/mod_$_.so\n" } @mods;
 }
 
@@ -330,6 +354,7 @@ sub start_apache {
     my $httpd = find_program('apache2') // find_program('httpd')
         or croak 'apache2 not found (apt-get install apache2)';
     my $user = $self->{root} ? "User www-data\nGroup www-data\n" : '';
+    my ($gzip_server, $gzip_api) = shipped_compression('apache');
     # The errors Apache makes itself as JSON, as in etc/apache-ledger.conf.
     my $apache_errors = join '', map { "        ErrorDocument $_->[0] /ledger-errors/$_->[1].json\n" } @ERROR_PAGES;
     my $errors = srcdir() . '/etc/errors';
@@ -360,14 +385,14 @@ LimitRequestBody 67108864
 TypesConfig /dev/null
 <VirtualHost 127.0.0.1:$self->{port}>
     AllowEncodedSlashes NoDecode
-    <Location "/api/">
+$gzip_server    <Location "/api/">
         AuthType Basic
         AuthName "ledger"
         AuthBasicProvider file
         AuthUserFile "$d/htpasswd"
         Require valid-user
         SetHandler "proxy:unix:$self->{sock}|fcgi://localhost/"
-$apache_errors    </Location>
+$gzip_api$apache_errors    </Location>
 $apache_error_files</VirtualHost>
 <VirtualHost 127.0.0.1:$self->{open_port}>
     AllowEncodedSlashes NoDecode

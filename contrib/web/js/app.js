@@ -11,6 +11,7 @@ const pages = {
   import: () => import('./pages/import.js'),
   reconcile: () => import('./pages/reconcile.js'),
   rules: () => import('./pages/rules.js'),
+  suggestions: () => import('./pages/suggestions.js'),
   trips: () => import('./pages/trips.js'),
   budgets: () => import('./pages/budgets.js'),
   analytics: () => import('./pages/analytics.js'),

@@ -113,19 +113,19 @@ const settle = (p) => p.evaluate(() => new Promise((r) => requestAnimationFrame(
 const txnRows = (p) => p.locator('table.txns tbody tr[data-id]');
 const summaryOf = (p) => p.locator('.pager .summary').textContent();
 const today = (() => { const d = new Date(); return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`; })();
-async function shot(name) {
-  await page.screenshot({ path: `${ART}/${name}-desktop.png`, fullPage: true });
+async function shot(name, p = page) {
+  await p.screenshot({ path: `${ART}/${name}-desktop.png`, fullPage: true });
 }
 // Every visible form control has a label (label element, aria-label or
 // aria-labelledby); returns the unlabelled ones.
-async function unlabelled() {
-  return page.evaluate(() => [...document.querySelectorAll('input, select, textarea')]
+async function unlabelled(p = page) {
+  return p.evaluate(() => [...document.querySelectorAll('input, select, textarea')]
     .filter((el) => el.type !== 'hidden' && el.getClientRects().length)
     .filter((el) => !((el.labels && [...el.labels].some((l) => l.textContent.trim())) || el.getAttribute('aria-label') || el.getAttribute('aria-labelledby')))
     .map((el) => el.outerHTML.slice(0, 120)));
 }
-async function labelsChecked(pageName) {
-  const bad = await unlabelled();
+async function labelsChecked(pageName, p = page) {
+  const bad = await unlabelled(p);
   ok(bad.length === 0, `${pageName}: every visible input, select and textarea has a label`, bad.join('\n'));
 }
 const rowsShown = () => page.locator('table.txns tbody tr[data-id]');
@@ -1268,6 +1268,74 @@ await step('amount inputs', () => asUser('carol', async (p) => {
   ok(/percentage/.test(said) && !/amount/.test(said), 'money: a bad share % speaks of a percentage, not an amount', said);
 }));
 
+// ================================================================ suggestions (issue #31)
+// bob's own history: three Blue Bottle rows he called dining; three more
+// there without a category get dining suggested, with the reason.
+await step('suggestions', () => asUser('bob', async (p) => {
+  const mk = (day, cat) => api('bob', 'POST', '/transactions', {
+    date: `2025-06-${String(day).padStart(2, '0')}`, amount: 4.5, description: `SQ *BLUE BOTTLE COFFEE ${day}`,
+    merchant: 'Blue Bottle Coffee', ...(cat ? { category: cat } : {}) });
+  for (const d of [1, 2, 3]) await mk(d, 'dining');
+  const [one, two, stale] = [await mk(10), await mk(11), await mk(12)];
+  const categoryOf = async (t) => (await api('bob', 'GET', `/transactions/${t.id}`)).category;
+  await go('suggestions', p);
+  const rowOf = (t) => p.locator(`table.suggestions tbody tr[data-id="${t.id}"]`);
+  ok((await p.locator('table.suggestions tbody tr[data-id]').count()) === 3, 'suggestions: the three rows without a category are listed');
+  const reason = await rowOf(one).locator('td.reason').textContent();
+  ok(/3 of your 3 rows at Blue Bottle Coffee are dining/.test(reason), 'suggestions: a row shows the suggestion\'s reason', reason);
+  const shown = await rowOf(one).textContent();
+  ok(/dining/.test(shown) && /75%/.test(shown) && /\$4\.50/.test(shown) && /Blue Bottle Coffee/.test(shown),
+    'suggestions: with its category, confidence, amount and merchant', shown);
+  await p.getByText('When statement imports apply suggestions').click();
+  await labelsChecked('suggestions', p);
+  await shot('suggestions', p);
+  await p.getByText('When statement imports apply suggestions').click();
+
+  // A row categorised elsewhere meanwhile: the service's refusal is shown.
+  await api('bob', 'PATCH', `/transactions/${stale.id}`, { category: 'groceries' });
+  await rowOf(stale).getByRole('button', { name: /^Accept/ }).click();
+  const alert = p.getByRole('alert');
+  await alert.waitFor();
+  ok(/409 conflict/.test(await alert.textContent()), 'suggestions: accepting a row that has a category meanwhile shows the 409', await alert.textContent());
+  ok(await categoryOf(stale) === 'groceries', 'suggestions: and its category stays');
+
+  await rowOf(one).getByRole('button', { name: /^Accept/ }).click();
+  await p.getByRole('status').filter({ hasText: '1 row categorised' }).waitFor();
+  ok(await categoryOf(one) === 'dining' && await categoryOf(two) === null, 'suggestions: Accept sets that row\'s category (GET /api/transactions), no other');
+  ok(!(await rowOf(one).count()), 'suggestions: and the row leaves the list');
+  const firstRun = (await api('bob', 'GET', '/rules/runs')).items.find((r) => r.suggestions);
+
+  await p.getByRole('button', { name: 'Accept all' }).click();
+  await p.getByRole('status').filter({ hasText: 'Accepted every suggestion' }).waitFor();
+  ok(await categoryOf(two) === 'dining', 'suggestions: Accept all sets the rest', await categoryOf(two));
+  ok(/Every row has a category/.test(await p.locator('table.suggestions tbody').textContent()), 'suggestions: none left to suggest');
+
+  // Undo, from the message: the Accept all run; from the runs: the first.
+  await p.getByRole('status').getByRole('button', { name: /^Undo run/ }).click();
+  await p.getByRole('status').filter({ hasText: 'undone' }).waitFor();
+  ok(await categoryOf(two) === null && await categoryOf(one) === 'dining', 'suggestions: Undo reverts that run: its row has no category again');
+  await p.locator(`table.runs tr[data-id="${firstRun.id}"]`).getByRole('button', { name: /^Undo run/ }).click();
+  await p.getByRole('status').filter({ hasText: `Run ${firstRun.id} undone` }).waitFor();
+  ok(await categoryOf(one) === null && await categoryOf(stale) === 'groceries', 'suggestions: and the first run too; the row categorised elsewhere keeps its category');
+  ok((await p.locator('table.suggestions tbody tr[data-id]').count()) === 2, 'suggestions: the two rows are listed again');
+
+  // The threshold.
+  await p.getByText('When statement imports apply suggestions').click();
+  await p.getByLabel('Statement imports apply suggestions by themselves').selectOption('at_least');
+  await p.getByLabel('How sure, %').fill('150');
+  await p.getByRole('button', { name: 'Save threshold' }).click();
+  await p.getByRole('alert').filter({ hasText: 'from 0 to 100' }).waitFor();
+  ok((await api('bob', 'GET', '/suggestions/settings')).threshold === null, 'suggestions: a threshold of 150% is refused, nothing saved');
+  await p.getByLabel('How sure, %').fill('80');
+  await p.getByRole('button', { name: 'Save threshold' }).click();
+  await p.getByRole('status').filter({ hasText: 'at least 80% sure' }).waitFor();
+  ok((await api('bob', 'GET', '/suggestions/settings')).threshold === 0.8, 'suggestions: the threshold is set to 0.8');
+  await p.getByLabel('Statement imports apply suggestions by themselves').selectOption('default');
+  await p.getByRole('button', { name: 'Save threshold' }).click();
+  await p.getByRole('status').filter({ hasText: 'the default' }).waitFor();
+  ok((await api('bob', 'GET', '/suggestions/settings')).threshold === null, 'suggestions: and back to the default (null)');
+}));
+
 // ================================================================ a long unbroken word (phone)
 await step('long words', async () => {
   const long = `https://shop.example.com/orders/${'x'.repeat(80)}`;
@@ -1283,7 +1351,7 @@ await step('long words', async () => {
 // ================================================================ phone width
 await step('phone', async () => {
   await page.setViewportSize({ width: 375, height: 800 });
-  for (const name of ['transactions', 'statements', 'import', 'reconcile', 'rules', 'trips', 'budgets', 'analytics', 'export']) {
+  for (const name of ['transactions', 'statements', 'import', 'reconcile', 'rules', 'suggestions', 'trips', 'budgets', 'analytics', 'export']) {
     await go(name);
     await page.waitForTimeout(200);
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
