@@ -82,6 +82,12 @@ my %budget = map { $_->{category} => $_ } @{ $b->{items} };
 is(scalar keys %budget, 6, 'the six budgets');
 cmp_ok($budget{groceries}{spent}, '>', 0, 'groceries with this month\'s spend') or diag(explain($b));
 cmp_ok($budget{dining}{spent}, '>', 0, 'dining too');
+# The second member: half the rent and the groceries is Sam's.
+my @rent = grep { $_->{description} =~ /^RENT RAY WHITE/ } @rows;
+my @shared = grep { grep({ ($_->{name} // '') eq 'Sam' && $_->{share_percent} == 50 } @{ $_->{splits} }) } @rent;
+ok(@rent && @shared == @rent, 'every rent row is split half and half with Sam (' . scalar(@shared) . ')');
+my @groceries = grep { ($_->{category} // '') eq 'groceries' } @rows;
+ok(@groceries && !grep({ !@{ $_->{splits} } } @groceries), 'and every groceries row');
 my $monthly = ok_json($rig->get('/api/analytics/monthly', user => 'alice'), 'monthly');
 ok(scalar @{ $monthly->{months} // $monthly->{items} // [] }, 'the monthly report has months') or diag(explain($monthly));
 
