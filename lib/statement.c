@@ -535,7 +535,7 @@ int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON 
     int64_t id, before;
     size_t i = 0, n_refunds = 0;
     int rc = LEDGER_ERR;
-    cJSON *run = NULL, *sr;
+    cJSON *run = NULL;
 
     if (statement_fields_read(body, &f, err))
         return LEDGER_ERR;
@@ -588,16 +588,12 @@ int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON 
         || (cJSON_GetArraySize(rows) && suggest_auto(db, me, before, &run, err))
         || statement_get(db, me, id, out, err))
         goto out;
-    sr = run ? run : cJSON_CreateNull();
+    rc = suggestion_run_add(*out, run, err);
     run = NULL;
-    if (sr == NULL || !cJSON_AddItemToObject(*out, "suggestion_run", sr)) {
-        cJSON_Delete(sr);
+    if (rc) {
         cJSON_Delete(*out);
         *out = NULL;
-        ledger_error_oom(err);
-        goto out;
     }
-    rc = LEDGER_OK;
 out:
     cJSON_Delete(run);
     free(refunds);

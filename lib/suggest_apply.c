@@ -384,6 +384,17 @@ out:
     return rc;
 }
 
+int suggestion_run_add(cJSON *doc, cJSON *run, ledger_error *err)
+{
+    cJSON *v = run ? run : cJSON_CreateNull();
+
+    if (v == NULL || !cJSON_AddItemToObject(doc, "suggestion_run", v)) {
+        cJSON_Delete(v);
+        return ledger_error_oom(err);
+    }
+    return LEDGER_OK;
+}
+
 int ledger_suggestion_settings(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
                                ledger_error *err)
 {

@@ -104,7 +104,7 @@ int ledger_txn_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
     char folded[LEDGER_CATEGORY_MAX], currency_code[4], derived[MERCHANT_CLEAN_MAX] = "";
     int64_t amount, amount_aud, trip_id, id;
     int amount_set, has_aud, rc = LEDGER_ERR;
-    cJSON *tag_ids = NULL, *run = NULL, *sr;
+    cJSON *tag_ids = NULL, *run = NULL;
     const cJSON *splits, *item;
     struct split_set ss = { NULL, 0 };
 
@@ -163,16 +163,12 @@ int ledger_txn_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
         || (category == NULL && suggest_auto(db, me, id - 1, &run, err))
         || txn_get(db, me, id, out, err))
         goto out;
-    sr = run ? run : cJSON_CreateNull();
+    rc = suggestion_run_add(*out, run, err);
     run = NULL;
-    if (sr == NULL || !cJSON_AddItemToObject(*out, "suggestion_run", sr)) {
-        cJSON_Delete(sr);
+    if (rc) {
         cJSON_Delete(*out);
         *out = NULL;
-        ledger_error_oom(err);
-        goto out;
     }
-    rc = LEDGER_OK;
 out:
     cJSON_Delete(run);
     cJSON_Delete(tag_ids);
