@@ -14,6 +14,7 @@
 #include "txn.h"
 #include "statement.h"
 #include "spend.h"
+#include "suggest.h"
 #include "text.h"
 
 #define TEXT_MAX 200   /* a bank's or an account's name */
@@ -141,6 +142,7 @@ static const char SQL_STMT_LIST[] =
     STMT_SELECT " WHERE s.owner_id = ? ORDER BY s.period_end DESC, s.id DESC";
 static const char SQL_STMT_ONE[] = STMT_SELECT " WHERE s.id = ?";
 static const char SQL_STMT_DELETE[] = "DELETE FROM statements WHERE id = ?";
+static const char SQL_MAX_TXN_ID[] = "SELECT COALESCE(MAX(id), 0) FROM transactions";
 
 static cJSON *statement_json(sqlite3_stmt *st)
 {
@@ -530,9 +532,10 @@ int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON 
     struct statement_fields f;
     const cJSON *rows, *o;
     struct refund_row *refunds = NULL;
-    int64_t id;
+    int64_t id, before;
     size_t i = 0, n_refunds = 0;
     int rc = LEDGER_ERR;
+    cJSON *run = NULL;
 
     if (statement_fields_read(body, &f, err))
         return LEDGER_ERR;
@@ -546,7 +549,9 @@ int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON 
     if (!cJSON_IsArray(rows) || cJSON_GetArraySize(rows) > ROWS_MAX)
         return error_field(err, "transactions",
                            "transactions must be an array of at most %d rows", ROWS_MAX);
-    if (statement_insert(db, me, &f, &id, err))
+    /* The rows this statement writes come after the largest id there is. */
+    if (db_int(db, err, "statement", &before, 0, SQL_MAX_TXN_ID)
+        || statement_insert(db, me, &f, &id, err))
         return LEDGER_ERR;
     cJSON_ArrayForEach(o, rows) {
         struct statement_row r;
@@ -577,10 +582,20 @@ int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON 
     for (i = 0; i < n_refunds; i++)
         if (category_resolve_refund_row(db, me, refunds[i].id, refunds[i].merchant, err))
             goto out;
-    if (check_not_repeated(db, me, id, err))
+    /* Its rows without a category take the suggestions that pass the
+     * owner's threshold as one run, as an imported file's rows do. */
+    if (check_not_repeated(db, me, id, err)
+        || (cJSON_GetArraySize(rows) && suggest_auto(db, me, before, &run, err))
+        || statement_get(db, me, id, out, err))
         goto out;
-    rc = statement_get(db, me, id, out, err);
+    rc = suggestion_run_add(*out, run, err);
+    run = NULL;
+    if (rc) {
+        cJSON_Delete(*out);
+        *out = NULL;
+    }
 out:
+    cJSON_Delete(run);
     free(refunds);
     return rc;
 }

@@ -86,5 +86,8 @@ int suggest_passes(const struct suggestion *s, int has_threshold, int64_t thresh
  * APPLY_MAX of them), as one run whose record goes to *run (NULL when
  * none passed). */
 int suggest_auto(ledger_db *db, int64_t me, int64_t after_id, cJSON **run, ledger_error *err);
+/* Adds run (suggest_auto's, or NULL for none: JSON null) to doc as its
+ * suggestion_run; run is doc's or freed, whatever the outcome. */
+int suggestion_run_add(cJSON *doc, cJSON *run, ledger_error *err);
 
 #endif

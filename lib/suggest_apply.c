@@ -47,8 +47,12 @@ static const char SQL_SET[] =
 static const char SQL_MATCHES_CLEAR[] = "DELETE FROM temp.rule_matches";
 static const char SQL_MATCHES_ADD[] = "INSERT INTO temp.rule_matches (id) VALUES (?1)";
 static const char SQL_THRESHOLD[] = "SELECT threshold FROM suggest_settings WHERE user_id = ?1";
+/* The rows just written are the last by id: they are read by the id's
+ * range (the + keeps SQLite from the owner's category index, where it
+ * would walk every uncategorised row of the owner for each manual row). */
 static const char SQL_NEW_ROWS[] =
-    "SELECT t.id, t.description, t.eff_merchant, t.transaction_type" UNCATEGORISED
+    "SELECT t.id, t.description, t.eff_merchant, t.transaction_type FROM transactions t"
+    " WHERE +t.owner_id = ?1 AND t.eff_category IS NULL AND t.reconciled_with_id IS NULL"
     "   AND t.id > ?2 ORDER BY t.id";
 
 static cJSON *suggestion_object(const struct suggestion *s)
@@ -378,6 +382,17 @@ out:
     free(rows);
     free(picks);
     return rc;
+}
+
+int suggestion_run_add(cJSON *doc, cJSON *run, ledger_error *err)
+{
+    cJSON *v = run ? run : cJSON_CreateNull();
+
+    if (v == NULL || !cJSON_AddItemToObject(doc, "suggestion_run", v)) {
+        cJSON_Delete(v);
+        return ledger_error_oom(err);
+    }
+    return LEDGER_OK;
 }
 
 int ledger_suggestion_settings(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,

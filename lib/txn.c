@@ -7,6 +7,7 @@
 #include "merchant_clean.h"
 #include "fields.h"
 #include "share.h"
+#include "suggest.h"
 #include "txn.h"
 #include "spend.h"
 
@@ -103,7 +104,7 @@ int ledger_txn_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
     char folded[LEDGER_CATEGORY_MAX], currency_code[4], derived[MERCHANT_CLEAN_MAX] = "";
     int64_t amount, amount_aud, trip_id, id;
     int amount_set, has_aud, rc = LEDGER_ERR;
-    cJSON *tag_ids = NULL;
+    cJSON *tag_ids = NULL, *run = NULL;
     const cJSON *splits, *item;
     struct split_set ss = { NULL, 0 };
 
@@ -154,12 +155,22 @@ int ledger_txn_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
                 DB_TEXT(notes)))
         goto out;
     id = sqlite3_last_insert_rowid(db->sql);
+    /* A row without a category takes the suggestion that passes the
+     * owner's threshold as a run of its own, as a statement import's rows
+     * do (suggest_apply.c): the row is the only one past id - 1. */
     if ((tag_ids && txn_link_tags(db, me, id, tag_ids, err))
         || (ss.n && split_write(db, id, &ss, err))
+        || (category == NULL && suggest_auto(db, me, id - 1, &run, err))
         || txn_get(db, me, id, out, err))
         goto out;
-    rc = LEDGER_OK;
+    rc = suggestion_run_add(*out, run, err);
+    run = NULL;
+    if (rc) {
+        cJSON_Delete(*out);
+        *out = NULL;
+    }
 out:
+    cJSON_Delete(run);
     cJSON_Delete(tag_ids);
     split_set_free(&ss);
     return rc;

@@ -590,6 +590,18 @@ WRITE(statement_create,
            " {\"date\": \"2026-04-02\", \"description\": \"FEE\", \"amount\": 5,"
            "  \"transaction_type\": \"fee\"}]}"),
       ledger_statement_create(f->db, f->alice, b, out, err))
+/* Rows without a category at a merchant alice categorised: each takes
+ * its suggestion as a run (suggest_auto). */
+WRITE(txn_create_suggested,
+      body("{\"date\": \"2026-03-22\", \"amount\": 41, \"description\": \"GROCER 0042\","
+           " \"merchant\": \"Grocer\"}"),
+      ledger_txn_create(f->db, f->alice, b, out, err))
+WRITE(statement_create_suggested,
+      body("{\"bank_name\": \"Third\", \"account_type\": \"savings\","
+           " \"period_start\": \"2026-05-01\", \"period_end\": \"2026-05-31\", \"transactions\": ["
+           " {\"date\": \"2026-05-02\", \"description\": \"GROCER 0043\", \"merchant\": \"Grocer\","
+           "  \"amount\": 20, \"transaction_type\": \"debit\"}]}"),
+      ledger_statement_create(f->db, f->alice, b, out, err))
 WRITE(csv_commit,
       body("{\"rows\": [{\"date\": \"2026-03-05\", \"description\": \"GROCER\", \"amount\": 80},"
            " {\"date\": \"2026-03-21\", \"description\": \"Cafe Nero\", \"amount\": 4.5}]}"),
@@ -760,6 +772,8 @@ int main(void)
     sweep(&f, "bulk categorize (refund)", bulk);
     sweep(&f, "transaction create with a split", txn_create);
     sweep(&f, "statement create", statement_create);
+    sweep(&f, "transaction create taking a suggestion", txn_create_suggested);
+    sweep(&f, "statement create taking suggestions", statement_create_suggested);
     sweep(&f, "CSV commit (one duplicate)", csv_commit);
     sweep(&f, "payment create", payment_create);
     sweep(&f, "trip delete", trip_delete);

@@ -146,6 +146,9 @@ is_deeply([$row->{tags}, $row->{splits}], [[], []], 'no tags, no splits');
 is(m2($row->{my_share_pct}), '100.00', 'the owner of an unsplit row has 100%');
 is(m2($row->{my_amount}), '12.50', 'and my_amount is the amount');
 like($row->{created_at} // '', qr/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/, 'created_at is RFC 3339 UTC');
+ok(exists $row->{suggestion_run} && !defined $row->{suggestion_run},
+   'suggestion_run null: no suggestion was applied (t/0098)');
+delete $row->{suggestion_run};
 $res = $rig->get("/api/transactions/$row->{id}", user => 'alice');
 is($res->{status}, 200, 'GET /api/transactions/{id}');
 is_deeply($res->{json}, $row, 'answers the row as created');

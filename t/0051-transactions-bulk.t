@@ -166,6 +166,9 @@ bulk('alice', { action => 'categorize', ids => [$a1->{id}, $a2->{id}], category 
 # "refund" takes, per row, the category its owner most often gives the row's
 # merchant (else other).  Bob's own Myer rows say gifts; the shared refund
 # row is alice's, so her habit (shopping) decides, even when bob acts.
+# The refund rows are made without a category and must stay so until the
+# bulk action: alice's rows take no suggestion when they are made.
+$rig->put('/api/suggestions/settings', { threshold => 1.01 }, user => 'alice');
 mk('alice', description => 'Myer shirt', merchant => 'Myer', category => 'shopping', amount => 50);
 mk('alice', description => 'Myer shoes', merchant => 'Myer', category => 'shopping', amount => 80);
 mk('alice', description => 'Myer cafe', merchant => 'Myer', category => 'dining', amount => 12);

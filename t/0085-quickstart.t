@@ -32,16 +32,16 @@ my $http = HTTP::Tiny->new(timeout => 10);
 
 # Starts the quick-start on port, in a process group of its own; its pid.
 sub start {
-    my ($port, $log) = @_;
+    my ($port, $log, @args) = @_;
     my $pid = fork // die "fork: $!";
     if ($pid == 0) {
         setpgid(0, 0);
         $ENV{PORT} = $port;
         $ENV{LEDGER_BUILD} = $build;
-        $ENV{LEDGER_RUN} = $dir;
+        $ENV{LEDGER_RUN} = $ENV{QS_RUN} // $dir;
         open STDOUT, '>', $log or die "$log: $!";
         open STDERR, '>&', \*STDOUT or die "stderr: $!";
-        exec $qs or die "exec $qs: $!";
+        exec $qs, @args or die "exec $qs: $!";
     }
     return $pid;
 }
@@ -117,6 +117,40 @@ for my $answers (0, 1) {
     if (!defined $rc) { kill 'KILL', -$pid; waitpid($pid, 0) }
     if ($server) { kill 'KILL', $server; waitpid($server, 0) }
     close $holder;
+}
+
+# --demo: the demo identity's empty ledger gets the demo ledger (t/0099
+# checks what is in it), once: a second start keeps the rows it has.
+{
+    my $demo_dir = tempdir('ledger-qs-demo-XXXXXX', TMPDIR => 1, CLEANUP => 1);
+    chmod 0755, $demo_dir;
+    local $ENV{QS_RUN} = $demo_dir;
+    for my $round (1, 2) {
+        my $port = Rig::free_port();
+        my $log = "$demo_dir/quickstart-$round.out";
+        my $pid = start($port, $log, '--demo');
+        my $up = eval { Rig::wait_until('the quick-start --demo', 60, sub { Rig::slurp($log) =~ /is running at/ }) };
+        ok($up, "--demo ($round): it says the service is running") or diag(Rig::slurp($log));
+        my $page = eval { decode_json($http->get("http://127.0.0.1:$port/api/transactions?limit=1")->{content}) } // {};
+        my $merchants = eval { decode_json($http->get("http://127.0.0.1:$port/api/merchants")->{content}) } // {};
+        my $budgets = eval { decode_json($http->get("http://127.0.0.1:$port/api/budgets")->{content}) } // {};
+        state_check($round, $page, $merchants, $budgets, $log);
+        kill 'TERM', -$pid;
+        waitpid($pid, 0);
+    }
+    my $total;
+    sub state_check {
+        my ($round, $page, $merchants, $budgets, $log) = @_;
+        cmp_ok($page->{total} // 0, '>', 300, "  the demo identity has the demo's rows");
+        cmp_ok(scalar @{ $merchants->{items} // [] }, '>', 5, '  and merchants');
+        is(scalar @{ $budgets->{items} // [] }, 6, '  and budgets');
+        if ($round == 1) {
+            $total = $page->{total};
+        } else {
+            is($page->{total}, $total, '  a second start loads nothing again');
+            like(Rig::slurp($log), qr/has rows already/, '  and says so');
+        }
+    }
 }
 
 done_testing();
