@@ -32,7 +32,8 @@ struct pattern {
  * processor appends after the city, and the country codes after them. */
 #define REGION "(?:A[KLRZ]|C[AOT]|D[CE]|FL|GA|HI|I[ADLN]|K[SY]|LA|M[ADEINOST]|N[CDEHJMVY]|O[HKR]|PA|RI|S[CD]|" \
                "T[NX]|UT|V[AT]|W[AIVY]|NSW|VIC|QLD|TAS|ACT|NT|ON|BC|QC|AB|MB|NS|NB|SK|PE|NL)"
-#define COUNTRY "(?:USA?|AUS?|CAN|GBR?|UK|NZL?|IRL|IE|DEU?|FRA?|NLD?|ESP?|ITA?)"
+#define COUNTRY "(?:USA?|AUS?|CAN|GBR?|UK|NZL?|IRL|IE|DEU?|FRA?|NLD?|ESP?|ITA?|SE|SWE|DNK|DK|CHE?|SGP?|" \
+                "JPN?|HKG?|LUX?|BEL?|PRT|POL|MEX)"
 /* Cities that most often trail a merchant name in the public exports. */
 #define CITY "(?:SAN FRANCISCO|SAN FRANCISC|SAN FRANCIS|SAN JOSE|SAN DIEGO|LOS ANGELES|NEW YORK|NEW YORK CITY|" \
              "BROOKLYN|SEATTLE|PORTLAND|CHICAGO|BOSTON|AUSTIN|DALLAS|HOUSTON|DENVER|ATLANTA|MIAMI|" \
@@ -40,6 +41,7 @@ struct pattern {
              "BELLEVUE|PHILADELPHIA|WASHINGTON|ARLINGTON|MINNEAPOLIS|PHOENIX|LAS VEGAS|" \
              "SYDNEY|MELBOURNE|BRISBANE|PERTH|ADELAIDE|CANBERRA|LONDON|TORONTO|VANCOUVER|MONTREAL|" \
              "DUBLIN|AMSTERDAM|BERLIN|PARIS|LOS GATOS|SALT LAKE CTY|SALT LAKE CITY|SACRAMENTO|" \
+             "STOCKHOLM|LUXEMBOURG|SINGAPORE|TOKYO|AUCKLAND|WELLINGTON|HONG KONG|SAN MATEO|" \
              "INTERNET|ONLINE|WWW|HTTPSWWW)"
 
 static const struct pattern PATTERNS[] = {
@@ -48,6 +50,7 @@ static const struct pattern PATTERNS[] = {
                 "\\s+RETA|\\s+DIGITAL|\\s+SERVICES|\\s*\\*|\\s+PAYMENTS|\\s+WEB\\s+SERVICES).*$", "Amazon" },
     { "apple", "^.*\\bAPPLE\\.COM\\s*/\\s*(?:BILL|US).*$", "Apple" },
     { "itunes", "^.*\\bITUNES\\.COM.*$", "iTunes" },
+    { "uber eats", "^(?:.*\\s)?UBER\\s*\\*?\\s*EATS\\b.*$", "Uber Eats" },
     /* Processors' and wallets' prefixes, twice over ("POS SQ *..."). */
     { "bank prefix", "^(?:POS|EFTPOS|ATM)\\s+(?:PURCHASE|DEBIT|W/D|WITHDRAWAL|TRANSACTION)?\\s*[-:]?\\s*", "" },
     { "card purchase", "^(?:VISA|MASTERCARD|MC|DEBIT)\\s+(?:DEBIT\\s+)?(?:PURCHASE|POS)?\\s*"
@@ -84,7 +87,7 @@ static const struct pattern PATTERNS[] = {
     /* What an ACH or card network adds after the payee's name. */
     { "ach words", "\\s+(?:DEBIT CRD ACH TRAN|FUNDS TRANSFER|AUTO-?PAY|AUTO PAY|BILL\\s?PAY(?:MENT)?|PAYMENTREC|"
                    "CREDIT CARD PAYMENT|CREDIT CRD EPAY|DIRECT DEP|DIR DEP|RECURRING PAY(?:MENT)?|ON-?LINE|"
-                   "\\(ONLINE|EPAY|WEB PYMT|ACH (?:DEBIT|CREDIT|PMT))\\b.*$", "" },
+                   "\\(ONLINE|EPAY|WEB PYMT|ACH (?:DEBIT|CREDIT|PMT)|DIRECT DEBIT|BPAY)\\b.*$", "" },
     /* URLs down to their brand. */
     { "url", "\\b(?:HTTPS?://)?(?:WWW\\.)?([A-Z0-9][A-Z0-9-]*)\\.(?:COM|NET|ORG|CO|IO|TV|FM|ME|APP)"
              "(?:\\.[A-Z]{2})?(?:/\\S*)?", "$1" },

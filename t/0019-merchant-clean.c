@@ -52,6 +52,12 @@ static const struct {
     { "Caf\xc3\xa9 de Flore", "Caf\xc3\xa9 de Flore" },
     /* A brand's own spelling is kept. */
     { "iTunes Store", "iTunes Store" },
+    /* International descriptors, payment words, a brand's service. */
+    { "Spotify P0D1234ABC Stockholm SE", "Spotify" },
+    { "PAYPAL *SPOTIFY 35314369001 SE", "Spotify" },
+    { "ORIGIN ENERGY DIRECT DEBIT", "Origin Energy" },
+    { "TELSTRA BPAY", "Telstra" },
+    { "UBER *EATS PENDING", "Uber Eats" },
     /* Plaid's sandbox: Plaid's merchant_name beside the raw name. */
     { "Uber 063015 SF**POOL**", "Uber" },
     /* Plaid's API documentation: original_description beside merchant_name.
