@@ -61,6 +61,22 @@ my %bal = map { $_->{participant_id} // $_->{id} => $_ }
 is_deeply([map { [@{ $bal{$_} }{qw(email name)}] } $uid{bob}, $new->{json}{id}],
           [['Bob@Example.ORG', 'My friend'], ['Nobody@Example.ORG', 'My friend']], 'the balances name them alike');
 
+# A row alice splits with both names them alike too (the row and its
+# splits route), by her label and the address as she typed it.
+my $row = ok_json($rig->post('/api/transactions', { date => '2026-04-01', description => 'Dinner', amount => 30,
+                                                     splits => [{ participant_id => $uid{bob}, share_percent => 25 },
+                                                                { participant_id => $new->{json}{id}, share_percent => 25 }] },
+                             user => 'alice'), 'alice splits a row with both');
+for my $doc (['the row', $row->{splits}],
+             ['the splits route', ok_json($rig->get("/api/transactions/$row->{id}/splits", user => 'alice'), 'splits')->{items}]) {
+    my %s = map { $_->{participant_id} => $_ } @{ $doc->[1] // [] };
+    is_deeply([$s{ $uid{bob} }{name}, $s{ $new->{json}{id} }{name}], ['My friend', 'My friend'],
+              "$doc->[0]: both by alice's label, not bob's own name");
+}
+# bob, a participant of the row, sees alice (the owner) by her own name.
+my %bs = map { $_->{participant_id} => $_ } @{ ok_json($rig->get("/api/transactions/$row->{id}", user => 'bob'), 'bob reads it')->{splits} };
+ok(exists $bs{ $uid{bob} }, 'bob sees his own split');
+
 # An id that is nobody's participant: the same refusal whether a user has
 # it or not (carol exists; 999999 does not).
 for my $case ([$uid{carol}, 'an existing user'], [999999, 'an id no user has']) {
