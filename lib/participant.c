@@ -28,17 +28,14 @@
     " UNION SELECT to_user_id FROM split_payments WHERE from_user_id = ?1" \
     " UNION SELECT from_user_id FROM split_payments WHERE to_user_id = ?1"
 
-/* Whether u has turned to ?1 by an act of its own: added ?1, split a row
- * of its own with ?1, or recorded a payment with ?1 (a placeholder can do
- * none of these).  Until then ?1 sees only what ?1 gave (the label and the
- * address as typed), so an account and a placeholder look alike; after
- * it, the person's own name and address. */
+/* Whether u has turned to ?1 (share.h), or split a row of its own with
+ * ?1 (a placeholder can do neither).  Until then ?1 sees only what ?1
+ * gave (the label and the address as typed), so an account and a
+ * placeholder look alike; after it, the person's own name and address. */
 #define TURNED_SQL \
-    "(EXISTS (SELECT 1 FROM user_contacts WHERE user_id = u.id AND contact_id = ?1)" \
+    "(" PERSON_TURNED_SQL("u.id", "?1") \
     " OR EXISTS (SELECT 1 FROM transactions t JOIN splits s ON s.transaction_id = t.id" \
-    "             WHERE t.owner_id = u.id AND s.participant_id = ?1)" \
-    " OR EXISTS (SELECT 1 FROM split_payments WHERE created_by = u.id" \
-    "             AND (from_user_id = ?1 OR to_user_id = ?1)))"
+    "             WHERE t.owner_id = u.id AND s.participant_id = ?1))"
 
 static const char SQL_PARTICIPANTS[] =
     "SELECT id, email, name FROM"

@@ -6,6 +6,7 @@
 
 #include "db.h"
 #include "json_out.h"
+#include "share.h"
 
 /* The longest tag name, in bytes. */
 #define TAG_NAME_MAX 64
@@ -27,17 +28,13 @@ int tag_check_owner(ledger_db *db, int64_t user_id, int64_t tag_id, ledger_error
  * tags in name order and probes each for a link, every tag the viewer has
  * for every row (half a page's time with ten tags), to save sorting two. */
 /* Whether the viewer (:me) sees split participant u by u's own name and
- * address: u is the viewer, the row's owner (who shared it with them),
- * or u has turned to the viewer (added them, or recorded a payment with
- * them).  Otherwise the viewer's label for u and the address as the
- * viewer typed it, as in GET /api/participants (participant.c), so that a
- * row split with an address tells no account from a placeholder.  Each
- * test is one index probe. */
+ * address: u is the viewer, the row's owner (who shared it with them), or
+ * has turned to the viewer (share.h).  Otherwise the viewer's label for u
+ * and the address as the viewer typed it, as in GET /api/participants,
+ * so that a row split with an address tells no account from a
+ * placeholder. */
 #define TXN_SPLIT_SEEN \
-    "(u.id = :me OR u.id = t.owner_id" \
-    " OR EXISTS (SELECT 1 FROM user_contacts WHERE user_id = u.id AND contact_id = :me)" \
-    " OR EXISTS (SELECT 1 FROM split_payments WHERE created_by = u.id" \
-    "             AND ((from_user_id = u.id AND to_user_id = :me) OR (from_user_id = :me AND to_user_id = u.id))))"
+    "(u.id = :me OR u.id = t.owner_id OR " PERSON_TURNED_SQL("u.id", ":me") ")"
 #define TXN_COLUMNS \
     "t.id, t.statement_id, t.owner_id, t.date, t.description, t.merchant," \
     " t.merchant_normalized, t.category, t.transaction_type, t.amount, t.currency," \
