@@ -29,9 +29,9 @@
     " UNION SELECT from_user_id FROM split_payments WHERE to_user_id = ?1"
 
 /* Whether u has turned to ?1 (share.h), or split a row of its own with
- * ?1 (a placeholder can do neither).  Until then ?1 sees only what ?1
- * gave (the label and the address as typed), so an account and a
- * placeholder look alike; after it, the person's own name and address. */
+ * ?1 (a placeholder can do neither).  Until then ?1 sees the address as
+ * ?1 typed it and no name, so an account and a placeholder look alike;
+ * after it, the person's own name and address. */
 #define TURNED_SQL \
     "(" PERSON_TURNED_SQL("u.id", "?1") \
     " OR EXISTS (SELECT 1 FROM transactions t JOIN splits s ON s.transaction_id = t.id" \
@@ -40,7 +40,7 @@
 static const char SQL_PARTICIPANTS[] =
     "SELECT id, email, name FROM"
     " (SELECT u.id, CASE WHEN " TURNED_SQL " THEN u.email ELSE COALESCE(c.email, u.email) END AS email,"
-    "         COALESCE(c.label, CASE WHEN " TURNED_SQL " THEN u.name END) AS name"
+    "         CASE WHEN " TURNED_SQL " THEN u.name END AS name"
     "    FROM users u LEFT JOIN user_contacts c ON c.user_id = ?1 AND c.contact_id = u.id"
     "   WHERE u.id IN (" RELATED_SQL ") AND u.id <> ?1)"
     " ORDER BY COALESCE(name, email) COLLATE NOCASE, id";

@@ -1,10 +1,12 @@
 -- What the caller gave when adding a participant by email, kept as the
--- caller's own: the label (the name they typed) and the address as they
--- spelt it.  Adding someone answers the same whether the address had an
--- account or not (POST /api/participants), and the caller's views of a
--- person who has not turned to them (added them, or split a row of theirs
--- with them) show only these, never the account's own name or spelling,
--- so nothing tells an account from a placeholder.
+-- caller's own: the label (the name they typed, which the answer to the
+-- add gives back) and the address as they spelt it.  Adding someone
+-- answers the same whether the address had an account or not (POST
+-- /api/participants), and the caller's views of a person who has not
+-- turned to them (added them, split a row of theirs with them, recorded
+-- a payment with them) show the address as typed and no name, never the
+-- account's own name or spelling, so nothing tells an account from a
+-- placeholder.
 ALTER TABLE user_contacts ADD COLUMN label TEXT;
 ALTER TABLE user_contacts ADD COLUMN email TEXT;
 

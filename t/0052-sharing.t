@@ -205,13 +205,14 @@ is_deeply(plist('alice'), [qw(bob dave erin zoe)], "alice's participants: the pe
 is($res->{json}{total}, 4, 'total 4');
 my %p = map { who($_->{id}) => $_ } @{ $res->{json}{items} };
 ok(!grep({ exists $_->{placeholder} } values %p), 'no row says whether its person has signed in');
-# bob and dave added alice back: their own names and addresses.  erin and
-# zoe have not turned to alice: what alice typed, whether erin has signed
-# in or not (so the list tells no account from a placeholder).
+# bob and dave added alice back: their own names (none) and addresses.
+# erin and zoe have not turned to alice: the address as she typed it and
+# no name, whether erin has signed in or not (so the list tells no account
+# from a placeholder); the names alice gave are her answers' only.
 is_deeply([map { [$p{$_}{email}, $p{$_}{name}] } qw(bob dave erin zoe)],
-          [['bob@example.org', 'Bobby'], ['dave@example.org', undef],
-           ['Erin@Example.ORG', 'Erin from book club'], ['ZOE@Example.ORG', 'Zoe']],
-          "rows carry alice's label and, until the person turns to alice, the address as she typed it");
+          [['bob@example.org', undef], ['dave@example.org', undef],
+           ['Erin@Example.ORG', undef], ['ZOE@Example.ORG', undef]],
+          "rows carry, until the person turns to alice, the address as she typed it and no name");
 is_deeply(plist('carol'), [], 'carol, the stranger, has no participants');
 is_deeply(plist('bob'), [qw(alice dave)], "bob's participants");
 
