@@ -7,14 +7,13 @@ int h_participants_list(struct request *r)
     return ledger_participant_list(r->db, r->user_id, &r->out, &r->err);
 }
 
-/* POST /api/participants */
+/* POST /api/participants: 201 whether the address had an account or not
+ * (the caller's participant entry is what is made), so the status tells
+ * nothing of the address. */
 int h_participants_add(struct request *r)
 {
-    int created = 0, rc;
-
-    rc = ledger_participant_add(r->db, r->user_id, r->json, &r->out, &created, &r->err);
-    r->status = created ? 201 : 200;
-    return rc;
+    r->status = 201;
+    return ledger_participant_add(r->db, r->user_id, r->json, &r->out, &r->err);
 }
 
 /* GET /api/participants/{id}/balance */

@@ -301,7 +301,7 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
 {
     const cJSON *rows, *o, *allow;
     struct statement_row *v = NULL;
-    char (*cats)[LEDGER_CATEGORY_MAX] = NULL;
+    char cat[LEDGER_CATEGORY_MAX];
     struct dup_key *keys = NULL;
     int64_t batch, tag, skipped = 0, *new_ids = NULL, *dups = NULL;
     cJSON *ids = NULL;
@@ -320,14 +320,18 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
         return error_field(err, "rows", "rows must be an array of 1 to %d rows", COMMIT_ROWS_MAX);
     n = (size_t)cJSON_GetArraySize(rows);
     v = calloc(n, sizeof *v);
-    cats = calloc(n, sizeof *cats);
     refund = calloc(n, 1);
-    if (v == NULL || cats == NULL || refund == NULL)
+    if (v == NULL || refund == NULL)
         goto oom;
-    /* Every row is checked before the first is written. */
+    /* Every row is checked before the first is written.  A row's resolved
+     * category is copied out of cat at its own length: most rows of a
+     * file have none, and a buffer a row would double a large commit's
+     * arrays. */
     cJSON_ArrayForEach(o, rows) {
-        if (read_row(db, me, o, i, &v[i], cats[i], &refund[i], err))
+        if (read_row(db, me, o, i, &v[i], cat, &refund[i], err))
             goto out;
+        if (v[i].category && (v[i].category = strdup(cat)) == NULL)
+            goto oom;
         refunds += refund[i];
         i++;
     }
@@ -399,8 +403,9 @@ out:
         db_step_once(db, SQL_BULK_END, "csv import", &ignored);
     }
     cJSON_Delete(ids);
+    for (i = 0; v && i < n; i++)
+        free((char *)v[i].category);  /* each a copy of cat, or NULL */
     free(v);
-    free(cats);
     free(refund);
     free(dups);
     free(keys);

@@ -304,12 +304,13 @@ int ledger_statement_delete(ledger_db *db, int64_t me, int64_t id, ledger_error 
 
 /* ---- sharing ------------------------------------------------------------------- */
 
-/* GET /api/participants: {items: [{id, email, name, placeholder}], total}. */
+/* GET /api/participants: {items: [{id, email, name}], total}. */
 int ledger_participant_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *err);
 /* POST /api/participants {email, name?}: the user with that email, or a new
- * placeholder bound at their first sign-in; *created says which. */
+ * placeholder bound at their first sign-in, answered alike: {id, email as
+ * typed, name as given (the caller's label)}. */
 int ledger_participant_add(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
-                           int *created, ledger_error *err);
+                           ledger_error *err);
 /* GET /api/participants/{id}/balance: {participant_id, net, owed_to_me,
  * owed_by_me, payments_to_me, payments_from_me}; net > 0: they owe me. */
 int ledger_balance_get(ledger_db *db, int64_t me, int64_t other, cJSON **out,

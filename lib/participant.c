@@ -28,10 +28,22 @@
     " UNION SELECT to_user_id FROM split_payments WHERE from_user_id = ?1" \
     " UNION SELECT from_user_id FROM split_payments WHERE to_user_id = ?1"
 
+/* Whether u has turned to ?1 (share.h), or split a row of its own with
+ * ?1 (a placeholder can do neither).  Until then ?1 sees the address as
+ * ?1 typed it and no name, so an account and a placeholder look alike;
+ * after it, the person's own name and address. */
+#define TURNED_SQL \
+    "(" PERSON_TURNED_SQL("u.id", "?1") \
+    " OR EXISTS (SELECT 1 FROM transactions t JOIN splits s ON s.transaction_id = t.id" \
+    "             WHERE t.owner_id = u.id AND s.participant_id = ?1))"
+
 static const char SQL_PARTICIPANTS[] =
-    "SELECT u.id, u.email, u.name, u.subject IS NULL FROM users u"
-    " WHERE u.id IN (" RELATED_SQL ") AND u.id <> ?1"
-    " ORDER BY COALESCE(u.name, u.email) COLLATE NOCASE, u.id";
+    "SELECT id, email, name FROM"
+    " (SELECT u.id, CASE WHEN " TURNED_SQL " THEN u.email ELSE COALESCE(c.email, u.email) END AS email,"
+    "         CASE WHEN " TURNED_SQL " THEN u.name END AS name"
+    "    FROM users u LEFT JOIN user_contacts c ON c.user_id = ?1 AND c.contact_id = u.id"
+    "   WHERE u.id IN (" RELATED_SQL ") AND u.id <> ?1)"
+    " ORDER BY COALESCE(name, email) COLLATE NOCASE, id";
 
 /* Whether ?2 is ?1 or related to ?1: each test stops at its first row. */
 static const char SQL_KNOWN[] =
@@ -46,12 +58,16 @@ static const char SQL_KNOWN[] =
     " OR EXISTS (SELECT 1 FROM split_payments WHERE from_user_id = ?2 AND to_user_id = ?1)";
 
 static const char SQL_USER_BY_EMAIL[] = "SELECT id FROM users WHERE email = ?";
-static const char SQL_PLACEHOLDER_INSERT[] = "INSERT INTO users (email, name) VALUES (?, ?)";
+/* A placeholder has no name: each adder's name for it is their label. */
+static const char SQL_PLACEHOLDER_INSERT[] = "INSERT INTO users (email) VALUES (?)";
+/* A name given replaces the caller's label; none keeps it.  The address
+ * is kept as the caller last typed it. */
 static const char SQL_CONTACT_ADD[] =
-    "INSERT OR IGNORE INTO user_contacts (user_id, contact_id) VALUES (?, ?)";
-static const char SQL_USER_ROW[] =
-    "SELECT id, email, name, subject IS NULL FROM users WHERE id = ?";
-static const char SQL_USER_EXISTS2[] = "SELECT 1 FROM users WHERE id = ?";
+    "INSERT INTO user_contacts (user_id, contact_id, label, email) VALUES (?1, ?2, ?3, ?4)"
+    " ON CONFLICT (user_id, contact_id) DO UPDATE SET label = COALESCE(excluded.label, label),"
+    "                                                 email = excluded.email";
+static const char SQL_CONTACT_ROW[] =
+    "SELECT contact_id, email, label FROM user_contacts WHERE user_id = ? AND contact_id = ?";
 
 int participant_known(ledger_db *db, int64_t me, int64_t other, int *known, ledger_error *err)
 {
@@ -62,19 +78,17 @@ int participant_known(ledger_db *db, int64_t me, int64_t other, int *known, ledg
     return rc;
 }
 
+/* One message whether user `other` exists or not: an id is probed no more
+ * than an address is. */
 int participant_check(ledger_db *db, int64_t me, int64_t other, const char *field, int yours,
                       ledger_error *err)
 {
-    int known, exists;
+    int known;
 
     if (participant_known(db, me, other, &known, err))
         return LEDGER_ERR;
     if (known)
         return LEDGER_OK;
-    if (db_exists(db, err, "participant", &exists, SQL_USER_EXISTS2, DB_INT(other)))
-        return LEDGER_ERR;
-    if (!exists)
-        return error_field(err, field, "participant %lld does not exist", (long long)other);
     if (!yours)
         return error_field(err, field, "user %lld is not one of the participants of the row's owner"
                            " (only the owner can add them)", (long long)other);
@@ -89,8 +103,6 @@ static cJSON *user_row(sqlite3_stmt *st)
     cJSON_AddNumberToObject(row, "id", (double)sqlite3_column_int64(st, 0));
     json_text_col(row, "email", st, 1);
     json_text_col(row, "name", st, 2);
-    /* Not signed in yet: added by email, bound at their first sign-in. */
-    cJSON_AddBoolToObject(row, "placeholder", sqlite3_column_int(st, 3));
     return row;
 }
 
@@ -136,15 +148,17 @@ static int valid_email(const char *s)
     return 1;
 }
 
+/* The answer is the same whether the address had an account or not: the
+ * id, the address as typed and the caller's own label, nothing of the
+ * account's (its name, spelling, sign-in), so adding probes nothing. */
 int ledger_participant_add(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
-                           int *created, ledger_error *err)
+                           ledger_error *err)
 {
     const char *email, *name;
     sqlite3_stmt *st;
     int64_t id;
     int rc;
 
-    *created = 0;
     if (field_require_object(body, err)
         || field_text(body, "email", 1, 0, EMAIL_MAX, &email, NULL, err)
         || field_text(body, "name", 0, 1, NAME_MAX_LEN, &name, NULL, err))
@@ -156,16 +170,16 @@ int ledger_participant_add(ledger_db *db, int64_t me, const cJSON *body, cJSON *
     if (id == me)
         return error_field(err, "email", "that is your own address");
     if (id == 0) {
-        if (db_exec(db, err, "participant insert", SQL_PLACEHOLDER_INSERT, DB_TEXT(email),
-                    DB_TEXT(name)))
+        if (db_exec(db, err, "participant insert", SQL_PLACEHOLDER_INSERT, DB_TEXT(email)))
             return LEDGER_ERR;
         id = sqlite3_last_insert_rowid(db->sql);
-        *created = 1;
     }
-    if (db_exec(db, err, "participant", SQL_CONTACT_ADD, DB_INT(me), DB_INT(id))
-        || (st = db_stmt(db, SQL_USER_ROW, err)) == NULL)
+    if (db_exec(db, err, "participant", SQL_CONTACT_ADD, DB_INT(me), DB_INT(id), DB_TEXT(name),
+                DB_TEXT(email))
+        || (st = db_stmt(db, SQL_CONTACT_ROW, err)) == NULL)
         return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 1, me);
+    sqlite3_bind_int64(st, 2, id);
     rc = sqlite3_step(st);
     *out = rc == SQLITE_ROW ? user_row(st) : NULL;
     db_stmt_done(st);

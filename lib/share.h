@@ -5,6 +5,17 @@
 
 #include "db.h"
 
+/* Whether user u (an SQL expression) has turned to me by an act of their
+ * own, each test one index probe: added me, or recorded a payment with
+ * me.  Until someone has, or is otherwise known to me (the owner of a row
+ * shared with me), I see them only by the address as I typed it, with no
+ * name: nothing that tells an account from a placeholder. */
+#define PERSON_TURNED_SQL(u, me) \
+    "(EXISTS (SELECT 1 FROM user_contacts WHERE user_id = " u " AND contact_id = " me ")" \
+    " OR EXISTS (SELECT 1 FROM split_payments WHERE created_by = " u \
+    "             AND ((from_user_id = " u " AND to_user_id = " me ")" \
+    "                  OR (from_user_id = " me " AND to_user_id = " u "))))"
+
 /* ---- access (access.c) ---------------------------------------------------- */
 struct txn_access {
     int64_t owner_id;

@@ -65,10 +65,19 @@ static const char SQL_TRIP_UPDATE[] =
     " end_date = CASE WHEN ?5 THEN ?6 ELSE end_date END,"
     " notes = CASE WHEN ?7 THEN ?8 ELSE notes END WHERE id = ?1";
 static const char SQL_TRIP_DELETE[] = "DELETE FROM trips WHERE id = ?";
+/* Each named as the caller (?2) sees them: by their own name and address
+ * when they are the caller, the trip's owner or have turned to the caller
+ * (share.h), else by the address as the caller typed it and no name. */
+#define TRIP_SEEN "(u.id = ?2 OR u.id = o.owner_id OR " PERSON_TURNED_SQL("u.id", "?2") ")"
 static const char SQL_TRIP_PARTICIPANTS[] =
-    "SELECT u.id, u.email, u.name, u.id = (SELECT owner_id FROM trips WHERE id = ?1)"
-    "  FROM users u WHERE u.id IN (" PARTICIPANTS_SQL("?1") ")"
-    " ORDER BY COALESCE(u.name, u.email) COLLATE NOCASE, u.id";
+    "SELECT id, email, name, owner FROM"
+    " (SELECT u.id, CASE WHEN " TRIP_SEEN " THEN u.email ELSE COALESCE(c.email, u.email) END AS email,"
+    "         CASE WHEN " TRIP_SEEN " THEN u.name END AS name,"
+    "         u.id = o.owner_id AS owner"
+    "    FROM users u JOIN (SELECT owner_id FROM trips WHERE id = ?1) o"
+    "    LEFT JOIN user_contacts c ON c.user_id = ?2 AND c.contact_id = u.id"
+    "   WHERE u.id IN (" PARTICIPANTS_SQL("?1") "))"
+    " ORDER BY COALESCE(name, email) COLLATE NOCASE, id";
 static const char SQL_TRIP_ASSIGN[] =
     "UPDATE transactions SET override_trip_id = ?2 WHERE id IN (SELECT value FROM json_each(?1))";
 /* A reconciled manual row is no row of the trip: hidden from everyone,
@@ -252,6 +261,7 @@ int ledger_trip_participants(ledger_db *db, int64_t me, int64_t id, cJSON **out,
         || (st = db_stmt(db, SQL_TRIP_PARTICIPANTS, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, me);
     return db_list(db, st, trip_participant_json, out, err);
 }
 

@@ -41,10 +41,18 @@ static const char SQL_BY_TAG[] =
 static const char SQL_SPEND_ROWS[] =
     "SELECT t.id, t.owner_id, " SPEND_SQL("t") ", 0,"
     "       CASE WHEN t.has_split THEN " SPLITS_TEXT_SQL("t.id") " END" TRIP_ROWS;
-/* The names of the participants listed in ?1 (a JSON array of ids): a
- * user's name, or without one their email. */
+/* The names of the participants listed in ?1 (a JSON array of ids) as
+ * the viewer ?2 sees them in trip ?3's report: a user's name, or without
+ * one their email, when they are the viewer, the trip's owner or have
+ * turned to the viewer (share.h); else the address as the viewer typed
+ * it. */
+#define REPORT_SEEN \
+    "(u.id = ?2 OR u.id = (SELECT owner_id FROM trips WHERE id = ?3) OR " PERSON_TURNED_SQL("u.id", "?2") ")"
 static const char SQL_USERS[] =
-    "SELECT u.id, COALESCE(u.name, u.email) FROM json_each(?1) j JOIN users u ON u.id = j.value";
+    "SELECT u.id, CASE WHEN " REPORT_SEEN " THEN COALESCE(u.name, u.email)"
+    "                  ELSE COALESCE(c.email, u.email) END"
+    "  FROM json_each(?1) j JOIN users u ON u.id = j.value"
+    "  LEFT JOIN user_contacts c ON c.user_id = ?2 AND c.contact_id = u.id";
 /* Split rows of the trip that involve the viewer as owner or participant. */
 static const char SQL_OWED_ROWS[] =
     "SELECT t.id, t.owner_id, COALESCE(t.amount_aud, t.amount),"
@@ -250,7 +258,7 @@ static int grouped(ledger_db *db, const char *sql, int64_t trip, int64_t me, cJS
 /* Names each object of part (by its participant_id, its "name" null until
  * then): one statement for them all.  A user with neither name nor email
  * stays null. */
-static int add_user_names(ledger_db *db, cJSON *part, ledger_error *err)
+static int add_user_names(ledger_db *db, int64_t me, int64_t trip, cJSON *part, ledger_error *err)
 {
     cJSON *ids = cJSON_CreateArray(), *o;
     sqlite3_stmt *st = NULL;
@@ -269,6 +277,8 @@ static int add_user_names(ledger_db *db, cJSON *part, ledger_error *err)
     if ((st = db_stmt(db, SQL_USERS, err)) == NULL)
         goto out;
     sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, me);
+    sqlite3_bind_int64(st, 3, trip);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
         const char *name = (const char *)sqlite3_column_text(st, 1);
@@ -328,7 +338,7 @@ int ledger_trip_analytics(ledger_db *db, int64_t me, int64_t trip, cJSON **out,
         cJSON_AddItemToObject(o, "total", money_sum_to_json(t.a.amount[i]));
         cJSON_AddItemToArray(part, o);
     }
-    if (add_user_names(db, part, err))
+    if (add_user_names(db, me, trip, part, err))
         goto fail;
     trip_sums_free(&t);
     *out = doc;

@@ -6,6 +6,7 @@
 
 #include "db.h"
 #include "json_out.h"
+#include "share.h"
 
 /* The longest tag name, in bytes. */
 #define TAG_NAME_MAX 64
@@ -26,6 +27,13 @@ int tag_check_owner(ledger_db *db, int64_t user_id, int64_t tag_id, ledger_error
  * (CROSS JOIN keeps that order): left to itself SQLite reads the viewer's
  * tags in name order and probes each for a link, every tag the viewer has
  * for every row (half a page's time with ten tags), to save sorting two. */
+/* Whether the viewer (:me) sees split participant u by u's own name and
+ * address: u is the viewer, the row's owner (who shared it with them), or
+ * has turned to the viewer (share.h).  Otherwise no name and the address
+ * as the viewer typed it, as in GET /api/participants, so that a row
+ * split with an address tells no account from a placeholder. */
+#define TXN_SPLIT_SEEN \
+    "(u.id = :me OR u.id = t.owner_id OR " PERSON_TURNED_SQL("u.id", ":me") ")"
 #define TXN_COLUMNS \
     "t.id, t.statement_id, t.owner_id, t.date, t.description, t.merchant," \
     " t.merchant_normalized, t.category, t.transaction_type, t.amount, t.currency," \
@@ -39,8 +47,12 @@ int tag_check_owner(ledger_db *db, int64_t user_id, int64_t tag_id, ledger_error
     "   (SELECT g.id, g.name, g.color FROM transaction_tags tt CROSS JOIN tags g ON g.id = tt.tag_id" \
     "     WHERE tt.transaction_id = t.id AND g.owner_id = :me ORDER BY g.name COLLATE NOCASE, g.id))," \
     " (SELECT CASE WHEN COUNT(*) THEN json_group_array(json_array(pid, name, share, settled, email)) END" \
-    "    FROM (SELECT s.participant_id AS pid, u.name, s.share_percent AS share, s.settled, u.email" \
+    "    FROM (SELECT s.participant_id AS pid," \
+    "                 CASE WHEN " TXN_SPLIT_SEEN " THEN u.name END AS name," \
+    "                 s.share_percent AS share, s.settled," \
+    "                 CASE WHEN " TXN_SPLIT_SEEN " THEN u.email ELSE COALESCE(c.email, u.email) END AS email" \
     "            FROM splits s JOIN users u ON u.id = s.participant_id" \
+    "            LEFT JOIN user_contacts c ON c.user_id = :me AND c.contact_id = s.participant_id" \
     "           WHERE s.transaction_id = t.id ORDER BY s.participant_id)), t.notes"
 /* Column indexes of TXN_COLUMNS, for the code that reads a row of them
  * (txn_row.c, the export). */

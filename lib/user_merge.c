@@ -112,11 +112,11 @@ static const struct merge_step {
       " (SELECT 1 FROM tags b WHERE b.owner_id = ?2 AND ledger_fold(b.name) = ledger_fold(tags.name))" },
     { "tags", "UPDATE tags SET owner_id = ?2 WHERE owner_id = ?1" },
     { NULL,
-      "INSERT OR IGNORE INTO user_contacts (user_id, contact_id)"
-      " SELECT ?2, contact_id FROM user_contacts WHERE user_id = ?1 AND contact_id <> ?2" },
+      "INSERT OR IGNORE INTO user_contacts (user_id, contact_id, label, email)"
+      " SELECT ?2, contact_id, label, email FROM user_contacts WHERE user_id = ?1 AND contact_id <> ?2" },
     { NULL,
-      "INSERT OR IGNORE INTO user_contacts (user_id, contact_id)"
-      " SELECT user_id, ?2 FROM user_contacts WHERE contact_id = ?1 AND user_id <> ?2" },
+      "INSERT OR IGNORE INTO user_contacts (user_id, contact_id, label, email)"
+      " SELECT user_id, ?2, label, email FROM user_contacts WHERE contact_id = ?1 AND user_id <> ?2" },
     { NULL, "DELETE FROM user_contacts WHERE user_id = ?1 OR contact_id = ?1" },
     { "splits_combined",
       "UPDATE splits SET share_percent = share_percent +"

@@ -57,14 +57,13 @@ int main(void)
     char from[] = "from", to[] = "to", jan[] = "2027-01", feb[] = "2027-02";
     struct ledger_param pv[] = { { from, jan }, { to, feb } };
     struct ledger_params range = { pv, 2 }, none = { NULL, 0 };
-    int created = 0;
 
     ledger_error_clear(&err);
     ok(ledger_open(":memory:", &db, &err) == 0, "open (%s)", err.message);
     ledger_user_resolve(db, "alice", "alice@example.org", NULL, &me, &err);
     ledger_user_resolve(db, "bob", "bob@example.org", NULL, &bob, &err);
     body = cJSON_Parse("{\"email\": \"bob@example.org\"}");
-    ok(ledger_participant_add(db, me, body, &doc, &created, &err) == 0, "bob is alice's participant");
+    ok(ledger_participant_add(db, me, body, &doc, &err) == 0, "bob is alice's participant");
     cJSON_Delete(body);
     cJSON_Delete(doc);
     doc = NULL;

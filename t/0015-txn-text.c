@@ -140,11 +140,10 @@ int main(void)
     carol = user("carol");
     for (int i = 0; i < 2; i++) {
         cJSON *b = NULL, *o = NULL;
-        int created;
 
         ledger_json_parse(i ? "{\"email\":\"carol@example.org\"}" : "{\"email\":\"bob@example.org\"}",
                           i ? 29 : 27, &b, &err);
-        ok(ledger_participant_add(db, alice, b, &o, &created, &err) == LEDGER_OK, "a participant of alice's");
+        ok(ledger_participant_add(db, alice, b, &o, &err) == LEDGER_OK, "a participant of alice's");
         cJSON_Delete(b);
         cJSON_Delete(o);
     }

@@ -363,7 +363,6 @@ static int setup(struct fixture *f, const char *path)
 {
     ledger_error err = { 0 };
     cJSON *b, *out = NULL;
-    int created;
 
     if (ledger_open(path, &f->db, &err)
         || ledger_user_resolve(f->db, "alice", "alice@example.org", NULL, &f->alice, &err)
@@ -372,7 +371,7 @@ static int setup(struct fixture *f, const char *path)
         || ledger_begin(f->db, 1, &err))
         return printf("# fixture: %s\n", err.message), -1;
     b = body("{\"email\": \"bob@example.org\"}");
-    cJSON_Delete(DO("participant", ledger_participant_add(f->db, f->alice, b, &out, &created, &err)));
+    cJSON_Delete(DO("participant", ledger_participant_add(f->db, f->alice, b, &out, &err)));
     cJSON_Delete(b);
     b = body("{\"bank_name\": \"Bank\", \"account_type\": \"credit card\", \"period_start\": \"2026-03-01\","
              " \"period_end\": \"2026-03-31\", \"transactions\": ["
@@ -645,7 +644,7 @@ WRITE(manual_patch, body("{\"amount\": 81.25, \"date\": \"2026-03-06\", \"descri
 WRITE(split_set, body("[{\"participant_id\": %lld, \"share_percent\": 25}]", (long long)f->bob),
       ledger_split_set(f->db, f->alice, f->stmt_free, b, out, err))
 WRITE(participant_add, body("{\"email\": \"carol@example.org\", \"name\": \"Carol\"}"),
-      ledger_participant_add(f->db, f->alice, b, out, &(int){ 0 }, err))
+      ledger_participant_add(f->db, f->alice, b, out, err))
 WRITE(trip_create, body("{\"name\": \"Later\", \"start_date\": \"2026-05-01\"}"),
       ledger_trip_create(f->db, f->alice, b, out, err))
 WRITE(trip_update, body("{\"name\": \"Away again\", \"notes\": \"n\"}"),

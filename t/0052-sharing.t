@@ -143,8 +143,8 @@ $res = $rig->post('/api/participants', { email => 'Erin@Example.ORG', name => 'E
 is($res->{status}, 201, 'adding an unknown email is a 201');
 my $erin_ph = $res->{json} // {};
 ok($erin_ph->{id} && !grep({ $_ == $erin_ph->{id} } values %uid), 'a new user id');
-is_deeply([@$erin_ph{qw(email name)}, $erin_ph->{placeholder} ? 1 : 0, JSON::PP::is_bool($erin_ph->{placeholder})],
-          ['Erin@Example.ORG', 'Erin from book club', 1, 1], 'the placeholder: the email, the name given, placeholder true');
+is_deeply($erin_ph, { id => $erin_ph->{id}, email => 'Erin@Example.ORG', name => 'Erin from book club' },
+          'the placeholder: the id, the email as typed, the name given, nothing else');
 
 # A placeholder made shareable at once: alice splits a row with erin before
 # erin has signed in (this row stays, and counts in the balances below).
@@ -164,30 +164,30 @@ is($res->{status}, 200, 'the row shared with the placeholder is now shared with 
 is_deeply([m2($res->{json}{my_share_pct}), m2($res->{json}{my_amount})], ['50.00', '15.00'],
           "erin's half of it");
 
-# An existing user: 200 and that user, whatever name the caller gives.
+# An existing user: the same answer as for a placeholder (t/0094 compares
+# the two), the caller's name for them being the caller's label only.
 $res = $rig->post('/api/participants', { email => 'bob@example.org', name => 'Bobby' }, user => 'alice');
-is($res->{status}, 200, 'adding an existing user is a 200');
-is_deeply([@{ $res->{json} // {} }{qw(id email)}, $res->{json}{placeholder} ? 1 : 0],
-          [$uid{bob}, 'bob@example.org', 0], 'the existing user bob, not a placeholder');
+is($res->{status}, 201, 'adding an existing user is a 201 too');
+is_deeply($res->{json}, { id => $uid{bob}, email => 'bob@example.org', name => 'Bobby' },
+          'the existing user bob, under the name alice gave');
 is($rig->get('/api/me', user => 'bob')->{json}{name}, undef, "alice's name for bob does not rename bob");
 $res = $rig->post('/api/participants', { email => 'dave@example.org' }, user => 'alice');
-is_deeply([$res->{status}, $res->{json}{id}], [200, $uid{dave}], 'alice adds dave: 200, dave');
+is_deeply([$res->{status}, $res->{json}{id}], [201, $uid{dave}], 'alice adds dave: 201, dave');
 
 # A placeholder that never signs in; the same email again is the same user.
 $res = $rig->post('/api/participants', { email => 'zoe@example.org', name => 'Zoe' }, user => 'alice');
 is($res->{status}, 201, 'alice adds zoe@example.org: 201');
 my $zoe = $res->{json} // {};
-is_deeply([@$zoe{qw(email name)}, $zoe->{placeholder} ? 1 : 0], ['zoe@example.org', 'Zoe', 1],
-          'a placeholder named as given');
+is_deeply([@$zoe{qw(email name)}], ['zoe@example.org', 'Zoe'], 'a placeholder named as given');
 $uid{zoe} = $zoe->{id};
 $name_of{ $uid{zoe} } = 'zoe';
 my $alice_count = scalar @{ plist('alice') };
 $res = $rig->post('/api/participants', { email => 'zoe@example.org' }, user => 'alice');
-is_deeply([$res->{status}, $res->{json}{id}, $res->{json}{placeholder} ? 1 : 0], [200, $uid{zoe}, 1],
-          'the same email again: 200, the same placeholder');
+is_deeply([$res->{status}, $res->{json}{id}, $res->{json}{name}], [201, $uid{zoe}, 'Zoe'],
+          'the same email again: the same placeholder, still under the name alice gave');
 # Email addresses compare without regard to case.
 $res = $rig->post('/api/participants', { email => 'ZOE@Example.ORG' }, user => 'alice');
-is_deeply([$res->{status}, $res->{json}{id}], [200, $uid{zoe}], 'the same email in other case: the same user');
+is_deeply([$res->{status}, $res->{json}{id}], [201, $uid{zoe}], 'the same email in other case: the same user');
 is(scalar @{ plist('alice') }, $alice_count, 'and no duplicate in the list');
 
 # The household: everyone adds everyone (both ways, so nothing below leans on
@@ -195,7 +195,7 @@ is(scalar @{ plist('alice') }, $alice_count, 'and no duplicate in the list');
 for my $u (qw(bob dave)) {
     for my $o (grep { $_ ne $u } qw(alice bob dave)) {
         $res = $rig->post('/api/participants', { email => "$o\@example.org" }, user => $u);
-        is_deeply([$res->{status}, $res->{json}{id}], [200, $uid{$o}], "$u adds $o: 200");
+        is_deeply([$res->{status}, $res->{json}{id}], [201, $uid{$o}], "$u adds $o: 201");
     }
 }
 
@@ -204,10 +204,15 @@ is($res->{status}, 200, 'GET /api/participants');
 is_deeply(plist('alice'), [qw(bob dave erin zoe)], "alice's participants: the people she added");
 is($res->{json}{total}, 4, 'total 4');
 my %p = map { who($_->{id}) => $_ } @{ $res->{json}{items} };
-is_deeply([map { $p{$_}{placeholder} ? 1 : 0 } qw(bob dave erin zoe)], [0, 0, 0, 1],
-          'erin, now signed in, is no longer a placeholder; zoe still is');
-is_deeply([map { $p{$_}{email} } qw(bob erin zoe)], ['bob@example.org', 'erin@example.org', 'zoe@example.org'],
-          'rows carry the email');
+ok(!grep({ exists $_->{placeholder} } values %p), 'no row says whether its person has signed in');
+# bob and dave added alice back: their own names (none) and addresses.
+# erin and zoe have not turned to alice: the address as she typed it and
+# no name, whether erin has signed in or not (so the list tells no account
+# from a placeholder); the names alice gave are her answers' only.
+is_deeply([map { [$p{$_}{email}, $p{$_}{name}] } qw(bob dave erin zoe)],
+          [['bob@example.org', undef], ['dave@example.org', undef],
+           ['Erin@Example.ORG', undef], ['ZOE@Example.ORG', undef]],
+          "rows carry, until the person turns to alice, the address as she typed it and no name");
 is_deeply(plist('carol'), [], 'carol, the stranger, has no participants');
 is_deeply(plist('bob'), [qw(alice dave)], "bob's participants");
 
@@ -329,8 +334,8 @@ is($bob_adds_yann->{status}, 201, 'bob adds a placeholder yann');
 $uid{yann} = $bob_adds_yann->{json}{id};
 $name_of{ $uid{yann} } = 'yann';
 $res = $rig->post('/api/participants', { email => 'yann@example.org' }, user => 'dave');
-is_deeply([$res->{status}, $res->{json}{id}, $res->{json}{placeholder} ? 1 : 0], [200, $uid{yann}, 1],
-          "dave adds bob's placeholder yann: 200, the same placeholder, not a second one");
+is_deeply([$res->{status}, $res->{json}{id}, $res->{json}{name}], [201, $uid{yann}, undef],
+          "dave adds bob's placeholder yann: the same placeholder, not a second one");
 split_refused('alice', $r1->{id}, { participant_id => $uid{bob}, share_percent => 25 }, 400, 'invalid_json',
               'a body that is an object, not an array');
 split_refused('alice', $r1->{id}, '"bob"', 400, 'invalid_json', 'a body that is a string');
