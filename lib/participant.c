@@ -30,8 +30,9 @@
 
 /* Whether u has turned to ?1 (share.h), or split a row of its own with
  * ?1 (a placeholder can do neither).  Until then ?1 sees the address as
- * ?1 typed it and no name, so an account and a placeholder look alike;
- * after it, the person's own name and address. */
+ * ?1 typed it and ?1's own label for them, so an account and a
+ * placeholder look alike; after it, the person's own name (else the
+ * label) and address. */
 #define TURNED_SQL \
     "(" PERSON_TURNED_SQL("u.id", "?1") \
     " OR EXISTS (SELECT 1 FROM transactions t JOIN splits s ON s.transaction_id = t.id" \
@@ -40,7 +41,7 @@
 static const char SQL_PARTICIPANTS[] =
     "SELECT id, email, name FROM"
     " (SELECT u.id, CASE WHEN " TURNED_SQL " THEN u.email ELSE COALESCE(c.email, u.email) END AS email,"
-    "         CASE WHEN " TURNED_SQL " THEN u.name END AS name"
+    "         CASE WHEN " TURNED_SQL " THEN COALESCE(u.name, c.label) ELSE c.label END AS name"
     "    FROM users u LEFT JOIN user_contacts c ON c.user_id = ?1 AND c.contact_id = u.id"
     "   WHERE u.id IN (" RELATED_SQL ") AND u.id <> ?1)"
     " ORDER BY COALESCE(name, email) COLLATE NOCASE, id";

@@ -8,8 +8,9 @@
 /* Whether user u (an SQL expression) has turned to me by an act of their
  * own, each test one index probe: added me, or recorded a payment with
  * me.  Until someone has, or is otherwise known to me (the owner of a row
- * shared with me), I see them only by the address as I typed it, with no
- * name: nothing that tells an account from a placeholder. */
+ * shared with me), I see them only by the address as I typed it and the
+ * name I gave them (my label), both mine: nothing that tells an account
+ * from a placeholder. */
 #define PERSON_TURNED_SQL(u, me) \
     "(EXISTS (SELECT 1 FROM user_contacts WHERE user_id = " u " AND contact_id = " me ")" \
     " OR EXISTS (SELECT 1 FROM split_payments WHERE created_by = " u \

@@ -67,12 +67,13 @@ static const char SQL_TRIP_UPDATE[] =
 static const char SQL_TRIP_DELETE[] = "DELETE FROM trips WHERE id = ?";
 /* Each named as the caller (?2) sees them: by their own name and address
  * when they are the caller, the trip's owner or have turned to the caller
- * (share.h), else by the address as the caller typed it and no name. */
+ * (share.h), else by the address as the caller typed it and the
+ * caller's own label for them. */
 #define TRIP_SEEN "(u.id = ?2 OR u.id = o.owner_id OR " PERSON_TURNED_SQL("u.id", "?2") ")"
 static const char SQL_TRIP_PARTICIPANTS[] =
     "SELECT id, email, name, owner FROM"
     " (SELECT u.id, CASE WHEN " TRIP_SEEN " THEN u.email ELSE COALESCE(c.email, u.email) END AS email,"
-    "         CASE WHEN " TRIP_SEEN " THEN u.name END AS name,"
+    "         CASE WHEN " TRIP_SEEN " THEN COALESCE(u.name, c.label) ELSE c.label END AS name,"
     "         u.id = o.owner_id AS owner"
     "    FROM users u JOIN (SELECT owner_id FROM trips WHERE id = ?1) o"
     "    LEFT JOIN user_contacts c ON c.user_id = ?2 AND c.contact_id = u.id"

@@ -44,13 +44,13 @@ static const char SQL_SPEND_ROWS[] =
 /* The names of the participants listed in ?1 (a JSON array of ids) as
  * the viewer ?2 sees them in trip ?3's report: a user's name, or without
  * one their email, when they are the viewer, the trip's owner or have
- * turned to the viewer (share.h); else the address as the viewer typed
- * it. */
+ * turned to the viewer (share.h); else the viewer's own label for them,
+ * or the address as the viewer typed it. */
 #define REPORT_SEEN \
     "(u.id = ?2 OR u.id = (SELECT owner_id FROM trips WHERE id = ?3) OR " PERSON_TURNED_SQL("u.id", "?2") ")"
 static const char SQL_USERS[] =
     "SELECT u.id, CASE WHEN " REPORT_SEEN " THEN COALESCE(u.name, u.email)"
-    "                  ELSE COALESCE(c.email, u.email) END"
+    "                  ELSE COALESCE(c.label, c.email, u.email) END"
     "  FROM json_each(?1) j JOIN users u ON u.id = j.value"
     "  LEFT JOIN user_contacts c ON c.user_id = ?2 AND c.contact_id = u.id";
 /* Split rows of the trip that involve the viewer as owner or participant. */

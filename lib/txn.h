@@ -29,9 +29,10 @@ int tag_check_owner(ledger_db *db, int64_t user_id, int64_t tag_id, ledger_error
  * for every row (half a page's time with ten tags), to save sorting two. */
 /* Whether the viewer (:me) sees split participant u by u's own name and
  * address: u is the viewer, the row's owner (who shared it with them), or
- * has turned to the viewer (share.h).  Otherwise no name and the address
- * as the viewer typed it, as in GET /api/participants, so that a row
- * split with an address tells no account from a placeholder. */
+ * has turned to the viewer (share.h).  Otherwise the viewer's own label
+ * and the address as the viewer typed it, as in GET /api/participants,
+ * so that a row split with an address tells no account from a
+ * placeholder. */
 #define TXN_SPLIT_SEEN \
     "(u.id = :me OR u.id = t.owner_id OR " PERSON_TURNED_SQL("u.id", ":me") ")"
 #define TXN_COLUMNS \
@@ -48,7 +49,8 @@ int tag_check_owner(ledger_db *db, int64_t user_id, int64_t tag_id, ledger_error
     "     WHERE tt.transaction_id = t.id AND g.owner_id = :me ORDER BY g.name COLLATE NOCASE, g.id))," \
     " (SELECT CASE WHEN COUNT(*) THEN json_group_array(json_array(pid, name, share, settled, email)) END" \
     "    FROM (SELECT s.participant_id AS pid," \
-    "                 CASE WHEN " TXN_SPLIT_SEEN " THEN u.name END AS name," \
+    "                 CASE WHEN " TXN_SPLIT_SEEN " THEN COALESCE(u.name, c.label) ELSE c.label END" \
+    "                   AS name," \
     "                 s.share_percent AS share, s.settled," \
     "                 CASE WHEN " TXN_SPLIT_SEEN " THEN u.email ELSE COALESCE(c.email, u.email) END AS email" \
     "            FROM splits s JOIN users u ON u.id = s.participant_id" \

@@ -205,14 +205,15 @@ is_deeply(plist('alice'), [qw(bob dave erin zoe)], "alice's participants: the pe
 is($res->{json}{total}, 4, 'total 4');
 my %p = map { who($_->{id}) => $_ } @{ $res->{json}{items} };
 ok(!grep({ exists $_->{placeholder} } values %p), 'no row says whether its person has signed in');
-# bob and dave added alice back: their own names (none) and addresses.
+# bob and dave added alice back: their own addresses, and their own names
+# (the rig's users have none, so alice's label for bob, and none for dave).
 # erin and zoe have not turned to alice: the address as she typed it and
-# no name, whether erin has signed in or not (so the list tells no account
-# from a placeholder); the names alice gave are her answers' only.
+# the name she gave them, whether erin has signed in or not (so the list
+# tells no account from a placeholder).
 is_deeply([map { [$p{$_}{email}, $p{$_}{name}] } qw(bob dave erin zoe)],
-          [['bob@example.org', undef], ['dave@example.org', undef],
-           ['Erin@Example.ORG', undef], ['ZOE@Example.ORG', undef]],
-          "rows carry, until the person turns to alice, the address as she typed it and no name");
+          [['bob@example.org', 'Bobby'], ['dave@example.org', undef],
+           ['Erin@Example.ORG', 'Erin from book club'], ['ZOE@Example.ORG', 'Zoe']],
+          "rows carry, until the person turns to alice, the address she typed and her own label");
 is_deeply(plist('carol'), [], 'carol, the stranger, has no participants');
 is_deeply(plist('bob'), [qw(alice dave)], "bob's participants");
 

@@ -54,15 +54,16 @@ is(ok_json($rig->get('/api/me', user => 'bob'), 'bob')->{name}, 'Robert Real', "
 my %row = map { $_->{id} => $_ } @{ ok_json($rig->get('/api/participants', user => 'alice'), 'alice lists')->{items} };
 my ($b, $n) = @row{ $uid{bob}, $new->{json}{id} };
 is_deeply([map { [sort keys %$_] } $b, $n], [[qw(email id name)], [qw(email id name)]], 'list rows: id, email, name');
-is_deeply([@$b{qw(email name)}], ['Bob@Example.ORG', undef], "bob's row: the address as typed, no name");
-is_deeply([@$n{qw(email name)}], ['Nobody@Example.ORG', undef], "the placeholder's row: the same");
+is_deeply([@$b{qw(email name)}], ['Bob@Example.ORG', 'My friend'],
+          "bob's row: the address as typed and alice's label, not bob's own name");
+is_deeply([@$n{qw(email name)}], ['Nobody@Example.ORG', 'My friend'], "the placeholder's row: the same");
 my %bal = map { $_->{participant_id} // $_->{id} => $_ }
           @{ ok_json($rig->get('/api/balances', user => 'alice'), 'alice balances')->{items} };
 is_deeply([map { [@{ $bal{$_} }{qw(email name)}] } $uid{bob}, $new->{json}{id}],
-          [['Bob@Example.ORG', undef], ['Nobody@Example.ORG', undef]], 'the balances name them alike');
+          [['Bob@Example.ORG', 'My friend'], ['Nobody@Example.ORG', 'My friend']], 'the balances name them alike');
 
 # A row alice splits with both names them alike too (the row and its
-# splits route): by the address as she typed it, not bob's own name.
+# splits route): by her label for them, not bob's own name.
 my $row = ok_json($rig->post('/api/transactions', { date => '2026-04-01', description => 'Dinner', amount => 30,
                                                      splits => [{ participant_id => $uid{bob}, share_percent => 25 },
                                                                 { participant_id => $new->{json}{id}, share_percent => 25 }] },
@@ -70,15 +71,16 @@ my $row = ok_json($rig->post('/api/transactions', { date => '2026-04-01', descri
 for my $doc (['the row', $row->{splits}],
              ['the splits route', ok_json($rig->get("/api/transactions/$row->{id}/splits", user => 'alice'), 'splits')->{items}]) {
     my %s = map { $_->{participant_id} => $_ } @{ $doc->[1] // [] };
-    is_deeply([$s{ $uid{bob} }{name}, $s{ $new->{json}{id} }{name}], ['Bob@Example.ORG', 'Nobody@Example.ORG'],
-              "$doc->[0]: both by the address alice typed, not bob's own name");
+    is_deeply([$s{ $uid{bob} }{name}, $s{ $new->{json}{id} }{name}], ['My friend', 'My friend'],
+              "$doc->[0]: both by alice's label, not bob's own name");
 }
 # A trip of alice's with the row: its participants and report name them alike.
 my $trip = ok_json($rig->post('/api/trips', { name => 'Probe trip' }, user => 'alice'), 'alice makes a trip');
 ok_json($rig->patch("/api/transactions/$row->{id}", { trip_id => $trip->{id} }, user => 'alice'), 'the row in it');
 my %tp = map { $_->{id} => $_ } @{ ok_json($rig->get("/api/trips/$trip->{id}/participants", user => 'alice'), 'trip people')->{items} };
 is_deeply([map { [@{ $tp{$_} // {} }{qw(email name)}] } $uid{bob}, $new->{json}{id}],
-          [['Bob@Example.ORG', undef], ['Nobody@Example.ORG', undef]], "the trip's participants name them alike");
+          [['Bob@Example.ORG', 'My friend'], ['Nobody@Example.ORG', 'My friend']],
+          "the trip's participants name them alike");
 
 # An id that is nobody's participant: the same refusal whether a user has
 # it or not (carol exists; 999999 does not).
