@@ -330,7 +330,7 @@ for my $n (split /,/, $procs_list) {
             if $r->{errors} || !$r->{rps};
         $ceiling //= $r->{rps};
         $page_ceiling = $r->{rps} if $path eq '/empty-page/';
-        $page_rps = $r->{rps} if $path eq '/api/transactions';
+        $page_rps = $r->{rps} if $path eq '/api/transactions' && $method eq 'GET' && !$headers;
         $name .= " (-c$c)" if $c != $conns;
         printf "  %-30s %9.1f %9s %9s %7.0f%% %10s %10s %7s %6d\n", $name, $r->{rps},
             defined $r->{p50} ? sprintf('%.2f', $r->{p50}) : '-',
