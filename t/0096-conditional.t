@@ -132,6 +132,12 @@ ok_json($rig->post('/api/rules', { name => 'lunches', conditions => [ { field =>
         operator => 'contains', value => 'lunch' } ],
         actions => [ { type => 'set_merchant', merchant_normalized => 'Canteen' } ] }, user => 'alice'),
         'alice makes a rule');
+{
+    my $rule = ok_json($rig->get('/api/rules', user => 'alice'), 'rules')->{items}[0]{id};
+    my $t = tag_now('alice', '/api/transactions');
+    ok_json($rig->post("/api/rules/$rule/preview", {}, user => 'alice'), 'a rule preview');
+    is(cond_get('alice', '/api/transactions', $t)->{status}, 304, 'a preview, which writes nothing, leaves the tag');
+}
 moves_with('a rule run', 'alice',
            sub { ok_json($rig->post('/api/rules/apply', {}, user => 'alice'), 'alice runs her rules') },
            '/api/transactions', '/api/merchants');
@@ -197,6 +203,11 @@ for my $case ([ '/api/tags', "/api/tags/$tag_id", 'id', $tag_id ],
     my ($item) = grep { $_->{$key} eq $v } @{ ok_json($rig->get($list, user => 'alice'), $list)->{items} };
     is_deeply(ok_json($rig->get($path, user => 'alice'), $path), $item, "GET $path is its list's item");
 }
+$res = $rig->request('HEAD', "/api/tags/$tag_id", user => 'alice');
+is($res->{status}, 200, 'HEAD of one tag: 200');
+is(etag_of($res), etag_of($rig->get("/api/tags/$tag_id", user => 'alice')), 'with GET one\'s tag');
+is($rig->request('HEAD', "/api/tags/$tag_id", user => 'alice',
+                 headers => { 'If-None-Match' => 'W/' . etag_of($res) })->{status}, 304, 'and 304 for it');
 error_is($rig->get("/api/tags/$tag_id", user => 'carol'), 403, 'forbidden', 'another user\'s tag');
 error_is($rig->get('/api/tags/999999', user => 'alice'), 404, 'not_found', 'a missing tag');
 error_is($rig->get("/api/payments/$pay_id", user => 'carol'), 403, 'forbidden', 'a payment between others');
