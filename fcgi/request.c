@@ -423,9 +423,10 @@ void response_send(struct request *r)
             text = strdup("{\"error\":{\"status\":500,\"code\":\"internal\",\"message\":\"out of memory\"}}");
             len = text ? strlen(text) : 0;
         } else if (r->content_tag && status == 200 && !errdoc) {
-            ledger_tag_of_bytes(text, len, r->etag);
             const char *want = FCGX_GetParam("HTTP_IF_NONE_MATCH", r->fcgx->envp);
 
+            /* One resource's tag is its bytes' (conditional.c). */
+            ledger_tag_of_bytes(text, len, r->etag);
             if (want && etag_listed(want, r->etag)) {
                 status = 304;
                 free(text);
