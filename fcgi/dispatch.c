@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "conditional.h"
 #include "dispatch.h"
 #include "log.h"
 
@@ -113,30 +114,45 @@ static int take_body(struct request *r, const struct route *route)
 
 static void run_handler(struct request *r, const struct route *route)
 {
-    int write = (route->flags & ROUTE_WRITE) != 0;
+    int write = (route->flags & ROUTE_WRITE) != 0, holds, answered;
+    ledger_error failed;
 
     /* Reads get a transaction too, so a page and its total come from one
-     * snapshot. */
+     * snapshot, and its tag (conditional.c) from the same one. */
     if (ledger_begin(r->db, write, &r->err))
         return;
-    if (route->handler(r)) {
-        ledger_error failed;
-
-        /* A 404 or 409 decided on what a failed statement gave (see
-         * ledger_txn_failed) is that failure's 500. */
-        if (ledger_txn_failed(r->db, &failed))
-            r->err = failed;
-        ledger_rollback(r->db);
-        cJSON_Delete(r->out);
-        r->out = NULL;
-        if (r->err.status == 0)
-            request_fail(r, 500, "internal", NULL, "handler failed without an error");
-        return;
+    answered = conditional_before(r, route, &holds);
+    if (answered < 0)
+        goto fail;
+    if (answered == 0) {
+        if (route->handler(r))
+            goto fail;
+        /* Only a write that would succeed is refused for its condition
+         * (RFC 9110 13.2.1): its work is rolled back. */
+        if (!holds) {
+            request_fail(r, 412, "precondition_failed", NULL,
+                         "If-Match does not name the current version of this resource:"
+                         " it was changed or deleted since it was read; nothing was written");
+            goto fail;
+        }
+        if (conditional_after(r, route))
+            goto fail;
     }
     if (ledger_commit(r->db, &r->err)) {
         cJSON_Delete(r->out);
         r->out = NULL;
     }
+    return;
+fail:
+    /* A 404 or 409 decided on what a failed statement gave (see
+     * ledger_txn_failed) is that failure's 500. */
+    if (ledger_txn_failed(r->db, &failed))
+        r->err = failed;
+    ledger_rollback(r->db);
+    cJSON_Delete(r->out);
+    r->out = NULL;
+    if (r->err.status == 0)
+        request_fail(r, 500, "internal", NULL, "handler failed without an error");
 }
 
 static long elapsed_us(const struct timespec *t0)

@@ -7,7 +7,10 @@
 
 /* The answer's head goes out with the first bytes of the export, so an
  * export that fails before then is answered with its error as any
- * request is. */
+ * request is.  Its tag is the state's (conditional.c), known before the
+ * first byte is read, so a client holding the file can ask with
+ * If-None-Match; but no-store, unlike every other read: the whole ledger
+ * is not to be kept in a browser's cache on disk. */
 struct export_stream {
     struct request *r;
     enum ledger_export_format format;
@@ -27,12 +30,13 @@ static int put_head(struct export_stream *s)
     n = snprintf(head, sizeof head,
                  "Status: 200 OK\r\n"
                  "X-Request-Id: %s\r\n"
+                 "ETag: %s\r\n"
                  "Cache-Control: no-store\r\n"
                  "X-Content-Type-Options: nosniff\r\n"
                  "Content-Type: %s\r\n"
                  "Content-Disposition: attachment; filename=\"ledger-export-%s.%s\"\r\n"
                  "\r\n",
-                 s->r->id, ledger_export_media_type(s->format), day,
+                 s->r->id, s->r->etag, ledger_export_media_type(s->format), day,
                  ledger_export_extension(s->format));
     s->r->streamed = 1;
     return FCGX_PutStr(head, n, s->r->fcgx->out) == n ? 0 : -1;

@@ -16,6 +16,16 @@ int h_payments_create(struct request *r)
     return ledger_payment_create(r->db, r->user_id, r->json, &r->out, &r->err);
 }
 
+/* GET /api/payments/{id} */
+int h_payments_get(struct request *r)
+{
+    int64_t id;
+
+    if (arg_id(r, 0, &id))
+        return -1;
+    return ledger_payment_get(r->db, r->user_id, id, &r->out, &r->err);
+}
+
 /* DELETE /api/payments/{id} */
 int h_payments_delete(struct request *r)
 {

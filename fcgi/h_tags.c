@@ -14,6 +14,16 @@ int h_tags_create(struct request *r)
     return ledger_tag_create(r->db, r->user_id, r->json, &r->out, &r->err);
 }
 
+/* GET /api/tags/{id} */
+int h_tags_get(struct request *r)
+{
+    int64_t id;
+
+    if (arg_id(r, 0, &id))
+        return -1;
+    return ledger_tag_get(r->db, r->user_id, id, &r->out, &r->err);
+}
+
 /* PATCH /api/tags/{id} */
 int h_tags_update(struct request *r)
 {

@@ -27,6 +27,7 @@ int h_suggestions_settings_put(struct request *r);
 /* h_tags.c: /api/tags */
 int h_tags_list(struct request *r);
 int h_tags_create(struct request *r);
+int h_tags_get(struct request *r);
 int h_tags_update(struct request *r);
 int h_tags_delete(struct request *r);
 
@@ -55,6 +56,7 @@ int h_balances_list(struct request *r);
 /* h_payments.c: /api/payments */
 int h_payments_list(struct request *r);
 int h_payments_create(struct request *r);
+int h_payments_get(struct request *r);
 int h_payments_delete(struct request *r);
 
 /* h_statements.c: /api/statements */
@@ -101,6 +103,7 @@ int h_reconcile_undo(struct request *r);
 
 /* h_budgets.c: /api/budgets */
 int h_budgets_list(struct request *r);
+int h_budgets_get(struct request *r);
 int h_budgets_put(struct request *r);
 int h_budgets_delete(struct request *r);
 

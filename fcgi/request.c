@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #endif
 
+#include "conditional.h"
 #include "request.h"
 
 /* A body after which the memory its tree took is given back (request_end). */
@@ -353,12 +354,14 @@ static const char *reason(int status)
     case 200: return "OK";
     case 201: return "Created";
     case 204: return "No Content";
+    case 304: return "Not Modified";
     case 400: return "Bad Request";
     case 401: return "Unauthorized";
     case 403: return "Forbidden";
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
     case 409: return "Conflict";
+    case 412: return "Precondition Failed";
     case 413: return "Payload Too Large";
     case 415: return "Unsupported Media Type";
     case 503: return "Service Unavailable";
@@ -395,7 +398,9 @@ void response_send(struct request *r)
     char head[512];
     char *text = NULL;
     cJSON *errdoc = NULL;
-    int status = r->err.status ? r->err.status : r->status, n;
+    int status = r->err.status ? r->err.status : r->status, n, tagged;
+    int is_read = strcmp(r->method, "GET") == 0 || strcmp(r->method, "HEAD") == 0;
+    char tag_head[64];
     size_t len = 0;
 
     if (r->streamed) {
@@ -411,26 +416,43 @@ void response_send(struct request *r)
     }
     if (r->err.status)
         errdoc = error_body(r);
-    if (status != 204) {
+    if (status != 204 && status != 304) {
         text = ledger_json_print(errdoc ? errdoc : r->out, &len);
         if (text == NULL) {
             status = 500;
             text = strdup("{\"error\":{\"status\":500,\"code\":\"internal\",\"message\":\"out of memory\"}}");
             len = text ? strlen(text) : 0;
+        } else if (r->content_tag && status == 200 && !errdoc) {
+            const char *want = FCGX_GetParam("HTTP_IF_NONE_MATCH", r->fcgx->envp);
+
+            /* One resource's tag is its bytes' (conditional.c). */
+            ledger_tag_of_bytes(text, len, r->etag);
+            if (want && etag_listed(want, r->etag)) {
+                status = 304;
+                free(text);
+                text = NULL;
+            }
         }
     }
+    /* A tag goes with a successful answer only; a read's may be kept and
+     * must be asked about again (no-cache) by this user alone (private). */
+    tagged = r->etag[0] && !errdoc && (status == 304 || (status >= 200 && status < 300));
+    if (tagged)
+        snprintf(tag_head, sizeof tag_head, "ETag: %s\r\n", r->etag);
     /* Responses are formatted with the C library's snprintf and written as
      * bytes: libfcgi's own printf does not know %zu. */
     n = snprintf(head, sizeof head,
                  "Status: %d %s\r\n"
                  "X-Request-Id: %s\r\n"
-                 "Cache-Control: no-store\r\n"
+                 "%s"
+                 "Cache-Control: %s\r\n"
                  "X-Content-Type-Options: nosniff\r\n"
                  "%s%s%s"
                  "%s"
                  "%s"
                  "\r\n",
-                 status, reason(status), r->id,
+                 status, reason(status), r->id, tagged ? tag_head : "",
+                 tagged && (status == 200 || status == 304) && is_read ? "private, no-cache" : "no-store",
                  r->allow ? "Allow: " : "", r->allow ? r->allow : "", r->allow ? "\r\n" : "",
                  /* busy, or restarting: soon */
                  status == 503 ? "Retry-After: 1\r\n" : "",

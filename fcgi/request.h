@@ -33,6 +33,8 @@ struct request {
     cJSON *out;
     ledger_error err;
     const char *allow;          /* Allow header of a 405 */
+    char etag[LEDGER_TAG_SIZE]; /* the answer's ETag; "" for none (conditional.c) */
+    int content_tag;            /* response_send tags a 200 by its bytes and answers If-None-Match */
     /* The handler has written the head and some of the body itself, as it
      * read them (an export): response_send writes nothing more, and on an
      * error breaks the connection so the reader sees the body unfinished

@@ -1,4 +1,4 @@
-/* Routes as data: one table of {method, pattern, handler, flags}, each
+/* Routes as data: one table of {method, pattern, handler, flags, current}, each
  * pattern compiled (and JIT-compiled) once at start-up. */
 #ifndef LEDGER_FCGI_ROUTER_H
 #define LEDGER_FCGI_ROUTER_H
@@ -13,7 +13,8 @@ enum route_flags {
     ROUTE_WRITE = 1,  /* runs in one write transaction */
     ROUTE_JSON = 2,   /* takes a JSON body */
     ROUTE_CSV = 4,    /* also takes a text/csv body */
-    ROUTE_RAW = 8     /* takes a file as bytes, of any type (the library checks it) */
+    ROUTE_RAW = 8,    /* takes a file as bytes, of any type (the library checks it) */
+    ROUTE_ONE = 16    /* GET of one resource: its ETag is a hash of its bytes (conditional.c) */
 };
 
 struct route {
@@ -21,6 +22,9 @@ struct route {
     const char *pattern;  /* anchored by the router; captures become r->args */
     handler_fn handler;
     unsigned flags;
+    /* A write to one resource: the GET one route's handler, which renders
+     * the resource for If-Match and for the answer's ETag (conditional.c). */
+    handler_fn current;
 };
 
 extern const struct route routes[];

@@ -4,6 +4,7 @@
 
 #include "db.h"
 #include "fields.h"
+#include "json_out.h"
 #include "txn.h"
 #include "spend.h"
 
@@ -96,6 +97,18 @@ fail:
     tally_free(&spent);
     cJSON_Delete(doc);
     return LEDGER_ERR;
+}
+
+int ledger_budget_get(ledger_db *db, int64_t me, const char *category,
+                      const struct ledger_params *p, cJSON **out, ledger_error *err)
+{
+    char folded[LEDGER_CATEGORY_MAX];
+
+    if (category_of_report(category, folded, err) || ledger_budget_list(db, me, p, out, err))
+        return LEDGER_ERR;
+    list_pick(out, "category", 0, folded);
+    return *out ? LEDGER_OK
+                : ledger_error_set(err, 404, "not_found", NULL, "no budget for %s", folded);
 }
 
 int ledger_budget_put(ledger_db *db, int64_t me, const char *category, const cJSON *body,

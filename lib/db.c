@@ -759,10 +759,26 @@ int ledger_begin(ledger_db *db, int write, ledger_error *err)
     if (db_step_once(db, write ? "BEGIN IMMEDIATE" : "BEGIN", "begin", err))
         return LEDGER_ERR;
     db->in_txn = 1;
+    db->txn_write = write;
+    db->changes_at_begin = sqlite3_total_changes64(db->sql);
     db->bind_failed = 0;
     db->regexp->spent_ns = 0;  /* the transaction's matching budget (ledger_regexp) */
     merchant_renames_forget(db);  /* another connection may have written since */
     return LEDGER_OK;
+}
+
+/* A write transaction that changed a row moves the data version
+ * (schema/0031_data_version.sql), to a random value: a backup put back
+ * brings its old value with its old data, so no value names two contents.
+ * A read transaction never does: what a read writes (the search index and
+ * the suggestion counts it brings up to date) is derived from rows whose
+ * own write moved it, and a read that moved it would make every tag
+ * stale at once. */
+static int data_version_move(ledger_db *db, ledger_error *err)
+{
+    if (!db->txn_write || sqlite3_total_changes64(db->sql) == db->changes_at_begin)
+        return LEDGER_OK;
+    return db_step_once(db, "UPDATE data_version SET v = random()", "data version", err);
 }
 
 int ledger_commit(ledger_db *db, ledger_error *err)
@@ -775,7 +791,7 @@ int ledger_commit(ledger_db *db, ledger_error *err)
      * (txn_search.c), once there are enough of them (see
      * SEARCH_FLUSH_ROWS); a failure is the commit's. */
     if (suggest_flush(db, err) || search_flush(db, SEARCH_FLUSH_ROWS, err)
-        || db_step_once(db, "COMMIT", "commit", err)) {
+        || data_version_move(db, err) || db_step_once(db, "COMMIT", "commit", err)) {
         ledger_rollback(db);
         return LEDGER_ERR;
     }

@@ -22,6 +22,8 @@ struct ledger_db {
     struct merchant_renames *renames; /* one owner's renames, read once per transaction (merchant_name.c) */
     int wal_frames;       /* pages in the write-ahead log at the last commit (deferred checkpoints) */
     int in_txn;           /* ledger_begin's transaction has not been ended (see db_stmt) */
+    int txn_write;        /* it is a write transaction (ledger_commit moves the data version) */
+    sqlite3_int64 changes_at_begin; /* sqlite3_total_changes64 when it began */
     int bind_failed;      /* a text bind failed in it (db_bind_text) */
     int has_file;         /* the file opened, as stat saw it (ledger_db_current) */
     dev_t file_dev;

@@ -80,4 +80,10 @@ void json_id_col(cJSON *o, const char *k, sqlite3_stmt *st, int col);
 int db_list(ledger_db *db, sqlite3_stmt *st, cJSON *(*row)(sqlite3_stmt *), cJSON **out,
             ledger_error *err);
 
+/* Replaces *list ({items, total}) by its item whose field key is the
+ * number id (text NULL) or the string text, so that a resource's GET one
+ * answers exactly what its list does; *list NULL when none is.  Frees the
+ * list either way. */
+void list_pick(cJSON **list, const char *key, int64_t id, const char *text);
+
 #endif /* LEDGER_JSON_OUT_H */

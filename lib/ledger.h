@@ -99,6 +99,39 @@ void ledger_rollback(ledger_db *db);
  * on what such a statement did: a caller reports this one instead. */
 int ledger_txn_failed(ledger_db *db, ledger_error *err);
 
+/* Version tags (entity tags to HTTP), each a quoted string of 16 hex
+ * digits in LEDGER_TAG_SIZE bytes with its NUL.
+ *
+ * ledger_data_version reads, in the current transaction, the data
+ * version (one value for the whole database, moved by every committed
+ * write transaction that changed a row) and the schema version.  It is
+ * one value for every user by design: a tag that failed to move with a
+ * write visible to its user would have a client keep stale data as
+ * current, and a write's audience (split participants, trip members,
+ * payment parties, a claimed placeholder's sharers) is not recomputed
+ * for it.  The cost: every write moves every user's tags.
+ *
+ * ledger_tag_of_state hashes a state: that version, the release, the home
+ * currency, the caller, the request (method and target) and the date the
+ * library's answers take as today; ledger_tag_now fills it from the
+ * database (in the transaction the answer is read in) and today's UTC
+ * date.  ledger_tag_of_bytes hashes a representation: a content tag. */
+#define LEDGER_TAG_SIZE 19
+struct ledger_tag_state {
+    int64_t data_version;
+    int schema;
+    int64_t user_id;
+    const char *home_currency;
+    const char *method;
+    const char *target;   /* the request's path and query, as sent */
+    const char *date;     /* YYYY-MM-DD */
+};
+int ledger_data_version(ledger_db *db, int64_t *version, int *schema, ledger_error *err);
+void ledger_tag_of_state(const struct ledger_tag_state *s, char tag[LEDGER_TAG_SIZE]);
+int ledger_tag_now(ledger_db *db, int64_t user_id, const char *method, const char *target,
+                   char tag[LEDGER_TAG_SIZE], ledger_error *err);
+void ledger_tag_of_bytes(const void *p, size_t n, char tag[LEDGER_TAG_SIZE]);
+
 /* A server that has answered before its work is done: after
  * ledger_defer_checkpoints, a commit no longer copies the write-ahead log
  * into the database when the log has grown (SQLite's checkpoint, which
@@ -230,6 +263,10 @@ int ledger_param_is_list(const char *key);
 
 /* GET /api/tags: the caller's tags, {items: [{id, name, color, usage_count}], total}. */
 int ledger_tag_list(ledger_db *db, int64_t user_id, cJSON **out, ledger_error *err);
+/* GET /api/tags/{id}: the item GET /api/tags gives for it; another
+ * user's tag is 403. */
+int ledger_tag_get(ledger_db *db, int64_t user_id, int64_t tag_id, cJSON **out,
+                   ledger_error *err);
 /* POST /api/tags {name, color?}; a name the caller has (any case) is 409. */
 int ledger_tag_create(ledger_db *db, int64_t user_id, const cJSON *body, cJSON **out,
                       ledger_error *err);
@@ -338,6 +375,9 @@ int ledger_payment_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **
 int ledger_payment_list(ledger_db *db, int64_t me, const struct ledger_params *params,
                         cJSON **out, ledger_error *err);
 int ledger_payment_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err);
+/* GET /api/payments/{id}: the item GET /api/payments gives for that row,
+ * to its two parties (others 403). */
+int ledger_payment_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err);
 
 /* ---- trips ------------------------------------------------------------------------ */
 /* Participants are derived: the owner, owners of its rows, split
@@ -369,6 +409,10 @@ int ledger_trip_owed(ledger_db *db, int64_t me, int64_t trip, cJSON **out, ledge
  * mine (the caller's part of their own and shared rows); from/to months. */
 int ledger_budget_list(ledger_db *db, int64_t me, const struct ledger_params *params,
                        cJSON **out, ledger_error *err);
+/* GET /api/budgets/{category}: the item GET /api/budgets (same month and
+ * basis parameters) gives for it; 404 when the caller has no budget for it. */
+int ledger_budget_get(ledger_db *db, int64_t me, const char *category,
+                      const struct ledger_params *params, cJSON **out, ledger_error *err);
 int ledger_budget_put(ledger_db *db, int64_t me, const char *category, const cJSON *body,
                       cJSON **out, ledger_error *err);
 int ledger_budget_delete(ledger_db *db, int64_t me, const char *category, ledger_error *err);

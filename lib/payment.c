@@ -295,11 +295,13 @@ int ledger_payment_list(ledger_db *db, int64_t me, const struct ledger_params *p
     return db_list(db, st, payment_row, out, err);
 }
 
-int ledger_payment_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err)
+/* The payment's link (the key its rows share) when me is a party to it:
+ * 404 for a missing payment, 403 for one between two others. */
+static int payment_party(ledger_db *db, int64_t me, int64_t id, const char *what, char *link,
+                         size_t len, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_PAY_PARTIES, err);
     int64_t from = 0, to = 0;
-    char link[64] = "";
     int rc;
 
     if (st == NULL)
@@ -309,7 +311,7 @@ int ledger_payment_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *e
     if (rc == SQLITE_ROW) {
         from = sqlite3_column_int64(st, 0);
         to = sqlite3_column_int64(st, 1);
-        snprintf(link, sizeof link, "%s", (const char *)sqlite3_column_text(st, 2));
+        snprintf(link, len, "%s", (const char *)sqlite3_column_text(st, 2));
     }
     db_stmt_done(st);
     if (rc == SQLITE_DONE)
@@ -318,6 +320,27 @@ int ledger_payment_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *e
         return db_error(db, err, "payment");
     if (from != me && to != me)
         return ledger_error_set(err, 403, "forbidden", NULL,
-                                "only the two people a payment is between can delete it");
+                                "only the two people a payment is between can %s it", what);
+    return LEDGER_OK;
+}
+
+int ledger_payment_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err)
+{
+    struct ledger_params none = { NULL, 0 };
+    char link[64];
+
+    if (payment_party(db, me, id, "read", link, sizeof link, err)
+        || ledger_payment_list(db, me, &none, out, err))
+        return LEDGER_ERR;
+    list_pick(out, "id", id, NULL);
+    return *out ? LEDGER_OK : ledger_error_set(err, 404, "not_found", NULL, "no such payment");
+}
+
+int ledger_payment_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err)
+{
+    char link[64] = "";
+
+    if (payment_party(db, me, id, "delete", link, sizeof link, err))
+        return LEDGER_ERR;
     return db_exec(db, err, "payment delete", SQL_PAY_DELETE, DB_TEXT(link));
 }

@@ -1,5 +1,7 @@
 /* Result rows to JSON: the column readers and the {items, total} list that
  * every simple listing shares. */
+#include <string.h>
+
 #include "db.h"
 #include "json_out.h"
 
@@ -25,6 +27,22 @@ void json_id_col(cJSON *o, const char *k, sqlite3_stmt *st, int col)
 {
     json_add(o, k, sqlite3_column_type(st, col) == SQLITE_NULL
                    ? cJSON_CreateNull() : cJSON_CreateNumber((double)sqlite3_column_int64(st, col)));
+}
+
+void list_pick(cJSON **list, const char *key, int64_t id, const char *text)
+{
+    cJSON *items = cJSON_GetObjectItemCaseSensitive(*list, "items"), *o, *v, *found = NULL;
+
+    cJSON_ArrayForEach(o, items) {
+        v = cJSON_GetObjectItemCaseSensitive(o, key);
+        if (text ? cJSON_IsString(v) && strcmp(v->valuestring, text) == 0
+                 : cJSON_IsNumber(v) && v->valuedouble == (double)id) {
+            found = cJSON_DetachItemViaPointer(items, o);
+            break;
+        }
+    }
+    cJSON_Delete(*list);
+    *list = found;
 }
 
 int db_list(ledger_db *db, sqlite3_stmt *st, cJSON *(*row)(sqlite3_stmt *), cJSON **out,

@@ -422,6 +422,7 @@ static int rule_one(ledger_db *db, int64_t me, int64_t rule_id, const cJSON *bod
     int64_t *ids = NULL;
     size_t n = 0;
     int rc = LEDGER_ERR;
+    sqlite3_int64 changes = sqlite3_total_changes64(db->sql);
 
     if (rule_load(db, me, rule_id, &rule, err))
         return LEDGER_ERR;
@@ -456,9 +457,13 @@ static int rule_one(ledger_db *db, int64_t me, int64_t rule_id, const cJSON *bod
                          "rules act only on your own transactions");
         goto done;
     }
-    if (mode == MODE_PREVIEW)
+    if (mode == MODE_PREVIEW) {
         rc = preview(db, me, &p, ids, n, out, err);
-    else if (run_size(n, 400, err) == LEDGER_OK)
+        /* A preview writes only the temporary tables of its match and
+         * what it rolls back, which SQLite's count of changes still
+         * holds: taken off, so a preview moves no data version. */
+        db->changes_at_begin += sqlite3_total_changes64(db->sql) - changes;
+    } else if (run_size(n, 400, err) == LEDGER_OK)
         rc = run_rule(db, me, &p, ids, n, mode == MODE_SELECTION ? "selection" : "conditions", out, err);
 done:
     rule_prepared_free(&p);

@@ -55,6 +55,15 @@ int ledger_tag_list(ledger_db *db, int64_t user_id, cJSON **out, ledger_error *e
     return db_list(db, st, tag_row, out, err);
 }
 
+int ledger_tag_get(ledger_db *db, int64_t user_id, int64_t tag_id, cJSON **out,
+                   ledger_error *err)
+{
+    if (tag_check_owner(db, user_id, tag_id, err) || ledger_tag_list(db, user_id, out, err))
+        return LEDGER_ERR;
+    list_pick(out, "id", tag_id, NULL);
+    return *out ? LEDGER_OK : ledger_error_set(err, 404, "not_found", NULL, "no such tag");
+}
+
 static int tag_get(ledger_db *db, int64_t tag_id, cJSON **out, ledger_error *err)
 {
     sqlite3_stmt *st = db_stmt(db, SQL_TAG_ONE, err);

@@ -529,6 +529,19 @@ CALL(tags, ledger_tag_list(f->db, f->alice, out, err))
 CALL(splits, ledger_split_get(f->db, f->bob, f->split_row, out, err))
 CALL(statements, ledger_statement_list(f->db, f->alice, out, err))
 CALL(rules, ledger_rule_list(f->db, f->alice, out, err))
+CALL(tag_one, ledger_tag_get(f->db, f->alice, f->tag, out, err))
+CALL(payment_one, ledger_payment_get(f->db, f->bob, f->payment, out, err))
+CALL(budget_one, ledger_budget_get(f->db, f->alice, "Groceries", &dated, out, err))
+/* The state tag, as a string answer to compare. */
+static int state_tag(struct fixture *f, cJSON **out, ledger_error *err)
+{
+    char tag[LEDGER_TAG_SIZE];
+
+    if (ledger_tag_now(f->db, f->alice, "GET", "/api/transactions?limit=5", tag, err))
+        return LEDGER_ERR;
+    *out = cJSON_CreateString(tag);
+    return *out ? LEDGER_OK : ledger_error_oom(err);
+}
 
 /* An export's bytes gathered into one JSON string, the answer the sweep
  * compares; the write fails when memory does. */
@@ -762,6 +775,10 @@ int main(void)
     sweep(&f, "splits", splits);
     sweep(&f, "statements", statements);
     sweep(&f, "rules", rules);
+    sweep(&f, "tag get", tag_one);
+    sweep(&f, "payment get", payment_one);
+    sweep(&f, "budget get", budget_one);
+    sweep(&f, "state tag", state_tag);
     sweep(&f, "export csv", export_csv);
     sweep(&f, "export json", export_json);
     sweep(&f, "export journal", export_journal);

@@ -95,6 +95,7 @@ my @matrix = (
     ['GET', '/api/categories', '/api/categories', undef, @$ALL],
     ['GET', '/api/tags', '/api/tags', undef, @$ALL],
     ['POST', '/api/tags', '/api/tags', sub { { name => 'n' . rand() } }, @$ALL],
+    ['GET', '/api/tags/([0-9]+)', "/api/tags/$tag", undef, qw(ok 403 403 403)],
     ['PATCH', '/api/tags/([0-9]+)', "/api/tags/$tag", { color => '#123456' }, qw(ok 403 403 403)],
     ['DELETE', '/api/tags/([0-9]+)', sub { '/api/tags/' . fresh_tag() }, undef, qw(ok 403 403 403)],
     ['GET', '/api/transactions', '/api/transactions', undef, @$ALL],
@@ -138,6 +139,7 @@ my @matrix = (
     ['POST', '/api/payments', '/api/payments',
         { from_participant_id => $uid{alice}, to_participant_id => $uid{bob}, date => '2026-02-01', amount => 1 },
         qw(ok ok 403 403)],
+    ['GET', '/api/payments/([0-9]+)', sub { '/api/payments/' . fresh_payment() }, undef, qw(ok ok 403 403)],
     ['DELETE', '/api/payments/([0-9]+)', sub { '/api/payments/' . fresh_payment() }, undef, qw(ok ok 403 403)],
     ['GET', '/api/statements', '/api/statements', undef, @$ALL],
     ['POST', '/api/statements', '/api/statements', { bank_name => 'Z', account_type => 'Visa',
@@ -186,6 +188,8 @@ my @matrix = (
     ['DELETE', '/api/reconcile/([0-9]+)', sub { '/api/reconcile/' . fresh_reconciled() }, undef, qw(ok 403 403 403)],
     ['GET', '/api/budgets', '/api/budgets', undef, @$ALL],
     # Budgets are each caller's own: everyone may set one; only alice has one to delete.
+    # GET one: only alice has a dining budget yet.
+    ['GET', '/api/budgets/([^/]+)', '/api/budgets/dining', undef, qw(ok 404 404 404)],
     ['PUT', '/api/budgets/([^/]+)', '/api/budgets/dining', { amount => 50 }, @$ALL],
     ['DELETE', '/api/budgets/([^/]+)', '/api/budgets/groceries', undef, qw(ok 404 404 404)],
     # Everyone exports what they can see (t/0095 holds what that is).

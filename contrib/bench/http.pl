@@ -20,7 +20,8 @@
 # share of the empty responder's requests/s, the library's p50 and
 # SQLite's p50 for one call and their ratio, and the peak RSS of the
 # ledger-fcgi processes.  Targets: a page of 50 transactions at 50% or more
-# of the empty responder's requests/s; library time within 2x of SQLite's.
+# of the empty responder's requests/s; library time within 2x of SQLite's;
+# the same page with If-None-Match of its tag (a 304) at 50% or more.
 use strict;
 use warnings;
 use File::Copy qw(copy);
@@ -187,10 +188,14 @@ sub median {
 
 # One wrk run; the body, if any, is read from a file by the Lua script.
 sub wrk1 {
-    my ($url, $method, $body_file, $c) = @_;
+    my ($url, $method, $body_file, $c, $headers) = @_;
     my $script = "$dir/wrk.lua";
     open my $fh, '>', $script or die;
     print $fh "wrk.method = \"$method\"\n";
+    for my $h (sort keys %{ $headers // {} }) {
+        (my $v = $headers->{$h}) =~ s/(["\\])/\\$1/g;
+        print $fh "wrk.headers[\"$h\"] = \"$v\"\n";
+    }
     if (defined $body_file) {
         print $fh "local f = assert(io.open(\"$body_file\", \"rb\"))\n",
                   "wrk.body = f:read(\"*a\")\nf:close()\n",
@@ -276,10 +281,14 @@ for my $n (split /,/, $procs_list) {
         close $fh;
     }
     my @empty_page = serve("$dir/empty-page.sock", $n, "$build/contrib/bench/empty-fcgi", "$dir/page-body.json");
+    # A client polling the page it holds: If-None-Match with its tag, a
+    # 304 while nothing is written.
+    my $tag = $http->get("$base/api/transactions")->{headers}{etag} // '';
     my @families = (
         ['empty responder (ceiling)', '/empty/', 'GET'],
         [sprintf('empty, a page\'s %.0f kB', length($page) / 1024), '/empty-page/', 'GET'],
         ['transaction page', '/api/transactions', 'GET'],
+        ['page, If-None-Match (304)', '/api/transactions', 'GET', undef, { 'If-None-Match' => $tag }],
         ['filtered page', '/api/transactions?categories=dining', 'GET'],
         ['deep page by cursor', '/api/transactions?cursor=' . ($cursor // ''), 'GET'],
         ['splits', "/api/transactions/$first/splits", 'GET'],
@@ -301,7 +310,7 @@ for my $n (split /,/, $procs_list) {
         'vs empty', 'lib p50', 'sqlite p50', 'lib/sql', 'errors';
     my ($ceiling, $page_ceiling, $page_rps);
     for my $f (@families) {
-        my ($name, $path, $method, $body) = @$f;
+        my ($name, $path, $method, $body, $headers) = @$f;
         # One request first: a rules apply's first run over rows no run has
         # seen is the slow one, and the in-process figure beside it is of
         # the runs after (its warm-up rounds).
@@ -313,7 +322,7 @@ for my $n (split /,/, $procs_list) {
         # another would not finish within the run.
         my $in = $inproc{$name};
         my $c = $in && $in->{lib} > 50 ? ($n > 2 ? $n : 2) : $conns;
-        my $r = wrk("$base$path", $method, $body, $c);
+        my $r = wrk("$base$path", $method, $body, $c, $headers);
         # The requests wrk left queued are answered before the next family
         # starts, or they would be counted against it.
         $http->get("$base/api/me") for 1 .. $n;
@@ -321,7 +330,7 @@ for my $n (split /,/, $procs_list) {
             if $r->{errors} || !$r->{rps};
         $ceiling //= $r->{rps};
         $page_ceiling = $r->{rps} if $path eq '/empty-page/';
-        $page_rps = $r->{rps} if $path eq '/api/transactions';
+        $page_rps = $r->{rps} if $path eq '/api/transactions' && $method eq 'GET' && !$headers;
         $name .= " (-c$c)" if $c != $conns;
         printf "  %-30s %9.1f %9s %9s %7.0f%% %10s %10s %7s %6d\n", $name, $r->{rps},
             defined $r->{p50} ? sprintf('%.2f', $r->{p50}) : '-',
