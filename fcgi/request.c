@@ -400,7 +400,7 @@ void response_send(struct request *r)
     cJSON *errdoc = NULL;
     int status = r->err.status ? r->err.status : r->status, n, tagged;
     int is_read = strcmp(r->method, "GET") == 0 || strcmp(r->method, "HEAD") == 0;
-    char tag_head[64];
+    char tag_head[64], length_head[48] = "";
     size_t len = 0;
 
     if (r->streamed) {
@@ -439,6 +439,12 @@ void response_send(struct request *r)
     tagged = r->etag[0] && !errdoc && (status == 304 || (status >= 200 && status < 300));
     if (tagged)
         snprintf(tag_head, sizeof tag_head, "ETag: %s\r\n", r->etag);
+    /* The length, body and its newline (a HEAD's too, as its GET's): the
+     * web server sees an answer's size only there, and its compression
+     * leaves small answers alone by it (etc/: gzip_min_length, the
+     * Apache filter's Content-Length test). */
+    if (text)
+        snprintf(length_head, sizeof length_head, "Content-Length: %zu\r\n", len + 1);
     /* Responses are formatted with the C library's snprintf and written as
      * bytes: libfcgi's own printf does not know %zu. */
     n = snprintf(head, sizeof head,
@@ -450,13 +456,14 @@ void response_send(struct request *r)
                  "%s%s%s"
                  "%s"
                  "%s"
+                 "%s"
                  "\r\n",
                  status, reason(status), r->id, tagged ? tag_head : "",
                  tagged && (status == 200 || status == 304) && is_read ? "private, no-cache" : "no-store",
                  r->allow ? "Allow: " : "", r->allow ? r->allow : "", r->allow ? "\r\n" : "",
                  /* busy, or restarting: soon */
                  status == 503 ? "Retry-After: 1\r\n" : "",
-                 text ? "Content-Type: application/json; charset=utf-8\r\n" : "");
+                 text ? "Content-Type: application/json; charset=utf-8\r\n" : "", length_head);
     FCGX_PutStr(head, n, r->fcgx->out);
     if (text && strcmp(r->method, "HEAD") != 0) {
         FCGX_PutStr(text, (int)len, r->fcgx->out);
