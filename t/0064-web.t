@@ -60,8 +60,8 @@ if (!$pid) {
     die "exec node: $!";
 }
 my ($seen, @diag) = (0);
-local $SIG{ALRM} = sub { kill 'TERM', $pid; fail('the browser test finished within 8 minutes') };
-alarm 480;
+local $SIG{ALRM} = sub { kill 'TERM', $pid; fail('the browser test finished within 12 minutes') };
+alarm 720;
 while (my $line = <$out>) {
     chomp $line;
     if ($line =~ /^(not )?ok - (.*)$/) {
