@@ -61,10 +61,15 @@ int g_failed;
  * call twice: once with g_timing off, for the call's time as a request
  * spends it, and once on, for SQLite's share, less the clock's own cost
  * (g_clock_ms, measured at start) once a step: the part of the two
- * readings that falls between them. */
-static double g_sqlite_ms;
+ * readings that falls between them.
+ *
+ * The rest of SQLite's API the library calls between steps (reading a
+ * row's columns, binding, resetting: API_WRAPS below) is timed the same
+ * way into g_api_ms, in the same pass: its clock readings fall outside
+ * the steps' own. */
+static double g_sqlite_ms, g_api_ms;
 double g_clock_ms;
-static long g_steps;
+static long g_steps, g_api_calls;
 static int g_timing;
 
 int __real_sqlite3_step(sqlite3_stmt *st);
@@ -102,6 +107,38 @@ int __wrap_sqlite3_exec(sqlite3 *db, const char *sql, int (*cb)(void *, int, cha
     g_steps++;
     return rc;
 }
+
+/* One wrapped call of SQLite's API, timed into g_api_ms while g_timing
+ * is on (the linker's --wrap for each name in Makefile.am). */
+#define API_WRAP(ret, name, params, args) \
+    ret __real_##name params; \
+    ret __wrap_##name params; \
+    ret __wrap_##name params \
+    { \
+        double t0; \
+        ret r; \
+        if (!g_timing) \
+            return __real_##name args; \
+        t0 = now_ms(); \
+        r = __real_##name args; \
+        g_api_ms += now_ms() - t0; \
+        g_api_calls++; \
+        return r; \
+    }
+API_WRAP(const unsigned char *, sqlite3_column_text, (sqlite3_stmt *st, int i), (st, i))
+API_WRAP(sqlite3_int64, sqlite3_column_int64, (sqlite3_stmt *st, int i), (st, i))
+API_WRAP(int, sqlite3_column_int, (sqlite3_stmt *st, int i), (st, i))
+API_WRAP(int, sqlite3_column_type, (sqlite3_stmt *st, int i), (st, i))
+API_WRAP(int, sqlite3_column_bytes, (sqlite3_stmt *st, int i), (st, i))
+API_WRAP(const void *, sqlite3_column_blob, (sqlite3_stmt *st, int i), (st, i))
+API_WRAP(int, sqlite3_bind_int64, (sqlite3_stmt *st, int i, sqlite3_int64 v), (st, i, v))
+API_WRAP(int, sqlite3_bind_int, (sqlite3_stmt *st, int i, int v), (st, i, v))
+API_WRAP(int, sqlite3_bind_null, (sqlite3_stmt *st, int i), (st, i))
+API_WRAP(int, sqlite3_bind_text, (sqlite3_stmt *st, int i, const char *v, int n, void (*d)(void *)),
+         (st, i, v, n, d))
+API_WRAP(int, sqlite3_bind_parameter_index, (sqlite3_stmt *st, const char *name), (st, name))
+API_WRAP(int, sqlite3_reset, (sqlite3_stmt *st), (st))
+API_WRAP(int, sqlite3_clear_bindings, (sqlite3_stmt *st), (st))
 
 /* The cost of one clock reading: the median of 101 runs of 1,000. */
 double clock_cost_ms(void)
@@ -142,16 +179,78 @@ static int raw_items(const char *p)
     return n;
 }
 
+/* The values of a JSON tree, containers included; each number read by
+ * ledger_json_parse is made its literal text again (a raw item), as the
+ * library writes money: printed as it is, not through a double. */
+static long tree_values(cJSON *item)
+{
+    cJSON *c;
+    long n = 1;
+
+    if (cJSON_IsNumber(item) && item->valuestring)
+        item->type = cJSON_Raw;
+    for (c = item->child; c; c = c->next)
+        n += tree_values(c);
+    return n;
+}
+
+/* What writing an answer's items as JSON text costs at the least: the
+ * library's printer (ledger_json_print, the writer ledger-fcgi's pages
+ * and reports use, key by key and value by value) writing the same text
+ * from a tree already in memory, with no SQL and no row to read; the
+ * median of 31.  *bytes and *values say how much text that is.  0 when
+ * the answer has no items. */
+static double json_floor_ms(cJSON *out, size_t *bytes, long *values)
+{
+    cJSON *items = cJSON_GetObjectItem(out, "items"), *parsed = NULL, *tree = items;
+    double t[31];
+    ledger_error err;
+    int k;
+
+    *bytes = 0;
+    *values = 0;
+    if (cJSON_IsRaw(items)) {
+        if (ledger_json_parse(items->valuestring, strlen(items->valuestring), &parsed, &err))
+            return 0;
+        tree = parsed;
+    }
+    if (tree == NULL || !(cJSON_IsArray(tree) || cJSON_IsObject(tree))) {
+        cJSON_Delete(parsed);
+        return 0;
+    }
+    *values = tree_values(tree);
+    for (k = 0; k < 31; k++) {
+        double t0 = now_ms();
+        char *text = ledger_json_print(tree, bytes);
+
+        t[k] = now_ms() - t0;
+        free(text);
+    }
+    cJSON_Delete(parsed);
+    return pct(t, 31, 0.5);
+}
+
 /* Calls fn `iterations` times (after warm-up rounds), each in its own
  * transaction as ledger-fcgi runs a request (write: BEGIN IMMEDIATE and a
  * real COMMIT), and prints the medians of the call and of the SQLite time
- * within it.  target_ms 0: no target, shown for information. */
+ * within it.  target_ms 0: no target, shown for information.
+ *
+ * A second line says where the call's time goes: in sqlite3_step (the
+ * "sqlite" figure), in the rest of SQLite's API (column reads, binds,
+ * resets), the least that writing its items' JSON text costs
+ * (json_floor_ms), and the rest, the library's own work (its SQL text,
+ * the statement cache, the report's own arithmetic and sorting, the
+ * transaction's begin and commit).  Each is a median of its own, so the
+ * parts add up to the call's time only roughly. */
 void measure(ledger_db *db, int64_t me, const char *name, bench_fn fn, const void *arg,
              int iterations, int write, double target_ms)
 {
     double *lib = calloc((size_t)iterations, sizeof *lib);
     double *sql = calloc((size_t)iterations, sizeof *sql);
+    double *api = calloc((size_t)iterations, sizeof *api);
+    cJSON *last = NULL;
     ledger_error err;
+    long steps = 0, calls = 0;
     int i, rows = -1;
 
     for (i = -2; i < iterations; i++) {  /* two warm-up rounds */
@@ -160,28 +259,37 @@ void measure(ledger_db *db, int64_t me, const char *name, bench_fn fn, const voi
             double t0;
 
             g_sqlite_ms = 0;
+            g_api_ms = 0;
             g_steps = 0;
+            g_api_calls = 0;
             t0 = now_ms();
             if (ledger_begin(db, write, &err) || fn(db, me, arg, &out, &err)
                 || ledger_commit(db, &err)) {
                 fprintf(stderr, "%s: %s\n", name, err.message);
                 exit(EXIT_BROKEN);
             }
-            if (i >= 0 && !g_timing)
+            if (i >= 0 && !g_timing) {
                 lib[i] = now_ms() - t0;
-            else if (i >= 0)
+            } else if (i >= 0) {
                 sql[i] = g_sqlite_ms - (double)g_steps * g_clock_ms;
+                api[i] = g_api_ms - (double)g_api_calls * g_clock_ms;
+                steps = g_steps;
+                calls = g_api_calls;
+            }
             items = cJSON_GetObjectItem(out, "items");
             rows = cJSON_IsArray(items) ? cJSON_GetArraySize(items)
                    : cJSON_IsRaw(items) ? raw_items(items->valuestring) : -1;
-            cJSON_Delete(out);
+            cJSON_Delete(last);
+            last = out;
         }
     }
     g_timing = 0;
     {
         double med = pct(lib, iterations, 0.5), p99 = pct(lib, iterations, 0.99);
-        double smed = pct(sql, iterations, 0.5);
+        double smed = pct(sql, iterations, 0.5), amed = pct(api, iterations, 0.5), jmed;
         char count[24] = "";
+        size_t bytes;
+        long values;
 
         if (rows >= 0)
             snprintf(count, sizeof count, "%4d rows", rows);
@@ -192,11 +300,17 @@ void measure(ledger_db *db, int64_t me, const char *name, bench_fn fn, const voi
             printf("  target p50 < %.0f ms: %s", target_ms, med < target_ms ? "ok" : "MISSED");
         }
         printf("\n");
+        jmed = json_floor_ms(last, &bytes, &values);
+        printf("%-34s   step %.3f (%ld), api %.3f (%ld calls), json >= %.3f (%.1f kB, %ld values),"
+               " rest %.3f ms\n", "", smed, steps, amed, calls, jmed, bytes / 1e3, values,
+               med - smed - amed - jmed);
         if (g_tsv)
             fprintf(g_tsv, "%s\t%.3f\t%.3f\n", name, med, smed);
     }
+    cJSON_Delete(last);
     free(lib);
     free(sql);
+    free(api);
 }
 
 /* The list as ledger-fcgi asks for it: its rows written as text. */

@@ -13,7 +13,9 @@
  * for http.pl.
  *
  * For each case it prints the median and p99 of the library call, the
- * median of its SQLite time, their ratio, and the target it is held to.
+ * median of its SQLite time, their ratio, and the target it is held to,
+ * then where the call's time goes (bench-measure.c's measure: SQLite's
+ * steps, the rest of its API, writing the JSON text, the rest).
  * Exit status: 0 every target met, 1 some target missed, 2 bad usage, 3 a
  * call failed (the harness is broken, which CI's smoke run checks for;
  * it never judges speed).
