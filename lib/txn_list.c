@@ -38,6 +38,9 @@
 #define SEARCH_PAGE_MAX 2000
 /* Up to this many search terms are each a test in the SQL text. */
 #define TERMS_INLINE 4
+/* About what a row takes as JSON text: some 650 bytes with a split and
+ * two tags. */
+#define PAGE_ROW_BYTES 768
 
 /* Whether a folded categories[] list selects the rows with no category. */
 static int selects_none(const cJSON *list)
@@ -491,6 +494,13 @@ static int txn_list(ledger_db *db, int64_t me, const struct ledger_params *param
             participant = 0;
         }
         trip_scope = 1;
+    }
+    /* The page's text has room taken once for its rows: grown by
+     * doubling from a few kB it is copied at each step (4, 8, then 16 kB
+     * of a 32 kB page). */
+    if (text && jw_reserve(&w, (size_t)q.limit * PAGE_ROW_BYTES)) {
+        ledger_error_oom(err);
+        goto fail;
     }
     if (text)
         jw_open(&w, NULL, '[');
