@@ -404,6 +404,7 @@ await step('trip rows', async () => {
   await bobPage.waitForFunction(() => document.querySelectorAll('table.txns tbody tr[data-id]').length === 3).catch(() => {});
   ok((await txnRows(bobPage).count()) === 3, 'trips: a participant’s “Rows” shows all the trip’s rows (trip_all_rows)', await summaryOf(bobPage));
   await bobPage.locator('tr[data-id]', { hasText: 'WOOLWORTHS 1234' }).getByRole('button', { name: /^Edit/ }).click();
+  await bobPage.locator('tr.editor').waitFor(); // drawn once GET one answers
   ok((await bobPage.locator('tr.editor').getByText('Shared with you').count()) === 1, 'transactions: the editor of a row shared with me says whose changes they are');
   await bobPage.context().close();
 });
@@ -586,8 +587,10 @@ await step('emptied page', () => asUser('dave', async (p) => {
 }));
 
 // ================================================================ the row editor (D14, D11, D13, D15, D4)
+// The editor opens once GET one of the row answers.
 const editRow = async (p, id) => {
   await p.locator(`tr[data-id="${id}"]`).getByRole('button', { name: /^Edit/ }).click();
+  await p.locator('tr.editor').waitFor();
   return p.locator('tr.editor');
 };
 await step('editor: category', () => asUser('dave', async (p) => {
@@ -1334,6 +1337,68 @@ await step('suggestions', () => asUser('bob', async (p) => {
   await p.getByRole('button', { name: 'Save threshold' }).click();
   await p.getByRole('status').filter({ hasText: 'the default' }).waitFor();
   ok((await api('bob', 'GET', '/suggestions/settings')).threshold === null, 'suggestions: and back to the default (null)');
+}));
+
+// ================================================================ If-Match: no lost updates
+// Each write of an existing resource names the version the page shows;
+// a change made meanwhile through the API (the same user on another
+// device) is kept, the page shows it with an alert, and a second save,
+// made knowing it, goes through.
+// The writes a page sends, with their If-Match.
+function writesOf(p) {
+  const seen = [];
+  p.on('request', (r) => {
+    if (['PATCH', 'PUT', 'DELETE'].includes(r.method()) && r.url().includes('/api/')) {
+      seen.push({ method: r.method(), path: new URL(r.url()).pathname.replace(/^\/api/, ''), ifMatch: r.headers()['if-match'] || null });
+    }
+  });
+  return seen;
+}
+const sentIfMatch = (seen, method, path) => seen.filter((w) => w.method === method && w.path === path).every((w) => /^(W\/)?"[^"]+"$/.test(w.ifMatch || ''))
+  && seen.some((w) => w.method === method && w.path === path);
+
+await step('if-match: transaction', () => asUser('dave', async (p) => {
+  const row = await api('dave', 'POST', '/transactions', { date: today, amount: 9.99, description: 'IFMATCH coffee', transaction_type: 'debit', category: 'dining' });
+  const path = `/transactions/${row.id}`;
+  const seen = writesOf(p);
+  await go('transactions', p);
+  await p.locator('tr[data-id]', { hasText: 'IFMATCH coffee' }).getByRole('button', { name: /^Edit/ }).click();
+  const ed = p.locator('tr.editor');
+  await ed.getByLabel('Category', { exact: true }).fill('groceries');
+  await ed.getByLabel('Merchant', { exact: true }).fill('Corner cafe');
+  // The other device, behind the browser's back.
+  await api('dave', 'PATCH', path, { category: 'travel', merchant_normalized: 'Airport kiosk' });
+  await ed.getByRole('button', { name: 'Save', exact: true }).click();
+  const alert = p.locator('tr.editor [role=alert]');
+  await alert.waitFor();
+  const text = await alert.textContent();
+  ok(/Someone changed this transaction since you opened it/.test(text) && /not saved/.test(text) && /category “groceries”/.test(text),
+    'if-match: a save of a transaction changed meanwhile is refused with an alert naming the unsaved changes', text);
+  ok(await ed.getByLabel('Category', { exact: true }).inputValue() === 'travel' && await ed.getByLabel('Merchant', { exact: true }).inputValue() === 'Airport kiosk',
+    'if-match: the editor shows the newer version', [await ed.getByLabel('Category', { exact: true }).inputValue()]);
+  let now = await api('dave', 'GET', path);
+  ok(now.category === 'travel' && now.merchant_normalized === 'Airport kiosk', 'if-match: the other device’s change is kept, not overwritten', now);
+  ok(sentIfMatch(seen, 'PATCH', path), 'if-match: the transaction’s PATCH sent If-Match', seen);
+  // A second save, knowing the newer version, goes through.
+  await ed.getByRole('button', { name: 'Re-apply my changes' }).click();
+  ok(await ed.getByLabel('Category', { exact: true }).inputValue() === 'groceries', 'if-match: “Re-apply my changes” puts the unsaved input back');
+  await ed.getByRole('button', { name: 'Save', exact: true }).click();
+  await p.getByRole('status').filter({ hasText: 'Saved “IFMATCH coffee”' }).waitFor();
+  now = await api('dave', 'GET', path);
+  ok(now.category === 'groceries' && now.merchant_normalized === 'Corner cafe', 'if-match: the second save goes through', now);
+
+  // Delete: the newer version is shown, and asked about again.
+  await p.locator('tr[data-id]', { hasText: 'IFMATCH coffee' }).getByRole('button', { name: /^Edit/ }).click();
+  await ed.getByRole('button', { name: 'Delete' }).waitFor();
+  await api('dave', 'PATCH', path, { description: 'IFMATCH coffee and cake' });
+  await ed.getByRole('button', { name: 'Delete' }).click();
+  await p.locator('tr.editor [role=alert]', { hasText: 'not deleted' }).waitFor();
+  ok(await ed.getByLabel('Description', { exact: true }).inputValue() === 'IFMATCH coffee and cake', 'if-match: a delete of a changed transaction shows the newer version');
+  ok((await api('dave', 'GET', path)).description === 'IFMATCH coffee and cake', 'if-match: and deletes nothing');
+  await ed.getByRole('button', { name: 'Delete' }).click();
+  await p.getByRole('status').filter({ hasText: 'Deleted “IFMATCH coffee and cake”' }).waitFor();
+  ok(!(await all('dave')).some((t) => t.id === row.id), 'if-match: deleting again deletes it');
+  ok(sentIfMatch(seen, 'DELETE', path), 'if-match: the transaction’s DELETE sent If-Match', seen);
 }));
 
 // ================================================================ a long unbroken word (phone)
