@@ -1401,6 +1401,81 @@ await step('if-match: transaction', () => asUser('dave', async (p) => {
   ok(sentIfMatch(seen, 'DELETE', path), 'if-match: the transaction’s DELETE sent If-Match', seen);
 }));
 
+await step('if-match: rule', () => asUser('dave', async (p) => {
+  const rule = await api('dave', 'POST', '/rules', { name: 'ifm rule', conditions: [{ field: 'description', operator: 'contains', value: 'ifm' }], actions: [{ type: 'set_category', category: 'fees' }] });
+  const path = `/rules/${rule.id}`;
+  const seen = writesOf(p);
+  await go('rules', p);
+  await p.getByRole('button', { name: 'Disable rule ifm rule' }).waitFor();
+  await api('dave', 'PATCH', path, { name: 'ifm rule renamed' });
+  await p.getByRole('button', { name: 'Disable rule ifm rule' }).click();
+  const alert = p.getByRole('alert').filter({ hasText: 'Someone changed the rule' });
+  await alert.waitFor();
+  ok(/“ifm rule renamed”/.test(await alert.textContent()) && /not disabled/.test(await alert.textContent()), 'if-match: disabling a rule renamed meanwhile shows the newer version', await alert.textContent());
+  let now = await api('dave', 'GET', path);
+  ok(now.enabled === true && now.name === 'ifm rule renamed', 'if-match: the rule stays enabled, renamed', now);
+  await p.getByRole('button', { name: 'Disable rule ifm rule renamed' }).click();
+  await p.getByRole('button', { name: 'Enable rule ifm rule renamed' }).waitFor();
+  now = await api('dave', 'GET', path);
+  ok(now.enabled === false && now.name === 'ifm rule renamed', 'if-match: disabling it again goes through', now);
+  ok(sentIfMatch(seen, 'PATCH', path), 'if-match: the rule’s PATCH sent If-Match', seen);
+}));
+
+await step('if-match: budget', () => asUser('dave', async (p) => {
+  const path = '/budgets/groceries';
+  await api('dave', 'PUT', path, { amount: 300 });
+  const seen = writesOf(p);
+  await go('budgets', p);
+  await p.locator('tr[data-category=groceries]', { hasText: '$300.00' }).waitFor();
+  await api('dave', 'PUT', path, { amount: 350 });
+  await p.getByLabel('Category', { exact: true }).selectOption('groceries');
+  await p.getByLabel('Monthly amount', { exact: true }).fill('400');
+  await p.getByRole('button', { name: 'Set budget' }).click();
+  let alert = p.getByRole('alert').filter({ hasText: 'Someone changed the groceries budget' });
+  await alert.waitFor();
+  ok(/\$350\.00/.test(await alert.textContent()) && /\$400\.00 was not saved/.test(await alert.textContent()), 'if-match: a budget changed meanwhile is not replaced; the alert says by what', await alert.textContent());
+  ok((await api('dave', 'GET', path)).amount === 350, 'if-match: the other device’s 350.00 is kept');
+  ok(/\$350\.00/.test(await p.locator('tr[data-category=groceries]').textContent()) && await p.getByLabel('Monthly amount', { exact: true }).inputValue() === '400',
+    'if-match: the table shows 350.00, and the amount typed stays');
+  // The other device again, between the page's read of the version and
+  // its write: the service's 412, not the page's own comparison, stops it.
+  let raced = false;
+  await p.route('**/api/budgets/groceries', async (route) => {
+    if (route.request().method() === 'PUT' && !raced) {
+      raced = true;
+      await api('dave', 'PUT', path, { amount: 360 });
+    }
+    await route.continue();
+  });
+  await p.getByRole('button', { name: 'Set budget' }).click();
+  alert = p.getByRole('alert').filter({ hasText: 'it is now $360.00' });
+  await alert.waitFor();
+  ok(raced && (await api('dave', 'GET', path)).amount === 360, 'if-match: a change between the read and the write is kept too (412)');
+  await p.unroute('**/api/budgets/groceries');
+  await p.getByRole('button', { name: 'Set budget' }).click();
+  await p.getByRole('status').filter({ hasText: 'Budget for groceries set to $400.00' }).waitFor();
+  ok((await api('dave', 'GET', path)).amount === 400, 'if-match: setting it again, knowing the newer amount, goes through');
+  ok(sentIfMatch(seen, 'PUT', path), 'if-match: the budget’s PUT sent If-Match', seen);
+}));
+
+await step('if-match: trip', () => asUser('dave', async (p) => {
+  const trip = await api('dave', 'POST', '/trips', { name: 'IFM trip' });
+  const path = `/trips/${trip.id}`;
+  const seen = writesOf(p);
+  await go('trips', p);
+  await p.getByRole('button', { name: 'Delete trip IFM trip' }).waitFor();
+  await api('dave', 'PATCH', path, { name: 'IFM trip renamed' });
+  await p.getByRole('button', { name: 'Delete trip IFM trip' }).click();
+  const alert = p.getByRole('alert').filter({ hasText: 'Someone changed the trip' });
+  await alert.waitFor();
+  ok(/now “IFM trip renamed”/.test(await alert.textContent()) && /not deleted/.test(await alert.textContent()), 'if-match: deleting a trip renamed meanwhile shows the newer name and deletes nothing', await alert.textContent());
+  ok((await api('dave', 'GET', path)).name === 'IFM trip renamed', 'if-match: the renamed trip is kept');
+  await p.getByRole('button', { name: 'Delete trip IFM trip renamed' }).click();
+  await p.getByRole('status').filter({ hasText: 'Trip “IFM trip renamed” deleted' }).waitFor();
+  ok(!(await api('dave', 'GET', '/trips')).items.some((t) => t.id === trip.id), 'if-match: deleting it again goes through');
+  ok(sentIfMatch(seen, 'DELETE', path), 'if-match: the trip’s DELETE sent If-Match', seen);
+}));
+
 // ================================================================ a long unbroken word (phone)
 await step('long words', async () => {
   const long = `https://shop.example.com/orders/${'x'.repeat(80)}`;
