@@ -64,8 +64,10 @@ export function select(options, value, attrs = {}) {
 export function messages() {
   return h('div', { class: 'messages', 'aria-live': 'polite' });
 }
+// kind 'stale': a write refused because its resource changed meanwhile
+// (api.StaleError), said as an alert.
 export function say(box, text, kind = 'ok') {
-  const m = h('p', { class: `msg ${kind}`, role: kind === 'error' ? 'alert' : 'status', tabindex: '-1' }, text);
+  const m = h('p', { class: `msg ${kind}`, role: kind === 'error' || kind === 'stale' ? 'alert' : 'status', tabindex: '-1' }, text);
   box.replaceChildren(m);
   return m;
 }

@@ -404,6 +404,7 @@ await step('trip rows', async () => {
   await bobPage.waitForFunction(() => document.querySelectorAll('table.txns tbody tr[data-id]').length === 3).catch(() => {});
   ok((await txnRows(bobPage).count()) === 3, 'trips: a participant’s “Rows” shows all the trip’s rows (trip_all_rows)', await summaryOf(bobPage));
   await bobPage.locator('tr[data-id]', { hasText: 'WOOLWORTHS 1234' }).getByRole('button', { name: /^Edit/ }).click();
+  await bobPage.locator('tr.editor').waitFor(); // drawn once GET one answers
   ok((await bobPage.locator('tr.editor').getByText('Shared with you').count()) === 1, 'transactions: the editor of a row shared with me says whose changes they are');
   await bobPage.context().close();
 });
@@ -586,8 +587,10 @@ await step('emptied page', () => asUser('dave', async (p) => {
 }));
 
 // ================================================================ the row editor (D14, D11, D13, D15, D4)
+// The editor opens once GET one of the row answers.
 const editRow = async (p, id) => {
   await p.locator(`tr[data-id="${id}"]`).getByRole('button', { name: /^Edit/ }).click();
+  await p.locator('tr.editor').waitFor();
   return p.locator('tr.editor');
 };
 await step('editor: category', () => asUser('dave', async (p) => {
@@ -1334,6 +1337,143 @@ await step('suggestions', () => asUser('bob', async (p) => {
   await p.getByRole('button', { name: 'Save threshold' }).click();
   await p.getByRole('status').filter({ hasText: 'the default' }).waitFor();
   ok((await api('bob', 'GET', '/suggestions/settings')).threshold === null, 'suggestions: and back to the default (null)');
+}));
+
+// ================================================================ If-Match: no lost updates
+// Each write of an existing resource names the version the page shows;
+// a change made meanwhile through the API (the same user on another
+// device) is kept, the page shows it with an alert, and a second save,
+// made knowing it, goes through.
+// The writes a page sends, with their If-Match.
+function writesOf(p) {
+  const seen = [];
+  p.on('request', (r) => {
+    if (['PATCH', 'PUT', 'DELETE'].includes(r.method()) && r.url().includes('/api/')) {
+      seen.push({ method: r.method(), path: new URL(r.url()).pathname.replace(/^\/api/, ''), ifMatch: r.headers()['if-match'] || null });
+    }
+  });
+  return seen;
+}
+const sentIfMatch = (seen, method, path) => seen.filter((w) => w.method === method && w.path === path).every((w) => /^(W\/)?"[^"]+"$/.test(w.ifMatch || ''))
+  && seen.some((w) => w.method === method && w.path === path);
+
+await step('if-match: transaction', () => asUser('dave', async (p) => {
+  const row = await api('dave', 'POST', '/transactions', { date: today, amount: 9.99, description: 'IFMATCH coffee', transaction_type: 'debit', category: 'dining' });
+  const path = `/transactions/${row.id}`;
+  const seen = writesOf(p);
+  await go('transactions', p);
+  await p.locator('tr[data-id]', { hasText: 'IFMATCH coffee' }).getByRole('button', { name: /^Edit/ }).click();
+  const ed = p.locator('tr.editor');
+  await ed.getByLabel('Category', { exact: true }).fill('groceries');
+  await ed.getByLabel('Merchant', { exact: true }).fill('Corner cafe');
+  // The other device, behind the browser's back.
+  await api('dave', 'PATCH', path, { category: 'travel', merchant_normalized: 'Airport kiosk' });
+  await ed.getByRole('button', { name: 'Save', exact: true }).click();
+  const alert = p.locator('tr.editor [role=alert]');
+  await alert.waitFor();
+  const text = await alert.textContent();
+  ok(/Someone changed this transaction since you opened it/.test(text) && /not saved/.test(text) && /category “groceries”/.test(text),
+    'if-match: a save of a transaction changed meanwhile is refused with an alert naming the unsaved changes', text);
+  ok(await ed.getByLabel('Category', { exact: true }).inputValue() === 'travel' && await ed.getByLabel('Merchant', { exact: true }).inputValue() === 'Airport kiosk',
+    'if-match: the editor shows the newer version', [await ed.getByLabel('Category', { exact: true }).inputValue()]);
+  let now = await api('dave', 'GET', path);
+  ok(now.category === 'travel' && now.merchant_normalized === 'Airport kiosk', 'if-match: the other device’s change is kept, not overwritten', now);
+  ok(sentIfMatch(seen, 'PATCH', path), 'if-match: the transaction’s PATCH sent If-Match', seen);
+  // A second save, knowing the newer version, goes through.
+  await ed.getByRole('button', { name: 'Re-apply my changes' }).click();
+  ok(await ed.getByLabel('Category', { exact: true }).inputValue() === 'groceries', 'if-match: “Re-apply my changes” puts the unsaved input back');
+  await ed.getByRole('button', { name: 'Save', exact: true }).click();
+  await p.getByRole('status').filter({ hasText: 'Saved “IFMATCH coffee”' }).waitFor();
+  now = await api('dave', 'GET', path);
+  ok(now.category === 'groceries' && now.merchant_normalized === 'Corner cafe', 'if-match: the second save goes through', now);
+
+  // Delete: the newer version is shown, and asked about again.
+  await p.locator('tr[data-id]', { hasText: 'IFMATCH coffee' }).getByRole('button', { name: /^Edit/ }).click();
+  await ed.getByRole('button', { name: 'Delete' }).waitFor();
+  await api('dave', 'PATCH', path, { description: 'IFMATCH coffee and cake' });
+  await ed.getByRole('button', { name: 'Delete' }).click();
+  await p.locator('tr.editor [role=alert]', { hasText: 'not deleted' }).waitFor();
+  ok(await ed.getByLabel('Description', { exact: true }).inputValue() === 'IFMATCH coffee and cake', 'if-match: a delete of a changed transaction shows the newer version');
+  ok((await api('dave', 'GET', path)).description === 'IFMATCH coffee and cake', 'if-match: and deletes nothing');
+  await ed.getByRole('button', { name: 'Delete' }).click();
+  await p.getByRole('status').filter({ hasText: 'Deleted “IFMATCH coffee and cake”' }).waitFor();
+  ok(!(await all('dave')).some((t) => t.id === row.id), 'if-match: deleting again deletes it');
+  ok(sentIfMatch(seen, 'DELETE', path), 'if-match: the transaction’s DELETE sent If-Match', seen);
+}));
+
+await step('if-match: rule', () => asUser('dave', async (p) => {
+  const rule = await api('dave', 'POST', '/rules', { name: 'ifm rule', conditions: [{ field: 'description', operator: 'contains', value: 'ifm' }], actions: [{ type: 'set_category', category: 'fees' }] });
+  const path = `/rules/${rule.id}`;
+  const seen = writesOf(p);
+  await go('rules', p);
+  await p.getByRole('button', { name: 'Disable rule ifm rule' }).waitFor();
+  await api('dave', 'PATCH', path, { name: 'ifm rule renamed' });
+  await p.getByRole('button', { name: 'Disable rule ifm rule' }).click();
+  const alert = p.getByRole('alert').filter({ hasText: 'Someone changed the rule' });
+  await alert.waitFor();
+  ok(/“ifm rule renamed”/.test(await alert.textContent()) && /not disabled/.test(await alert.textContent()), 'if-match: disabling a rule renamed meanwhile shows the newer version', await alert.textContent());
+  let now = await api('dave', 'GET', path);
+  ok(now.enabled === true && now.name === 'ifm rule renamed', 'if-match: the rule stays enabled, renamed', now);
+  await p.getByRole('button', { name: 'Disable rule ifm rule renamed' }).click();
+  await p.getByRole('button', { name: 'Enable rule ifm rule renamed' }).waitFor();
+  now = await api('dave', 'GET', path);
+  ok(now.enabled === false && now.name === 'ifm rule renamed', 'if-match: disabling it again goes through', now);
+  ok(sentIfMatch(seen, 'PATCH', path), 'if-match: the rule’s PATCH sent If-Match', seen);
+}));
+
+await step('if-match: budget', () => asUser('dave', async (p) => {
+  const path = '/budgets/groceries';
+  await api('dave', 'PUT', path, { amount: 300 });
+  const seen = writesOf(p);
+  await go('budgets', p);
+  await p.locator('tr[data-category=groceries]', { hasText: '$300.00' }).waitFor();
+  await api('dave', 'PUT', path, { amount: 350 });
+  await p.getByLabel('Category', { exact: true }).selectOption('groceries');
+  await p.getByLabel('Monthly amount', { exact: true }).fill('400');
+  await p.getByRole('button', { name: 'Set budget' }).click();
+  let alert = p.getByRole('alert').filter({ hasText: 'Someone changed the groceries budget' });
+  await alert.waitFor();
+  ok(/\$350\.00/.test(await alert.textContent()) && /\$400\.00 was not saved/.test(await alert.textContent()), 'if-match: a budget changed meanwhile is not replaced; the alert says by what', await alert.textContent());
+  ok((await api('dave', 'GET', path)).amount === 350, 'if-match: the other device’s 350.00 is kept');
+  ok(/\$350\.00/.test(await p.locator('tr[data-category=groceries]').textContent()) && await p.getByLabel('Monthly amount', { exact: true }).inputValue() === '400',
+    'if-match: the table shows 350.00, and the amount typed stays');
+  // The other device again, between the page's read of the version and
+  // its write: the service's 412, not the page's own comparison, stops it.
+  let raced = false;
+  await p.route('**/api/budgets/groceries', async (route) => {
+    if (route.request().method() === 'PUT' && !raced) {
+      raced = true;
+      await api('dave', 'PUT', path, { amount: 360 });
+    }
+    await route.continue();
+  });
+  await p.getByRole('button', { name: 'Set budget' }).click();
+  alert = p.getByRole('alert').filter({ hasText: 'it is now $360.00' });
+  await alert.waitFor();
+  ok(raced && (await api('dave', 'GET', path)).amount === 360, 'if-match: a change between the read and the write is kept too (412)');
+  await p.unroute('**/api/budgets/groceries');
+  await p.getByRole('button', { name: 'Set budget' }).click();
+  await p.getByRole('status').filter({ hasText: 'Budget for groceries set to $400.00' }).waitFor();
+  ok((await api('dave', 'GET', path)).amount === 400, 'if-match: setting it again, knowing the newer amount, goes through');
+  ok(sentIfMatch(seen, 'PUT', path), 'if-match: the budget’s PUT sent If-Match', seen);
+}));
+
+await step('if-match: trip', () => asUser('dave', async (p) => {
+  const trip = await api('dave', 'POST', '/trips', { name: 'IFM trip' });
+  const path = `/trips/${trip.id}`;
+  const seen = writesOf(p);
+  await go('trips', p);
+  await p.getByRole('button', { name: 'Delete trip IFM trip' }).waitFor();
+  await api('dave', 'PATCH', path, { name: 'IFM trip renamed' });
+  await p.getByRole('button', { name: 'Delete trip IFM trip' }).click();
+  const alert = p.getByRole('alert').filter({ hasText: 'Someone changed the trip' });
+  await alert.waitFor();
+  ok(/now “IFM trip renamed”/.test(await alert.textContent()) && /not deleted/.test(await alert.textContent()), 'if-match: deleting a trip renamed meanwhile shows the newer name and deletes nothing', await alert.textContent());
+  ok((await api('dave', 'GET', path)).name === 'IFM trip renamed', 'if-match: the renamed trip is kept');
+  await p.getByRole('button', { name: 'Delete trip IFM trip renamed' }).click();
+  await p.getByRole('status').filter({ hasText: 'Trip “IFM trip renamed” deleted' }).waitFor();
+  ok(!(await api('dave', 'GET', '/trips')).items.some((t) => t.id === trip.id), 'if-match: deleting it again goes through');
+  ok(sentIfMatch(seen, 'DELETE', path), 'if-match: the trip’s DELETE sent If-Match', seen);
 }));
 
 // ================================================================ a long unbroken word (phone)

@@ -3,8 +3,13 @@ import * as api from '../api.js';
 import { h, clear, field, select, messages, say, act, onAct, title, categoryLabel as label, UNCATEGORISED, monthISO } from '../ui.js';
 import { formatMoney, formatCents, toCents, parseMoneyInput, moneyJSON } from '../money.js';
 
+// The budget as the table shows it: its amount (the spend moves with
+// every row, and is read afresh anyway).
+const SAME_BUDGET = api.sameFields('amount');
+
 export async function render(main) {
   const box = messages();
+  const shown = new Map(); // category -> the budget the table shows
   const cats = (await api.get('/categories')).items.map((c) => c.category);
   const month = h('input', { type: 'month', name: 'month', value: monthISO() });
   const tbody = h('tbody');
@@ -18,7 +23,19 @@ export async function render(main) {
     act(box, async () => {
       let c;
       try { c = parseMoneyInput(amount.value); } catch (err) { throw Object.assign(err, { field: 'amount' }); }
-      await api.put(`/budgets/${encodeURIComponent(cat.value)}`, { amount: moneyJSON(c) });
+      // A budget the table shows is replaced only as shown (If-Match):
+      // one changed elsewhere since is shown anew, the amount typed kept.
+      const had = shown.get(cat.value);
+      const path = `/budgets/${encodeURIComponent(cat.value)}`;
+      try {
+        if (had) await api.writeShown('PUT', path, { amount: moneyJSON(c) }, had, SAME_BUDGET);
+        else await api.put(path, { amount: moneyJSON(c) });
+      } catch (err) {
+        if (!(err instanceof api.StaleError)) throw err;
+        await load();
+        say(box, `Someone changed the ${label(cat.value)} budget since this page showed it: it is now ${formatMoney(err.current.amount)} (in the table), and your ${formatCents(c)} was not saved. Set budget again to replace it.`, 'stale');
+        return;
+      }
       say(box, `Budget for ${label(cat.value)} set to ${formatCents(c)}.`);
       amount.value = '';
       await load();
@@ -33,6 +50,8 @@ export async function render(main) {
   async function load() {
     await act(box, async () => {
       const res = await api.get('/budgets', { month: month.value });
+      shown.clear();
+      for (const b of res.items) shown.set(b.category, b);
       clear(tbody);
       if (!res.items.length) tbody.append(h('tr', {}, h('td', { colspan: 6, class: 'empty' }, 'No budgets yet.')));
       for (const b of res.items) {
@@ -46,7 +65,14 @@ export async function render(main) {
           h('td', {}, h('div', { class: 'bar-track', role: 'meter', 'aria-valuemin': 0, 'aria-valuemax': 100, 'aria-valuenow': pct, 'aria-label': `${label(b.category)} used` },
             h('div', { class: `bar-fill ${sp > a ? 'over' : ''}`, style: `width:${pct}%` }))),
           h('td', {}, h('button', { type: 'button', class: 'small danger', 'aria-label': `Remove the ${label(b.category)} budget`, onclick: onAct(box, async () => {
-            await api.del(`/budgets/${encodeURIComponent(b.category)}`);
+            try {
+              await api.writeShown('DELETE', `/budgets/${encodeURIComponent(b.category)}`, undefined, b, SAME_BUDGET);
+            } catch (err) {
+              if (!(err instanceof api.StaleError)) throw err;
+              await load();
+              say(box, `Someone changed the ${label(b.category)} budget since this page showed it: it is now ${formatMoney(err.current.amount)}, and it was not removed. Remove it again to remove this version.`, 'stale');
+              return;
+            }
             say(box, `Budget for ${label(b.category)} removed.`);
             await load();
           }) }, 'Remove'))));

@@ -9,6 +9,9 @@ const FIELDS = ['description', 'merchant', 'merchant_normalized', 'category', 'a
   'payment_method', 'bank_name', 'statement_type', 'date', 'tag'];
 const TEXT_OPS = ['contains', 'equals', 'not_equals', 'not_contains', 'starts_with', 'ends_with', 'matches', 'in', 'is_empty'];
 const NUM_OPS = ['equals', 'not_equals', 'gt', 'gte', 'lt', 'lte', 'between', 'in'];
+// What a rule's card shows: a change of any of these elsewhere makes it
+// a version the person has not seen.
+const SAME_RULE = api.sameFields('name', 'match', 'enabled', 'manual_only', 'conditions', 'actions');
 const ACTIONS = [['add_tag', 'add tag'], ['set_category', 'set category'], ['set_merchant', 'set merchant'], ['set_trip', 'set trip'], ['apply_split', 'split with']];
 
 function conditionValue(fieldName, op, text) {
@@ -206,6 +209,21 @@ export async function render(main) {
     }) }, 'Apply all rules')),
     rulesBox, previewBox, h('h3', {}, 'Runs'), runsBox);
 
+  // A change of the rule as its card shows it (If-Match): one changed
+  // elsewhere since is drawn anew with the news instead, and the person
+  // chooses again.  True when written.
+  async function writeRule(r, method, body, done) {
+    try {
+      await api.writeShown(method, `/rules/${r.id}`, body, r, SAME_RULE);
+      return true;
+    } catch (err) {
+      if (!(err instanceof api.StaleError)) throw err;
+      await load();
+      say(box, `Someone changed the rule “${r.name}” since this page showed it: the list now shows the newer version (“${err.current.name}”: ${describe(err.current, ctx)}), and it was not ${done}. Choose again to go ahead with this version.`, 'stale');
+      return false;
+    }
+  }
+
   async function load() {
     // The names the cards show afresh too: a tag deleted meanwhile shows
     // as deleted.
@@ -232,11 +250,12 @@ export async function render(main) {
           await load();
         }) }, 'Apply'),
         h('button', { type: 'button', class: 'small', 'aria-label': `${r.enabled ? 'Disable' : 'Enable'} rule ${r.name}`, onclick: onAct(box, async () => {
-          await api.patch(`/rules/${r.id}`, { enabled: !r.enabled }); await load();
+          if (await writeRule(r, 'PATCH', { enabled: !r.enabled }, r.enabled ? 'disabled' : 'enabled')) await load();
         }) }, r.enabled ? 'Disable' : 'Enable'),
         h('button', { type: 'button', class: 'small danger', 'aria-label': `Delete rule ${r.name}`, onclick: onAct(box, async () => {
           if (!window.confirm(`Delete the rule “${r.name}”? Its runs stay and can still be reverted.`)) return;
-          await api.del(`/rules/${r.id}`); say(box, `Rule “${r.name}” deleted.`); await load();
+          if (!await writeRule(r, 'DELETE', undefined, 'deleted')) return;
+          say(box, `Rule “${r.name}” deleted.`); await load();
         }) }, 'Delete'))))) : h('p', {}, 'No rules yet.'));
     clear(runsBox, runs.items.length ? h('div', { class: 'table-wrap' }, h('table', { class: 'runs' }, h('caption', { class: 'sr-only' }, 'Rule runs'),
       h('thead', {}, h('tr', {}, ['When', 'Rule', 'Source', 'Matched', 'Changed', ''].map((t) => h('th', { scope: 'col' }, t)))),

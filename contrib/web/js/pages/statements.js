@@ -9,6 +9,11 @@ function flag(st) {
   return h('span', { class: 'badge none' }, 'No balance check');
 }
 
+// What a statement's card shows: a change of these elsewhere makes it a
+// version the person has not seen.
+const SAME_STATEMENT = api.sameFields('bank_name', 'account_name', 'statement_type', 'period_start', 'period_end',
+  'transaction_count', 'opening_balance', 'closing_balance', 'amount_due');
+
 export async function render(main) {
   const box = messages();
   const list = h('ul', { class: 'cards', 'aria-label': 'Statements' });
@@ -59,7 +64,14 @@ export async function render(main) {
           h('a', { href: `#/transactions?statement_id=${st.id}` }, 'Transactions'),
           h('button', { type: 'button', class: 'small danger', 'aria-label': `Delete statement ${st.bank_name} ${st.period_start}`, onclick: onAct(box, async () => {
             if (!window.confirm(`Delete the ${st.bank_name} statement of ${st.period_start} and its ${st.transaction_count} rows?`)) return;
-            await api.del(`/statements/${st.id}`);
+            try {
+              await api.writeShown('DELETE', `/statements/${st.id}`, undefined, st, SAME_STATEMENT);
+            } catch (err) {
+              if (!(err instanceof api.StaleError)) throw err;
+              await load();
+              say(box, `This statement changed since this page showed it (it now has ${err.current.transaction_count} rows): it was not deleted. Delete it again to delete this version.`, 'stale');
+              return;
+            }
             say(box, 'Statement deleted.');
             await load();
           }) }, 'Delete'))));

@@ -241,9 +241,21 @@ export async function render(main) {
           editBtn.setAttribute('aria-expanded', 'true');
           // After a change: the list again, then the news, then focus.
           const reload = async (news) => { await load(); if (news) say(box, news); focusRow(r.id); };
-          const ed = editor(r, ctx, box, reload, () => { ed.remove(); editBtn.setAttribute('aria-expanded', 'false'); editBtn.focus(); });
-          tr.after(ed);
-          ed.querySelector('input, select')?.focus();
+          let ed = null;
+          const close = () => { ed?.remove(); editBtn.setAttribute('aria-expanded', 'false'); editBtn.focus(); };
+          // The editor shows the row as GET one has it now, and keeps its
+          // tag for Save and Delete; after a refused write (the row
+          // changed elsewhere) it is drawn again with the newer version.
+          const draw = (row, etag, stale) => {
+            const next = editor(row, etag, ctx, box, { reload, close, redraw: draw }, stale);
+            if (ed) ed.replaceWith(next); else tr.after(next);
+            ed = next;
+            (ed.querySelector('.msg.stale') || ed.querySelector('input, select'))?.focus();
+          };
+          act(box, async () => {
+            const one = await api.getTagged(`/transactions/${r.id}`);
+            if (editBtn.getAttribute('aria-expanded') === 'true') draw(one.data, one.etag);
+          }, editBtn);
         }
       });
       tbody.append(tr);
@@ -330,11 +342,28 @@ function namePerson(err, rows, people) {
   return err;
 }
 
+// What a refused save had changed, in words, and a way to put it back
+// into the newer version's form: {text, apply(e)}.
+function unsavedInput(e, keys) {
+  const typed = keys.filter((k) => e[k]).map((k) => [k, e[k].value,
+    e[k].tagName === 'SELECT' ? e[k].selectedOptions[0]?.textContent : e[k].value]);
+  return {
+    text: typed.map(([k, , shown]) => `${label(k)} “${shown}”`).join(', '),
+    apply: (f) => { for (const [k, v] of typed) if (f[k]) f[k].value = v; },
+  };
+}
+
 // The inline editor of one row, as a table row under it.  The owner of a
 // manual row may also correct its date, amount and description, or
-// delete it.  reload(news) draws the list again, then says news.
-function editor(r, ctx, box, reload, close) {
+// delete it.  etag is the tag of the version r is: Save and Delete send
+// it as If-Match, so a change made elsewhere meanwhile is not
+// overwritten.  nav: reload(news) draws the list again, then says news;
+// close(); redraw(row, etag, stale) draws the editor again for a newer
+// version, stale ({text, unsaved}) saying why.
+function editor(r, etag, ctx, box, nav, stale) {
+  const { reload, close } = nav;
   const local = h('div', { class: 'messages', 'aria-live': 'polite' });
+  const path = `/transactions/${r.id}`;
   const ov = r.overrides || {};
   const mine = r.owner_id === ctx.me.id;
   const manual = mine && r.statement_id === null;
@@ -352,7 +381,13 @@ function editor(r, ctx, box, reload, close) {
   };
   const del = manual ? h('button', { type: 'button', class: 'danger', onclick: onAct(local, async () => {
     if (!window.confirm(`Delete “${r.description}” of ${r.date}?`)) return;
-    await api.del(`/transactions/${r.id}`);
+    try {
+      await api.writeIf('DELETE', path, undefined, etag);
+    } catch (err) {
+      if (!(err instanceof api.StaleError)) throw err;
+      nav.redraw(err.current, err.etag, { text: 'Someone changed this transaction since you opened it: this is the newer version, and it was not deleted. Delete again to delete this version.' });
+      return;
+    }
     await reload(`Deleted “${r.description}”.`);
   }) }, 'Delete') : null;
   const form = h('form', { class: 'grid', 'aria-label': `Edit ${r.description}` },
@@ -403,7 +438,19 @@ function editor(r, ctx, box, reload, close) {
       const pm = e.payment_method.value || null;
       if (pm !== (r.payment_method ?? null)) body.payment_method = pm;
       if (!Object.keys(body).length) { say(local, 'Nothing changed.'); return; }
-      const row = await api.patch(`/transactions/${r.id}`, body);
+      let row;
+      try {
+        row = (await api.writeIf('PATCH', path, body, etag)).data;
+      } catch (err) {
+        if (!(err instanceof api.StaleError)) throw err;
+        // Not retried: the newer version is shown, with what this save
+        // would have changed, for the person to choose again.
+        nav.redraw(err.current, err.etag, {
+          text: 'Someone changed this transaction since you opened it: this is the newer version, and your changes were not saved',
+          unsaved: unsavedInput(e, Object.keys(body)),
+        });
+        return;
+      }
       await reload(body.category === null && row.category
         ? `Saved “${row.description}”: the category override is removed, so its own category “${label(row.category)}” shows again.`
         : `Saved “${row.description}”.`);
@@ -491,6 +538,13 @@ function editor(r, ctx, box, reload, close) {
       await reload(`Split “${r.description}” saved.`);
     }, splitForm);
   });
+
+  if (stale) {
+    const u = stale.unsaved;
+    local.append(h('div', { class: 'msg stale', role: 'alert', tabindex: '-1' },
+      u ? `${stale.text} (${u.text}). Re-apply them to this version and Save to replace it, or Close to keep it. ` : stale.text,
+      u ? h('button', { type: 'button', class: 'small', onclick: () => { u.apply(e); form.querySelector('button[type=submit]').focus(); } }, 'Re-apply my changes') : null));
+  }
 
   return h('tr', { class: 'editor' }, h('td', { colspan: 9 },
     h('div', { class: 'editor-box' }, h('h3', {}, `Edit: ${r.description}`),
