@@ -64,18 +64,19 @@ export async function render(main) {
   });
 
   // ---- applying ----
-  // One run for the rows given; the message offers its undo.
+  // One run for the rows given; the message offers its undo.  The page is
+  // read again first, so that the message speaks of what is shown.
   async function apply(items, what) {
     const run = await api.post('/suggestions/apply', { items: items.map((it) => ({ transaction_id: it.transaction_id })) });
+    await load();
     const m = say(box, `${what}: ${run.transactions} row${run.transactions === 1 ? '' : 's'} categorised. `);
     m.append(undoButton(run, 'Undo'));
-    await load();
   }
   function undoButton(run, text) {
     return h('button', { type: 'button', class: 'small', 'aria-label': `Undo run ${run.id} of accepted suggestions`, onclick: onAct(box, async () => {
       await api.del(`/rules/apply/${run.id}`);
-      say(box, `Run ${run.id} undone: its rows have no category again.`);
       await load();
+      say(box, `Run ${run.id} undone: its rows have no category again.`);
     }) }, text);
   }
   const acceptAll = h('button', { type: 'button', class: 'primary', onclick: onAct(box, async () => {
