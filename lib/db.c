@@ -1,6 +1,4 @@
 /* Opening the database: pragmas, migrations, SQL functions, transactions. */
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +9,6 @@
 #include "merchant_clean.h"
 #include "suggest.h"
 #include "txn.h"
-#include "text.h"
 
 /* Long enough for a queue of writers from a few processes; short enough that
  * a stuck writer shows up as an error rather than a hung request. */
@@ -315,252 +312,9 @@ fail:
     return LEDGER_ERR;
 }
 
-/* ledger_regexp(pattern, text): whether text matches the PCRE2 pattern,
- * caseless and in UTF-8, for rules' `matches`.  The compiled pattern is
- * kept with the statement (auxdata), so a rule's pattern is compiled once
- * per run, not once per row.  A pattern that does not compile (rules check
- * theirs when saved) matches nothing.
- *
- * Any user writes the pattern, and it runs inside a write transaction
- * while every other request waits, so its cost is bounded three ways.  A
- * backtracking pattern ("^(a|aa)+$" on forty a's and a '!') takes a tenth
- * of a second a row under PCRE2's default limits; the match context (the
- * function's user data, one per connection) bounds a row to
- * REGEXP_MATCH_LIMIT steps, far more than a real pattern needs on a
- * description.  A pattern just under that on every row adds up, so a
- * statement (one rule's match) gets REGEXP_BUDGET_NS of matching in all,
- * and a transaction (one request, which ledger_begin starts) gets
- * REGEXP_REQUEST_NS, so that many rules each under their own bound cannot
- * hold the lock for long either.  The request's bound is the larger so
- * that a ledger's several pattern rules fit in one apply-all.  Past any
- * of them the statement fails, and the rule with it (REGEXP_TOO_COMPLEX or
- * REGEXP_OVER_BUDGET, 409s in db_error), rather than a row being silently
- * taken as no match. */
-#define REGEXP_MATCH_LIMIT 1000000
-#define REGEXP_DEPTH_LIMIT 100000
-#define REGEXP_BUDGET_NS 500000000LL
-#define REGEXP_REQUEST_NS 2000000000LL
-
-/* The function's user data, one per connection. */
-struct regexp_ctx {
-    pcre2_match_context *limits;
-    long long spent_ns;  /* matching so far in the transaction ledger_begin began */
-};
-
-/* What one statement keeps with its constant pattern argument. */
-struct regexp_aux {
-    pcre2_code *re;
-    long long spent_ns;  /* matching so far, over the statement's rows */
-};
-
-static void free_aux(void *p)
-{
-    struct regexp_aux *aux = p;
-
-    pcre2_code_free(aux->re);
-    free(aux);
-}
-
-static long long now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static void free_regexp_ctx(void *p)
-{
-    struct regexp_ctx *rx = p;
-
-    pcre2_match_context_free(rx->limits);
-    free(rx);
-}
-
-static void sql_regexp(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-    struct regexp_ctx *rx = sqlite3_user_data(ctx);
-    struct regexp_aux *aux = sqlite3_get_auxdata(ctx, 0);
-    pcre2_match_data *md;
-    const unsigned char *text = sqlite3_value_text(argv[1]);
-    long long t0, spent;
-    int rc, fresh = 0;
-
-    (void)argc;
-    if (aux == NULL) {
-        const unsigned char *pattern = sqlite3_value_text(argv[0]);
-        int code;
-        PCRE2_SIZE off;
-
-        if ((aux = calloc(1, sizeof *aux)) == NULL) {
-            sqlite3_result_error_nomem(ctx);
-            return;
-        }
-        if (pattern == NULL || (aux->re = pcre2_compile(pattern, PCRE2_ZERO_TERMINATED,
-                                                        PCRE2_CASELESS | PCRE2_UTF, &code, &off,
-                                                        NULL)) == NULL) {
-            free(aux);
-            sqlite3_result_int(ctx, 0);
-            return;
-        }
-        fresh = 1;
-    }
-    t0 = now_ns();
-    md = text ? pcre2_match_data_create_from_pattern(aux->re, NULL) : NULL;
-    rc = md ? pcre2_match(aux->re, text, (PCRE2_SIZE)sqlite3_value_bytes(argv[1]), 0, 0, md,
-                          rx->limits)
-            : -1;
-    pcre2_match_data_free(md);
-    spent = now_ns() - t0;
-    aux->spent_ns += spent;
-    rx->spent_ns += spent;
-    if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT)
-        sqlite3_result_error(ctx, REGEXP_TOO_COMPLEX, -1);
-    else if (aux->spent_ns > REGEXP_BUDGET_NS
-             || (!sqlite3_get_autocommit(sqlite3_context_db_handle(ctx))
-                 && rx->spent_ns > REGEXP_REQUEST_NS))
-        sqlite3_result_error(ctx, REGEXP_OVER_BUDGET, -1);
-    else
-        sqlite3_result_int(ctx, rc >= 0);
-    /* Handed to SQLite last: it may free it at once if it cannot keep it. */
-    if (fresh)
-        sqlite3_set_auxdata(ctx, 0, aux, free_aux);
-}
-
-/* ledger_fold(text): text lowered as utf8_lower does, for comparing names
- * and searching text beyond ASCII (SQLite's NOCASE and LIKE fold only
- * A-Z).  NULL stays NULL. */
-static void sql_fold(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-    const char *text = (const char *)sqlite3_value_text(argv[0]);
-    char *copy;
-
-    (void)argc;
-    if (text == NULL) {
-        sqlite3_result_null(ctx);
-        return;
-    }
-    if ((copy = sqlite3_malloc(sqlite3_value_bytes(argv[0]) + 1)) == NULL) {
-        sqlite3_result_error_nomem(ctx);
-        return;
-    }
-    memcpy(copy, text, (size_t)sqlite3_value_bytes(argv[0]) + 1);
-    utf8_lower(copy);
-    sqlite3_result_text(ctx, copy, -1, sqlite3_free);
-}
-
-/* ledger_category(text): the category text names (rule C, as every write
- * folds it), NULL when it names none; for migrations that fold stored
- * categories again. */
-static void sql_category(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-    const char *text = (const char *)sqlite3_value_text(argv[0]);
-    char out[LEDGER_CATEGORY_MAX];
-
-    (void)argc;
-    if (text == NULL || ledger_category_fold(text, out) == LEDGER_CATEGORY_EMPTY)
-        sqlite3_result_null(ctx);
-    else
-        sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
-}
-
-/* ledger_contains(term, text, ...): 1 when any text holds term, in any
- * case; NULL texts hold nothing.  term comes lowered (utf8_lower); a term
- * with letters beyond ASCII is looked for in lowered copies of the texts,
- * as ledger_fold(text) LIKE '%term%' would, and an ASCII one in the texts
- * themselves, as LIKE would (a search over 50,000 rows spent most of its
- * time in LIKE's pattern walk, three calls a row). */
-static void sql_contains(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-    const char *term = (const char *)sqlite3_value_text(argv[0]);
-    size_t m = (size_t)sqlite3_value_bytes(argv[0]), i;
-    int fold = 0, found = 0, k;
-    char stack[256];
-
-    if (term == NULL) {
-        sqlite3_result_int(ctx, 0);
-        return;
-    }
-    for (i = 0; i < m; i++)
-        fold |= (unsigned char)term[i] >= 0x80;
-    for (k = 1; k < argc && !found; k++) {
-        const char *text = (const char *)sqlite3_value_text(argv[k]);
-        size_t n = (size_t)sqlite3_value_bytes(argv[k]);
-        char *copy;
-
-        if (text == NULL)
-            continue;
-        if (!fold) {
-            found = text_contains(text, n, term, m);
-            continue;
-        }
-        /* Lowering keeps ASCII ASCII and everything else not, so a text
-         * of ASCII alone cannot hold this term: no copy to lower. */
-        for (i = 0; i < n && (unsigned char)text[i] < 0x80; i++)
-            ;
-        if (i == n)
-            continue;
-        copy = n < sizeof stack ? stack : sqlite3_malloc64(n + 1);
-        if (copy == NULL) {
-            sqlite3_result_error_nomem(ctx);
-            return;
-        }
-        memcpy(copy, text, n + 1);
-        utf8_lower(copy);
-        found = text_contains(copy, n, term, m);
-        if (copy != stack)
-            sqlite3_free(copy);
-    }
-    sqlite3_result_int(ctx, found);
-}
-
-/* ledger_sum(x): SUM() of whole cents in 128 bits (see money_sum_pack).
- * Every input is within int64, so no count of rows a database can hold
- * (fewer than 2^64) takes the sum past 2^127.  The sum is kept as bytes:
- * SQLite's aggregate context is 8-byte aligned, an __int128 wants 16
- * (UBSan stopped the merchant list on it). */
-struct sum_state {
-    unsigned char cents[sizeof(money_sum)];
-    int rows;
-};
-
-static void sql_sum_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-    struct sum_state *s = sqlite3_aggregate_context(ctx, (int)sizeof *s);
-    money_sum cents;
-
-    (void)argc;
-    if (s == NULL) {
-        sqlite3_result_error_nomem(ctx);
-        return;
-    }
-    if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
-        return;
-    memcpy(&cents, s->cents, sizeof cents);
-    cents += sqlite3_value_int64(argv[0]);
-    memcpy(s->cents, &cents, sizeof cents);
-    s->rows = 1;
-}
-
-static void sql_sum_final(sqlite3_context *ctx)
-{
-    struct sum_state *s = sqlite3_aggregate_context(ctx, 0);
-    unsigned char b[MONEY_SUM_BYTES];
-    money_sum cents;
-
-    if (s == NULL || !s->rows) {
-        sqlite3_result_null(ctx);
-        return;
-    }
-    memcpy(&cents, s->cents, sizeof cents);
-    money_sum_pack(cents, b);
-    sqlite3_result_blob(ctx, b, MONEY_SUM_BYTES, SQLITE_TRANSIENT);
-}
-
 int ledger_open(const char *path, ledger_db **out, ledger_error *err)
 {
     ledger_db *db;
-    struct regexp_ctx *rx;
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
 
     db = calloc(1, sizeof *db);
@@ -598,37 +352,8 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
     /* The functions before the migrations: a migration may use them (one
      * that folds stored categories again calls ledger_fold or
      * ledger_category). */
-    if ((rx = calloc(1, sizeof *rx)) == NULL
-        || (rx->limits = pcre2_match_context_create(NULL)) == NULL) {
-        free(rx);
-        ledger_error_set(err, 500, "internal", NULL, "out of memory");
+    if (db_functions_register(db, err))
         goto fail;
-    }
-    pcre2_set_match_limit(rx->limits, REGEXP_MATCH_LIMIT);
-    pcre2_set_depth_limit(rx->limits, REGEXP_DEPTH_LIMIT);
-    db->regexp = rx;
-    /* SQLite owns rx from here, even when this fails. */
-    if (sqlite3_create_function_v2(db->sql, "ledger_regexp", 2,
-                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, rx,
-                                   sql_regexp, NULL, NULL, free_regexp_ctx) != SQLITE_OK
-        || sqlite3_create_function(db->sql, "ledger_fold", 1,
-                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
-                                   sql_fold, NULL, NULL) != SQLITE_OK
-        || sqlite3_create_function(db->sql, "ledger_contains", -1,
-                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
-                                   sql_contains, NULL, NULL) != SQLITE_OK
-        || sqlite3_create_function(db->sql, "ledger_category", 1,
-                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
-                                   sql_category, NULL, NULL) != SQLITE_OK
-        || sqlite3_create_function(db->sql, "ledger_words", 3,
-                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
-                                   suggest_sql_words, NULL, NULL) != SQLITE_OK
-        || sqlite3_create_function(db->sql, "ledger_sum", 1,
-                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
-                                   NULL, sql_sum_step, sql_sum_final) != SQLITE_OK) {
-        db_error(db, err, "SQL functions");
-        goto fail;
-    }
     /* The pending rows' count changes on their way into the suggestion
      * counts, each row's words cut once (suggest_flush), the
      * migration that makes them among them. */
@@ -762,7 +487,7 @@ int ledger_begin(ledger_db *db, int write, ledger_error *err)
     db->txn_write = write;
     db->changes_at_begin = sqlite3_total_changes64(db->sql);
     db->bind_failed = 0;
-    db->regexp->spent_ns = 0;  /* the transaction's matching budget (ledger_regexp) */
+    db_regexp_begin(db);  /* the transaction's matching budget (ledger_regexp) */
     merchant_renames_forget(db);  /* another connection may have written since */
     return LEDGER_OK;
 }
