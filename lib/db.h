@@ -15,7 +15,7 @@ struct ledger_db {
     sqlite3 *sql;
     struct stmt_cache *cache;
     char home_currency[4];
-    long busy_waited_us;  /* slept so far waiting for the current lock (db.c) */
+    long busy_waited_us;  /* slept so far waiting for the current lock (db_lock.c) */
     struct regexp_ctx *regexp; /* ledger_regexp's limits and budget (db_regexp.c); SQLite owns it */
     struct merchant_cleaner *cleaner; /* compiled on first use (merchant_name.c); freed by ledger_close */
     int jit;              /* the cleaner is JIT-compiled (ledger_set_jit) */
@@ -152,6 +152,11 @@ char *db_column_dup(sqlite3_stmt *st, int col);
  * allows in all. */
 #define REGEXP_TOO_COMPLEX "ledger_regexp: the pattern needs too much backtracking"
 #define REGEXP_OVER_BUDGET "ledger_regexp: matching took longer than allowed"
+
+/* The busy handler ledger_open installs, and its switch of the file to
+ * WAL, which waits for the lock within the same timeout (db_lock.c). */
+int db_busy_wait(void *arg, int count);
+int db_set_wal(ledger_db *db, ledger_error *err);
 
 /* Registers the library's SQL functions on the connection (db_func.c),
  * ledger_regexp among them (db_regexp.c, which registers it alone). */
