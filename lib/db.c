@@ -1,13 +1,10 @@
 /* Opening the database: pragmas, migrations, SQL functions, transactions. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "db.h"
 #include "merchant_clean.h"
-#include "suggest.h"
-#include "txn.h"
 
 int db_error(ledger_db *db, ledger_error *err, const char *what)
 {
@@ -72,7 +69,7 @@ char *db_column_dup(sqlite3_stmt *st, int col)
     return text ? strdup(text) : NULL;
 }
 
-static int exec(ledger_db *db, const char *sql, ledger_error *err)
+int db_exec_script(ledger_db *db, const char *sql, ledger_error *err)
 {
     char *msg = NULL;
 
@@ -82,174 +79,6 @@ static int exec(ledger_db *db, const char *sql, ledger_error *err)
         return LEDGER_ERR;
     }
     return LEDGER_OK;
-}
-
-int ledger_schema_latest(void)
-{
-    return db_migrations[db_migration_count - 1].version;
-}
-
-int ledger_schema_baseline(void)
-{
-    return db_migrations[0].version;
-}
-
-/* PRAGMA user_version into *v (-1 when it cannot be read): prepared once,
- * as ledger_db_current reads it on every request. */
-static int user_version(ledger_db *db, int *v, ledger_error *err)
-{
-    sqlite3_stmt *st = db_stmt(db, "PRAGMA user_version", err);
-
-    *v = -1;
-    if (st == NULL)
-        return LEDGER_ERR;
-    if (sqlite3_step(st) == SQLITE_ROW)
-        *v = sqlite3_column_int(st, 0);
-    db_stmt_done(st);
-    return LEDGER_OK;
-}
-
-int ledger_schema_version(ledger_db *db)
-{
-    ledger_error err;
-    int v;
-
-    user_version(db, &v, &err);
-    return v;
-}
-
-/* Version 0 is a new, empty file: one that holds tables already is
- * another application's SQLite database, which --db may name by mistake,
- * and the ledger's tables are never written into it.  The version and the
- * tables are read in one statement, so from one snapshot: another process
- * creating the schema commits both at once, and read apart they could show
- * its tables beside the version 0 read before it committed.  LEDGER_ERR,
- * said in err, when it is. */
-static int foreign_tables(ledger_db *db, ledger_error *err)
-{
-    sqlite3_stmt *st = db_stmt(db, "SELECT (SELECT user_version FROM pragma_user_version),"
-                                   " (SELECT COUNT(*) FROM sqlite_master)", err);
-    int version = -1, objects = -1;
-
-    if (st == NULL)
-        return LEDGER_ERR;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        version = sqlite3_column_int(st, 0);
-        objects = sqlite3_column_int(st, 1);
-    }
-    db_stmt_done(st);
-    if (objects < 0)
-        return db_error(db, err, "schema");
-    if (version == 0 && objects > 0)
-        return ledger_error_set(err, 500, "not_a_ledger", NULL,
-                                "the file holds tables of its own and no ledger schema version:"
-                                " not a ledger database");
-    return LEDGER_OK;
-}
-
-/* A version of ours is not enough (user_version is any application's to
- * set), nor tables by our names: the baseline's users and transactions
- * tables with their own columns must be there.  LEDGER_ERR, said in err,
- * when they are not. */
-static int ledger_tables(ledger_db *db, int have, ledger_error *err)
-{
-    sqlite3_stmt *st = db_stmt(db,
-        "SELECT (SELECT COUNT(*) FROM pragma_table_info('users')"
-        "         WHERE name IN ('subject', 'email', 'name')),"
-        "       (SELECT COUNT(*) FROM pragma_table_info('transactions')"
-        "         WHERE name IN ('owner_id', 'statement_id', 'amount', 'transaction_type'))", err);
-    int users = -1, txns = -1;
-
-    if (st == NULL)
-        return LEDGER_ERR;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        users = sqlite3_column_int(st, 0);
-        txns = sqlite3_column_int(st, 1);
-    }
-    db_stmt_done(st);
-    if (users < 0)
-        return db_error(db, err, "schema");
-    if (users < 3 || txns < 4)
-        return ledger_error_set(err, 500, "not_a_ledger", NULL,
-                                "the file says schema version %d but has not the ledger's tables:"
-                                " not a ledger database", have);
-    return LEDGER_OK;
-}
-
-/* Whether this release can open a database at schema version have: a new
- * file (0), or one at the baseline (the first migration, which holds the
- * whole schema) or after it, up to the latest.  Nothing migrates a
- * database from before the baseline: those versions were never released.
- * LEDGER_ERR, said in err, when it cannot. */
-static int known_version(int have, ledger_error *err)
-{
-    int baseline = ledger_schema_baseline(), latest = ledger_schema_latest();
-
-    if (have > latest)
-        return ledger_error_set(err, 500, "schema_too_new", NULL,
-                                "database schema version %d is newer than this program "
-                                "knows (%d); run a newer ledger-fcgi", have, latest);
-    if (have > 0 && have < baseline)
-        return ledger_error_set(err, 503, "unavailable", NULL,
-                                "the database is at schema version %d, from before this"
-                                " release's baseline (%d): no release migrates it, so this"
-                                " release cannot open it", have, baseline);
-    return LEDGER_OK;
-}
-
-/* A file that is no ledger this release can serve (another application's
- * database, a newer release's, one from before the baseline), refused
- * before anything is written: the switch to WAL below would change such a
- * file's header.  migrate() asks again inside its transaction, for a file
- * changing meanwhile. */
-static int refuse(ledger_db *db, ledger_error *err)
-{
-    int have = ledger_schema_version(db);
-
-    if (known_version(have, err))
-        return LEDGER_ERR;
-    return have == 0 ? foreign_tables(db, err) : ledger_tables(db, have, err);
-}
-
-/* All pending migrations run in one transaction, and the version is read
- * again inside it: two processes starting together must not both migrate.
- * A new database gets the baseline, then each migration after it. */
-static int migrate(ledger_db *db, ledger_error *err)
-{
-    int have, i;
-    char pragma[64];
-
-    if (exec(db, "BEGIN IMMEDIATE", err))
-        return LEDGER_ERR;
-    if (refuse(db, err))
-        goto fail;
-    have = ledger_schema_version(db);
-    for (i = 0; i < db_migration_count; i++) {
-        const struct db_migration *m = &db_migrations[i];
-
-        if (m->version <= have)
-            continue;
-        if (exec(db, m->sql, err)) {
-            char why[sizeof err->message];
-
-            snprintf(why, sizeof why, "%s", err->message);
-            ledger_error_set(err, 500, "migration_failed", NULL,
-                             "migration %04d_%s failed: %s", m->version, m->name, why);
-            goto fail;
-        }
-        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", m->version);
-        if (exec(db, pragma, err))
-            goto fail;
-    }
-    /* Rows noted for the suggestion counts (by the migration that makes
-     * them, or by a program without the library) are counted here, once,
-     * rather than by the first request that writes. */
-    if (suggest_flush(db, err))
-        goto fail;
-    return exec(db, "COMMIT", err);
-fail:
-    sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
-    return LEDGER_ERR;
 }
 
 int ledger_open(const char *path, ledger_db **out, ledger_error *err)
@@ -271,23 +100,23 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
     /* WAL lets readers in other processes run beside the one writer;
      * synchronous=FULL because an acknowledged write must survive a power
      * cut, which NORMAL does not promise in WAL mode. */
-    if (refuse(db, err)
+    if (db_refuse(db, err)
         || db_set_wal(db, err)
-        || exec(db, "PRAGMA synchronous = FULL", err)
-        || exec(db, "PRAGMA foreign_keys = ON", err)
+        || db_exec_script(db, "PRAGMA synchronous = FULL", err)
+        || db_exec_script(db, "PRAGMA foreign_keys = ON", err)
         /* Every row written fires upserts in triggers, and each such
          * statement keeps a statement journal so it can be undone alone;
          * in a temporary file that was a file write per row, 70% of the
          * time a 100,000-row CSV import took.  The journal of one
          * statement is a few pages, so memory is the right place. */
-        || exec(db, "PRAGMA temp_store = MEMORY", err)
+        || db_exec_script(db, "PRAGMA temp_store = MEMORY", err)
         /* SQLite's default page cache is 2 MiB.  A write of many rows
          * touches pages of every index of transactions; with 2 MiB they
          * were spilled to the WAL and read back mid-transaction (130,000
          * writes and as many reads for a 100,000-row CSV commit), and a
          * count over a user's rows read its pages from the OS again on
          * every request.  The cache only grows as pages are read. */
-        || exec(db, "PRAGMA cache_size = -65536", err))
+        || db_exec_script(db, "PRAGMA cache_size = -65536", err))
         goto fail;
     /* The functions before the migrations: a migration may use them (one
      * that folds stored categories again calls ledger_fold or
@@ -297,15 +126,18 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
     /* The pending rows' count changes on their way into the suggestion
      * counts, each row's words cut once (suggest_flush), the
      * migration that makes them among them. */
-    if (exec(db, "CREATE TEMP TABLE IF NOT EXISTS suggest_delta (owner_id INTEGER,"
-                 " category TEXT, merchant TEXT, words TEXT, nwords INTEGER, k INTEGER)", err))
+    if (db_exec_script(db, "CREATE TEMP TABLE IF NOT EXISTS suggest_delta (owner_id INTEGER,"
+                       " category TEXT, merchant TEXT, words TEXT, nwords INTEGER, k INTEGER)",
+                       err))
         goto fail;
-    if (migrate(db, err))
+    if (db_migrate(db, err))
         goto fail;
     /* The rows a rule matched, and the part of them it is acting on
      * (rule.c), per connection. */
-    if (exec(db, "CREATE TEMP TABLE IF NOT EXISTS rule_matches (id INTEGER PRIMARY KEY)", err)
-        || exec(db, "CREATE TEMP TABLE IF NOT EXISTS rule_ids (id INTEGER PRIMARY KEY)", err))
+    if (db_exec_script(db, "CREATE TEMP TABLE IF NOT EXISTS rule_matches (id INTEGER PRIMARY KEY)",
+                       err)
+        || db_exec_script(db, "CREATE TEMP TABLE IF NOT EXISTS rule_ids (id INTEGER PRIMARY KEY)",
+                          err))
         goto fail;
     /* The file it is, to notice another put in its place. */
     {
@@ -319,41 +151,20 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
         }
     }
     /* The rows of a CSV commit on their way in (csv_commit.c). */
-    if (exec(db, "CREATE TEMP TABLE IF NOT EXISTS csv_rows (seq INTEGER PRIMARY KEY, date TEXT,"
-                 " description TEXT, merchant TEXT, category TEXT, type TEXT, amount INTEGER,"
-                 " currency TEXT, payment_method TEXT, amount_aud INTEGER, rate TEXT, notes TEXT)",
-             err))
+    if (db_exec_script(db, "CREATE TEMP TABLE IF NOT EXISTS csv_rows (seq INTEGER PRIMARY KEY,"
+                       " date TEXT, description TEXT, merchant TEXT, category TEXT, type TEXT,"
+                       " amount INTEGER, currency TEXT, payment_method TEXT, amount_aud INTEGER,"
+                       " rate TEXT, notes TEXT)", err))
         goto fail;
     /* The merchants a merchant run is about to give rows (merchant_name.c). */
-    if (exec(db, "CREATE TEMP TABLE IF NOT EXISTS merchant_fill (id INTEGER PRIMARY KEY, name TEXT NOT NULL)",
-             err))
+    if (db_exec_script(db, "CREATE TEMP TABLE IF NOT EXISTS merchant_fill (id INTEGER PRIMARY KEY,"
+                       " name TEXT NOT NULL)", err))
         goto fail;
     *out = db;
     return LEDGER_OK;
 fail:
     ledger_close(db);
     return LEDGER_ERR;
-}
-
-int ledger_db_current(ledger_db *db, ledger_error *err)
-{
-    const char *file = sqlite3_db_filename(db->sql, "main");
-    struct stat stb;
-    int version;
-
-    if (db->has_file && (stat(file, &stb) != 0 || stb.st_dev != db->file_dev
-                         || stb.st_ino != db->file_ino))
-        return ledger_error_set(err, 503, "unavailable", NULL,
-                                "the database file was replaced or removed under this process;"
-                                " it restarts on the file there now");
-    if (user_version(db, &version, err))
-        return LEDGER_ERR;
-    if (version > ledger_schema_latest())
-        return ledger_error_set(err, 503, "unavailable", NULL,
-                                "the database is at schema version %d, newer than this program"
-                                " knows (%d): a newer release migrated it", version,
-                                ledger_schema_latest());
-    return LEDGER_OK;
 }
 
 void ledger_close(ledger_db *db)

@@ -153,6 +153,15 @@ char *db_column_dup(sqlite3_stmt *st, int col);
 #define REGEXP_TOO_COMPLEX "ledger_regexp: the pattern needs too much backtracking"
 #define REGEXP_OVER_BUDGET "ledger_regexp: matching took longer than allowed"
 
+/* Runs sql, one statement or several, unprepared: the pragmas and
+ * migrations of opening a connection (db.c).  A 500 in err when it fails. */
+int db_exec_script(ledger_db *db, const char *sql, ledger_error *err);
+/* The schema's checks and migrations ledger_open runs (db_schema.c):
+ * db_refuse fails, said in err, for a file that is no ledger this release
+ * can serve; db_migrate brings the file to the latest version. */
+int db_refuse(ledger_db *db, ledger_error *err);
+int db_migrate(ledger_db *db, ledger_error *err);
+
 /* The busy handler ledger_open installs, and its switch of the file to
  * WAL, which waits for the lock within the same timeout (db_lock.c). */
 int db_busy_wait(void *arg, int count);
