@@ -1,86 +1,18 @@
-/* Opening the database: pragmas, migrations, SQL functions, transactions. */
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
-#include <stdio.h>
+/*
+ * Opening and closing a connection: the pragmas every connection runs
+ * with, its SQL functions (db_func.c), the schema brought up to date
+ * (db_schema.c), the temporary tables the library's modules share, and
+ * its one setting, the home currency.  The rule: ledger_open hands out a
+ * connection ready for any request, or none, all it made freed again.
+ */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "db.h"
 #include "merchant_clean.h"
-#include "suggest.h"
-#include "txn.h"
-#include "text.h"
 
-/* Long enough for a queue of writers from a few processes; short enough that
- * a stuck writer shows up as an error rather than a hung request. */
-#define BUSY_TIMEOUT_MS 5000
-
-int db_error(ledger_db *db, ledger_error *err, const char *what)
-{
-    int rc = sqlite3_extended_errcode(db->sql);
-
-    /* After a failed bind a statement runs on NULL: a NOT NULL or other
-     * constraint it then breaks is not the client's conflict. */
-    if (db->in_txn && db->bind_failed)
-        return ledger_txn_failed(db, err);
-
-    /* A sum past 2^63 cents: a summary cell that would stop being exact
-     * (spend_monthly's exact triggers), or SQL's SUM() where reports do
-     * not use ledger_sum.  Rows of the largest amounts the API takes
-     * (10^15 cents each), some thousands of them. */
-    if (((rc & 0xff) == SQLITE_ERROR || rc == SQLITE_CONSTRAINT_TRIGGER)
-        && strstr(sqlite3_errmsg(db->sql), "integer overflow"))
-        return ledger_error_set(err, 400, "invalid_field", NULL,
-                                "%s: the amounts add up to more than the ledger can hold", what);
-    /* A constraint the checks before the write did not foresee: the
-     * client hears that its change conflicts, not the schema's names. */
-    if ((rc & 0xff) == SQLITE_CONSTRAINT)
-        return ledger_error_set(err, 409, "conflict", NULL,
-                                "%s: the change conflicts with the data already there", what);
-    if ((rc & 0xff) == SQLITE_ERROR && strstr(sqlite3_errmsg(db->sql), REGEXP_TOO_COMPLEX))
-        return ledger_error_set(err, 409, "conflict", NULL,
-                                "%s: a pattern needs too much backtracking on one of the rows;"
-                                " make it simpler", what);
-    if ((rc & 0xff) == SQLITE_ERROR && strstr(sqlite3_errmsg(db->sql), REGEXP_OVER_BUDGET))
-        return ledger_error_set(err, 409, "conflict", NULL,
-                                "%s: matching patterns took longer than one request may (half a"
-                                " second a rule, two in all); make them simpler or apply fewer"
-                                " rules at once", what);
-    if ((rc & 0xff) == SQLITE_BUSY)
-        return ledger_error_set(err, 503, "busy", NULL,
-                                "the database is busy; try again");
-    /* A known condition, not a bug: the client hears that nothing was
-     * written and that the same request works once there is room. */
-    if ((rc & 0xff) == SQLITE_FULL)
-        return ledger_error_set(err, 507, "insufficient_storage", NULL,
-                                "the server is out of disk space; nothing was written,"
-                                " try again later");
-    return ledger_error_set(err, 500, "internal", NULL, "%s: %s", what,
-                            sqlite3_errmsg(db->sql));
-}
-
-int db_bind_text(ledger_db *db, sqlite3_stmt *st, int idx, const char *text)
-{
-    int rc = text ? sqlite3_bind_text(st, idx, text, -1, SQLITE_TRANSIENT)
-                  : sqlite3_bind_null(st, idx);
-
-    /* Not SQLITE_RANGE: a parameter the statement does not have is bound
-     * to nothing, and some callers bind what only some statements use. */
-    if (rc == SQLITE_NOMEM || rc == SQLITE_TOOBIG)
-        db->bind_failed = 1;
-    return rc;
-}
-
-char *db_column_dup(sqlite3_stmt *st, int col)
-{
-    const char *text = (const char *)sqlite3_column_text(st, col);
-
-    return text ? strdup(text) : NULL;
-}
-
-static int exec(ledger_db *db, const char *sql, ledger_error *err)
+int db_exec_script(ledger_db *db, const char *sql, ledger_error *err)
 {
     char *msg = NULL;
 
@@ -92,475 +24,9 @@ static int exec(ledger_db *db, const char *sql, ledger_error *err)
     return LEDGER_OK;
 }
 
-/* Switches the database to WAL.  That takes an exclusive lock, and SQLite
- * does not call the busy handler for it: a process starting while another
- * reads the file in rollback mode (the first of several ledger-fcgi
- * processes still making a new file WAL) got "database is locked" at once
- * and exited.  So retry for as long as the busy timeout allows.  Reading
- * the schema first may itself wait in the busy handler (a writer holding
- * PENDING): that wait counts toward the same timeout, or each try could
- * wait the whole of it again. */
-static int set_wal(ledger_db *db, ledger_error *err)
-{
-    long waited_us = 0;
-
-    for (;;) {
-        int rc;
-
-        db->busy_waited_us = 0;
-        rc = sqlite3_exec(db->sql, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
-        if (rc == SQLITE_OK)
-            return LEDGER_OK;
-        waited_us += db->busy_waited_us;
-        if ((rc & 0xff) != SQLITE_BUSY || waited_us >= (long)BUSY_TIMEOUT_MS * 1000)
-            return ledger_error_set(err, 500, "internal", NULL, "PRAGMA journal_mode = WAL: %s",
-                                    sqlite3_errmsg(db->sql));
-        sqlite3_sleep(10);
-        waited_us += 10000;
-    }
-}
-
-/* The wait for a lock another process holds.  Another process's request
- * holds the write lock for a millisecond or two, and SQLite's own handler
- * (sqlite3_busy_timeout) sleeps up to 100 ms between tries, so a writer
- * waits far longer than the lock is held.  Here the sleeps start at 0.5 ms
- * and double to at most 4 ms, for BUSY_TIMEOUT_MS in all; count is
- * SQLite's number of earlier calls for this lock.  Shorter sleeps trade
- * throughput for latency: a process that waits less hands the lock back
- * and forth more, and each hand-over costs the next writer its view of the
- * other's pages.  contrib/bench/http.pl's create family measures both. */
-static int busy_wait(void *arg, int count)
-{
-    ledger_db *db = arg;
-    long us;
-    struct timespec ts;
-
-    if (count == 0)
-        db->busy_waited_us = 0;
-    if (db->busy_waited_us >= (long)BUSY_TIMEOUT_MS * 1000)
-        return 0;
-    us = count < 3 ? 500L << count : 4000L;
-    ts.tv_sec = 0;
-    ts.tv_nsec = us * 1000;
-    nanosleep(&ts, NULL);
-    db->busy_waited_us += us;
-    return 1;
-}
-
-int ledger_schema_latest(void)
-{
-    return db_migrations[db_migration_count - 1].version;
-}
-
-int ledger_schema_baseline(void)
-{
-    return db_migrations[0].version;
-}
-
-/* PRAGMA user_version into *v (-1 when it cannot be read): prepared once,
- * as ledger_db_current reads it on every request. */
-static int user_version(ledger_db *db, int *v, ledger_error *err)
-{
-    sqlite3_stmt *st = db_stmt(db, "PRAGMA user_version", err);
-
-    *v = -1;
-    if (st == NULL)
-        return LEDGER_ERR;
-    if (sqlite3_step(st) == SQLITE_ROW)
-        *v = sqlite3_column_int(st, 0);
-    db_stmt_done(st);
-    return LEDGER_OK;
-}
-
-int ledger_schema_version(ledger_db *db)
-{
-    ledger_error err;
-    int v;
-
-    user_version(db, &v, &err);
-    return v;
-}
-
-/* Version 0 is a new, empty file: one that holds tables already is
- * another application's SQLite database, which --db may name by mistake,
- * and the ledger's tables are never written into it.  The version and the
- * tables are read in one statement, so from one snapshot: another process
- * creating the schema commits both at once, and read apart they could show
- * its tables beside the version 0 read before it committed.  LEDGER_ERR,
- * said in err, when it is. */
-static int foreign_tables(ledger_db *db, ledger_error *err)
-{
-    sqlite3_stmt *st = db_stmt(db, "SELECT (SELECT user_version FROM pragma_user_version),"
-                                   " (SELECT COUNT(*) FROM sqlite_master)", err);
-    int version = -1, objects = -1;
-
-    if (st == NULL)
-        return LEDGER_ERR;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        version = sqlite3_column_int(st, 0);
-        objects = sqlite3_column_int(st, 1);
-    }
-    db_stmt_done(st);
-    if (objects < 0)
-        return db_error(db, err, "schema");
-    if (version == 0 && objects > 0)
-        return ledger_error_set(err, 500, "not_a_ledger", NULL,
-                                "the file holds tables of its own and no ledger schema version:"
-                                " not a ledger database");
-    return LEDGER_OK;
-}
-
-/* A version of ours is not enough (user_version is any application's to
- * set), nor tables by our names: the baseline's users and transactions
- * tables with their own columns must be there.  LEDGER_ERR, said in err,
- * when they are not. */
-static int ledger_tables(ledger_db *db, int have, ledger_error *err)
-{
-    sqlite3_stmt *st = db_stmt(db,
-        "SELECT (SELECT COUNT(*) FROM pragma_table_info('users')"
-        "         WHERE name IN ('subject', 'email', 'name')),"
-        "       (SELECT COUNT(*) FROM pragma_table_info('transactions')"
-        "         WHERE name IN ('owner_id', 'statement_id', 'amount', 'transaction_type'))", err);
-    int users = -1, txns = -1;
-
-    if (st == NULL)
-        return LEDGER_ERR;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        users = sqlite3_column_int(st, 0);
-        txns = sqlite3_column_int(st, 1);
-    }
-    db_stmt_done(st);
-    if (users < 0)
-        return db_error(db, err, "schema");
-    if (users < 3 || txns < 4)
-        return ledger_error_set(err, 500, "not_a_ledger", NULL,
-                                "the file says schema version %d but has not the ledger's tables:"
-                                " not a ledger database", have);
-    return LEDGER_OK;
-}
-
-/* Whether this release can open a database at schema version have: a new
- * file (0), or one at the baseline (the first migration, which holds the
- * whole schema) or after it, up to the latest.  Nothing migrates a
- * database from before the baseline: those versions were never released.
- * LEDGER_ERR, said in err, when it cannot. */
-static int known_version(int have, ledger_error *err)
-{
-    int baseline = ledger_schema_baseline(), latest = ledger_schema_latest();
-
-    if (have > latest)
-        return ledger_error_set(err, 500, "schema_too_new", NULL,
-                                "database schema version %d is newer than this program "
-                                "knows (%d); run a newer ledger-fcgi", have, latest);
-    if (have > 0 && have < baseline)
-        return ledger_error_set(err, 503, "unavailable", NULL,
-                                "the database is at schema version %d, from before this"
-                                " release's baseline (%d): no release migrates it, so this"
-                                " release cannot open it", have, baseline);
-    return LEDGER_OK;
-}
-
-/* A file that is no ledger this release can serve (another application's
- * database, a newer release's, one from before the baseline), refused
- * before anything is written: the switch to WAL below would change such a
- * file's header.  migrate() asks again inside its transaction, for a file
- * changing meanwhile. */
-static int refuse(ledger_db *db, ledger_error *err)
-{
-    int have = ledger_schema_version(db);
-
-    if (known_version(have, err))
-        return LEDGER_ERR;
-    return have == 0 ? foreign_tables(db, err) : ledger_tables(db, have, err);
-}
-
-/* All pending migrations run in one transaction, and the version is read
- * again inside it: two processes starting together must not both migrate.
- * A new database gets the baseline, then each migration after it. */
-static int migrate(ledger_db *db, ledger_error *err)
-{
-    int have, i;
-    char pragma[64];
-
-    if (exec(db, "BEGIN IMMEDIATE", err))
-        return LEDGER_ERR;
-    if (refuse(db, err))
-        goto fail;
-    have = ledger_schema_version(db);
-    for (i = 0; i < db_migration_count; i++) {
-        const struct db_migration *m = &db_migrations[i];
-
-        if (m->version <= have)
-            continue;
-        if (exec(db, m->sql, err)) {
-            char why[sizeof err->message];
-
-            snprintf(why, sizeof why, "%s", err->message);
-            ledger_error_set(err, 500, "migration_failed", NULL,
-                             "migration %04d_%s failed: %s", m->version, m->name, why);
-            goto fail;
-        }
-        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", m->version);
-        if (exec(db, pragma, err))
-            goto fail;
-    }
-    /* Rows noted for the suggestion counts (by the migration that makes
-     * them, or by a program without the library) are counted here, once,
-     * rather than by the first request that writes. */
-    if (suggest_flush(db, err))
-        goto fail;
-    return exec(db, "COMMIT", err);
-fail:
-    sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
-    return LEDGER_ERR;
-}
-
-/* ledger_regexp(pattern, text): whether text matches the PCRE2 pattern,
- * caseless and in UTF-8, for rules' `matches`.  The compiled pattern is
- * kept with the statement (auxdata), so a rule's pattern is compiled once
- * per run, not once per row.  A pattern that does not compile (rules check
- * theirs when saved) matches nothing.
- *
- * Any user writes the pattern, and it runs inside a write transaction
- * while every other request waits, so its cost is bounded three ways.  A
- * backtracking pattern ("^(a|aa)+$" on forty a's and a '!') takes a tenth
- * of a second a row under PCRE2's default limits; the match context (the
- * function's user data, one per connection) bounds a row to
- * REGEXP_MATCH_LIMIT steps, far more than a real pattern needs on a
- * description.  A pattern just under that on every row adds up, so a
- * statement (one rule's match) gets REGEXP_BUDGET_NS of matching in all,
- * and a transaction (one request, which ledger_begin starts) gets
- * REGEXP_REQUEST_NS, so that many rules each under their own bound cannot
- * hold the lock for long either.  The request's bound is the larger so
- * that a ledger's several pattern rules fit in one apply-all.  Past any
- * of them the statement fails, and the rule with it (REGEXP_TOO_COMPLEX or
- * REGEXP_OVER_BUDGET, 409s in db_error), rather than a row being silently
- * taken as no match. */
-#define REGEXP_MATCH_LIMIT 1000000
-#define REGEXP_DEPTH_LIMIT 100000
-#define REGEXP_BUDGET_NS 500000000LL
-#define REGEXP_REQUEST_NS 2000000000LL
-
-/* The function's user data, one per connection. */
-struct regexp_ctx {
-    pcre2_match_context *limits;
-    long long spent_ns;  /* matching so far in the transaction ledger_begin began */
-};
-
-/* What one statement keeps with its constant pattern argument. */
-struct regexp_aux {
-    pcre2_code *re;
-    long long spent_ns;  /* matching so far, over the statement's rows */
-};
-
-static void free_aux(void *p)
-{
-    struct regexp_aux *aux = p;
-
-    pcre2_code_free(aux->re);
-    free(aux);
-}
-
-static long long now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static void free_regexp_ctx(void *p)
-{
-    struct regexp_ctx *rx = p;
-
-    pcre2_match_context_free(rx->limits);
-    free(rx);
-}
-
-static void sql_regexp(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-    struct regexp_ctx *rx = sqlite3_user_data(ctx);
-    struct regexp_aux *aux = sqlite3_get_auxdata(ctx, 0);
-    pcre2_match_data *md;
-    const unsigned char *text = sqlite3_value_text(argv[1]);
-    long long t0, spent;
-    int rc, fresh = 0;
-
-    (void)argc;
-    if (aux == NULL) {
-        const unsigned char *pattern = sqlite3_value_text(argv[0]);
-        int code;
-        PCRE2_SIZE off;
-
-        if ((aux = calloc(1, sizeof *aux)) == NULL) {
-            sqlite3_result_error_nomem(ctx);
-            return;
-        }
-        if (pattern == NULL || (aux->re = pcre2_compile(pattern, PCRE2_ZERO_TERMINATED,
-                                                        PCRE2_CASELESS | PCRE2_UTF, &code, &off,
-                                                        NULL)) == NULL) {
-            free(aux);
-            sqlite3_result_int(ctx, 0);
-            return;
-        }
-        fresh = 1;
-    }
-    t0 = now_ns();
-    md = text ? pcre2_match_data_create_from_pattern(aux->re, NULL) : NULL;
-    rc = md ? pcre2_match(aux->re, text, (PCRE2_SIZE)sqlite3_value_bytes(argv[1]), 0, 0, md,
-                          rx->limits)
-            : -1;
-    pcre2_match_data_free(md);
-    spent = now_ns() - t0;
-    aux->spent_ns += spent;
-    rx->spent_ns += spent;
-    if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT)
-        sqlite3_result_error(ctx, REGEXP_TOO_COMPLEX, -1);
-    else if (aux->spent_ns > REGEXP_BUDGET_NS
-             || (!sqlite3_get_autocommit(sqlite3_context_db_handle(ctx))
-                 && rx->spent_ns > REGEXP_REQUEST_NS))
-        sqlite3_result_error(ctx, REGEXP_OVER_BUDGET, -1);
-    else
-        sqlite3_result_int(ctx, rc >= 0);
-    /* Handed to SQLite last: it may free it at once if it cannot keep it. */
-    if (fresh)
-        sqlite3_set_auxdata(ctx, 0, aux, free_aux);
-}
-
-/* ledger_fold(text): text lowered as utf8_lower does, for comparing names
- * and searching text beyond ASCII (SQLite's NOCASE and LIKE fold only
- * A-Z).  NULL stays NULL. */
-static void sql_fold(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-    const char *text = (const char *)sqlite3_value_text(argv[0]);
-    char *copy;
-
-    (void)argc;
-    if (text == NULL) {
-        sqlite3_result_null(ctx);
-        return;
-    }
-    if ((copy = sqlite3_malloc(sqlite3_value_bytes(argv[0]) + 1)) == NULL) {
-        sqlite3_result_error_nomem(ctx);
-        return;
-    }
-    memcpy(copy, text, (size_t)sqlite3_value_bytes(argv[0]) + 1);
-    utf8_lower(copy);
-    sqlite3_result_text(ctx, copy, -1, sqlite3_free);
-}
-
-/* ledger_category(text): the category text names (rule C, as every write
- * folds it), NULL when it names none; for migrations that fold stored
- * categories again. */
-static void sql_category(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-    const char *text = (const char *)sqlite3_value_text(argv[0]);
-    char out[LEDGER_CATEGORY_MAX];
-
-    (void)argc;
-    if (text == NULL || ledger_category_fold(text, out) == LEDGER_CATEGORY_EMPTY)
-        sqlite3_result_null(ctx);
-    else
-        sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
-}
-
-/* ledger_contains(term, text, ...): 1 when any text holds term, in any
- * case; NULL texts hold nothing.  term comes lowered (utf8_lower); a term
- * with letters beyond ASCII is looked for in lowered copies of the texts,
- * as ledger_fold(text) LIKE '%term%' would, and an ASCII one in the texts
- * themselves, as LIKE would (a search over 50,000 rows spent most of its
- * time in LIKE's pattern walk, three calls a row). */
-static void sql_contains(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-    const char *term = (const char *)sqlite3_value_text(argv[0]);
-    size_t m = (size_t)sqlite3_value_bytes(argv[0]), i;
-    int fold = 0, found = 0, k;
-    char stack[256];
-
-    if (term == NULL) {
-        sqlite3_result_int(ctx, 0);
-        return;
-    }
-    for (i = 0; i < m; i++)
-        fold |= (unsigned char)term[i] >= 0x80;
-    for (k = 1; k < argc && !found; k++) {
-        const char *text = (const char *)sqlite3_value_text(argv[k]);
-        size_t n = (size_t)sqlite3_value_bytes(argv[k]);
-        char *copy;
-
-        if (text == NULL)
-            continue;
-        if (!fold) {
-            found = text_contains(text, n, term, m);
-            continue;
-        }
-        /* Lowering keeps ASCII ASCII and everything else not, so a text
-         * of ASCII alone cannot hold this term: no copy to lower. */
-        for (i = 0; i < n && (unsigned char)text[i] < 0x80; i++)
-            ;
-        if (i == n)
-            continue;
-        copy = n < sizeof stack ? stack : sqlite3_malloc64(n + 1);
-        if (copy == NULL) {
-            sqlite3_result_error_nomem(ctx);
-            return;
-        }
-        memcpy(copy, text, n + 1);
-        utf8_lower(copy);
-        found = text_contains(copy, n, term, m);
-        if (copy != stack)
-            sqlite3_free(copy);
-    }
-    sqlite3_result_int(ctx, found);
-}
-
-/* ledger_sum(x): SUM() of whole cents in 128 bits (see money_sum_pack).
- * Every input is within int64, so no count of rows a database can hold
- * (fewer than 2^64) takes the sum past 2^127.  The sum is kept as bytes:
- * SQLite's aggregate context is 8-byte aligned, an __int128 wants 16
- * (UBSan stopped the merchant list on it). */
-struct sum_state {
-    unsigned char cents[sizeof(money_sum)];
-    int rows;
-};
-
-static void sql_sum_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-    struct sum_state *s = sqlite3_aggregate_context(ctx, (int)sizeof *s);
-    money_sum cents;
-
-    (void)argc;
-    if (s == NULL) {
-        sqlite3_result_error_nomem(ctx);
-        return;
-    }
-    if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
-        return;
-    memcpy(&cents, s->cents, sizeof cents);
-    cents += sqlite3_value_int64(argv[0]);
-    memcpy(s->cents, &cents, sizeof cents);
-    s->rows = 1;
-}
-
-static void sql_sum_final(sqlite3_context *ctx)
-{
-    struct sum_state *s = sqlite3_aggregate_context(ctx, 0);
-    unsigned char b[MONEY_SUM_BYTES];
-    money_sum cents;
-
-    if (s == NULL || !s->rows) {
-        sqlite3_result_null(ctx);
-        return;
-    }
-    memcpy(&cents, s->cents, sizeof cents);
-    money_sum_pack(cents, b);
-    sqlite3_result_blob(ctx, b, MONEY_SUM_BYTES, SQLITE_TRANSIENT);
-}
-
 int ledger_open(const char *path, ledger_db **out, ledger_error *err)
 {
     ledger_db *db;
-    struct regexp_ctx *rx;
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
 
     db = calloc(1, sizeof *db);
@@ -573,74 +39,48 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
         goto fail;
     }
     sqlite3_extended_result_codes(db->sql, 1);
-    sqlite3_busy_handler(db->sql, busy_wait, db);
+    sqlite3_busy_handler(db->sql, db_busy_wait, db);
     /* WAL lets readers in other processes run beside the one writer;
      * synchronous=FULL because an acknowledged write must survive a power
      * cut, which NORMAL does not promise in WAL mode. */
-    if (refuse(db, err)
-        || set_wal(db, err)
-        || exec(db, "PRAGMA synchronous = FULL", err)
-        || exec(db, "PRAGMA foreign_keys = ON", err)
+    if (db_refuse(db, err)
+        || db_set_wal(db, err)
+        || db_exec_script(db, "PRAGMA synchronous = FULL", err)
+        || db_exec_script(db, "PRAGMA foreign_keys = ON", err)
         /* Every row written fires upserts in triggers, and each such
          * statement keeps a statement journal so it can be undone alone;
          * in a temporary file that was a file write per row, 70% of the
          * time a 100,000-row CSV import took.  The journal of one
          * statement is a few pages, so memory is the right place. */
-        || exec(db, "PRAGMA temp_store = MEMORY", err)
+        || db_exec_script(db, "PRAGMA temp_store = MEMORY", err)
         /* SQLite's default page cache is 2 MiB.  A write of many rows
          * touches pages of every index of transactions; with 2 MiB they
          * were spilled to the WAL and read back mid-transaction (130,000
          * writes and as many reads for a 100,000-row CSV commit), and a
          * count over a user's rows read its pages from the OS again on
          * every request.  The cache only grows as pages are read. */
-        || exec(db, "PRAGMA cache_size = -65536", err))
+        || db_exec_script(db, "PRAGMA cache_size = -65536", err))
         goto fail;
     /* The functions before the migrations: a migration may use them (one
      * that folds stored categories again calls ledger_fold or
      * ledger_category). */
-    if ((rx = calloc(1, sizeof *rx)) == NULL
-        || (rx->limits = pcre2_match_context_create(NULL)) == NULL) {
-        free(rx);
-        ledger_error_set(err, 500, "internal", NULL, "out of memory");
+    if (db_functions_register(db, err))
         goto fail;
-    }
-    pcre2_set_match_limit(rx->limits, REGEXP_MATCH_LIMIT);
-    pcre2_set_depth_limit(rx->limits, REGEXP_DEPTH_LIMIT);
-    db->regexp = rx;
-    /* SQLite owns rx from here, even when this fails. */
-    if (sqlite3_create_function_v2(db->sql, "ledger_regexp", 2,
-                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, rx,
-                                   sql_regexp, NULL, NULL, free_regexp_ctx) != SQLITE_OK
-        || sqlite3_create_function(db->sql, "ledger_fold", 1,
-                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
-                                   sql_fold, NULL, NULL) != SQLITE_OK
-        || sqlite3_create_function(db->sql, "ledger_contains", -1,
-                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
-                                   sql_contains, NULL, NULL) != SQLITE_OK
-        || sqlite3_create_function(db->sql, "ledger_category", 1,
-                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
-                                   sql_category, NULL, NULL) != SQLITE_OK
-        || sqlite3_create_function(db->sql, "ledger_words", 3,
-                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
-                                   suggest_sql_words, NULL, NULL) != SQLITE_OK
-        || sqlite3_create_function(db->sql, "ledger_sum", 1,
-                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
-                                   NULL, sql_sum_step, sql_sum_final) != SQLITE_OK) {
-        db_error(db, err, "SQL functions");
-        goto fail;
-    }
     /* The pending rows' count changes on their way into the suggestion
      * counts, each row's words cut once (suggest_flush), the
      * migration that makes them among them. */
-    if (exec(db, "CREATE TEMP TABLE IF NOT EXISTS suggest_delta (owner_id INTEGER,"
-                 " category TEXT, merchant TEXT, words TEXT, nwords INTEGER, k INTEGER)", err))
+    if (db_exec_script(db, "CREATE TEMP TABLE IF NOT EXISTS suggest_delta (owner_id INTEGER,"
+                       " category TEXT, merchant TEXT, words TEXT, nwords INTEGER, k INTEGER)",
+                       err))
         goto fail;
-    if (migrate(db, err))
+    if (db_migrate(db, err))
         goto fail;
     /* The rows a rule matched, and the part of them it is acting on
      * (rule.c), per connection. */
-    if (exec(db, "CREATE TEMP TABLE IF NOT EXISTS rule_matches (id INTEGER PRIMARY KEY)", err)
-        || exec(db, "CREATE TEMP TABLE IF NOT EXISTS rule_ids (id INTEGER PRIMARY KEY)", err))
+    if (db_exec_script(db, "CREATE TEMP TABLE IF NOT EXISTS rule_matches (id INTEGER PRIMARY KEY)",
+                       err)
+        || db_exec_script(db, "CREATE TEMP TABLE IF NOT EXISTS rule_ids (id INTEGER PRIMARY KEY)",
+                          err))
         goto fail;
     /* The file it is, to notice another put in its place. */
     {
@@ -654,41 +94,20 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
         }
     }
     /* The rows of a CSV commit on their way in (csv_commit.c). */
-    if (exec(db, "CREATE TEMP TABLE IF NOT EXISTS csv_rows (seq INTEGER PRIMARY KEY, date TEXT,"
-                 " description TEXT, merchant TEXT, category TEXT, type TEXT, amount INTEGER,"
-                 " currency TEXT, payment_method TEXT, amount_aud INTEGER, rate TEXT, notes TEXT)",
-             err))
+    if (db_exec_script(db, "CREATE TEMP TABLE IF NOT EXISTS csv_rows (seq INTEGER PRIMARY KEY,"
+                       " date TEXT, description TEXT, merchant TEXT, category TEXT, type TEXT,"
+                       " amount INTEGER, currency TEXT, payment_method TEXT, amount_aud INTEGER,"
+                       " rate TEXT, notes TEXT)", err))
         goto fail;
     /* The merchants a merchant run is about to give rows (merchant_name.c). */
-    if (exec(db, "CREATE TEMP TABLE IF NOT EXISTS merchant_fill (id INTEGER PRIMARY KEY, name TEXT NOT NULL)",
-             err))
+    if (db_exec_script(db, "CREATE TEMP TABLE IF NOT EXISTS merchant_fill (id INTEGER PRIMARY KEY,"
+                       " name TEXT NOT NULL)", err))
         goto fail;
     *out = db;
     return LEDGER_OK;
 fail:
     ledger_close(db);
     return LEDGER_ERR;
-}
-
-int ledger_db_current(ledger_db *db, ledger_error *err)
-{
-    const char *file = sqlite3_db_filename(db->sql, "main");
-    struct stat stb;
-    int version;
-
-    if (db->has_file && (stat(file, &stb) != 0 || stb.st_dev != db->file_dev
-                         || stb.st_ino != db->file_ino))
-        return ledger_error_set(err, 503, "unavailable", NULL,
-                                "the database file was replaced or removed under this process;"
-                                " it restarts on the file there now");
-    if (user_version(db, &version, err))
-        return LEDGER_ERR;
-    if (version > ledger_schema_latest())
-        return ledger_error_set(err, 503, "unavailable", NULL,
-                                "the database is at schema version %d, newer than this program"
-                                " knows (%d): a newer release migrated it", version,
-                                ledger_schema_latest());
-    return LEDGER_OK;
 }
 
 void ledger_close(ledger_db *db)
@@ -721,124 +140,4 @@ bad:
 const char *ledger_home_currency(const ledger_db *db)
 {
     return db->home_currency;
-}
-
-/* Each request begins and ends a transaction: prepared once, like every
- * other statement (parsing BEGIN and COMMIT again each time was a few
- * microseconds a request for nothing). */
-int db_step_once(ledger_db *db, const char *sql, const char *what, ledger_error *err)
-{
-    sqlite3_stmt *st = db_stmt(db, sql, err);
-    int rc;
-
-    if (st == NULL)
-        return LEDGER_ERR;
-    rc = sqlite3_step(st);
-    db_stmt_done(st);
-    return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, what);
-}
-
-int ledger_txn_failed(ledger_db *db, ledger_error *err)
-{
-    if (!db->in_txn)
-        return LEDGER_OK;
-    if (sqlite3_get_autocommit(db->sql))
-        return ledger_error_set(err, 500, "internal", NULL,
-                                "the transaction was rolled back by a failure in it;"
-                                " nothing of it was written");
-    /* A statement that ran with a failed bind ran on NULL: its answer and
-     * its writes are not the request's (db_bind_text). */
-    if (db->bind_failed)
-        return ledger_error_set(err, 500, "internal", NULL,
-                                "out of memory binding a statement's text");
-    return LEDGER_OK;
-}
-
-int ledger_begin(ledger_db *db, int write, ledger_error *err)
-{
-    if (db_step_once(db, write ? "BEGIN IMMEDIATE" : "BEGIN", "begin", err))
-        return LEDGER_ERR;
-    db->in_txn = 1;
-    db->txn_write = write;
-    db->changes_at_begin = sqlite3_total_changes64(db->sql);
-    db->bind_failed = 0;
-    db->regexp->spent_ns = 0;  /* the transaction's matching budget (ledger_regexp) */
-    merchant_renames_forget(db);  /* another connection may have written since */
-    return LEDGER_OK;
-}
-
-/* A write transaction that changed a row moves the data version
- * (schema/0031_data_version.sql), to a random value: a backup put back
- * brings its old value with its old data, so no value names two contents.
- * A read transaction never does: what a read writes (the search index and
- * the suggestion counts it brings up to date) is derived from rows whose
- * own write moved it, and a read that moved it would make every tag
- * stale at once. */
-static int data_version_move(ledger_db *db, ledger_error *err)
-{
-    if (!db->txn_write || sqlite3_total_changes64(db->sql) == db->changes_at_begin)
-        return LEDGER_OK;
-    return db_step_once(db, "UPDATE data_version SET v = random()", "data version", err);
-}
-
-int ledger_commit(ledger_db *db, ledger_error *err)
-{
-    if (ledger_txn_failed(db, err)) {
-        ledger_rollback(db);
-        return LEDGER_ERR;
-    }
-    /* The rows written are indexed for search as one statement
-     * (txn_search.c), once there are enough of them (see
-     * SEARCH_FLUSH_ROWS); a failure is the commit's. */
-    if (suggest_flush(db, err) || search_flush(db, SEARCH_FLUSH_ROWS, err)
-        || data_version_move(db, err) || db_step_once(db, "COMMIT", "commit", err)) {
-        ledger_rollback(db);
-        return LEDGER_ERR;
-    }
-    db->in_txn = 0;
-    return LEDGER_OK;
-}
-
-void ledger_rollback(ledger_db *db)
-{
-    ledger_error err;
-
-    db->in_txn = 0;
-    db->bind_failed = 0;
-    /* Without the prepared statement (memory ran out), parsed as it is:
-     * a transaction is never left open. */
-    if (!sqlite3_get_autocommit(db->sql) && db_step_once(db, "ROLLBACK", "rollback", &err)
-        && !sqlite3_get_autocommit(db->sql))
-        sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
-}
-
-/* SQLite's own threshold for its automatic checkpoint. */
-#define CHECKPOINT_FRAMES 1000
-
-/* The WAL hook in place of SQLite's automatic checkpoint: notes the log's
- * size for ledger_idle. */
-static int note_wal(void *arg, sqlite3 *sql, const char *name, int frames)
-{
-    ledger_db *db = arg;
-
-    (void)sql;
-    (void)name;
-    db->wal_frames = frames;
-    return SQLITE_OK;
-}
-
-void ledger_defer_checkpoints(ledger_db *db)
-{
-    sqlite3_wal_hook(db->sql, note_wal, db);
-}
-
-/* PASSIVE, as the automatic checkpoint is: it waits for no one, copies
- * what no reader still needs, and a later call copies the rest.  A
- * failure (the database busy) leaves the log to the next call. */
-void ledger_idle(ledger_db *db)
-{
-    if (db->wal_frames < CHECKPOINT_FRAMES)
-        return;
-    if (sqlite3_wal_checkpoint_v2(db->sql, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL) == SQLITE_OK)
-        db->wal_frames = 0;
 }

@@ -15,8 +15,8 @@ struct ledger_db {
     sqlite3 *sql;
     struct stmt_cache *cache;
     char home_currency[4];
-    long busy_waited_us;  /* slept so far waiting for the current lock (db.c) */
-    struct regexp_ctx *regexp; /* ledger_regexp's limits and budget (db.c); SQLite owns it */
+    long busy_waited_us;  /* slept so far waiting for the current lock (db_lock.c) */
+    struct regexp_ctx *regexp; /* ledger_regexp's limits and budget (db_regexp.c); SQLite owns it */
     struct merchant_cleaner *cleaner; /* compiled on first use (merchant_name.c); freed by ledger_close */
     int jit;              /* the cleaner is JIT-compiled (ledger_set_jit) */
     struct merchant_renames *renames; /* one owner's renames, read once per transaction (merchant_name.c) */
@@ -146,12 +146,33 @@ char *db_column_dup(sqlite3_stmt *st, int col);
     "(SELECT CASE WHEN b < 9223372036854775807 THEN b + 1 END FROM (SELECT "               \
     ROW_ID_BASE(table) " AS b))"
 
-/* The errors ledger_regexp (db.c) fails a statement with when a rule's
+/* The errors ledger_regexp (db_regexp.c) fails a statement with when a rule's
  * pattern needs more backtracking on one row than it allows, and when the
  * transaction's (or a statement's) matching has taken longer than it
  * allows in all. */
 #define REGEXP_TOO_COMPLEX "ledger_regexp: the pattern needs too much backtracking"
 #define REGEXP_OVER_BUDGET "ledger_regexp: matching took longer than allowed"
+
+/* Runs sql, one statement or several, unprepared: the pragmas and
+ * migrations of opening a connection (db.c).  A 500 in err when it fails. */
+int db_exec_script(ledger_db *db, const char *sql, ledger_error *err);
+/* The schema's checks and migrations ledger_open runs (db_schema.c):
+ * db_refuse fails, said in err, for a file that is no ledger this release
+ * can serve; db_migrate brings the file to the latest version. */
+int db_refuse(ledger_db *db, ledger_error *err);
+int db_migrate(ledger_db *db, ledger_error *err);
+
+/* The busy handler ledger_open installs, and its switch of the file to
+ * WAL, which waits for the lock within the same timeout (db_lock.c). */
+int db_busy_wait(void *arg, int count);
+int db_set_wal(ledger_db *db, ledger_error *err);
+
+/* Registers the library's SQL functions on the connection (db_func.c),
+ * ledger_regexp among them (db_regexp.c, which registers it alone). */
+int db_functions_register(ledger_db *db, ledger_error *err);
+int db_regexp_register(ledger_db *db, ledger_error *err);
+/* Starts the matching budget of the transaction ledger_begin begins. */
+void db_regexp_begin(ledger_db *db);
 
 /* The client's error in a value: 400 invalid_field naming field (NULL
  * for none), the message formatted as printf does.  Every bad value is
@@ -180,7 +201,7 @@ char *money_sum_format(money_sum cents, char *buf, size_t len);
 /* The same, giving the length of the text. */
 size_t money_sum_text(money_sum cents, char *buf, size_t len);
 
-/* SQL's SUM() stops with "integer overflow" past 2^63; ledger_sum(x) (db.c)
+/* SQL's SUM() stops with "integer overflow" past 2^63; ledger_sum(x) (db_func.c)
  * adds whole cents in 128 bits and gives the sum as 16 bytes, a BLOB whose
  * byte order is the sums' order (so ORDER BY and MAX work on it), or NULL
  * for no rows, as SUM() does.  money_sum_column reads it back, and also

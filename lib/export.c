@@ -163,16 +163,7 @@ int export_shares(struct export *x, sqlite3_stmt *st)
 
 static int count_rows(struct export *x)
 {
-    sqlite3_stmt *st = db_stmt(x->db, SQL_COUNT, x->err);
-    int rc;
-
-    if (st == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, x->me);
-    if ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        x->total = sqlite3_column_int64(st, 0);
-    db_stmt_done(st);
-    return rc == SQLITE_ROW ? LEDGER_OK : db_error(x->db, x->err, "export count");
+    return db_int(x->db, x->err, "export count", &x->total, 0, SQL_COUNT, DB_INT(x->me));
 }
 
 int export_rows(struct export *x, int (*row)(struct export *x, sqlite3_stmt *st, void *ctx),

@@ -4,7 +4,7 @@
  * one indexed query rather than a walk over the ledger in C.  Values are
  * always bound: each '?' takes the next value of the binds array, and ?1 is
  * the caller.  `matches` calls ledger_regexp(pattern, text), the PCRE2
- * function db.c registers.  Text comparisons ignore case (ledger_fold),
+ * function db_regexp.c registers.  Text comparisons ignore case (ledger_fold),
  * as rule_match.c documents; a category value is compared folded.
  */
 #include <stdio.h>

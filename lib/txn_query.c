@@ -93,7 +93,7 @@ static cJSON *fold_list(cJSON *in, int none_selects)
     return out;
 }
 
-/* A search term, lowered (utf8_lower) for ledger_contains (db.c). */
+/* A search term, lowered (utf8_lower) for ledger_contains (db_func.c). */
 static void add_term(struct list_query *q, const char *s, size_t n)
 {
     char *term = malloc(n + 1);

@@ -3,7 +3,7 @@
  * stops there with "integer overflow" (the merchant lists, a merchant's
  * history, fees, trip analytics and payments answered 400 for a ledger
  * with nothing wrong in it), and C's int64 += past it is undefined.
- * ledger_sum (db.c) adds in 128 bits and hands the sum over as a BLOB whose
+ * ledger_sum (db_func.c) adds in 128 bits and hands the sum over as a BLOB whose
  * bytes sort as the numbers do; every figure below must be exact, and
  * lists ordered by such a sum must keep their order across signs.
  *

@@ -240,7 +240,7 @@ for my $text ("x' OR '1'='1", "'); DELETE FROM transactions; --", '%_\\', '(a+)+
 is($rig->sql('SELECT COUNT(*) FROM users'), $users, 'no user came or went');
 is($rig->sql("SELECT COUNT(*) FROM transactions WHERE description = 'kept'"), 1, 'alice\'s row is still there');
 # A pattern that backtracks forever is stopped by the match limit on a row
-# (db.c): the rule saves, its preview answers 409 (it cannot run on these
+# (db_regexp.c): the rule saves, its preview answers 409 (it cannot run on these
 # rows), and the service lives.
 my $rule = $rig->post('/api/rules', { name => 'slow', conditions => [ { field => 'description',
     operator => 'matches', value => '^(a+)+$' } ], actions => [ { type => 'set_merchant',

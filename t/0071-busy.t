@@ -2,7 +2,7 @@
 # Another process holding the database's write lock (supervisord runs
 # several ledger-fcgi; ledger-admin and backups write too).  A write that
 # finds the lock taken waits for it and then succeeds; one that waits
-# longer than the busy timeout (5 s, lib/db.c) is a 503 busy with nothing
+# longer than the busy timeout (5 s, lib/db_lock.c) is a 503 busy with nothing
 # written; reads are never blocked (WAL).  The lock is held here by the
 # sqlite3 tool inside BEGIN IMMEDIATE.
 use strict;
