@@ -28,6 +28,9 @@ use IO::Socket::INET;
 use IO::Socket::UNIX;
 use POSIX qw(:sys_wait_h);
 use Time::HiRes qw(time sleep);
+use FindBin;
+use lib $FindBin::Bin;
+use BenchServe;
 
 my ($build, $src_db, $procs, $clients, $baseline, $rows) = ('', '', 4, 8, 20, 100000);
 GetOptions('build=s' => \$build, 'db=s' => \$src_db, 'procs=i' => \$procs, 'clients=i' => \$clients,
@@ -37,74 +40,24 @@ die "usage: $0 --build DIR --db PATH\n" unless -d $build && -f $src_db;
 my $src = abs_path(dirname($0) . '/../..');
 my $dir = tempdir('ledger-fair-XXXXXX', TMPDIR => 1, CLEANUP => 1);
 chmod 0711, $dir;
-my @kids;
-END { local $?; kill 'TERM', @kids; waitpid($_, 0) for @kids }
-
-my $port = do {
-    my $s = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Listen => 1) or die $!;
-    $s->sockport;
-};
-
+my $port = BenchServe::free_port();
 copy($src_db, "$dir/ledger.db") or die "copy: $!";
-{
-    my $l = IO::Socket::UNIX->new(Local => "$dir/ledger.sock", Type => SOCK_STREAM, Listen => 128)
-        or die "$dir/ledger.sock: $!";
-    chmod 0666, "$dir/ledger.sock";
-    for (1 .. $procs) {
-        my $pid = fork // die;
-        if ($pid == 0) {
-            open STDIN, '<&', $l or die;
-            open STDOUT, '>', '/dev/null';
-            open STDERR, '>>', "$dir/fcgi.err";
-            exec "$build/fcgi/ledger-fcgi", '--db', "$dir/ledger.db", '--log-level', 'warn'
-                or POSIX::_exit(127);
-        }
-        push @kids, $pid;
-    }
-}
-mkdir "$dir/tmp";
-{
-    # The bench's own nginx takes the user from a header: many users from
-    # one load generator.  Never a production configuration.
-    open my $fh, '>', "$dir/nginx.conf" or die;
-    print $fh <<"CONF";
-@{[ $> == 0 ? 'user www-data;' : '' ]}
-worker_processes 1;
-pid $dir/nginx.pid;
-error_log $dir/nginx-error.log warn;
-events { worker_connections 1024; }
-http {
-    access_log off;
+BenchServe::serve($dir, "$dir/ledger.sock", $procs, "$build/fcgi/ledger-fcgi", '--db', "$dir/ledger.db",
+                  '--log-level', 'warn');
+# The bench's nginx takes the user from a header: many users from one
+# load generator.
+BenchServe::nginx($dir, $port, <<'HTTP', <<"LOC");
     client_max_body_size 64m;
     client_body_buffer_size 64m;
-    client_body_temp_path $dir/tmp/body;
-    fastcgi_temp_path $dir/tmp/fastcgi;
-    proxy_temp_path $dir/tmp/proxy;
-    uwsgi_temp_path $dir/tmp/uwsgi;
-    scgi_temp_path $dir/tmp/scgi;
     fastcgi_read_timeout 600s;
-    server {
-        listen 127.0.0.1:$port;
+HTTP
         location /api/ {
             include $src/etc/nginx-fastcgi-params.conf;
             fastcgi_param REMOTE_USER \$http_x_bench_user;
             fastcgi_pass unix:$dir/ledger.sock;
             fastcgi_keep_conn off;
         }
-    }
-}
-CONF
-    close $fh;
-    my $pid = fork // die;
-    if ($pid == 0) {
-        open STDOUT, '>', '/dev/null';
-        open STDERR, '>>', "$dir/nginx.err";
-        exec 'nginx', '-p', $dir, '-e', "$dir/nginx-error.log", '-c', "$dir/nginx.conf", '-g', 'daemon off;'
-            or POSIX::_exit(127);
-    }
-    push @kids, $pid;
-}
-for (1 .. 100) { last if IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $port); sleep 0.1 }
+LOC
 my $base = "http://127.0.0.1:$port";
 
 sub call {

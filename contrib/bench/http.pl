@@ -33,6 +33,9 @@ use IO::Socket::UNIX;
 use JSON::PP;
 use POSIX qw(:sys_wait_h);
 use Time::HiRes qw(sleep);
+use FindBin;
+use lib $FindBin::Bin;
+use BenchServe;
 
 my ($build, $src_db, $server, $duration, $conns, $procs_list, $runs) = ('', '', 'nginx', 5, 16, '1,2', 3);
 GetOptions('build=s' => \$build, 'db=s' => \$src_db, 'server=s' => \$server,
@@ -53,44 +56,10 @@ chmod 0711, $dir;
     close $fh;
 }
 my $root = $> == 0;
-my @kids;
-END { local $?; kill 'TERM', @kids; waitpid($_, 0) for @kids }
 
-sub free_port {
-    my $s = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Listen => 1) or die $!;
-    my $p = $s->sockport;
-    close $s;
-    return $p;
-}
-
-# N processes serving one listening socket they inherit on fd 0, as
-# supervisord's fcgi-program runs them.
-sub serve {
-    my ($path, $n, @cmd) = @_;
-    unlink $path;
-    my $l = IO::Socket::UNIX->new(Local => $path, Type => SOCK_STREAM, Listen => 128) or die "$path: $!";
-    chmod 0666, $path;
-    my @pids;
-    for (1 .. $n) {
-        my $pid = fork // die;
-        if ($pid == 0) {
-            open STDIN, '<&', $l or die;
-            open STDOUT, '>', '/dev/null';
-            open STDERR, '>>', "$dir/fcgi.err";
-            exec @cmd or POSIX::_exit(127);
-        }
-        push @pids, $pid;
-    }
-    close $l;
-    push @kids, @pids;
-    return @pids;
-}
-
-sub stop {
-    my @pids = @_;
-    kill 'TERM', @pids;
-    for my $p (@pids) { waitpid($p, 0); @kids = grep { $_ != $p } @kids }
-}
+sub free_port { BenchServe::free_port() }
+sub serve { BenchServe::serve($dir, @_) }
+sub stop { BenchServe::stop(@_) }
 
 sub web_server {
     my ($port) = @_;
@@ -125,26 +94,10 @@ CONF
             open STDERR, '>>', "$dir/httpd.err";
             exec 'apache2', '-f', "$dir/httpd.conf", '-DFOREGROUND' or POSIX::_exit(127);
         }
-        push @kids, $pid;
+        push @BenchServe::kids, $pid;
         return $pid;
     }
-    mkdir "$dir/tmp";
-    open my $fh, '>', "$dir/nginx.conf" or die;
-    print $fh <<"CONF";
-@{[ $user ? "user $user;" : '' ]}
-worker_processes 1;
-pid $dir/nginx.pid;
-error_log $dir/nginx-error.log warn;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    client_body_temp_path $dir/tmp/body;
-    fastcgi_temp_path $dir/tmp/fastcgi;
-    proxy_temp_path $dir/tmp/proxy;
-    uwsgi_temp_path $dir/tmp/uwsgi;
-    scgi_temp_path $dir/tmp/scgi;
-    server {
-        listen 127.0.0.1:$port;
+    return BenchServe::nginx($dir, $port, '', <<"LOC");
         location /api/ {
             include $src/etc/nginx-fastcgi-params.conf;
             fastcgi_param REMOTE_USER user01;
@@ -159,19 +112,7 @@ http {
             include $src/etc/nginx-fastcgi-params.conf;
             fastcgi_pass unix:$dir/empty-page.sock;
         }
-    }
-}
-CONF
-    close $fh;
-    my $pid = fork // die;
-    if ($pid == 0) {
-        open STDOUT, '>', '/dev/null';
-        open STDERR, '>>', "$dir/nginx.err";
-        exec 'nginx', '-p', $dir, '-e', "$dir/nginx-error.log", '-c', "$dir/nginx.conf",
-            '-g', 'daemon off;' or POSIX::_exit(127);
-    }
-    push @kids, $pid;
-    return $pid;
+LOC
 }
 
 # wrk's latency ("812.00us", "1.20ms", "2.01s") in milliseconds.

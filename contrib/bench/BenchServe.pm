@@ -1,0 +1,98 @@
+# What the benchmark's HTTP scripts (http.pl, fair.pl) share: a free
+# port, ledger-fcgi processes on one socket, and an nginx in front of
+# them.  The processes started are kept in @BenchServe::kids and stopped
+# when the script ends, however it ends.
+package BenchServe;
+
+use strict;
+use warnings;
+use IO::Socket::INET;
+use IO::Socket::UNIX;
+use POSIX ();
+use Time::HiRes qw(sleep);
+
+our @kids;
+END { local $?; kill 'TERM', @kids; waitpid($_, 0) for @kids }
+
+# A TCP port nothing listens on now.
+sub free_port {
+    my $s = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Listen => 1) or die $!;
+    my $p = $s->sockport;
+    close $s;
+    return $p;
+}
+
+# serve($dir, $path, $n, @cmd): $n processes of @cmd serving one
+# listening socket at $path they inherit on fd 0, as supervisord's
+# fcgi-program runs them; their errors go to $dir/fcgi.err.  Their pids.
+sub serve {
+    my ($dir, $path, $n, @cmd) = @_;
+    unlink $path;
+    my $l = IO::Socket::UNIX->new(Local => $path, Type => SOCK_STREAM, Listen => 128) or die "$path: $!";
+    chmod 0666, $path;
+    my @pids;
+    for (1 .. $n) {
+        my $pid = fork // die;
+        if ($pid == 0) {
+            open STDIN, '<&', $l or die;
+            open STDOUT, '>', '/dev/null';
+            open STDERR, '>>', "$dir/fcgi.err";
+            exec @cmd or POSIX::_exit(127);
+        }
+        push @pids, $pid;
+    }
+    close $l;
+    push @kids, @pids;
+    return @pids;
+}
+
+# stop(@pids): ends them and forgets them.
+sub stop {
+    my @pids = @_;
+    kill 'TERM', @pids;
+    for my $p (@pids) { waitpid($p, 0); @kids = grep { $_ != $p } @kids }
+}
+
+# nginx($dir, $port, $http, $server): an nginx on 127.0.0.1:$port with
+# $http's lines in its http block and $server's in its server block (the
+# locations), its files under $dir.  Never a production configuration.
+# Its pid, once it answers.
+sub nginx {
+    my ($dir, $port, $http, $server) = @_;
+    my $user = $> == 0 ? 'user www-data;' : '';
+    mkdir "$dir/tmp";
+    open my $fh, '>', "$dir/nginx.conf" or die;
+    print $fh <<"CONF";
+$user
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log $dir/nginx-error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $dir/tmp/body;
+    fastcgi_temp_path $dir/tmp/fastcgi;
+    proxy_temp_path $dir/tmp/proxy;
+    uwsgi_temp_path $dir/tmp/uwsgi;
+    scgi_temp_path $dir/tmp/scgi;
+$http
+    server {
+        listen 127.0.0.1:$port;
+$server
+    }
+}
+CONF
+    close $fh;
+    my $pid = fork // die;
+    if ($pid == 0) {
+        open STDOUT, '>', '/dev/null';
+        open STDERR, '>>', "$dir/nginx.err";
+        exec 'nginx', '-p', $dir, '-e', "$dir/nginx-error.log", '-c', "$dir/nginx.conf",
+            '-g', 'daemon off;' or POSIX::_exit(127);
+    }
+    push @kids, $pid;
+    for (1 .. 100) { last if IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $port); sleep 0.1 }
+    return $pid;
+}
+
+1;
