@@ -214,7 +214,7 @@ static void rows_in_a_ledger(void)
     ledger_close(db);
 }
 
-/* The JIT-compiled patterns (ledger-fcgi's and ledger-admin's) name every
+/* The JIT-compiled patterns (ledger-fcgi's) name every
  * case as the interpreter does.  Not under valgrind, which cannot follow
  * JIT code (LEDGER_VALGRIND is set by make check-valgrind). */
 static void jit_agrees(struct merchant_cleaner *c)

@@ -300,7 +300,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "ledger-libbench: cannot open %s\n", path ? path : "(no --db)");
         return path ? EXIT_BROKEN : 2;
     }
-    ledger_set_jit(db, jit);  /* on, as ledger-fcgi and ledger-admin run */
+    ledger_set_jit(db, jit);  /* on, as ledger-fcgi runs */
     if (cache_mib > 0) {  /* SQLite's page cache, for trying sizes */
         char pragma[64];
 
