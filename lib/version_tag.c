@@ -10,7 +10,9 @@
  * charge, the export's file name: the library reads no finer clock).
  * A content tag is a hash of a representation's bytes, so it moves only
  * when that representation does. */
-#include <config.h>
+#ifdef HAVE_CONFIG_H
+#include <config.h>   /* PACKAGE_VERSION; other builds (the fuzz targets) pass it */
+#endif
 #include <stdio.h>
 #include <string.h>
 

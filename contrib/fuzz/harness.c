@@ -32,7 +32,6 @@ static void fixture(struct fuzz_env *e)
     ledger_error err = { 0 };
     cJSON *body = NULL, *out = NULL;
     int64_t other;
-    int created;
     static const char statement[] =
         "{\"bank_name\":\"Fuzz Bank\",\"account_type\":\"Visa Credit Card\","
         "\"period_start\":\"2025-01-01\",\"period_end\":\"2025-01-31\","
@@ -61,7 +60,7 @@ static void fixture(struct fuzz_env *e)
          "\"actions\":[{\"type\":\"set_category\",\"category\":\"dining\"}]}",
          ledger_rule_create);
     if (ledger_json_parse("{\"email\":\"other@example.com\"}", 29, &body, &err)
-        || ledger_participant_add(e->db, e->me, body, &out, &created, &err))
+        || ledger_participant_add(e->db, e->me, body, &out, &err))
         die("participant", &err);
     cJSON_Delete(body);
     cJSON_Delete(out);
