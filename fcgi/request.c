@@ -461,8 +461,9 @@ void response_send(struct request *r)
                  status, reason(status), r->id, tagged ? tag_head : "",
                  tagged && (status == 200 || status == 304) && is_read ? "private, no-cache" : "no-store",
                  r->allow ? "Allow: " : "", r->allow ? r->allow : "", r->allow ? "\r\n" : "",
-                 /* busy, or restarting: soon */
-                 status == 503 ? "Retry-After: 1\r\n" : "",
+                 /* busy, restarting, or a job of the caller's being written: soon */
+                 status == 503 || (status == 409 && strcmp(r->err.code, "job_running") == 0)
+                     ? "Retry-After: 1\r\n" : "",
                  text ? "Content-Type: application/json; charset=utf-8\r\n" : "", length_head);
     FCGX_PutStr(head, n, r->fcgx->out);
     if (text && strcmp(r->method, "HEAD") != 0) {

@@ -12,6 +12,10 @@
  * the per-row insert triggers held off (bulk_insert), and to the search
  * index the same way: per row, the summaries would cost most of a
  * large commit.
+ *
+ * Over HTTP it runs as a job (job.c): the rows are written JOB_CHUNK_ROWS
+ * at a time, each chunk its own transaction, and the last transaction ends
+ * the job, so that another user's write waits for a chunk, not the file.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +25,7 @@
 #include "txn.h"
 #include "statement.h"
 #include "csv_import.h"
+#include "job.h"
 
 #define COMMIT_ROWS_MAX 100000
 
@@ -98,16 +103,18 @@ static const char SQL_LINK[] =
 /* ---- commit ------------------------------------------------------------------------------ */
 
 /* The csv-import tag, made on the first import (the name is reserved for
- * this, so no user-made tag can have taken it). */
-static int csv_tag(ledger_db *db, int64_t me, int64_t *id, ledger_error *err)
+ * this, so no user-made tag can have taken it); *made is its id when this
+ * call made it, for a job's undo, and 0 otherwise. */
+static int csv_tag(ledger_db *db, int64_t me, int64_t *id, int64_t *made, ledger_error *err)
 {
+    *made = 0;
     if (db_int(db, err, "csv-import tag", id, 0, SQL_CSV_TAG, DB_INT(me)))
         return LEDGER_ERR;
     if (*id != 0)
         return LEDGER_OK;
     if (db_exec(db, err, "csv-import tag", SQL_CSV_TAG_NEW, DB_INT(me)))
         return LEDGER_ERR;
-    *id = sqlite3_last_insert_rowid(db->sql);
+    *id = *made = sqlite3_last_insert_rowid(db->sql);
     return LEDGER_OK;
 }
 
@@ -120,19 +127,22 @@ static void bind_kept(sqlite3_stmt *st, int idx, const char *text)
         sqlite3_bind_null(st, idx);
 }
 
-/* Stages the n rows of v that are not duplicates (dups[i] 0) in
- * temp.csv_rows (made by ledger_open), in their order.  The texts are the
- * request's and v's, alive past each row's step: bound, not copied. */
-static int stage_rows(ledger_db *db, const struct statement_row *v, const int64_t *dups, size_t n,
-                      ledger_error *err)
+/* Stages rows [from, to) of v that are not duplicates (dups[i] 0) in
+ * temp.csv_rows (made by ledger_open), in their order, after emptying it;
+ * *staged is how many.  The texts are the request's and v's, alive past
+ * each row's step: bound, not copied. */
+static int stage_rows(ledger_db *db, const struct statement_row *v, const int64_t *dups,
+                      size_t from, size_t to, size_t *staged, ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, SQL_PENDING, err);
+    sqlite3_stmt *st;
     size_t i;
     int rc = SQLITE_DONE;
 
-    if (st == NULL)
+    *staged = 0;
+    if (db_step_once(db, SQL_PENDING_CLEAR, "csv import", err)
+        || (st = db_stmt(db, SQL_PENDING, err)) == NULL)
         return LEDGER_ERR;
-    for (i = 0; i < n && rc == SQLITE_DONE; i++) {
+    for (i = from; i < to && rc == SQLITE_DONE; i++) {
         const struct statement_row *r = &v[i];
 
         if (dups[i])
@@ -153,6 +163,7 @@ static int stage_rows(ledger_db *db, const struct statement_row *v, const int64_
         bind_kept(st, 11, r->notes);
         rc = sqlite3_step(st);
         sqlite3_reset(st);
+        (*staged)++;
     }
     db_stmt_done(st);
     return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "csv import");
@@ -297,17 +308,83 @@ static int add_new_rows(ledger_db *db, const int64_t *ids, size_t n, int64_t bat
     return LEDGER_OK;
 }
 
+/* Writes the rows of v that are not duplicates as the caller's batch
+ * (with its tag), JOB_CHUNK_ROWS at a time, each chunk added to the
+ * summaries, the search index and the tag as it is written; their ids, in
+ * order, in ids[], *written of them.  A job commits each chunk, noted
+ * (job.c), and goes on in its last transaction, which the caller ends;
+ * with none, the chunks are the caller's one transaction. */
+static int write_chunks(ledger_db *db, int64_t me, const struct statement_row *v,
+                        const int64_t *dups, size_t n, int64_t batch, int64_t tag,
+                        int64_t tag_made, struct job *job, int64_t *ids, size_t *written,
+                        ledger_error *err)
+{
+    size_t from, to, staged, got;
+    int bulk = 0, rc = LEDGER_ERR;
+
+    *written = 0;
+    if (job_note(db, job, batch, tag_made, 0, 0, err))
+        return LEDGER_ERR;
+    for (from = 0; from < n; from = to) {
+        to = job && n - from > JOB_CHUNK_ROWS ? from + JOB_CHUNK_ROWS : n;
+        if (stage_rows(db, v, dups, from, to, &staged, err))
+            goto out;
+        if (staged == 0) {
+            if (to >= n && job_yield(db, job, 1, err))
+                goto out;
+            continue;
+        }
+        if (db_step_once(db, SQL_BULK_BEGIN, "csv import", err))
+            goto out;
+        bulk = 1;
+        if (write_rows(db, me, batch, staged, ids + *written, n - *written, &got, err)
+            || db_step_once(db, SQL_BULK_END, "csv import", err))
+            goto out;
+        bulk = 0;
+        if (add_new_rows(db, ids + *written, got, batch, tag, err)
+            || job_note(db, job, batch, tag_made, ids[*written], ids[*written + got - 1], err))
+            goto out;
+        *written += got;
+        if (job_yield(db, job, to >= n, err))
+            goto out;
+    }
+    rc = db_step_once(db, SQL_PENDING_CLEAR, "csv import", err);
+out:
+    /* The caller rolls a failed commit back; should it not, the summary
+     * insert triggers must not be left off. */
+    if (bulk) {
+        ledger_error ignored;
+
+        db_step_once(db, SQL_BULK_END, "csv import", &ignored);
+    }
+    return rc;
+}
+
+/* The answer to a commit that wrote nothing: every row was there already
+ * (200, import_id null, as a statement file with nothing new). */
+static cJSON *nothing_new(int64_t skipped)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    cJSON_AddNullToObject(o, "import_id");
+    cJSON_AddNumberToObject(o, "imported", 0);
+    cJSON_AddNumberToObject(o, "skipped_duplicates", (double)skipped);
+    cJSON_AddArrayToObject(o, "transaction_ids");
+    return o;
+}
+
 int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out, ledger_error *err)
 {
     const cJSON *rows, *o, *allow;
     struct statement_row *v = NULL;
     char cat[LEDGER_CATEGORY_MAX];
     struct dup_key *keys = NULL;
-    int64_t batch, tag, skipped = 0, *new_ids = NULL, *dups = NULL;
+    struct job job_run, *job = NULL;
+    int64_t batch, tag, tag_made, skipped = 0, *new_ids = NULL, *dups = NULL;
     cJSON *ids = NULL;
     char *refund = NULL;
     size_t n, i = 0, imported = 0, refunds = 0;
-    int rc = LEDGER_ERR, bulk = 0;
+    int rc = LEDGER_ERR;
 
     if (field_require_object(body, err))
         return LEDGER_ERR;
@@ -319,6 +396,17 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
         || cJSON_GetArraySize(rows) > COMMIT_ROWS_MAX)
         return error_field(err, "rows", "rows must be an array of 1 to %d rows", COMMIT_ROWS_MAX);
     n = (size_t)cJSON_GetArraySize(rows);
+    /* Outside a transaction, a job: its row first, so that from here the
+     * caller's other requests wait for it, and nothing of the caller's
+     * changes between the duplicate search and the writes; then the
+     * checks in a read transaction, which holds no lock. */
+    if (!db->in_txn) {
+        if (job_start(db, me, "csv_commit", &job_run, err))
+            return LEDGER_ERR;
+        job = &job_run;
+        if (ledger_begin(db, 0, err))
+            goto out;
+    }
     v = calloc(n, sizeof *v);
     refund = calloc(n, 1);
     if (v == NULL || refund == NULL)
@@ -352,41 +440,30 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
     }
     for (i = 0; i < n; i++)
         skipped += dups[i] != 0;
-    /* A file with nothing new makes no import: nothing is written and the
-     * answer says so with import_id null (200, as a statement file with
-     * nothing new is). */
     if ((size_t)skipped == n) {
-        *out = cJSON_CreateObject();
-        cJSON_AddNullToObject(*out, "import_id");
-        cJSON_AddNumberToObject(*out, "imported", 0);
-        cJSON_AddNumberToObject(*out, "skipped_duplicates", (double)skipped);
-        cJSON_AddArrayToObject(*out, "transaction_ids");
+        if (job && ledger_commit(db, err))
+            goto out;
+        *out = nothing_new(skipped);
         rc = LEDGER_OK;
         goto out;
     }
-    if (csv_tag(db, me, &tag, err) || db_step_once(db, SQL_PENDING_CLEAR, "csv import", err)
+    if (job && (ledger_commit(db, err) || ledger_begin(db, 1, err)))
+        goto out;
+    if (csv_tag(db, me, &tag, &tag_made, err)
         || db_exec(db, err, "csv import", SQL_IMPORT_BATCH, DB_INT(me)))
         goto out;
     batch = sqlite3_last_insert_rowid(db->sql);
-    if (stage_rows(db, v, dups, n, err))
-        goto out;
     if ((new_ids = calloc(n, sizeof *new_ids)) == NULL)
         goto oom;
-    if (db_step_once(db, SQL_BULK_BEGIN, "csv import", err))
+    if (write_chunks(db, me, v, dups, n, batch, tag, tag_made, job, new_ids, &imported, err)
+        || (refunds && resolve_refunds(db, me, v, refund, dups, new_ids, n, err))
+        || db_exec(db, err, "csv import", SQL_IMPORT_COUNT, DB_INT(imported), DB_INT(batch))
+        || job_done(db, job, err)
+        || (job && ledger_commit(db, err)))
         goto out;
-    bulk = 1;
-    if (write_rows(db, me, batch, n - (size_t)skipped, new_ids, n, &imported, err)
-        || db_step_once(db, SQL_BULK_END, "csv import", err))
-        goto out;
-    bulk = 0;
     ids = cJSON_CreateArray();
     for (i = 0; i < imported; i++)
         cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)new_ids[i]));
-    if (add_new_rows(db, new_ids, imported, batch, tag, err)
-        || (refunds && resolve_refunds(db, me, v, refund, dups, new_ids, n, err))
-        || db_exec(db, err, "csv import", SQL_IMPORT_COUNT, DB_INT(imported), DB_INT(batch))
-        || db_step_once(db, SQL_PENDING_CLEAR, "csv import", err))
-        goto out;
     *out = cJSON_CreateObject();
     cJSON_AddNumberToObject(*out, "import_id", (double)batch);
     cJSON_AddNumberToObject(*out, "imported", (double)imported);
@@ -395,13 +472,8 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
     ids = NULL;
     rc = LEDGER_OK;
 out:
-    /* The caller rolls a failed commit back; should it not, the summary
-     * insert triggers must not be left off. */
-    if (bulk) {
-        ledger_error ignored;
-
-        db_step_once(db, SQL_BULK_END, "csv import", &ignored);
-    }
+    if (job)
+        job_end(db, job);
     cJSON_Delete(ids);
     for (i = 0; v && i < n; i++)
         free((char *)v[i].category);  /* each a copy of cat, or NULL */

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "db.h"
+#include "job.h"
 #include "merchant_clean.h"
 
 int db_exec_script(ledger_db *db, const char *sql, ledger_error *err)
@@ -33,6 +34,7 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
     if (db == NULL)
         return ledger_error_set(err, 500, "internal", NULL, "out of memory");
     memcpy(db->home_currency, "AUD", 4);
+    db->job_fd = -1;
     if (sqlite3_open_v2(path, &db->sql, flags, NULL) != SQLITE_OK) {
         ledger_error_set(err, 500, "internal", NULL, "cannot open database %s: %s",
                          path, db->sql ? sqlite3_errmsg(db->sql) : "out of memory");
@@ -117,6 +119,7 @@ void ledger_close(ledger_db *db)
     db_stmt_cache_free(db->cache);
     merchant_cleaner_free(db->cleaner);
     merchant_renames_forget(db);
+    job_close(db);
     sqlite3_close(db->sql);
     free(db);
 }

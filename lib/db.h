@@ -25,6 +25,8 @@ struct ledger_db {
     int txn_write;        /* it is a write transaction (ledger_commit moves the data version) */
     sqlite3_int64 changes_at_begin; /* sqlite3_total_changes64 when it began */
     int bind_failed;      /* a text bind failed in it (db_bind_text) */
+    int job_fd;           /* <database>-jobs, its jobs' locks (job.c); -1 until opened */
+    int64_t job_id;       /* the job this connection is running, 0 for none (job.c) */
     int has_file;         /* the file opened, as stat saw it (ledger_db_current) */
     dev_t file_dev;
     ino_t file_ino;
@@ -104,6 +106,8 @@ typedef int db_row_fn(void *ctx, sqlite3_stmt *st);
 int db_each_args(ledger_db *db, ledger_error *err, const char *what, const char *sql,
                  const struct db_arg *args, int n, db_row_fn *row, void *ctx);
 #define db_exec(db, err, what, ...) db_exec_args(db, err, what, DB_ARGV_SQL(__VA_ARGS__))
+#define db_each(db, err, what, row, ctx, ...) \
+    db_each_args(db, err, what, DB_ARGV_SQL(__VA_ARGS__), row, ctx)
 /* *out is the first column of sql's first row as an integer, or dflt when
  * it gives no row. */
 int db_int_args(ledger_db *db, ledger_error *err, const char *what, int64_t *out, int64_t dflt,

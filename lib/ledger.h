@@ -463,8 +463,22 @@ int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
                        const cJSON *body, const struct ledger_params *params, cJSON **out,
                        ledger_error *err);
 /* Commit {rows, allow_duplicates=false}: all or nothing -> {import_id,
- * imported, skipped_duplicates, transaction_ids}. */
+ * imported, skipped_duplicates, transaction_ids}.  Called in a transaction
+ * (ledger_begin), it writes in that one.  Called in none, it runs as a job
+ * (lib/job.c): in transactions of its own, JOB_CHUNK_ROWS rows each, so it
+ * never holds the write lock for long, with the caller's other requests
+ * refused until it ends (ledger_job_check). */
 int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out, ledger_error *err);
+
+/* ---- jobs --------------------------------------------------------------------------
+ * In a request's transaction: 409 job_running while a job of me's is being
+ * written; *dead the id of one whose process died (0 for none), which the
+ * caller undoes with ledger_job_recover, in no transaction, before it
+ * begins again.  */
+int ledger_job_check(ledger_db *db, int64_t me, int64_t *dead, ledger_error *err);
+int ledger_job_recover(ledger_db *db, int64_t job, ledger_error *err);
+/* Fills err with the 409 job_running and returns LEDGER_ERR. */
+int ledger_job_busy(ledger_error *err);
 
 /* ---- reconciliation ----------------------------------------------------------------- */
 /* GET /api/reconcile: {pending: [{transaction, candidates}], unmatched, total}. */

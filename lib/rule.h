@@ -82,11 +82,19 @@ struct changed {
     int64_t *ids;
     size_t n, cap;
 };
+/* Adds the id in st's first column to the struct changed ctx (a
+ * db_row_fn: gathers a statement's ids). */
+int rule_ids_add(void *ctx, sqlite3_stmt *st);
 /* How many distinct rows c holds (c is sorted by it). */
 int64_t rule_changed_count(struct changed *c);
 /* Puts the matched rows ids[0..n) (a run of them in id order) into
  * temp.rule_ids for the snapshot and the actions. */
 int rule_chunk_fill(ledger_db *db, const int64_t *ids, size_t n, ledger_error *err);
+/* The same for rows that are no range of the matches (a job's chunk,
+ * whose shared rows come last; a revert's), one by one. */
+int rule_chunk_fill_list(ledger_db *db, const int64_t *ids, size_t n, ledger_error *err);
+/* Marks run_id reverted (its rows put back). */
+int rule_run_reverted(ledger_db *db, int64_t run_id, ledger_error *err);
 /* Snapshots every row of temp.rule_ids into run_id's rule_run_rows (as a
  * rule run does before it acts; suggest_apply.c's runs too). */
 int rule_run_snapshot(ledger_db *db, int64_t run_id, ledger_error *err);

@@ -18,6 +18,7 @@
 static const char SQL_CHUNK_CLEAR[] = "DELETE FROM temp.rule_ids";
 static const char SQL_CHUNK_FILL[] =
     "INSERT INTO temp.rule_ids SELECT id FROM temp.rule_matches WHERE id BETWEEN ?1 AND ?2";
+static const char SQL_CHUNK_ONE[] = "INSERT INTO temp.rule_ids (id) VALUES (?)";
 /* Only rows whose value differs are written, so the triggers behind them
  * run for real changes only, and each action returns the ids it changed:
  * a run's `transactions` is how many distinct rows that is.  An override
@@ -137,8 +138,7 @@ fail:
     return LEDGER_ERR;
 }
 
-/* Adds the id in st's first column to the changed set ctx (db_row_fn). */
-static int changed_add(void *ctx, sqlite3_stmt *st)
+int rule_ids_add(void *ctx, sqlite3_stmt *st)
 {
     struct changed *c = ctx;
 
@@ -171,7 +171,8 @@ int64_t rule_changed_count(struct changed *c)
 static int exec_action(ledger_db *db, struct changed *changed, ledger_error *err, const char *sql,
                        const struct db_arg *args, int n)
 {
-    return db_each_args(db, err, "rule action", sql, args, n, changed ? changed_add : NULL, changed);
+    return db_each_args(db, err, "rule action", sql, args, n, changed ? rule_ids_add : NULL,
+                        changed);
 }
 
 int rule_chunk_fill(ledger_db *db, const int64_t *ids, size_t n, ledger_error *err)
@@ -181,6 +182,18 @@ int rule_chunk_fill(ledger_db *db, const int64_t *ids, size_t n, ledger_error *e
     if (n == 0)
         return LEDGER_OK;
     return db_exec(db, err, "rule run", SQL_CHUNK_FILL, DB_INT(ids[0]), DB_INT(ids[n - 1]));
+}
+
+int rule_chunk_fill_list(ledger_db *db, const int64_t *ids, size_t n, ledger_error *err)
+{
+    size_t i;
+
+    if (db_exec(db, err, "rule action", SQL_CHUNK_CLEAR))
+        return LEDGER_ERR;
+    for (i = 0; i < n; i++)
+        if (db_exec(db, err, "rule run", SQL_CHUNK_ONE, DB_INT(ids[i])))
+            return LEDGER_ERR;
+    return LEDGER_OK;
 }
 
 int rule_act(ledger_db *db, int64_t me, const struct prepared *p, const int64_t *ids, size_t n,

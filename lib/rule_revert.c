@@ -12,6 +12,7 @@
 #include "json_out.h"
 #include "txn.h"
 #include "rule.h"
+#include "job.h"
 
 #define RUN_COLUMNS \
     "SELECT id, rule_id, rule_name, source, matches, transactions, created_at, reverted_at," \
@@ -129,7 +130,71 @@ static int later_change(ledger_db *db, int64_t run_id, ledger_error *err)
                             " run: undo that reconciliation first", (long long)later, (long long)row);
 }
 
-int ledger_rule_revert(ledger_db *db, int64_t me, int64_t run_id, cJSON **out, ledger_error *err)
+/* A job's revert (job.c): the rows its run changed, in their order, the
+ * rows nobody else sees first (*own of them), then those shared with
+ * someone by a split or a trip, now or in their snapshot (which the
+ * revert brings back), which the last transaction puts back all at once.
+ * Tags, a payment method and the overrides of a row nobody shares are its
+ * owner's alone. */
+static const char SQL_REVERT_ROWS[] =
+    "SELECT rr.transaction_id,"
+    "       t.has_split OR t.override_trip_id IS NOT NULL"
+    "       OR json_extract(rr.snapshot, '$.override_trip_id') IS NOT NULL"
+    "       OR json_array_length(rr.snapshot, '$.splits') > 0"
+    "  FROM rule_run_rows rr JOIN transactions t ON t.id = rr.transaction_id"
+    " WHERE rr.run_id = ?1 AND rr.changed"
+    " ORDER BY 2, 1";
+
+struct revert_rows {
+    struct changed ids;
+    size_t own;
+};
+
+static int revert_row(void *ctx, sqlite3_stmt *st)
+{
+    struct revert_rows *r = ctx;
+
+    r->own += sqlite3_column_int(st, 1) == 0;
+    return rule_ids_add(&r->ids, st);
+}
+
+/* Puts run_id's rows back as a job, from the read transaction its checks
+ * ran in: each chunk of the rows nobody else sees committed, the shared
+ * ones in the last transaction, which the caller ends. */
+static int revert_job(ledger_db *db, int64_t run_id, struct job *job, ledger_error *err)
+{
+    struct revert_rows rows = { { NULL, 0, 0 }, 0 };
+    const int64_t *ids;
+    size_t n, own, off, m;
+    int rc = LEDGER_ERR;
+
+    if (db_each(db, err, "revert", revert_row, &rows, SQL_REVERT_ROWS, DB_INT(run_id)))
+        goto out;
+    ids = rows.ids.ids;
+    n = rows.ids.n;
+    own = rows.own;
+    if (ledger_commit(db, err) || ledger_begin(db, 1, err)
+        || job_note(db, job, run_id, 0, 0, 0, err))
+        goto out;
+    for (off = 0; off < own; off += m) {
+        m = own - off < JOB_CHUNK_ROWS ? own - off : JOB_CHUNK_ROWS;
+        if (rule_chunk_fill_list(db, ids + off, m, err) || run_restore(db, run_id, 1, err)
+            || job_yield(db, job, off + m >= own, err))
+            goto out;
+    }
+    if (n > own
+        && (rule_chunk_fill_list(db, ids + own, n - own, err) || run_restore(db, run_id, 1, err)))
+        goto out;
+    rc = LEDGER_OK;
+out:
+    free(rows.ids.ids);
+    return rc;
+}
+
+/* job: NULL in the caller's transaction; else a job begun by the caller,
+ * this in its read transaction. */
+static int revert(ledger_db *db, int64_t me, int64_t run_id, struct job *job, cJSON **out,
+                  ledger_error *err)
 {
     cJSON *run = NULL;
     int reverted = 0;
@@ -143,8 +208,57 @@ int ledger_rule_revert(ledger_db *db, int64_t me, int64_t run_id, cJSON **out, l
         return LEDGER_ERR;
     /* Every row the run matched goes back to its pre-run state, in a few
      * set-wide statements rather than a round per row. */
-    if (run_restore(db, run_id, err)
-        || db_exec(db, err, "revert", SQL_RUN_REVERTED, DB_INT(run_id)))
+    if ((job ? revert_job(db, run_id, job, err) : run_restore(db, run_id, 0, err))
+        || rule_run_reverted(db, run_id, err))
         return LEDGER_ERR;
     return rule_run_get(db, me, run_id, out, NULL, err);
+}
+
+int rule_run_reverted(ledger_db *db, int64_t run_id, ledger_error *err)
+{
+    return db_exec(db, err, "revert", SQL_RUN_REVERTED, DB_INT(run_id));
+}
+
+/* Outside a transaction, a job (job.c), as a rule apply is.  A job killed
+ * once it began writing is finished by its owner's next request rather
+ * than undone: its snapshots say what each row goes back to, and the rows
+ * it put back already are put back again as they are. */
+int ledger_rule_revert(ledger_db *db, int64_t me, int64_t run_id, cJSON **out, ledger_error *err)
+{
+    struct job job;
+    int rc;
+
+    if (db->in_txn)
+        return revert(db, me, run_id, NULL, out, err);
+    if (job_start(db, me, "rule_revert", &job, err))
+        return LEDGER_ERR;
+    rc = ledger_begin(db, 0, err) || revert(db, me, run_id, &job, out, err)
+         || job_done(db, &job, err) || ledger_commit(db, err);
+    if (rc) {
+        cJSON_Delete(*out);
+        *out = NULL;
+    }
+    job_end(db, &job);
+    /* A revert that failed once it had begun writing was finished by
+     * job_end (or is left to its owner's next request): the answer is
+     * then the run reverted, not the failure, which wrote more than
+     * nothing. */
+    if (rc && job.noted) {
+        ledger_error again;
+        int64_t dead = 0;
+        int reverted = 0;
+        cJSON *run = NULL;
+
+        if (ledger_begin(db, 0, &again) == LEDGER_OK) {
+            if (rule_run_get(db, me, run_id, &run, &reverted, &again) == LEDGER_OK && reverted
+                && ledger_job_check(db, me, &dead, &again) == LEDGER_OK && dead == 0) {
+                *out = run;
+                run = NULL;
+                rc = 0;
+            }
+            cJSON_Delete(run);
+            ledger_rollback(db);
+        }
+    }
+    return rc ? LEDGER_ERR : LEDGER_OK;
 }

@@ -18,6 +18,7 @@
 #include "share.h"
 #include "txn.h"
 #include "rule.h"
+#include "job.h"
 
 static const char SQL_RULE_AUTO[] =
     RULE_COLUMNS " WHERE owner_id = ? AND enabled AND NOT manual_only ORDER BY id";
@@ -40,6 +41,15 @@ static const char SQL_RUNS_ROWS[] =
     "SELECT COUNT(DISTINCT transaction_id), COUNT(DISTINCT CASE WHEN changed THEN transaction_id END)"
     "  FROM rule_run_rows WHERE run_id IN (SELECT value FROM json_each(?1))";
 static const char SQL_IDS_READ[] = "SELECT id FROM temp.rule_matches ORDER BY id";
+/* A job's order (job.c): the rows nobody else sees first, then those
+ * shared with someone by a split or a trip, which its last transaction
+ * changes, all of them at once. */
+static const char SQL_IDS_READ_SHARED_LAST[] =
+    "SELECT m.id FROM temp.rule_matches m JOIN transactions t ON t.id = m.id"
+    " ORDER BY t.has_split OR t.override_trip_id IS NOT NULL, m.id";
+static const char SQL_IDS_SHARED[] =
+    "SELECT count(*) FROM temp.rule_matches m JOIN transactions t ON t.id = m.id"
+    " WHERE t.has_split OR t.override_trip_id IS NOT NULL";
 /* Every matched row is recorded, changed or not, so apply-all knows the
  * rule has seen it; those the actions left as they were are marked (see
  * mark_unchanged), so a revert does not put them back over later edits.
@@ -65,13 +75,13 @@ static const char SQL_RUN_UNCHANGED[] =
  * ignored; apply-all leaves out rows a still-applied run of the rule has
  * seen. */
 static int match_ids(ledger_db *db, int64_t me, const struct prepared *p, const char *selection,
-                     int skip_seen, int64_t **ids, size_t *n, ledger_error *err)
+                     int skip_seen, int shared_last, int64_t **ids, size_t *n, ledger_error *err)
 {
     struct sqlbuf b = { NULL, 0, 0 };
+    struct changed read = { NULL, 0, 0 };
     cJSON *binds = cJSON_CreateArray();
-    sqlite3_stmt *st = NULL, *rd;
-    size_t cap = 0;
-    int rc = LEDGER_ERR, step;
+    sqlite3_stmt *st = NULL;
+    int rc = LEDGER_ERR;
 
     *ids = NULL;
     *n = 0;
@@ -117,31 +127,19 @@ static int match_ids(ledger_db *db, int64_t me, const struct prepared *p, const 
     /* Read back from the table (in id order, its key) rather than by
      * RETURNING, which would keep a second copy of every id until the
      * insert ends, then need sorting. */
-    if ((rd = db_stmt(db, SQL_IDS_READ, err)) == NULL)
+    if (db_each_args(db, err, "rule match", shared_last ? SQL_IDS_READ_SHARED_LAST : SQL_IDS_READ,
+                     NULL, 0, rule_ids_add, &read))
         goto out;
-    while ((step = sqlite3_step(rd)) == SQLITE_ROW) {
-        if (*n == cap) {
-            void *nv = realloc(*ids, (cap = cap ? 2 * cap : 256) * sizeof **ids);
-
-            if (nv == NULL)
-                break;
-            *ids = nv;
-        }
-        (*ids)[(*n)++] = sqlite3_column_int64(rd, 0);
-    }
-    db_stmt_done(rd);
-    if (step == SQLITE_ROW)
-        goto oom;
-    if (step != SQLITE_DONE) {
-        db_error(db, err, "rule match");
-        goto out;
-    }
+    *ids = read.ids;
+    *n = read.n;
+    read.ids = NULL;
     rc = LEDGER_OK;
     goto out;
 oom:
     ledger_error_oom(err);
 out:
     sqlite3_finalize(st);
+    free(read.ids);
     if (rc) {
         free(*ids);
         *ids = NULL;
@@ -187,22 +185,39 @@ static int mark_unchanged(ledger_db *db, int64_t run_id, const int64_t *ids, siz
 
 /* Applies p to the rows ids[0..n) (they matched): one run record with a
  * snapshot of every matched row; transactions counts those the actions
- * changed. */
+ * changed.  A job (job.c) commits each chunk of the rows nobody else sees,
+ * and changes the shared ones (last in ids, SQL_IDS_READ_SHARED_LAST) in
+ * its last transaction, with the run's record finished. */
 static int run_rule(ledger_db *db, int64_t me, const struct prepared *p, const int64_t *ids,
-                    size_t n, const char *source, cJSON **out, ledger_error *err)
+                    size_t n, const char *source, struct job *job, cJSON **out,
+                    ledger_error *err)
 {
     struct changed c = { NULL, 0, 0 };
-    int64_t run_id, changed;
-    size_t off, m;
+    int64_t run_id, changed, shared = 0;
+    size_t off, m, own;
     int rc = LEDGER_ERR;
 
     if (db_exec(db, err, "run", SQL_RUN_INSERT, DB_INT(me), DB_INT(p->id), DB_TEXT(p->name),
                 DB_TEXT(source), DB_INT(n)))
         return LEDGER_ERR;
     run_id = sqlite3_last_insert_rowid(db->sql);
-    for (off = 0; off < n; off += m) {
-        m = n - off < RUN_CHUNK ? n - off : RUN_CHUNK;
-        if (rule_chunk_fill(db, ids + off, m, err)
+    if (job && (job_note(db, job, run_id, 0, 0, 0, err)
+                || db_int(db, err, "run", &shared, 0, SQL_IDS_SHARED)))
+        return LEDGER_ERR;
+    /* A job: each chunk of the rows nobody else sees committed, then the
+     * shared ones (none, often) in its last transaction. */
+    own = n - (size_t)shared;
+    for (off = 0; job && off < own; off += m) {
+        m = own - off < JOB_CHUNK_ROWS ? own - off : JOB_CHUNK_ROWS;
+        if (rule_chunk_fill_list(db, ids + off, m, err)
+            || db_exec(db, err, "rule action", SQL_RUN_SNAPSHOT, DB_INT(run_id))
+            || rule_act(db, me, p, ids + off, m, &c, err)
+            || job_yield(db, job, off + m >= own, err))
+            goto out;
+    }
+    for (off = job ? own : 0; off < n; off += m) {
+        m = job ? n - off : n - off < RUN_CHUNK ? n - off : RUN_CHUNK;
+        if ((job ? rule_chunk_fill_list : rule_chunk_fill)(db, ids + off, m, err)
             || db_exec(db, err, "rule action", SQL_RUN_SNAPSHOT, DB_INT(run_id))
             || rule_act(db, me, p, ids + off, m, &c, err))
             goto out;
@@ -255,12 +270,12 @@ static int apply_auto(ledger_db *db, int64_t me, const cJSON *rule, cJSON *runs,
         cJSON_Delete(copy);
         return skip_rule(skipped, rule, err);
     }
-    if (match_ids(db, me, &p, NULL, 1, &ids, &n, err) || run_size(n, 409, err)) {
+    if (match_ids(db, me, &p, NULL, 1, 0, &ids, &n, err) || run_size(n, 409, err)) {
         free(ids);
         rule_prepared_free(&p);
         return skip_rule(skipped, rule, err);
     }
-    rc = n ? run_rule(db, me, &p, ids, n, "conditions", &run, err) : LEDGER_OK;
+    rc = n ? run_rule(db, me, &p, ids, n, "conditions", NULL, &run, err) : LEDGER_OK;
     free(ids);
     rule_prepared_free(&p);
     if (rc || run == NULL)
@@ -413,8 +428,10 @@ out:
     return rc;
 }
 
+/* A job (job != NULL) is begun by its caller, whose read transaction this
+ * runs in until the rows are matched; then it writes in its own. */
 static int rule_one(ledger_db *db, int64_t me, int64_t rule_id, const cJSON *body,
-                    enum rule_mode mode, cJSON **out, ledger_error *err)
+                    enum rule_mode mode, struct job *job, cJSON **out, ledger_error *err)
 {
     struct prepared p;
     cJSON *rule = NULL, *sel = NULL;
@@ -448,7 +465,8 @@ static int rule_one(ledger_db *db, int64_t me, int64_t rule_id, const cJSON *bod
     if (rule_prepare(db, me, rule, &p, err))
         goto out;
     rule = NULL;  /* p owns it now */
-    if (match_ids(db, me, &p, sel_text, 0, &ids, &n, err))
+    if (match_ids(db, me, &p, sel_text, 0, job != NULL, &ids, &n, err)
+        || (job && (ledger_commit(db, err) || ledger_begin(db, 1, err))))
         goto done;
     /* Rules act on rows the caller owns: a selection naming a row only
      * shared with them is refused. */
@@ -464,7 +482,8 @@ static int rule_one(ledger_db *db, int64_t me, int64_t rule_id, const cJSON *bod
          * holds: taken off, so a preview moves no data version. */
         db->changes_at_begin += sqlite3_total_changes64(db->sql) - changes;
     } else if (run_size(n, 400, err) == LEDGER_OK)
-        rc = run_rule(db, me, &p, ids, n, mode == MODE_SELECTION ? "selection" : "conditions", out, err);
+        rc = run_rule(db, me, &p, ids, n, mode == MODE_SELECTION ? "selection" : "conditions", job,
+                      out, err);
 done:
     rule_prepared_free(&p);
 out:
@@ -475,18 +494,35 @@ out:
     return rc;
 }
 
+/* Outside a transaction, a job (job.c): the rule is read and its rows
+ * matched in a read transaction, which holds no lock, and the rows written
+ * JOB_CHUNK_ROWS at a time. */
 int ledger_rule_apply(ledger_db *db, int64_t me, int64_t rule_id, cJSON **out, ledger_error *err)
 {
-    return rule_one(db, me, rule_id, NULL, MODE_APPLY, out, err);
+    struct job job;
+    int rc;
+
+    if (db->in_txn)
+        return rule_one(db, me, rule_id, NULL, MODE_APPLY, NULL, out, err);
+    if (job_start(db, me, "rule_apply", &job, err))
+        return LEDGER_ERR;
+    rc = ledger_begin(db, 0, err) || rule_one(db, me, rule_id, NULL, MODE_APPLY, &job, out, err)
+         || job_done(db, &job, err) || ledger_commit(db, err);
+    if (rc) {
+        cJSON_Delete(*out);
+        *out = NULL;
+    }
+    job_end(db, &job);
+    return rc ? LEDGER_ERR : LEDGER_OK;
 }
 
 int ledger_rule_run_selection(ledger_db *db, int64_t me, int64_t rule_id, const cJSON *body,
                               cJSON **out, ledger_error *err)
 {
-    return rule_one(db, me, rule_id, body, MODE_SELECTION, out, err);
+    return rule_one(db, me, rule_id, body, MODE_SELECTION, NULL, out, err);
 }
 
 int ledger_rule_preview(ledger_db *db, int64_t me, int64_t rule_id, cJSON **out, ledger_error *err)
 {
-    return rule_one(db, me, rule_id, NULL, MODE_PREVIEW, out, err);
+    return rule_one(db, me, rule_id, NULL, MODE_PREVIEW, NULL, out, err);
 }

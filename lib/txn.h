@@ -186,8 +186,9 @@ int tag_find_or_create(ledger_db *db, int64_t user_id, const char *name, int64_t
  * are left out. */
 int row_snapshot(ledger_db *db, int64_t id, char **out, ledger_error *err);
 int row_restore(ledger_db *db, int64_t id, const char *snapshot, ledger_error *err);
-/* row_restore for every row of a rule run at once. */
-int run_restore(ledger_db *db, int64_t run_id, ledger_error *err);
+/* row_restore for every row of a rule run at once, or (chunk) for those
+ * of them in temp.rule_ids. */
+int run_restore(ledger_db *db, int64_t run_id, int chunk, ledger_error *err);
 /* Undoes every match into the rows of statement statement_id (reconcile.c),
  * before the statement is deleted. */
 int reconcile_release_statement(ledger_db *db, int64_t statement_id, ledger_error *err);

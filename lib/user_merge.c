@@ -162,6 +162,7 @@ static const struct merge_step {
 
 /* Anything still naming from.  Deleting the user would cascade it away
  * silently, so a table this file forgot stops the merge instead. */
+static const char SQL_JOBS[] = "SELECT count(*) FROM jobs WHERE owner_id IN (?1, ?2)";
 static const char SQL_LEFTOVERS[] =
     "SELECT 'statements' WHERE EXISTS (SELECT 1 FROM statements WHERE owner_id = ?1)"
     " UNION ALL SELECT 'transactions' WHERE EXISTS (SELECT 1 FROM transactions WHERE owner_id = ?1)"
@@ -537,14 +538,26 @@ int ledger_user_merge(ledger_db *db, int64_t from, int64_t into, cJSON **out, le
     struct merge m = { .db = db, .from = from, .into = into };
     struct profile from_profile = { { NULL } }, into_profile = { { NULL } };
     cJSON *report = NULL;
+    int64_t jobs;
     int rc = LEDGER_ERR;
 
     if (from == into) {
         error_field(err, "into", "a user cannot be merged into itself");
         goto out;
     }
-    if (user_profile(db, from, &from_profile, err) || user_profile(db, into, &into_profile, err)
-        || load_tag_pairs(&m, err) || find_conflicts(&m, err))
+    if (user_profile(db, from, &from_profile, err) || user_profile(db, into, &into_profile, err))
+        goto out;
+    /* A job of either's (job.c) is writing their rows in transactions of
+     * its own: moving them under it would split what it undoes or ends. */
+    if (db_int(db, err, "merge", &jobs, 0, SQL_JOBS, DB_INT(from), DB_INT(into)))
+        goto out;
+    if (jobs) {
+        ledger_error_set(err, 409, "merge_conflict", NULL,
+                         "a CSV commit or rule run of one of the two is being written:"
+                         " merge once it has ended");
+        goto out;
+    }
+    if (load_tag_pairs(&m, err) || find_conflicts(&m, err))
         goto out;
     if (m.nconflicts) {
         ledger_error_set(err, 409, "merge_conflict", NULL, "%d conflict%s: %s%s", m.nconflicts,

@@ -1,0 +1,378 @@
+/*
+ * Jobs (lib/job.c) under failure.  A CSV commit, a rule apply and a
+ * revert run as jobs when called outside a transaction: chunks of their
+ * own transactions, committed as they go.  Each is failed at points spread
+ * over its run (SQLite interrupted at the k-th progress call):
+ *   - once, a passing failure: the job's own end undoes it (a revert that
+ *     had begun writing is finished instead, and answers as if whole);
+ *   - from then on, until its caller returns: its end fails too, and the
+ *     job is left, dead, for its owner's next request, which recovers it
+ *     (ledger_job_check, ledger_job_recover), as a killed job is.
+ * After each: no job is left, the summaries equal a recount, and the
+ * ledger is as it was before the job or as the whole job leaves it (a
+ * commit and an apply that answered an error: as before).
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "sqltest.h"
+#include "fields.h"
+
+#define ROWS 1200       /* three chunks of JOB_CHUNK_ROWS, the last short */
+/* Failure points per job and mode; valgrind (make check-valgrind) is some
+ * fifty times slower. */
+#define POINTS 12
+#define POINTS_VALGRIND 3
+#define PROGRESS_OPS 200
+
+struct fault {
+    long calls;         /* progress calls so far */
+    long k;             /* the one that fails (0: none) */
+    int lasting;        /* every call from k on fails */
+};
+
+static int progress(void *arg)
+{
+    struct fault *f = arg;
+
+    f->calls++;
+    return f->k && (f->calls == f->k || (f->lasting && f->calls > f->k));
+}
+
+static char dir[] = "/tmp/ledger-job-faults-XXXXXX";
+static char tpl[64], work[64];
+
+static int copy_file(const char *from, const char *to)
+{
+    char buf[65536];
+    ssize_t n;
+    int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0600), rc = 0;
+
+    while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
+        if (write(out, buf, (size_t)n) != n)
+            rc = -1;
+    if (in < 0 || out < 0)
+        rc = -1;
+    if (in >= 0)
+        close(in);
+    if (out >= 0)
+        close(out);
+    return rc;
+}
+
+/* Removes the working copy and what SQLite and job.c keep beside it. */
+static void fresh(void)
+{
+    static const char *const tails[] = { "", "-wal", "-shm", "-jobs" };
+    char path[96];
+    size_t i;
+
+    for (i = 0; i < sizeof tails / sizeof tails[0]; i++) {
+        snprintf(path, sizeof path, "%s%s", work, tails[i]);
+        unlink(path);
+    }
+}
+
+/* The tables a job writes, but the times (created_at, reverted_at's). */
+static const char *const digest_sql[] = {
+    "SELECT id, owner_id, date, description, merchant, category, amount, import_id,"
+    " override_category, override_merchant_normalized, eff_category, eff_merchant, has_split"
+    " FROM transactions ORDER BY id",
+    "SELECT id, owner_id, row_count FROM csv_imports ORDER BY id",
+    "SELECT * FROM tags ORDER BY id",
+    "SELECT * FROM transaction_tags ORDER BY 1, 2",
+    "SELECT id, owner_id, rule_id, matches, transactions, reverted_at IS NULL FROM rule_runs ORDER BY id",
+    "SELECT * FROM rule_run_rows ORDER BY 1, 2",
+    "SELECT * FROM splits ORDER BY 1, 2",
+    /* A cell taken back to zero stays, as after any change undone. */
+    "SELECT * FROM spend_monthly WHERE cents <> 0 ORDER BY 1, 2, 3",
+    "SELECT * FROM visible_count WHERE n <> 0 ORDER BY 1, 2, 3, 4, 5, 6",
+    "SELECT * FROM jobs",
+};
+
+static uint64_t digest(ledger_db *db)
+{
+    uint64_t h = HASH_START;
+    size_t i;
+
+    for (i = 0; i < sizeof digest_sql / sizeof digest_sql[0]; i++) {
+        sqlite3_stmt *st;
+
+        if (sqlite3_prepare_v2(db->sql, digest_sql[i], -1, &st, NULL) != SQLITE_OK) {
+            printf("# digest: %s\n", sqlite3_errmsg(db->sql));
+            return 0;
+        }
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            int c;
+
+            for (c = 0; c < sqlite3_column_count(st); c++) {
+                const unsigned char *v = sqlite3_column_text(st, c);
+
+                h = hash_bytes(h, v ? (const char *)v : "\1", v ? (size_t)sqlite3_column_bytes(st, c) : 1);
+                h = hash_bytes(h, "\0", 1);
+            }
+        }
+        sqlite3_finalize(st);
+    }
+    return h;
+}
+
+/* Problems ledger_check finds (summaries against a recount), said. */
+static int drift(ledger_db *db)
+{
+    ledger_error err;
+    cJSON *doc = NULL, *p;
+    int n = 0;
+
+    if (ledger_begin(db, 0, &err) || ledger_check(db, &doc, &err)) {
+        ledger_rollback(db);
+        return -1;
+    }
+    ledger_rollback(db);
+    cJSON_ArrayForEach(p, json_get(doc, "problems")) {
+        if (n++ == 0)
+            printf("# %s: %s\n", json_get(p, "check")->valuestring, json_get(p, "detail")->valuestring);
+    }
+    cJSON_Delete(doc);
+    return n;
+}
+
+static int64_t alice(ledger_db *db)
+{
+    ledger_error err;
+    int64_t id = 0;
+
+    if (ledger_user_resolve(db, "alice", NULL, NULL, &id, &err))
+        printf("# alice: %s\n", err.message);
+    return id;
+}
+
+/* The body as a request's: text, read by the service's JSON reader
+ * (which keeps each number's literal, as money.c reads it). */
+static cJSON *csv_body(const char *what)
+{
+    size_t cap = (size_t)ROWS * 160 + 64, used;
+    char *text = malloc(cap);
+    cJSON *b = NULL;
+    ledger_error err;
+    int i;
+
+    if (text == NULL)
+        return NULL;
+    used = (size_t)snprintf(text, cap, "{\"allow_duplicates\": true, \"rows\": [");
+    for (i = 0; i < ROWS; i++)
+        /* Some refunds: resolved in the job's last transaction. */
+        used += (size_t)snprintf(text + used, cap - used,
+                                 "%s{\"date\": \"2025-%02d-%02d\", \"description\": \"%s %d\","
+                                 " \"amount\": %d.%02d%s}", i ? "," : "", 1 + i % 12, 1 + i % 28,
+                                 what, i, 1 + i % 300, i % 100,
+                                 i % 97 ? "" : i % 2 ? ", \"category\": \"refund\""
+                                                     : ", \"category\": \"groceries\"");
+    used += (size_t)snprintf(text + used, cap - used, "]}");
+    if (ledger_json_parse(text, used, &b, &err))
+        printf("# body: %s\n", err.message);
+    free(text);
+    return b;
+}
+
+enum kind { JOB_COMMIT, JOB_APPLY, JOB_REVERT };
+static const char *const kind_name[] = { "CSV commit", "rule apply", "revert" };
+
+struct setup {
+    int64_t me, rule, run;
+    cJSON *body;
+};
+
+/* Runs the job on the working copy, with f armed. */
+static int run_job(ledger_db *db, enum kind kind, const struct setup *s, struct fault *f,
+                   ledger_error *err)
+{
+    cJSON *out = NULL;
+    int rc;
+
+    sqlite3_progress_handler(db->sql, PROGRESS_OPS, progress, f);
+    switch (kind) {
+    case JOB_COMMIT:
+        rc = ledger_csv_commit(db, s->me, s->body, &out, err);
+        break;
+    case JOB_APPLY:
+        rc = ledger_rule_apply(db, s->me, s->rule, &out, err);
+        break;
+    default:
+        rc = ledger_rule_revert(db, s->me, s->run, &out, err);
+        break;
+    }
+    sqlite3_progress_handler(db->sql, 0, NULL, NULL);
+    if (rc == LEDGER_OK && out == NULL)
+        rc = ledger_error_set(err, 500, "internal", NULL, "no answer");
+    cJSON_Delete(out);
+    return rc;
+}
+
+/* The owner's next request, as fcgi/dispatch.c makes it: a dead job
+ * found in its transaction is recovered before it goes on. */
+static int next_request(ledger_db *db, int64_t me)
+{
+    ledger_error err;
+    int64_t dead = 0;
+
+    if (ledger_begin(db, 0, &err) || ledger_job_check(db, me, &dead, &err)) {
+        ledger_rollback(db);
+        printf("# next request: %d %s\n", err.status, err.message);
+        return -1;
+    }
+    ledger_rollback(db);
+    if (dead && ledger_job_recover(db, dead, &err)) {
+        printf("# recover: %d %s\n", err.status, err.message);
+        return -1;
+    }
+    return 0;
+}
+
+static void sweep(enum kind kind, const struct setup *s, int lasting)
+{
+    ledger_db *db = NULL;
+    ledger_error err;
+    struct fault f = { 0, 0, 0 };
+    uint64_t before, after;
+    long total, i, bad_state = 0, left = 0, drifted = 0, failed = 0, finished = 0;
+    long points = getenv("LEDGER_VALGRIND") ? POINTS_VALGRIND : POINTS;
+
+    /* Once undisturbed: the states either side, and its length. */
+    fresh();
+    if (copy_file(tpl, work) || ledger_open(work, &db, &err)) {
+        ok(0, "%s: open the copy", kind_name[kind]);
+        return;
+    }
+    before = digest(db);
+    if (run_job(db, kind, s, &f, &err)) {
+        ok(0, "%s: runs undisturbed: %d %s", kind_name[kind], err.status, err.message);
+        ledger_close(db);
+        return;
+    }
+    after = digest(db);
+    total = f.calls;
+    ledger_close(db);
+    for (i = 1; i <= points; i++) {
+        struct fault at = { 0, 1 + total * i / (points + 1), lasting };
+        uint64_t now;
+        int rc;
+
+        fresh();
+        if (copy_file(tpl, work) || ledger_open(work, &db, &err)) {
+            ok(0, "%s: open the copy", kind_name[kind]);
+            return;
+        }
+        rc = run_job(db, kind, s, &at, &err);
+        failed += rc != LEDGER_OK;
+        if (next_request(db, s->me))
+            left++;
+        left += sql_int(db, "SELECT count(*) FROM jobs");
+        now = digest(db);
+        /* An error answer: nothing written, but for a revert that had
+         * begun (finished by the next request).  A success: all of it. */
+        if (rc == LEDGER_OK ? now != after
+                            : !(now == before || (kind == JOB_REVERT && now == after))) {
+            if (bad_state++ == 0)
+                printf("# %s failing at %ld of %ld%s: rc %d (%s), the ledger is %s\n",
+                       kind_name[kind], at.k, total, lasting ? " on" : "", rc,
+                       rc ? err.message : "ok", now == after ? "as after" : now == before
+                       ? "as before" : "neither as before nor as after");
+        }
+        finished += now == after;
+        if (drift(db))
+            drifted++;
+        ledger_close(db);
+    }
+    ok(bad_state == 0 && left == 0 && drifted == 0,
+       "%s failing %s at %ld points of %ld: %ld answered an error, %ld ended as the whole job,"
+       " %ld as neither it nor nothing, %ld jobs left, %ld with summaries off",
+       kind_name[kind], lasting ? "from then on" : "once", points, total, failed, finished,
+       bad_state, left, drifted);
+}
+
+int main(void)
+{
+    ledger_db *db;
+    ledger_error err;
+    struct setup s = { 0, 0, 0, NULL };
+    cJSON *out = NULL, *rule;
+
+    if (mkdtemp(dir) == NULL)
+        return 1;
+    snprintf(tpl, sizeof tpl, "%s/tpl.db", dir);
+    snprintf(work, sizeof work, "%s/work.db", dir);
+    /* The template: alice, some rows of hers, a rule over all of them. */
+    if (ledger_open(tpl, &db, &err))
+        return 1;
+    s.me = alice(db);
+    s.body = csv_body("earlier");
+    if (ledger_csv_commit(db, s.me, s.body, &out, &err))
+        printf("# template rows: %s\n", err.message);
+    cJSON_Delete(out);
+    cJSON_Delete(s.body);
+    rule = cJSON_Parse("{\"name\": \"all\", \"conditions\": [{\"field\": \"amount\","
+                       " \"operator\": \"gte\", \"value\": 0}], \"actions\": [{\"type\":"
+                       " \"set_category\", \"category\": \"dining\"}]}");
+    if (ledger_begin(db, 1, &err) || ledger_rule_create(db, s.me, rule, &out, &err)
+        || ledger_commit(db, &err))
+        printf("# rule: %s\n", err.message);
+    s.rule = (int64_t)json_get(out, "id")->valuedouble;
+    cJSON_Delete(out);
+    cJSON_Delete(rule);
+    ledger_close(db);
+
+    s.body = csv_body("new");
+    sweep(JOB_COMMIT, &s, 0);
+    sweep(JOB_COMMIT, &s, 1);
+    sweep(JOB_APPLY, &s, 0);
+    sweep(JOB_APPLY, &s, 1);
+
+    /* For the revert: the rule applied, in the template. */
+    if (ledger_open(tpl, &db, &err) == LEDGER_OK) {
+        if (ledger_rule_apply(db, s.me, s.rule, &out, &err) == LEDGER_OK)
+            s.run = (int64_t)json_get(out, "run_id")->valuedouble;
+        else
+            printf("# apply: %s\n", err.message);
+        cJSON_Delete(out);
+        ledger_close(db);
+    }
+    sweep(JOB_REVERT, &s, 0);
+    sweep(JOB_REVERT, &s, 1);
+
+    /* A merge of a user whose job is under way (a row in jobs: another
+     * process's, as far as this one knows) is refused, nothing moved. */
+    fresh();
+    if (copy_file(tpl, work) == 0 && ledger_open(work, &db, &err) == LEDGER_OK) {
+        int64_t bob = 0;
+        int rc;
+        char sql[128];
+
+        if (ledger_user_resolve(db, "bob", NULL, NULL, &bob, &err))
+            printf("# bob: %s\n", err.message);
+        snprintf(sql, sizeof sql,
+                 "INSERT INTO jobs (id, owner_id, kind) VALUES (7, %lld, 'csv_commit')",
+                 (long long)s.me);
+        sql_exec(db, sql);
+        db->job_id = 7;  /* running here: alive to every check */
+        rc = ledger_begin(db, 1, &err) || ledger_user_merge(db, s.me, bob, &out, &err);
+        ledger_rollback(db);
+        ok(rc && err.status == 409 && strcmp(err.code, "merge_conflict") == 0,
+           "a merge of a user whose job runs is 409 merge_conflict (%d %s)", err.status, err.message);
+        is_int(sql_int(db, "SELECT count(*) FROM transactions t, users u"
+                           " WHERE t.owner_id = u.id AND u.subject = 'alice'"), ROWS,
+               "and moves none of the rows");
+        db->job_id = 0;
+        ledger_close(db);
+    }
+    cJSON_Delete(s.body);
+    fresh();
+    snprintf(work, sizeof work, "%s/tpl.db", dir);
+    fresh();
+    rmdir(dir);
+    return done_testing();
+}
