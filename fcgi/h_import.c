@@ -51,7 +51,8 @@ int h_csv_preview(struct request *r)
  * row was already there and no import was made (import_id null). */
 int h_csv_commit(struct request *r)
 {
-    int rc = ledger_csv_commit(r->db, r->user_id, r->json, &r->out, &r->err);
+    int rc = ledger_csv_commit_text(r->db, r->user_id, r->body ? r->body : "", r->body_len,
+                                    &r->out, &r->err);
 
     if (rc == 0)
         r->status = cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(r->out, "import_id")) ? 200 : 201;

@@ -14,7 +14,8 @@ int h_statements_list(struct request *r)
 int h_statements_create(struct request *r)
 {
     r->status = 201;
-    return ledger_statement_create(r->db, r->user_id, r->json, &r->out, &r->err);
+    return ledger_statement_create_text(r->db, r->user_id, r->body ? r->body : "", r->body_len,
+                                        &r->out, &r->err);
 }
 
 /* POST /api/statements/import */

@@ -17,6 +17,7 @@
  * at a time, each chunk its own transaction, and the last transaction ends
  * the job, so that another user's write waits for a chunk, not the file.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,7 @@
 #include "statement.h"
 #include "csv_import.h"
 #include "job.h"
+#include "json_in.h"
 
 #define COMMIT_ROWS_MAX 100000
 
@@ -127,14 +129,66 @@ static void bind_kept(sqlite3_stmt *st, int idx, const char *text)
         sqlite3_bind_null(st, idx);
 }
 
-/* Stages rows [from, to) of v that are not duplicates (dups[i] 0) in
+/* Reads row i of the request (o) into r and checks it: a 400 naming
+ * rows[i] when the commit cannot take it.  A category "refund" sets
+ * *refund instead: it is resolved once the file's rows are written, so
+ * that its merchant's rows in the file count (resolve_refunds). */
+static int read_row(ledger_db *db, int64_t me, const cJSON *o, size_t i, struct statement_row *r,
+                    char cat_buf[LEDGER_CATEGORY_MAX], char *refund, ledger_error *err)
+{
+    const char *cat;
+    int set, is_refund;
+
+    if (!cJSON_IsObject(o)) {
+        error_field(err, "", "each row must be an object");
+        goto bad;
+    }
+    if (field_date(o, "date", 1, &r->date, NULL, err)
+        || field_text(o, "description", 1, 0, CSV_DESCRIPTION_MAX, &r->description, NULL, err)
+        || field_money(o, "amount", 1, 0, &r->amount, &set, NULL, err)
+        || field_enum(o, "transaction_type", txn_types, 0, &r->type, NULL, err)
+        || field_text(o, "merchant", 0, 1, MERCHANT_MAX, &r->merchant, NULL, err)
+        || field_text(o, "notes", 0, 1, TXN_NOTES_MAX, &r->notes, NULL, err)
+        || field_text(o, "category", 0, 1, LEDGER_CATEGORY_TEXT_MAX, &cat, NULL, err)
+        || field_enum(o, "payment_method", txn_payment_methods, 1, &r->payment_method, NULL, err)
+        || field_currency(o, r->currency_code, &r->currency, err)
+        || field_money(o, "amount_aud", 0, 1, &r->amount_aud, &r->has_amount_aud, NULL, err)
+        || field_rate(o, &r->rate, err))
+        goto bad;
+    if (r->type == NULL)
+        r->type = "debit";
+    if (statement_row_finish(db, me, r, cat, cat_buf, &is_refund, err))
+        goto bad;
+    *refund = (char)is_refund;
+    return LEDGER_OK;
+bad:
+    error_in_item(err, "rows", i);
+    return LEDGER_ERR;
+}
+
+/* Row i of the commit's rows (one there is) read into r and checked
+ * (read_row).  Read from the request's text, it lives until the next is
+ * read (struct json_items). */
+static int source_row(ledger_db *db, int64_t me, struct json_items *src, size_t i,
+                      struct statement_row *r, char cat[LEDGER_CATEGORY_MAX], char *refund,
+                      ledger_error *err)
+{
+    const cJSON *o = json_item(src, i, err);
+
+    memset(r, 0, sizeof *r);
+    return o ? read_row(db, me, o, i, r, cat, refund, err) : LEDGER_ERR;
+}
+
+/* Stages rows [from, to) of src that are not duplicates (dups[i] 0) in
  * temp.csv_rows (made by ledger_open), in their order, after emptying it;
- * *staged is how many.  The texts are the request's and v's, alive past
- * each row's step: bound, not copied. */
-static int stage_rows(ledger_db *db, const struct statement_row *v, const int64_t *dups,
+ * *staged is how many.  Each row is read again (source_row) and staged
+ * before the next is read: its texts, bound and not copied, live that
+ * long. */
+static int stage_rows(ledger_db *db, int64_t me, struct json_items *src, const int64_t *dups,
                       size_t from, size_t to, size_t *staged, ledger_error *err)
 {
     sqlite3_stmt *st;
+    char cat[LEDGER_CATEGORY_MAX], refund;
     size_t i;
     int rc = SQLITE_DONE;
 
@@ -143,24 +197,28 @@ static int stage_rows(ledger_db *db, const struct statement_row *v, const int64_
         || (st = db_stmt(db, SQL_PENDING, err)) == NULL)
         return LEDGER_ERR;
     for (i = from; i < to && rc == SQLITE_DONE; i++) {
-        const struct statement_row *r = &v[i];
+        struct statement_row r;
 
         if (dups[i])
             continue;
-        bind_kept(st, 1, r->date);
-        bind_kept(st, 2, r->description);
-        bind_kept(st, 3, r->merchant);
-        bind_kept(st, 4, r->category);
-        bind_kept(st, 5, r->type);
-        sqlite3_bind_int64(st, 6, r->amount);
-        bind_kept(st, 7, r->currency ? r->currency : ledger_home_currency(db));
-        bind_kept(st, 8, r->payment_method);
-        if (r->has_amount_aud)
-            sqlite3_bind_int64(st, 9, r->amount_aud);
+        if (source_row(db, me, src, i, &r, cat, &refund, err)) {
+            db_stmt_done(st);
+            return LEDGER_ERR;
+        }
+        bind_kept(st, 1, r.date);
+        bind_kept(st, 2, r.description);
+        bind_kept(st, 3, r.merchant);
+        bind_kept(st, 4, r.category);
+        bind_kept(st, 5, r.type);
+        sqlite3_bind_int64(st, 6, r.amount);
+        bind_kept(st, 7, r.currency ? r.currency : ledger_home_currency(db));
+        bind_kept(st, 8, r.payment_method);
+        if (r.has_amount_aud)
+            sqlite3_bind_int64(st, 9, r.amount_aud);
         else
             sqlite3_bind_null(st, 9);
-        bind_kept(st, 10, r->rate);
-        bind_kept(st, 11, r->notes);
+        bind_kept(st, 10, r.rate);
+        bind_kept(st, 11, r.notes);
         rc = sqlite3_step(st);
         sqlite3_reset(st);
         (*staged)++;
@@ -226,58 +284,27 @@ static int write_rows(ledger_db *db, int64_t me, int64_t batch, size_t staged, i
  * count, and a refund at a merchant new to the ledger takes the category
  * its rows in the file have.  Run after the summaries are written, so that
  * their update triggers move the row's spend to its category.  ids[] are
- * the new rows' ids, in the order of the rows not skipped (dups[i] 0). */
-static int resolve_refunds(ledger_db *db, int64_t me, const struct statement_row *v,
+ * the new rows' ids, in the order of the rows not skipped (dups[i] 0);
+ * each refund row is read again for its merchant. */
+static int resolve_refunds(ledger_db *db, int64_t me, struct json_items *src,
                            const char *refund, const int64_t *dups, const int64_t *ids, size_t n,
                            ledger_error *err)
 {
+    char cat[LEDGER_CATEGORY_MAX], again;
     size_t i, k = 0;
 
     for (i = 0; i < n; i++) {
+        struct statement_row r;
+
         if (dups[i])
             continue;
         k++;
-        if (refund[i] && category_resolve_refund_row(db, me, ids[k - 1], v[i].merchant, err))
+        if (refund[i]
+            && (source_row(db, me, src, i, &r, cat, &again, err)
+                || category_resolve_refund_row(db, me, ids[k - 1], r.merchant, err)))
             return LEDGER_ERR;
     }
     return LEDGER_OK;
-}
-
-/* Reads row i of the request (o) into r and checks it: a 400 naming
- * rows[i] when the commit cannot take it.  A category "refund" sets
- * *refund instead: it is resolved once the file's rows are written, so
- * that its merchant's rows in the file count (resolve_refunds). */
-static int read_row(ledger_db *db, int64_t me, const cJSON *o, size_t i, struct statement_row *r,
-                    char cat_buf[LEDGER_CATEGORY_MAX], char *refund, ledger_error *err)
-{
-    const char *cat;
-    int set, is_refund;
-
-    if (!cJSON_IsObject(o)) {
-        error_field(err, "", "each row must be an object");
-        goto bad;
-    }
-    if (field_date(o, "date", 1, &r->date, NULL, err)
-        || field_text(o, "description", 1, 0, CSV_DESCRIPTION_MAX, &r->description, NULL, err)
-        || field_money(o, "amount", 1, 0, &r->amount, &set, NULL, err)
-        || field_enum(o, "transaction_type", txn_types, 0, &r->type, NULL, err)
-        || field_text(o, "merchant", 0, 1, MERCHANT_MAX, &r->merchant, NULL, err)
-        || field_text(o, "notes", 0, 1, TXN_NOTES_MAX, &r->notes, NULL, err)
-        || field_text(o, "category", 0, 1, LEDGER_CATEGORY_TEXT_MAX, &cat, NULL, err)
-        || field_enum(o, "payment_method", txn_payment_methods, 1, &r->payment_method, NULL, err)
-        || field_currency(o, r->currency_code, &r->currency, err)
-        || field_money(o, "amount_aud", 0, 1, &r->amount_aud, &r->has_amount_aud, NULL, err)
-        || field_rate(o, &r->rate, err))
-        goto bad;
-    if (r->type == NULL)
-        r->type = "debit";
-    if (statement_row_finish(db, me, r, cat, cat_buf, &is_refund, err))
-        goto bad;
-    *refund = (char)is_refund;
-    return LEDGER_OK;
-bad:
-    error_in_item(err, "rows", i);
-    return LEDGER_ERR;
 }
 
 /* Adds the n new rows (ids[], of batch) to the summaries, the search index
@@ -308,16 +335,15 @@ static int add_new_rows(ledger_db *db, const int64_t *ids, size_t n, int64_t bat
     return LEDGER_OK;
 }
 
-/* Writes the rows of v that are not duplicates as the caller's batch
+/* Writes the rows of src that are not duplicates as the caller's batch
  * (with its tag), JOB_CHUNK_ROWS at a time, each chunk added to the
  * summaries, the search index and the tag as it is written; their ids, in
  * order, in ids[], *written of them.  A job commits each chunk, noted
  * (job.c), and goes on in its last transaction, which the caller ends;
- * with none, the chunks are the caller's one transaction. */
-static int write_chunks(ledger_db *db, int64_t me, const struct statement_row *v,
-                        const int64_t *dups, size_t n, int64_t batch, int64_t tag,
-                        int64_t tag_made, struct job *job, int64_t *ids, size_t *written,
-                        ledger_error *err)
+ * with none, the rows are one chunk of the caller's one transaction. */
+static int write_chunks(ledger_db *db, int64_t me, struct json_items *src, const int64_t *dups,
+                        size_t n, int64_t batch, int64_t tag, int64_t tag_made, struct job *job,
+                        int64_t *ids, size_t *written, ledger_error *err)
 {
     size_t from, to, staged, got;
     int bulk = 0, rc = LEDGER_ERR;
@@ -327,7 +353,7 @@ static int write_chunks(ledger_db *db, int64_t me, const struct statement_row *v
         return LEDGER_ERR;
     for (from = 0; from < n; from = to) {
         to = job && n - from > JOB_CHUNK_ROWS ? from + JOB_CHUNK_ROWS : n;
-        if (stage_rows(db, v, dups, from, to, &staged, err))
+        if (stage_rows(db, me, src, dups, from, to, &staged, err))
             goto out;
         if (staged == 0) {
             if (to >= n && job_yield(db, job, 1, err))
@@ -373,29 +399,89 @@ static cJSON *nothing_new(int64_t skipped)
     return o;
 }
 
-int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out, ledger_error *err)
+/* The n new ids as the JSON array's text, one item: an item each would
+ * take some sixty bytes a row of memory, the text a few. */
+static cJSON *ids_item(const int64_t *ids, size_t n)
 {
-    const cJSON *rows, *o, *allow;
-    struct statement_row *v = NULL;
+    char *text = malloc(n * 21 + 3), *p = text;
+    cJSON *item = NULL;
+    size_t i;
+
+    if (text == NULL)
+        return NULL;
+    *p++ = '[';
+    for (i = 0; i < n; i++)
+        p += sprintf(p, i ? ",%lld" : "%lld", (long long)ids[i]);
+    strcpy(p, "]");
+    item = cJSON_CreateRaw(text);
+    free(text);
+    return item;
+}
+
+/* Copies of the texts the duplicate search reads, in blocks that never
+ * move, freed at once: a row read from the request's text lives only
+ * until the next (struct json_items). */
+struct key_texts {
+    struct key_block *last;
+};
+struct key_block {
+    struct key_block *prev;
+    size_t used, cap;
+    char text[];
+};
+#define KEY_BLOCK 65536
+
+static const char *key_text(struct key_texts *k, const char *s)
+{
+    size_t len = strlen(s) + 1;
+    struct key_block *b = k->last;
+    char *at;
+
+    if (b == NULL || b->cap - b->used < len) {
+        size_t cap = len > KEY_BLOCK ? len : KEY_BLOCK;
+
+        if ((b = malloc(sizeof *b + cap)) == NULL)
+            return NULL;
+        b->prev = k->last;
+        b->used = 0;
+        b->cap = cap;
+        k->last = b;
+    }
+    at = b->text + b->used;
+    memcpy(at, s, len);
+    b->used += len;
+    return at;
+}
+
+static void key_texts_free(struct key_texts *k)
+{
+    while (k->last) {
+        struct key_block *prev = k->last->prev;
+
+        free(k->last);
+        k->last = prev;
+    }
+}
+
+/* The commit of the n rows of src, for both entry points below. */
+static int commit(ledger_db *db, int64_t me, const cJSON *body, struct json_items *src, size_t n,
+                  cJSON **out, ledger_error *err)
+{
+    const cJSON *allow;
     char cat[LEDGER_CATEGORY_MAX];
     struct dup_key *keys = NULL;
+    struct key_texts texts = { NULL };
     struct job job_run, *job = NULL;
     int64_t batch, tag, tag_made, skipped = 0, *new_ids = NULL, *dups = NULL;
-    cJSON *ids = NULL;
     char *refund = NULL;
-    size_t n, i = 0, imported = 0, refunds = 0;
+    size_t i, imported = 0, refunds = 0;
     int rc = LEDGER_ERR;
 
-    if (field_require_object(body, err))
-        return LEDGER_ERR;
-    rows = cJSON_GetObjectItemCaseSensitive(body, "rows");
     allow = cJSON_GetObjectItemCaseSensitive(body, "allow_duplicates");
     if (allow && !cJSON_IsBool(allow) && !cJSON_IsNull(allow))
         return error_field(err, "allow_duplicates", "allow_duplicates must be true or false");
-    if (!cJSON_IsArray(rows) || cJSON_GetArraySize(rows) < 1
-        || cJSON_GetArraySize(rows) > COMMIT_ROWS_MAX)
+    if (n < 1 || n > COMMIT_ROWS_MAX)
         return error_field(err, "rows", "rows must be an array of 1 to %d rows", COMMIT_ROWS_MAX);
-    n = (size_t)cJSON_GetArraySize(rows);
     /* Outside a transaction, a job: its row first, so that from here the
      * caller's other requests wait for it, and nothing of the caller's
      * changes between the duplicate search and the writes; then the
@@ -407,37 +493,34 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
         if (ledger_begin(db, 0, err))
             goto out;
     }
-    v = calloc(n, sizeof *v);
     refund = calloc(n, 1);
-    if (v == NULL || refund == NULL)
+    dups = calloc(n, sizeof *dups);
+    keys = calloc(n, sizeof *keys);
+    if (refund == NULL || dups == NULL || keys == NULL)
         goto oom;
-    /* Every row is checked before the first is written.  A row's resolved
-     * category is copied out of cat at its own length: most rows of a
-     * file have none, and a buffer a row would double a large commit's
-     * arrays. */
-    cJSON_ArrayForEach(o, rows) {
-        if (read_row(db, me, o, i, &v[i], cat, &refund[i], err))
+    /* Every row is checked before the first is written, and what the
+     * duplicate search needs of it kept; the rows themselves are read
+     * again as they are written. */
+    for (i = 0; i < n; i++) {
+        struct statement_row r;
+
+        if (source_row(db, me, src, i, &r, cat, &refund[i], err))
             goto out;
-        if (v[i].category && (v[i].category = strdup(cat)) == NULL)
-            goto oom;
         refunds += refund[i];
-        i++;
+        keys[i].amount = r.amount;
+        keys[i].out = strcmp(r.type, "debit") == 0 || strcmp(r.type, "fee") == 0
+                      || strcmp(r.type, "interest") == 0;
+        if ((keys[i].date = key_text(&texts, r.date)) == NULL
+            || (keys[i].description = key_text(&texts, r.description)) == NULL)
+            goto oom;
     }
     /* Duplicates are rows that existed before this commit: two identical
      * lines of one file are two purchases, both imported. */
-    if ((dups = calloc(n, sizeof *dups)) == NULL || (keys = calloc(n, sizeof *keys)) == NULL)
-        goto oom;
-    if (!cJSON_IsTrue(allow)) {
-        for (i = 0; i < n; i++) {
-            keys[i].date = v[i].date;
-            keys[i].description = v[i].description;
-            keys[i].amount = v[i].amount;
-            keys[i].out = strcmp(v[i].type, "debit") == 0 || strcmp(v[i].type, "fee") == 0
-                          || strcmp(v[i].type, "interest") == 0;
-        }
-        if (csv_find_duplicates(db, me, keys, n, dups, err))
-            goto out;
-    }
+    if (!cJSON_IsTrue(allow) && csv_find_duplicates(db, me, keys, n, dups, err))
+        goto out;
+    free(keys);
+    keys = NULL;
+    key_texts_free(&texts);
     for (i = 0; i < n; i++)
         skipped += dups[i] != 0;
     if ((size_t)skipped == n) {
@@ -455,35 +538,69 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
     batch = sqlite3_last_insert_rowid(db->sql);
     if ((new_ids = calloc(n, sizeof *new_ids)) == NULL)
         goto oom;
-    if (write_chunks(db, me, v, dups, n, batch, tag, tag_made, job, new_ids, &imported, err)
-        || (refunds && resolve_refunds(db, me, v, refund, dups, new_ids, n, err))
+    if (write_chunks(db, me, src, dups, n, batch, tag, tag_made, job, new_ids, &imported, err)
+        || (refunds && resolve_refunds(db, me, src, refund, dups, new_ids, n, err))
         || db_exec(db, err, "csv import", SQL_IMPORT_COUNT, DB_INT(imported), DB_INT(batch))
         || job_done(db, job, err)
         || (job && ledger_commit(db, err)))
         goto out;
-    ids = cJSON_CreateArray();
-    for (i = 0; i < imported; i++)
-        cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)new_ids[i]));
     *out = cJSON_CreateObject();
     cJSON_AddNumberToObject(*out, "import_id", (double)batch);
     cJSON_AddNumberToObject(*out, "imported", (double)imported);
     cJSON_AddNumberToObject(*out, "skipped_duplicates", (double)skipped);
-    cJSON_AddItemToObject(*out, "transaction_ids", ids);
-    ids = NULL;
+    cJSON_AddItemToObject(*out, "transaction_ids", ids_item(new_ids, imported));
     rc = LEDGER_OK;
 out:
     if (job)
         job_end(db, job);
-    cJSON_Delete(ids);
-    for (i = 0; v && i < n; i++)
-        free((char *)v[i].category);  /* each a copy of cat, or NULL */
-    free(v);
     free(refund);
     free(dups);
     free(keys);
+    key_texts_free(&texts);
     free(new_ids);
     return rc;
 oom:
     ledger_error_oom(err);
     goto out;
+}
+
+int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out, ledger_error *err)
+{
+    const cJSON *rows;
+    struct json_items src;
+
+    if (field_require_object(body, err))
+        return LEDGER_ERR;
+    rows = cJSON_GetObjectItemCaseSensitive(body, "rows");
+    if (!cJSON_IsArray(rows))
+        return error_field(err, "rows", "rows must be an array of 1 to %d rows", COMMIT_ROWS_MAX);
+    memset(&src, 0, sizeof src);
+    src.array = rows;
+    return commit(db, me, body, &src, (size_t)cJSON_GetArraySize(rows), out, err);
+}
+
+int ledger_csv_commit_text(ledger_db *db, int64_t me, const char *text, size_t len, cJSON **out,
+                           ledger_error *err)
+{
+    struct json_slices rows;
+    struct json_items src;
+    cJSON *body = NULL;
+    int rc;
+
+    if (json_parse_lazy(text, len, "rows", &body, &rows, err))
+        return LEDGER_ERR;
+    memset(&src, 0, sizeof src);
+    src.text = text;
+    src.slices = &rows;
+    /* A "rows" that is no array was read whole: it is refused as one. */
+    if (field_require_object(body, err))
+        rc = LEDGER_ERR;
+    else if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(body, "rows")))
+        rc = error_field(err, "rows", "rows must be an array of 1 to %d rows", COMMIT_ROWS_MAX);
+    else
+        rc = commit(db, me, body, &src, rows.n, out, err);
+    json_items_end(&src);
+    cJSON_Delete(body);
+    json_slices_free(&rows);
+    return rc;
 }

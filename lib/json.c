@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ledger.h"
+#include "json_in.h"
 #include "text.h"
 
 struct reader {
@@ -20,6 +21,8 @@ struct reader {
     ledger_error *err;
     int depth;
     long values;
+    const char *lazy;             /* json_parse_lazy's member, or NULL */
+    struct json_slices *slices;   /* and where its elements are */
 };
 
 static int fail(struct reader *r, const char *why)
@@ -259,6 +262,61 @@ static int duplicate_member(struct reader *r, const cJSON *o)
     return dup ? LEDGER_ERR : LEDGER_OK;
 }
 
+static int parse_container(struct reader *r, int object, cJSON **out);
+
+/* The lazy member's array (json_parse_lazy): each element read into a
+ * tree and dropped at once, its place noted; *out an empty array. */
+static int lazy_array(struct reader *r, cJSON **out)
+{
+    struct json_slices *s = r->slices;
+
+    if (++r->depth > LEDGER_JSON_MAX_DEPTH)
+        return fail(r, "nested too deeply");
+    r->p++;
+    skip_ws(r);
+    if (r->p < r->end && *r->p == ']')
+        r->p++;
+    else
+        for (;;) {
+            const unsigned char *at;
+            cJSON *v = NULL;
+
+            skip_ws(r);
+            at = r->p;
+            if (parse_value(r, &v))
+                return LEDGER_ERR;
+            cJSON_Delete(v);
+            if (s->n == s->cap) {
+                size_t cap = s->cap ? 2 * s->cap : 1024;
+                size_t *nat = realloc(s->at, cap * sizeof *nat), *nlen;
+
+                if (nat == NULL)
+                    return ledger_error_oom(r->err);
+                s->at = nat;
+                if ((nlen = realloc(s->len, cap * sizeof *nlen)) == NULL)
+                    return ledger_error_oom(r->err);
+                s->len = nlen;
+                s->cap = cap;
+            }
+            s->at[s->n] = (size_t)(at - r->start);
+            s->len[s->n++] = (size_t)(r->p - at);
+            skip_ws(r);
+            if (r->p < r->end && *r->p == ',') {
+                r->p++;
+                continue;
+            }
+            if (r->p < r->end && *r->p == ']') {
+                r->p++;
+                break;
+            }
+            return fail(r, "expected ',' or ']'");
+        }
+    r->depth--;
+    if ((*out = cJSON_CreateArray()) == NULL)
+        return ledger_error_oom(r->err);
+    return LEDGER_OK;
+}
+
 static int parse_container(struct reader *r, int object, cJSON **out)
 {
     cJSON *c = object ? cJSON_CreateObject() : cJSON_CreateArray();
@@ -297,7 +355,15 @@ static int parse_container(struct reader *r, int object, cJSON **out)
             r->p++;
             skip_ws(r);
         }
-        if (parse_value(r, &v)) {
+        /* The top-level object's lazy member, once: a second of that name
+         * is read whole, and refused as a repeat. */
+        if (object && r->depth == 1 && r->lazy && key && strcmp(key, r->lazy) == 0
+            && r->p < r->end && *r->p == '[' && r->slices->n == 0 && r->slices->at == NULL) {
+            if (lazy_array(r, &v)) {
+                free(key);
+                goto bad;
+            }
+        } else if (parse_value(r, &v)) {
             free(key);
             goto bad;
         }
@@ -446,7 +512,8 @@ static int count_values(struct reader *r)
     return LEDGER_OK;
 }
 
-int ledger_json_parse(const char *buf, size_t len, cJSON **out, ledger_error *err)
+static int parse_text(const char *buf, size_t len, const char *lazy, struct json_slices *slices,
+                      cJSON **out, ledger_error *err)
 {
     struct reader r;
     cJSON *root = NULL;
@@ -456,6 +523,8 @@ int ledger_json_parse(const char *buf, size_t len, cJSON **out, ledger_error *er
     r.err = err;
     r.depth = 0;
     r.values = 0;
+    r.lazy = lazy;
+    r.slices = slices;
     if (len == 0)
         return fail(&r, "empty body");
     if (count_values(&r) || parse_value(&r, &root))
@@ -467,6 +536,52 @@ int ledger_json_parse(const char *buf, size_t len, cJSON **out, ledger_error *er
     }
     *out = root;
     return LEDGER_OK;
+}
+
+int ledger_json_parse(const char *buf, size_t len, cJSON **out, ledger_error *err)
+{
+    return parse_text(buf, len, NULL, NULL, out, err);
+}
+
+int json_parse_lazy(const char *buf, size_t len, const char *member, cJSON **out,
+                    struct json_slices *slices, ledger_error *err)
+{
+    memset(slices, 0, sizeof *slices);
+    if (parse_text(buf, len, member, slices, out, err) == LEDGER_OK)
+        return LEDGER_OK;
+    json_slices_free(slices);
+    return LEDGER_ERR;
+}
+
+void json_slices_free(struct json_slices *s)
+{
+    free(s->at);
+    free(s->len);
+    memset(s, 0, sizeof *s);
+}
+
+const cJSON *json_item(struct json_items *it, size_t i, ledger_error *err)
+{
+    if (it->array) {
+        if (it->item == NULL || i < it->at) {
+            it->item = it->array->child;
+            it->at = 0;
+        }
+        for (; it->item && it->at < i; it->at++)
+            it->item = it->item->next;
+        return it->item;
+    }
+    cJSON_Delete(it->parsed);
+    it->parsed = NULL;
+    if (ledger_json_parse(it->text + it->slices->at[i], it->slices->len[i], &it->parsed, err))
+        return NULL;
+    return it->parsed;
+}
+
+void json_items_end(struct json_items *it)
+{
+    cJSON_Delete(it->parsed);
+    it->parsed = NULL;
 }
 
 int ledger_utf8_valid(const char *s, size_t len)

@@ -319,6 +319,10 @@ int ledger_txn_tag_remove_body(ledger_db *db, int64_t me, int64_t txn_id, const 
 /* POST /api/statements: a statement and its rows as JSON (API.md 4). */
 int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
                             ledger_error *err);
+/* The same from the body's text (len bytes), its rows read one at a time
+ * (as ledger_csv_commit_text reads a CSV commit's). */
+int ledger_statement_create_text(ledger_db *db, int64_t me, const char *text, size_t len,
+                                 cJSON **out, ledger_error *err);
 /* GET /api/statements: {items: [statement with transaction_count,
  * balance_ok, balance_difference], total}. */
 int ledger_statement_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *err);
@@ -469,6 +473,12 @@ int ledger_csv_preview(ledger_db *db, int64_t me, const char *csv, size_t len,
  * never holds the write lock for long, with the caller's other requests
  * refused until it ends (ledger_job_check). */
 int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out, ledger_error *err);
+/* The same from the body's text (len bytes), read as strictly as
+ * ledger_json_parse reads, but its rows one at a time: the request's
+ * memory is a few times its text, where a tree of 100,000 rows would be
+ * some twenty. */
+int ledger_csv_commit_text(ledger_db *db, int64_t me, const char *text, size_t len, cJSON **out,
+                           ledger_error *err);
 
 /* ---- jobs --------------------------------------------------------------------------
  * In a request's transaction: 409 job_running while a job of me's is being

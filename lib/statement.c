@@ -16,6 +16,7 @@
 #include "spend.h"
 #include "suggest.h"
 #include "text.h"
+#include "json_in.h"
 
 #define TEXT_MAX 200   /* a bank's or an account's name */
 #define ROWS_MAX 100000
@@ -478,7 +479,7 @@ int statement_fields_read(const cJSON *body, struct statement_fields *f, ledger_
 /* A refund row written without its category, to resolve at the end. */
 struct refund_row {
     int64_t id;
-    const char *merchant;  /* in the request body */
+    char *merchant;  /* a copy: a row read from the text lives until the next */
 };
 
 /* An earlier statement of the caller's that the new one ?2 repeats: every
@@ -526,14 +527,15 @@ static int check_not_repeated(ledger_db *db, int64_t me, int64_t id, ledger_erro
     return LEDGER_OK;
 }
 
-int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
-                            ledger_error *err)
+/* The statement of body with the n rows of items (a tree's, or read from
+ * the request's text a row at a time). */
+static int create(ledger_db *db, int64_t me, const cJSON *body, struct json_items *items,
+                  size_t n, cJSON **out, ledger_error *err)
 {
     struct statement_fields f;
-    const cJSON *rows, *o;
     struct refund_row *refunds = NULL;
     int64_t id, before;
-    size_t i = 0, n_refunds = 0;
+    size_t i, n_refunds = 0;
     int rc = LEDGER_ERR;
     cJSON *run = NULL;
 
@@ -542,22 +544,24 @@ int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON 
     /* The rows are part of the statement (API.md): a statement without
      * any says so with [], so one whose rows were left out by mistake is
      * not stored empty. */
-    rows = cJSON_GetObjectItemCaseSensitive(body, "transactions");
-    if (rows == NULL)
+    if (cJSON_GetObjectItemCaseSensitive(body, "transactions") == NULL)
         return error_field(err, "transactions",
                            "transactions is required: the statement's rows, [] for none");
-    if (!cJSON_IsArray(rows) || cJSON_GetArraySize(rows) > ROWS_MAX)
+    if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(body, "transactions")) || n > ROWS_MAX)
         return error_field(err, "transactions",
                            "transactions must be an array of at most %d rows", ROWS_MAX);
     /* The rows this statement writes come after the largest id there is. */
     if (db_int(db, err, "statement", &before, 0, SQL_MAX_TXN_ID)
         || statement_insert(db, me, &f, &id, err))
         return LEDGER_ERR;
-    cJSON_ArrayForEach(o, rows) {
+    for (i = 0; i < n; i++) {
+        const cJSON *o = json_item(items, i, err);
         struct statement_row r;
         char category[LEDGER_CATEGORY_MAX];
         int refund = 0;
 
+        if (o == NULL)
+            goto out;
         if (read_row(db, me, o, &r, category, &refund, err)
             || check_itemised(&r, f.statement_type, ledger_home_currency(db), err)) {
             error_in_item(err, "transactions", i);
@@ -574,9 +578,13 @@ int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON 
             }
             refunds = v;
             refunds[n_refunds].id = sqlite3_last_insert_rowid(db->sql);
-            refunds[n_refunds++].merchant = r.merchant;
+            if ((refunds[n_refunds].merchant = r.merchant ? strdup(r.merchant) : NULL) == NULL
+                && r.merchant) {
+                ledger_error_oom(err);
+                goto out;
+            }
+            n_refunds++;
         }
-        i++;
     }
     /* Now that every row of the statement is there to count. */
     for (i = 0; i < n_refunds; i++)
@@ -585,7 +593,7 @@ int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON 
     /* Its rows without a category take the suggestions that pass the
      * owner's threshold as one run, as an imported file's rows do. */
     if (check_not_repeated(db, me, id, err)
-        || (cJSON_GetArraySize(rows) && suggest_auto(db, me, before, &run, err))
+        || (n && suggest_auto(db, me, before, &run, err))
         || statement_get(db, me, id, out, err))
         goto out;
     rc = suggestion_run_add(*out, run, err);
@@ -596,6 +604,44 @@ int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON 
     }
 out:
     cJSON_Delete(run);
+    for (i = 0; i < n_refunds; i++)
+        free(refunds[i].merchant);
     free(refunds);
+    return rc;
+}
+
+int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
+                            ledger_error *err)
+{
+    const cJSON *rows;
+    struct json_items items;
+
+    if (field_require_object(body, err))
+        return LEDGER_ERR;
+    rows = cJSON_GetObjectItemCaseSensitive(body, "transactions");
+    memset(&items, 0, sizeof items);
+    items.array = rows;
+    return create(db, me, body, &items, cJSON_IsArray(rows) ? (size_t)cJSON_GetArraySize(rows) : 0,
+                  out, err);
+}
+
+int ledger_statement_create_text(ledger_db *db, int64_t me, const char *text, size_t len,
+                                 cJSON **out, ledger_error *err)
+{
+    struct json_slices rows;
+    struct json_items items;
+    cJSON *body = NULL;
+    int rc;
+
+    if (json_parse_lazy(text, len, "transactions", &body, &rows, err))
+        return LEDGER_ERR;
+    memset(&items, 0, sizeof items);
+    items.text = text;
+    items.slices = &rows;
+    rc = field_require_object(body, err) ? LEDGER_ERR
+                                         : create(db, me, body, &items, rows.n, out, err);
+    json_items_end(&items);
+    cJSON_Delete(body);
+    json_slices_free(&rows);
     return rc;
 }

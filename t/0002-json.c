@@ -5,7 +5,56 @@
 #include <string.h>
 
 #include "ledger.h"
+#include "json_in.h"
 #include "tap.h"
+
+/* json_parse_lazy with member `member` reads json as ledger_json_parse
+ * does: the same verdict (status and message), and where the whole tree
+ * has that member as an array at its top, the same elements from the
+ * slices, each read again alone. */
+static void lazy_agrees(const char *json, size_t len, const char *member, const char *why)
+{
+    cJSON *whole = NULL, *lazy = NULL, *arr, *item;
+    struct json_slices sl;
+    ledger_error e1, e2;
+    int r1, r2, same = 1;
+    size_t i = 0;
+
+    ledger_error_clear(&e1);
+    ledger_error_clear(&e2);
+    r1 = ledger_json_parse(json, len, &whole, &e1);
+    r2 = json_parse_lazy(json, len, member, &lazy, &sl, &e2);
+    if (r1 != r2 || (r1 && (e1.status != e2.status || strcmp(e1.message, e2.message) != 0)))
+        same = 0;
+    arr = r1 == LEDGER_OK && cJSON_IsObject(whole) ? cJSON_GetObjectItemCaseSensitive(whole, member)
+                                                   : NULL;
+    if (same && cJSON_IsArray(arr)) {
+        same = (size_t)cJSON_GetArraySize(arr) == sl.n;
+        cJSON_ArrayForEach(item, arr) {
+            cJSON *one = NULL;
+            ledger_error e3;
+            char *a, *b;
+
+            if (!same || ledger_json_parse(json + sl.at[i], sl.len[i], &one, &e3)) {
+                same = 0;
+                break;
+            }
+            a = cJSON_PrintUnformatted(item);
+            b = cJSON_PrintUnformatted(one);
+            same = a && b && strcmp(a, b) == 0;
+            free(a);
+            free(b);
+            cJSON_Delete(one);
+            i++;
+        }
+    }
+    ok(same, "read a piece at a time (%s), %s reads the same (%s / %s)", member, why,
+       r1 ? e1.message : "ok", r2 ? e2.message : "ok");
+    cJSON_Delete(whole);
+    cJSON_Delete(lazy);
+    if (r2 == LEDGER_OK)
+        json_slices_free(&sl);
+}
 
 static void good(const char *json, size_t len, const char *why)
 {
@@ -15,6 +64,7 @@ static void good(const char *json, size_t len, const char *why)
     ledger_error_clear(&err);
     ok(ledger_json_parse(json, len, &doc, &err) == LEDGER_OK && doc != NULL, "accepts %s", why);
     cJSON_Delete(doc);
+    lazy_agrees(json, len, "a", why);
 }
 
 static void bad(const char *json, size_t len, const char *why)
@@ -27,6 +77,7 @@ static void bad(const char *json, size_t len, const char *why)
     rc = ledger_json_parse(json, len, &doc, &err);
     ok(rc == LEDGER_ERR && doc == NULL && err.status == 400
        && strcmp(err.code, "invalid_json") == 0, "refuses %s (%s)", why, err.message);
+    lazy_agrees(json, len, "a", why);
 }
 
 /* ledger_json_print writes what cJSON_PrintUnformatted writes, byte for
@@ -145,6 +196,7 @@ static void print_trees(void)
 }
 
 #define GOOD(s, why) good(s, sizeof(s) - 1, why)
+#define LAZY(s, member, why) lazy_agrees(s, sizeof(s) - 1, member, why)
 #define BAD(s, why) bad(s, sizeof(s) - 1, why)
 
 /* cJSON's allocator, failing its k-th allocation once armed. */
@@ -205,6 +257,22 @@ int main(void)
     GOOD("\"caf\xc3\xa9 \xf0\x9f\x98\x80\"", "raw UTF-8");
     GOOD("0", "a bare zero");
 
+    /* The pieces of a CSV commit's rows, where they lie and what is wrong
+     * inside one (json_parse_lazy). */
+    GOOD("{\"rows\": [{\"a\": 1}, [2, {\"b\": \"x\"}], \"s\", 3.5e1, null], \"a\": [true]}",
+         "rows of every kind");
+    LAZY("{\"rows\": [{\"a\": 1}, [2, {\"b\": \"x\"}], \"s\", 3.5e1, null]}", "rows",
+                "rows of every kind");
+    LAZY("{\"x\": {\"rows\": [1]}, \"rows\": [ 1 , {\"d\":\"\\u00e9\"} ] }", "rows",
+                "a nested member of that name, and spaces");
+    LAZY("{\"rows\": [1, 2], \"rows\": [3]}", "rows", "the member twice");
+    LAZY("{\"rows\": [{\"a\": 1, \"a\": 2}]}", "rows", "a repeated name in a row");
+    LAZY("{\"rows\": [1, 01]}", "rows", "a bad number in a row");
+    LAZY("{\"rows\": [1, 2,]}", "rows", "a trailing comma in the rows");
+    LAZY("{\"rows\": [1, 2}", "rows", "the rows unclosed");
+    LAZY("{\"rows\": \"no\"}", "rows", "rows that are no array");
+    LAZY("[{\"rows\": [1]}]", "rows", "no object at the top");
+    LAZY("{\"rows\": []}", "rows", "no rows");
     BAD("", "an empty body");
     BAD("{", "a truncated object");
     BAD("{\"a\":1,}", "a trailing comma");

@@ -619,6 +619,27 @@ WRITE(csv_commit,
            " {\"date\": \"2026-03-21\", \"description\": \"Cafe Nero\", \"amount\": 4.5}]}"),
       ledger_csv_commit(f->db, f->alice, b, out, err))
 
+/* The same from the request's text, its rows read one at a time
+ * (json_parse_lazy), one of them a refund resolved at the end (read
+ * again for its merchant). */
+#define CSV_TEXT                                                                            \
+    "{\"rows\": [{\"date\": \"2026-03-05\", \"description\": \"GROCER\", \"amount\": 80},"     \
+    " {\"date\": \"2026-03-21\", \"description\": \"Cafe Nero\", \"amount\": 4.5},"           \
+    " {\"date\": \"2026-03-22\", \"description\": \"Cafe Nero back\", \"amount\": 1.5,"       \
+    "  \"merchant\": \"Cafe Nero\", \"transaction_type\": \"refund\", \"category\": \"refund\"}]}"
+CALL(csv_commit_text,
+     ledger_csv_commit_text(f->db, f->alice, CSV_TEXT, sizeof CSV_TEXT - 1, out, err))
+#define STATEMENT_TEXT                                                                      \
+    "{\"bank_name\": \"Other\", \"account_type\": \"savings\","                               \
+    " \"period_start\": \"2026-04-01\", \"period_end\": \"2026-04-30\", \"transactions\": ["   \
+    " {\"date\": \"2026-04-02\", \"description\": \"FEE\", \"amount\": 5,"                  \
+    "  \"transaction_type\": \"fee\"},"                                                     \
+    " {\"date\": \"2026-04-03\", \"description\": \"SHOP BACK\", \"amount\": 2,"             \
+    "  \"merchant\": \"Shop\", \"transaction_type\": \"refund\", \"category\": \"refund\"}]}"
+CALL(statement_create_text,
+     ledger_statement_create_text(f->db, f->alice, STATEMENT_TEXT, sizeof STATEMENT_TEXT - 1,
+                                  out, err))
+
 static int payment_create(struct fixture *f, cJSON **out, ledger_error *err)
 {
     cJSON *b = body("{\"from_participant_id\": %lld, \"to_participant_id\": %lld,"
@@ -791,6 +812,8 @@ int main(void)
     sweep(&f, "transaction create taking a suggestion", txn_create_suggested);
     sweep(&f, "statement create taking suggestions", statement_create_suggested);
     sweep(&f, "CSV commit (one duplicate)", csv_commit);
+    sweep(&f, "CSV commit from its text", csv_commit_text);
+    sweep(&f, "statement create from its text", statement_create_text);
     sweep(&f, "payment create", payment_create);
     sweep(&f, "trip delete", trip_delete);
     sweep(&f, "tag delete", tag_delete);

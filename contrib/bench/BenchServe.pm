@@ -95,4 +95,25 @@ CONF
     return $pid;
 }
 
+# nginx_as_header($dir, $port, $src): nginx() in front of $dir/ledger.sock,
+# taking the user from the X-Bench-User header (many users from one load
+# generator) and bodies of up to 64 MiB whole, with ten minutes for an
+# answer: the jobs fair.pl and memory.pl send.  $src is the source tree
+# (its etc/nginx-fastcgi-params.conf).
+sub nginx_as_header {
+    my ($dir, $port, $src) = @_;
+    return nginx($dir, $port, <<'HTTP', <<"LOC");
+    client_max_body_size 64m;
+    client_body_buffer_size 64m;
+    fastcgi_read_timeout 600s;
+HTTP
+        location /api/ {
+            include $src/etc/nginx-fastcgi-params.conf;
+            fastcgi_param REMOTE_USER \$http_x_bench_user;
+            fastcgi_pass unix:$dir/ledger.sock;
+            fastcgi_keep_conn off;
+        }
+LOC
+}
+
 1;

@@ -44,20 +44,7 @@ my $port = BenchServe::free_port();
 copy($src_db, "$dir/ledger.db") or die "copy: $!";
 BenchServe::serve($dir, "$dir/ledger.sock", $procs, "$build/fcgi/ledger-fcgi", '--db', "$dir/ledger.db",
                   '--log-level', 'warn');
-# The bench's nginx takes the user from a header: many users from one
-# load generator.
-BenchServe::nginx($dir, $port, <<'HTTP', <<"LOC");
-    client_max_body_size 64m;
-    client_body_buffer_size 64m;
-    fastcgi_read_timeout 600s;
-HTTP
-        location /api/ {
-            include $src/etc/nginx-fastcgi-params.conf;
-            fastcgi_param REMOTE_USER \$http_x_bench_user;
-            fastcgi_pass unix:$dir/ledger.sock;
-            fastcgi_keep_conn off;
-        }
-LOC
+BenchServe::nginx_as_header($dir, $port, $src);
 my $base = "http://127.0.0.1:$port";
 
 sub call {

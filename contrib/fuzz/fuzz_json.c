@@ -2,7 +2,9 @@
  * goes through: money and percentages from a number's literal text, ids,
  * category names.  A tree the reader accepts must print (cJSON) into text
  * the reader accepts again, and ledger_json_print (what ledger-fcgi answers
- * with) must print it byte for byte as cJSON does. */
+ * with) must print it byte for byte as cJSON does.  json_parse_lazy (a CSV
+ * commit's rows a piece at a time) must give the same verdict, and the
+ * same elements from its slices. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include "harness.h"
 #include "db.h"
 #include "fields.h"
+#include "json_in.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -33,6 +36,44 @@ static void leaves(const cJSON *item)
     }
 }
 
+/* json_parse_lazy agrees with the whole reader's verdict r1 (and tree
+ * doc) on member "rows". */
+static void lazy_agrees(const uint8_t *data, size_t size, int r1, const cJSON *doc)
+{
+    struct json_slices sl;
+    ledger_error err = { 0 };
+    cJSON *lazy = NULL, *item;
+    const cJSON *rows;
+    size_t i = 0;
+
+    if (json_parse_lazy((const char *)data, size, "rows", &lazy, &sl, &err) != r1) {
+        fprintf(stderr, "fuzz: json_parse_lazy's verdict differs: %d\n", r1);
+        abort();
+    }
+    cJSON_Delete(lazy);
+    if (r1)
+        return;
+    rows = cJSON_IsObject(doc) ? cJSON_GetObjectItemCaseSensitive(doc, "rows") : NULL;
+    if (cJSON_IsArray(rows) && (size_t)cJSON_GetArraySize(rows) != sl.n)
+        abort();
+    cJSON_ArrayForEach(item, cJSON_IsArray(rows) ? rows : NULL) {
+        cJSON *one = NULL;
+        char *a, *b;
+
+        if (ledger_json_parse((const char *)data + sl.at[i], sl.len[i], &one, &err))
+            abort();
+        a = cJSON_PrintUnformatted(item);
+        b = cJSON_PrintUnformatted(one);
+        if (a == NULL || b == NULL || strcmp(a, b) != 0)
+            abort();
+        free(a);
+        free(b);
+        cJSON_Delete(one);
+        i++;
+    }
+    json_slices_free(&sl);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     ledger_error err = { 0 };
@@ -42,8 +83,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (ledger_json_parse((const char *)data, size, &doc, &err)) {
         fuzz_check_error("ledger_json_parse", &err);
+        lazy_agrees(data, size, LEDGER_ERR, NULL);
         return 0;
     }
+    lazy_agrees(data, size, LEDGER_OK, doc);
     leaves(doc);
     text = cJSON_PrintUnformatted(doc);
     if (text == NULL)
