@@ -2,7 +2,8 @@
 # Fairness between users: other users' latency and 503s under a mixed load
 # of small reads and writes while one user runs the largest job the API
 # allows (a 100,000-row CSV commit, a rule applied to those 100,000 rows,
-# and its revert), beside the same load without it.
+# its revert, a statement of 100,000 rows), beside the same load without
+# it.
 #
 #   contrib/bench/fair.pl --build DIR --db LEDGER.db [--procs 4]
 #                         [--clients 8] [--baseline SECONDS]
@@ -93,16 +94,21 @@ for my $c (1 .. $clients) {
     push @load, $pid;
 }
 
-# The big user's jobs, one after another, each timed.
-sub big_csv {
+# The big user's jobs, one after another, each timed.  The rows, each
+# with $more in it.
+sub big_rows {
+    my ($more) = @_;
     my @r;
     for my $i (0 .. $rows - 1) {
-        push @r, sprintf('{"date":"2024-%02d-%02d","description":"fairbench row %d","amount":%d.%02d}',
-                         1 + $i % 12, 1 + $i % 28, $i, 1 + $i % 300, $i % 100);
+        push @r, sprintf('{"date":"2024-%02d-%02d","description":"fairbench row %d","amount":%d.%02d%s}',
+                         1 + $i % 12, 1 + $i % 28, $i, 1 + $i % 300, $i % 100, $more);
     }
-    return '{"allow_duplicates":true,"rows":[' . join(',', @r) . ']}';
+    return join(',', @r);
 }
-my $commit_body = big_csv();
+my $commit_body = '{"allow_duplicates":true,"rows":[' . big_rows('') . ']}';
+my $statement_body = '{"bank_name":"Fair Bank","account_type":"Visa Credit Card",'
+                   . '"period_start":"2024-01-01","period_end":"2024-12-31","transactions":['
+                   . big_rows(',"transaction_type":"debit"') . ']}';
 my $rule_body = '{"name":"fair bench","conditions":[{"field":"description","operator":"contains",'
               . '"value":"fairbench"}],"actions":[{"type":"set_merchant","merchant_normalized":"Bench"}]}';
 my $http = HTTP::Tiny->new(timeout => 600);
@@ -121,6 +127,7 @@ my @jobs = (
         return $r;
     }],
     ["revert of that run", sub { call($http, 'user01', 'DELETE', "/api/rules/apply/" . ($run_id // 0)) }],
+    ["statement of $rows rows", sub { call($http, 'user01', 'POST', '/api/statements', $statement_body) }],
 );
 my $failed = 0;
 for my $j (@jobs) {
