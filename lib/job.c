@@ -281,6 +281,7 @@ static int job_undo(ledger_db *db, int64_t id, ledger_error *err)
 
 int ledger_job_recover(ledger_db *db, int64_t id, ledger_error *err)
 {
+    ledger_error ignored;
     int rc;
 
     /* Holding the byte while undoing: another process that finds the job
@@ -288,7 +289,7 @@ int ledger_job_recover(ledger_db *db, int64_t id, ledger_error *err)
     if (byte_lock(db, id, F_WRLCK, err))
         return LEDGER_ERR;
     rc = job_undo(db, id, err);
-    byte_lock(db, id, F_UNLCK, err);
+    byte_lock(db, id, F_UNLCK, &ignored);
     return rc;
 }
 
@@ -322,11 +323,19 @@ int job_start(ledger_db *db, int64_t me, const char *kind, struct job *job, ledg
         if (byte_lock(db, job->id, F_WRLCK, err))
             goto fail;
         if (ledger_commit(db, err)) {
-            byte_lock(db, job->id, F_UNLCK, err);
+            ledger_error ignored;
+
+            byte_lock(db, job->id, F_UNLCK, &ignored);
+            job->id = 0;
             return LEDGER_ERR;
         }
         db->job_id = job->id;
-        return db_step_once(db, SQL_SYNC_NORMAL, "job", err);
+        /* Begun: from here a failure is ended as a job's, its row gone. */
+        if (db_step_once(db, SQL_SYNC_NORMAL, "job", err)) {
+            job_end(db, job);
+            return LEDGER_ERR;
+        }
+        return LEDGER_OK;
     }
     return ledger_job_busy(err);
 fail:

@@ -262,8 +262,6 @@ static int duplicate_member(struct reader *r, const cJSON *o)
     return dup ? LEDGER_ERR : LEDGER_OK;
 }
 
-static int parse_container(struct reader *r, int object, cJSON **out);
-
 /* The lazy member's array (json_parse_lazy): each element read into a
  * tree and dropped at once, its place noted; *out an empty array. */
 static int lazy_array(struct reader *r, cJSON **out)
