@@ -49,13 +49,16 @@
  * turn before the next chunk asks again. */
 #define JOB_PAUSE_MS 10
 
-/* A chunk's commit is not synced to disk (WAL, synchronous=NORMAL: a
- * power cut may lose the last commits, never order them differently);
- * the job's last commit is (FULL), and with it every chunk before it, as
- * the log is one file written in order.  Until that commit nothing of the
- * job is acknowledged, and a chunk lost with the power goes with the rest
- * of the job, undone when its owner next asks.  That saves a sync per
- * chunk. */
+/* A chunk's commit after the first is not synced to disk (WAL,
+ * synchronous=NORMAL: a power cut may lose the last commits, never order
+ * them differently); the job's last commit is (FULL, the connection's
+ * level, which job_yield sets again for the last transaction and job_end
+ * in any case), and with it every chunk before it, as the log is one file
+ * written in order.  Until that commit nothing of the job is
+ * acknowledged, and a chunk lost with the power goes with the rest of the
+ * job, undone when its owner next asks.  That saves a sync per chunk.  A
+ * job whose first write transaction is its last (one chunk, or a rule run
+ * whose rows are all shared) never leaves FULL. */
 static const char SQL_SYNC_FULL[] = "PRAGMA synchronous = FULL";
 static const char SQL_SYNC_NORMAL[] = "PRAGMA synchronous = NORMAL";
 static const char SQL_MINE[] = "SELECT id FROM jobs WHERE owner_id = ?";
@@ -330,11 +333,6 @@ int job_start(ledger_db *db, int64_t me, const char *kind, struct job *job, ledg
             return LEDGER_ERR;
         }
         db->job_id = job->id;
-        /* Begun: from here a failure is ended as a job's, its row gone. */
-        if (db_step_once(db, SQL_SYNC_NORMAL, "job", err)) {
-            job_end(db, job);
-            return LEDGER_ERR;
-        }
         return LEDGER_OK;
     }
     return ledger_job_busy(err);
@@ -361,7 +359,7 @@ int job_yield(ledger_db *db, const struct job *job, int last, ledger_error *err)
     if (ledger_commit(db, err))
         return LEDGER_ERR;
     sqlite3_sleep(JOB_PAUSE_MS);
-    if (last && db_step_once(db, SQL_SYNC_FULL, "job", err))
+    if (db_step_once(db, last ? SQL_SYNC_FULL : SQL_SYNC_NORMAL, "job", err))
         return LEDGER_ERR;
     return ledger_begin(db, 1, err);
 }

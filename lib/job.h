@@ -30,7 +30,8 @@ int job_note(ledger_db *db, struct job *job, int64_t batch, int64_t tag, int64_t
 /* Commits the chunk written and begins the next write transaction, after
  * a pause in which other processes' waiting writers take the lock; last
  * says the next is the job's last, whose commit acknowledges the job (and
- * is synced, see job.c).  Nothing when job is NULL (the caller's one
+ * is synced, see job.c): a caller passes it true before its last
+ * transaction, whatever that holds.  Nothing when job is NULL (the caller's one
  * transaction holds it all). */
 int job_yield(ledger_db *db, const struct job *job, int last, ledger_error *err);
 
