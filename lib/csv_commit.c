@@ -463,9 +463,11 @@ static void key_texts_free(struct key_texts *k)
     }
 }
 
-/* The commit of the n rows of src, for both entry points below. */
+/* The commit of the n rows of src, for both entry points below; raw_ids:
+ * the answer's transaction_ids as one raw item (ids_item), for a request's
+ * answer, where a caller of the library gets an array it can read. */
 static int commit(ledger_db *db, int64_t me, const cJSON *body, struct json_items *src, size_t n,
-                  cJSON **out, ledger_error *err)
+                  int raw_ids, cJSON **out, ledger_error *err)
 {
     const cJSON *allow;
     char cat[LEDGER_CATEGORY_MAX];
@@ -548,7 +550,14 @@ static int commit(ledger_db *db, int64_t me, const cJSON *body, struct json_item
     cJSON_AddNumberToObject(*out, "import_id", (double)batch);
     cJSON_AddNumberToObject(*out, "imported", (double)imported);
     cJSON_AddNumberToObject(*out, "skipped_duplicates", (double)skipped);
-    cJSON_AddItemToObject(*out, "transaction_ids", ids_item(new_ids, imported));
+    if (raw_ids) {
+        cJSON_AddItemToObject(*out, "transaction_ids", ids_item(new_ids, imported));
+    } else {
+        cJSON *ids = cJSON_AddArrayToObject(*out, "transaction_ids");
+
+        for (i = 0; ids && i < imported; i++)
+            cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)new_ids[i]));
+    }
     rc = LEDGER_OK;
 out:
     if (job)
@@ -576,7 +585,7 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
         return error_field(err, "rows", "rows must be an array of 1 to %d rows", COMMIT_ROWS_MAX);
     memset(&src, 0, sizeof src);
     src.array = rows;
-    return commit(db, me, body, &src, (size_t)cJSON_GetArraySize(rows), out, err);
+    return commit(db, me, body, &src, (size_t)cJSON_GetArraySize(rows), 0, out, err);
 }
 
 int ledger_csv_commit_text(ledger_db *db, int64_t me, const char *text, size_t len, cJSON **out,
@@ -598,7 +607,7 @@ int ledger_csv_commit_text(ledger_db *db, int64_t me, const char *text, size_t l
     else if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(body, "rows")))
         rc = error_field(err, "rows", "rows must be an array of 1 to %d rows", COMMIT_ROWS_MAX);
     else
-        rc = commit(db, me, body, &src, rows.n, out, err);
+        rc = commit(db, me, body, &src, rows.n, 1, out, err);
     json_items_end(&src);
     cJSON_Delete(body);
     json_slices_free(&rows);

@@ -476,7 +476,8 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
 /* The same from the body's text (len bytes), read as strictly as
  * ledger_json_parse reads, but its rows one at a time: the request's
  * memory is a few times its text, where a tree of 100,000 rows would be
- * some twenty. */
+ * some twenty.  Its answer's transaction_ids is one raw item, the array's
+ * text, to be printed. */
 int ledger_csv_commit_text(ledger_db *db, int64_t me, const char *text, size_t len, cJSON **out,
                            ledger_error *err);
 
