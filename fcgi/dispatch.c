@@ -116,32 +116,6 @@ static int take_body(struct request *r, const struct route *route)
     return 0;
 }
 
-/* Begins the request's transaction, in which no job of the caller's is
- * being written (lib/job.c): nobody reads a part of one.  A job whose
- * process died is undone first, in transactions of its own, and the
- * request then begins again. */
-static int begin_request(struct request *r, int write)
-{
-    int64_t dead;
-    int tries;
-
-    for (tries = 0; tries < 2; tries++) {
-        if (ledger_begin(r->db, write, &r->err))
-            return -1;
-        if (ledger_job_check(r->db, r->user_id, &dead, &r->err)) {
-            ledger_rollback(r->db);
-            return -1;
-        }
-        if (dead == 0)
-            return 0;
-        ledger_rollback(r->db);
-        if (ledger_job_recover(r->db, dead, &r->err))
-            return -1;
-    }
-    ledger_job_busy(&r->err);
-    return -1;
-}
-
 static void run_handler(struct request *r, const struct route *route)
 {
     int write = (route->flags & ROUTE_WRITE) != 0, holds, answered;
@@ -156,7 +130,7 @@ static void run_handler(struct request *r, const struct route *route)
     }
     /* Reads get a transaction too, so a page and its total come from one
      * snapshot, and its tag (conditional.c) from the same one. */
-    if (begin_request(r, write))
+    if (ledger_begin_as(r->db, r->user_id, write, &r->err))
         return;
     answered = conditional_before(r, route, &holds);
     if (answered < 0)

@@ -15,7 +15,7 @@ enum route_flags {
     ROUTE_CSV = 4,    /* also takes a text/csv body */
     ROUTE_RAW = 8,    /* takes a file as bytes, of any type (the library checks it) */
     ROUTE_ONE = 16,   /* GET of one resource: its ETag is a hash of its bytes (conditional.c) */
-    ROUTE_JOB = 32,   /* a write that runs as a job, in transactions of its own (lib/job.c) */
+    ROUTE_JOB = 32,   /* a write whose transactions the library begins (a large one runs as a job, lib/job.c) */
     ROUTE_JSON_TEXT = 64 /* its JSON body is handed over as text, for the library to read */
 };
 

@@ -101,6 +101,13 @@ int ledger_open(const char *path, ledger_db **out, ledger_error *err)
                        " amount INTEGER, currency TEXT, payment_method TEXT, amount_aud INTEGER,"
                        " rate TEXT, notes TEXT)", err))
         goto fail;
+    /* The rows of a statement on their way in (statement_rows.c). */
+    if (db_exec_script(db, "CREATE TEMP TABLE IF NOT EXISTS statement_rows (seq INTEGER PRIMARY"
+                       " KEY, date TEXT, description TEXT, merchant TEXT, category TEXT, type TEXT,"
+                       " amount INTEGER, currency TEXT, amount_aud INTEGER, rate TEXT,"
+                       " principal INTEGER, interest INTEGER, fitid TEXT, payment_method TEXT,"
+                       " fitid_out INTEGER, merchant_normalized TEXT, refund INTEGER)", err))
+        goto fail;
     /* The merchants a merchant run is about to give rows (merchant_name.c). */
     if (db_exec_script(db, "CREATE TEMP TABLE IF NOT EXISTS merchant_fill (id INTEGER PRIMARY KEY,"
                        " name TEXT NOT NULL)", err))

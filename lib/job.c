@@ -81,6 +81,16 @@ static const char SQL_UNDO_BATCH[] =
 static const char SQL_UNDO_TAG[] =
     "DELETE FROM tags WHERE id = (SELECT tag FROM jobs WHERE id = ?1)"
     " AND owner_id = (SELECT owner_id FROM jobs WHERE id = ?1)";
+/* A statement job's: the rows of the owner's statements with ids from lo
+ * to hi (the job's, see schema/0033_statement_jobs.sql), then those
+ * statements. */
+static const char SQL_UNDO_STATEMENT_ROWS[] =
+    "DELETE FROM transactions WHERE id IN (SELECT t.id FROM jobs j, statements s, transactions t"
+    " WHERE j.id = ?1 AND s.owner_id = j.owner_id AND s.id BETWEEN j.lo AND j.hi"
+    " AND t.statement_id = s.id LIMIT ?2)";
+static const char SQL_UNDO_STATEMENTS[] =
+    "DELETE FROM statements WHERE id IN (SELECT s.id FROM jobs j, statements s"
+    " WHERE j.id = ?1 AND s.owner_id = j.owner_id AND s.id BETWEEN j.lo AND j.hi)";
 
 /* The statement just run wrote only a job's row: bookkeeping, not
  * content, so it does not move the data version (ledger_commit), and a
@@ -219,13 +229,15 @@ static int undo_run(ledger_db *db, int64_t id, int is_revert, int64_t run, ledge
 }
 
 /* One transaction of job id's undo.  A CSV commit's: up to JOB_CHUNK_ROWS
- * of its rows, or, with none left, its batch, its tag and its row; *more
- * says whether rows were deleted (another transaction follows). */
+ * of its rows, or, with none left, its batch, its tag and its row; a
+ * statement job's the same with its statements' rows, then its
+ * statements; *more says whether rows were deleted (another transaction
+ * follows). */
 static int undo_step(ledger_db *db, int64_t id, int *more, ledger_error *err)
 {
     sqlite3_stmt *st;
     int64_t run = 0;
-    int is_apply = 0, is_revert = 0, rc;
+    int is_apply = 0, is_revert = 0, is_statement = 0, rc;
 
     *more = 0;
     if (ledger_begin(db, 1, err))
@@ -238,6 +250,7 @@ static int undo_step(ledger_db *db, int64_t id, int *more, ledger_error *err)
 
         is_apply = kind && strcmp(kind, "rule_apply") == 0;
         is_revert = kind && strcmp(kind, "rule_revert") == 0;
+        is_statement = kind && strcmp(kind, "statement") == 0;
         run = sqlite3_column_int64(st, 1);
     }
     db_stmt_done(st);
@@ -252,10 +265,15 @@ static int undo_step(ledger_db *db, int64_t id, int *more, ledger_error *err)
             goto fail;
         return ledger_commit(db, err);
     }
-    if (db_exec(db, err, "job undo", SQL_UNDO_ROWS, DB_INT(id), DB_INT(JOB_CHUNK_ROWS)))
+    if (db_exec(db, err, "job undo", is_statement ? SQL_UNDO_STATEMENT_ROWS : SQL_UNDO_ROWS,
+                DB_INT(id), DB_INT(JOB_CHUNK_ROWS)))
         goto fail;
     *more = sqlite3_changes(db->sql) > 0;
-    if (!*more
+    if (!*more && is_statement
+        && (db_exec(db, err, "job undo", SQL_UNDO_STATEMENTS, DB_INT(id))
+            || db_exec(db, err, "job undo", SQL_DONE, DB_INT(id))))
+        goto fail;
+    if (!*more && !is_statement
         && (db_exec(db, err, "job undo", SQL_UNDO_BATCH, DB_INT(id))
             || db_exec(db, err, "job undo", SQL_UNDO_TAG, DB_INT(id))
             || db_exec(db, err, "job undo", SQL_DONE, DB_INT(id))))
@@ -294,6 +312,27 @@ int ledger_job_recover(ledger_db *db, int64_t id, ledger_error *err)
     rc = job_undo(db, id, err);
     byte_lock(db, id, F_UNLCK, &ignored);
     return rc;
+}
+
+int ledger_begin_as(ledger_db *db, int64_t me, int write, ledger_error *err)
+{
+    int64_t dead;
+    int tries;
+
+    for (tries = 0; tries < 2; tries++) {
+        if (ledger_begin(db, write, err))
+            return LEDGER_ERR;
+        if (ledger_job_check(db, me, &dead, err)) {
+            ledger_rollback(db);
+            return LEDGER_ERR;
+        }
+        if (dead == 0)
+            return LEDGER_OK;
+        ledger_rollback(db);
+        if (ledger_job_recover(db, dead, err))
+            return LEDGER_ERR;
+    }
+    return ledger_job_busy(err);
 }
 
 /* ---- running ------------------------------------------------------------------------------ */
@@ -342,6 +381,21 @@ fail:
     return LEDGER_ERR;
 }
 
+int job_begin(ledger_db *db, int64_t me, const char *kind, size_t rows, struct job *run,
+              struct job **job, int *own, ledger_error *err)
+{
+    *job = NULL;
+    *own = !db->in_txn;
+    if (!*own)
+        return LEDGER_OK;
+    if (rows <= JOB_CHUNK_ROWS)
+        return ledger_begin_as(db, me, 1, err);
+    if (job_start(db, me, kind, run, err))
+        return LEDGER_ERR;
+    *job = run;
+    return ledger_begin(db, 0, err);
+}
+
 int job_note(ledger_db *db, struct job *job, int64_t batch, int64_t tag, int64_t lo,
              int64_t hi, ledger_error *err)
 {
@@ -352,16 +406,30 @@ int job_note(ledger_db *db, struct job *job, int64_t batch, int64_t tag, int64_t
                    DB_INT(lo), DB_INT(hi));
 }
 
-int job_yield(ledger_db *db, const struct job *job, int last, ledger_error *err)
+int job_pause(ledger_db *db, const struct job *job, int last, ledger_error *err)
 {
     if (job == NULL)
         return LEDGER_OK;
     if (ledger_commit(db, err))
         return LEDGER_ERR;
     sqlite3_sleep(JOB_PAUSE_MS);
-    if (db_step_once(db, last ? SQL_SYNC_FULL : SQL_SYNC_NORMAL, "job", err))
+    return db_step_once(db, last ? SQL_SYNC_FULL : SQL_SYNC_NORMAL, "job", err);
+}
+
+int job_yield(ledger_db *db, const struct job *job, int last, ledger_error *err)
+{
+    if (job == NULL)
+        return LEDGER_OK;
+    return job_pause(db, job, last, err) || ledger_begin(db, 1, err) ? LEDGER_ERR : LEDGER_OK;
+}
+
+int job_switch(ledger_db *db, const struct job *job, int write, ledger_error *err)
+{
+    if (job == NULL)
+        return LEDGER_OK;
+    if (ledger_commit(db, err))
         return LEDGER_ERR;
-    return ledger_begin(db, 1, err);
+    return ledger_begin(db, write, err);
 }
 
 int job_done(ledger_db *db, const struct job *job, ledger_error *err)

@@ -316,7 +316,11 @@ int ledger_txn_tag_remove_body(ledger_db *db, int64_t me, int64_t txn_id, const 
 
 /* ---- statements ------------------------------------------------------------------ */
 
-/* POST /api/statements: a statement and its rows as JSON (API.md 4). */
+/* POST /api/statements: a statement and its rows as JSON (API.md 4).
+ * Called in a transaction (ledger_begin), it writes in that one.  Called
+ * in none, it begins its own, and one of more than 500 rows
+ * runs as a job (as ledger_csv_commit does); so does a file's import
+ * below. */
 int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
                             ledger_error *err);
 /* The same from the body's text (len bytes), its rows read one at a time
@@ -488,6 +492,10 @@ int ledger_csv_commit_text(ledger_db *db, int64_t me, const char *text, size_t l
  * begins again.  */
 int ledger_job_check(ledger_db *db, int64_t me, int64_t *dead, ledger_error *err);
 int ledger_job_recover(ledger_db *db, int64_t job, ledger_error *err);
+/* Begins a transaction of me's (a write one when write), in which no job
+ * of me's is being written: a dead one is recovered first, and the
+ * transaction begun again; 409 job_running while one runs. */
+int ledger_begin_as(ledger_db *db, int64_t me, int write, ledger_error *err);
 /* Fills err with the 409 job_running and returns LEDGER_ERR. */
 int ledger_job_busy(ledger_error *err);
 

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "db.h"
-#include "merchant_clean.h"
 #include "fields.h"
 #include "json_out.h"
 #include "txn.h"
@@ -17,6 +16,7 @@
 #include "suggest.h"
 #include "text.h"
 #include "json_in.h"
+#include "job.h"
 
 #define TEXT_MAX 200   /* a bank's or an account's name */
 #define ROWS_MAX 100000
@@ -115,14 +115,6 @@ static const char SQL_STMT_INSERT[] =
     " interest_rate, scheduled_repayment, repayment_frequency, redraw_available,"
     " loan_term_months, account_id)"
     " VALUES (" NEXT_ROW_ID("statements") ", ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-static const char SQL_ROW_INSERT[] =
-    "INSERT INTO transactions (id, statement_id, owner_id, date, description, merchant, category,"
-    " transaction_type, amount, currency, amount_aud, exchange_rate_to_aud, principal_amount,"
-    " interest_amount, fitid, payment_method, import_id, eff_category, eff_merchant, fitid_out,"
-    " merchant_normalized)"
-    " VALUES (" NEXT_ROW_ID("transactions") ", ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
-    "         ?12, ?13, ?14, ?15, ?16, ?6, COALESCE(?18, ?5, ''), ?17, ?18)";  /* effective values, as transactions_effective_insert */
-
 /* One statement with its figures; the movement is signed by type: on
  * credit card and loan statements spending raises the balance (owed), on
  * transaction, savings and offset statements it lowers what is held.  A
@@ -143,7 +135,6 @@ static const char SQL_STMT_LIST[] =
     STMT_SELECT " WHERE s.owner_id = ? ORDER BY s.period_end DESC, s.id DESC";
 static const char SQL_STMT_ONE[] = STMT_SELECT " WHERE s.id = ?";
 static const char SQL_STMT_DELETE[] = "DELETE FROM statements WHERE id = ?";
-static const char SQL_MAX_TXN_ID[] = "SELECT COALESCE(MAX(id), 0) FROM transactions";
 
 static cJSON *statement_json(sqlite3_stmt *st)
 {
@@ -267,31 +258,6 @@ int statement_insert(ledger_db *db, int64_t me, const struct statement_fields *f
         return LEDGER_ERR;
     *id = sqlite3_last_insert_rowid(db->sql);
     return LEDGER_OK;
-}
-
-/* A row without a merchant of its own (none in the JSON; an OFX row names
- * the raw text in merchant_from) gets one from its bank text: see
- * merchant_name.c for why it goes in merchant_normalized. */
-int statement_row_insert(ledger_db *db, int64_t me, int64_t statement_id,
-                         const struct statement_row *r, ledger_error *err)
-{
-    char derived[MERCHANT_CLEAN_MAX] = "";
-    const char *raw = r->merchant_from;
-
-    if (raw == NULL && (r->merchant == NULL || r->merchant[0] == '\0'))
-        raw = r->description;
-    if (raw && merchant_derive(db, me, raw, derived, err))
-        return LEDGER_ERR;
-    return db_exec(db, err, "statement row", SQL_ROW_INSERT, DB_INT_OR_NULL(statement_id, statement_id),
-                   DB_INT(me), DB_TEXT(r->date), DB_TEXT(r->description), DB_TEXT(r->merchant),
-                   DB_TEXT(r->category), DB_TEXT(r->type), DB_INT(r->amount),
-                   DB_TEXT(r->currency ? r->currency : ledger_home_currency(db)),
-                   DB_INT_OR_NULL(r->has_amount_aud, r->amount_aud), DB_TEXT(r->rate),
-                   DB_INT_OR_NULL(r->has_principal, r->principal),
-                   DB_INT_OR_NULL(r->has_interest, r->interest), DB_TEXT(r->fitid),
-                   DB_TEXT(r->payment_method), DB_INT_OR_NULL(r->import_id, r->import_id),
-                   DB_INT_OR_NULL(r->has_fitid_out, r->fitid_out),
-                   DB_TEXT(derived[0] ? derived : NULL));
 }
 
 int itemised_type_ok(const char *type)
@@ -476,12 +442,6 @@ int statement_fields_read(const cJSON *body, struct statement_fields *f, ledger_
     return LEDGER_OK;
 }
 
-/* A refund row written without its category, to resolve at the end. */
-struct refund_row {
-    int64_t id;
-    char *merchant;  /* a copy: a row read from the text lives until the next */
-};
-
 /* An earlier statement of the caller's that the new one ?2 repeats: every
  * field the same, and the same rows (date, amount, currency, home amount,
  * description, each as many times; not the type, the user's to correct).
@@ -527,18 +487,51 @@ static int check_not_repeated(ledger_db *db, int64_t me, int64_t id, ledger_erro
     return LEDGER_OK;
 }
 
+/* Reads and checks rows [from, to) of items, and stages them
+ * (statement_rows.c) when stage is set. */
+static int stage_rows(ledger_db *db, int64_t me, struct json_items *items, size_t from, size_t to,
+                      const char *statement_type, int stage, ledger_error *err)
+{
+    size_t i;
+
+    for (i = from; i < to; i++) {
+        const cJSON *o = json_item(items, i, err);
+        struct statement_row r;
+        char category[LEDGER_CATEGORY_MAX];
+        int refund;
+
+        if (o == NULL)
+            return LEDGER_ERR;
+        if (read_row(db, me, o, &r, category, &refund, err)
+            || check_itemised(&r, statement_type, ledger_home_currency(db), err))
+            return error_in_item(err, "transactions", i);
+        if (stage && statement_row_stage(db, me, &r, refund, err))
+            return LEDGER_ERR;
+    }
+    return LEDGER_OK;
+}
+
 /* The statement of body with the n rows of items (a tree's, or read from
- * the request's text a row at a time). */
+ * the request's text a row at a time).  Called in a transaction, it writes
+ * in that one.  Called in none, it begins its own (ledger_begin_as), and a
+ * statement of more rows than a chunk runs as a job (job.c): its rows are
+ * checked first, in a read transaction, then each chunk staged in one and
+ * written in a write transaction of its own (statement_chunk_write); the
+ * statement is read back in a read transaction, as nothing after changes
+ * what it says, and the job's last transaction resolves its refunds,
+ * checks it is not a repeat and takes the suggestions. */
 static int create(ledger_db *db, int64_t me, const cJSON *body, struct json_items *items,
                   size_t n, cJSON **out, ledger_error *err)
 {
     struct statement_fields f;
-    struct refund_row *refunds = NULL;
-    int64_t id, before;
-    size_t i, n_refunds = 0;
-    int rc = LEDGER_ERR;
+    struct refund_rows refunds = { NULL, 0 };
+    struct job job_run, *job = NULL;
+    int64_t id = 0, before, written = 0;
+    size_t i, from, to;
+    int rc = LEDGER_ERR, own = 0;
     cJSON *run = NULL;
 
+    *out = NULL;
     if (statement_fields_read(body, &f, err))
         return LEDGER_ERR;
     /* The rows are part of the statement (API.md): a statement without
@@ -550,63 +543,43 @@ static int create(ledger_db *db, int64_t me, const cJSON *body, struct json_item
     if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(body, "transactions")) || n > ROWS_MAX)
         return error_field(err, "transactions",
                            "transactions must be an array of at most %d rows", ROWS_MAX);
-    /* The rows this statement writes come after the largest id there is. */
-    if (db_int(db, err, "statement", &before, 0, SQL_MAX_TXN_ID)
-        || statement_insert(db, me, &f, &id, err))
-        return LEDGER_ERR;
-    for (i = 0; i < n; i++) {
-        const cJSON *o = json_item(items, i, err);
-        struct statement_row r;
-        char category[LEDGER_CATEGORY_MAX];
-        int refund = 0;
-
-        if (o == NULL)
+    if (job_begin(db, me, "statement", n, &job_run, &job, &own, err)
+        || (job && stage_rows(db, me, items, 0, n, f.statement_type, 0, err))
+        || statement_rows_begin(db, &before, err))
+        goto out;
+    from = 0;
+    do {
+        to = n - from > JOB_CHUNK_ROWS ? from + JOB_CHUNK_ROWS : n;
+        if (stage_rows(db, me, items, from, to, f.statement_type, 1, err)
+            || statement_chunk_write(db, me, &f, &id, job, &refunds, &written, err))
             goto out;
-        if (read_row(db, me, o, &r, category, &refund, err)
-            || check_itemised(&r, f.statement_type, ledger_home_currency(db), err)) {
-            error_in_item(err, "transactions", i);
-            goto out;
-        }
-        if (statement_row_insert(db, me, id, &r, err))
-            goto out;
-        if (refund) {
-            struct refund_row *v = realloc(refunds, (n_refunds + 1) * sizeof *v);
-
-            if (v == NULL) {
-                ledger_error_oom(err);
-                goto out;
-            }
-            refunds = v;
-            refunds[n_refunds].id = sqlite3_last_insert_rowid(db->sql);
-            if ((refunds[n_refunds].merchant = r.merchant ? strdup(r.merchant) : NULL) == NULL
-                && r.merchant) {
-                ledger_error_oom(err);
-                goto out;
-            }
-            n_refunds++;
-        }
-    }
+        from = to;
+    } while (from < n);
+    if (statement_get(db, me, id, out, err) || job_yield(db, job, 1, err))
+        goto out;
     /* Now that every row of the statement is there to count. */
-    for (i = 0; i < n_refunds; i++)
-        if (category_resolve_refund_row(db, me, refunds[i].id, refunds[i].merchant, err))
+    for (i = 0; i < refunds.n; i++)
+        if (category_resolve_refund_row(db, me, refunds.v[i].id, refunds.v[i].merchant, err))
             goto out;
     /* Its rows without a category take the suggestions that pass the
      * owner's threshold as one run, as an imported file's rows do. */
-    if (check_not_repeated(db, me, id, err)
-        || (n && suggest_auto(db, me, before, &run, err))
-        || statement_get(db, me, id, out, err))
+    if (check_not_repeated(db, me, id, err) || (n && suggest_auto(db, me, before, &run, err)))
         goto out;
     rc = suggestion_run_add(*out, run, err);
     run = NULL;
+    if (rc == LEDGER_OK && (job_done(db, job, err) || (own && ledger_commit(db, err))))
+        rc = LEDGER_ERR;
+out:
     if (rc) {
         cJSON_Delete(*out);
         *out = NULL;
     }
-out:
+    if (own && db->in_txn)
+        ledger_rollback(db);
+    if (job)
+        job_end(db, job);
     cJSON_Delete(run);
-    for (i = 0; i < n_refunds; i++)
-        free(refunds[i].merchant);
-    free(refunds);
+    refund_rows_free(&refunds);
     return rc;
 }
 

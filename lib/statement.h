@@ -21,8 +21,8 @@ struct statement_fields {
     int has_amount_due, has_opening, has_closing, has_rate, has_repayment, has_redraw,
         has_term;
 };
-/* One row to insert (of a statement, or manual from a CSV import when
- * statement_id is 0), already validated and folded. */
+/* One row of a statement (statement_row_stage) or of a CSV commit,
+ * already validated and folded. */
 struct statement_row {
     const char *date, *description, *merchant, *category, *type, *currency, *rate, *fitid;
     const char *payment_method;
@@ -30,7 +30,7 @@ struct statement_row {
     /* The raw text a row without a merchant of its own is named from (an
      * OFX NAME, else MEMO); NULL: the description, when merchant is empty. */
     const char *merchant_from;
-    int64_t amount, amount_aud, principal, interest, import_id;
+    int64_t amount, amount_aud, principal, interest;
     int has_amount_aud, has_principal, has_interest;
     int has_fitid_out, fitid_out;  /* the file's direction (OFX: 1 money out): transactions.fitid_out */
     char currency_code[4];    /* currency points here when read from JSON */
@@ -38,8 +38,37 @@ struct statement_row {
 int statement_fields_read(const cJSON *body, struct statement_fields *f, ledger_error *err);
 int statement_insert(ledger_db *db, int64_t me, const struct statement_fields *f, int64_t *id,
                      ledger_error *err);
-int statement_row_insert(ledger_db *db, int64_t me, int64_t statement_id,
-                         const struct statement_row *r, ledger_error *err);
+
+/* ---- a statement's rows on their way in (statement_rows.c) ----------------------- */
+struct job;
+/* A refund row written without its category, to resolve once all the
+ * rows are there (category_resolve_refund_row). */
+struct refund_row {
+    int64_t id;
+    char *merchant;  /* a copy, or NULL */
+};
+struct refund_rows {
+    struct refund_row *v;
+    size_t n;
+};
+void refund_rows_free(struct refund_rows *r);
+/* Before the rows of a statement or a file: the largest row id there is
+ * in *before (their ids come after it: suggest_auto's after_id), and the
+ * stage emptied, so that nothing a failed call left is written with them. */
+int statement_rows_begin(ledger_db *db, int64_t *before, ledger_error *err);
+/* Stages r (refund: its category is left to resolve), its merchant
+ * derived; nothing of the ledger's is written. */
+int statement_row_stage(ledger_db *db, int64_t me, const struct statement_row *r, int refund,
+                        ledger_error *err);
+/* Writes the staged rows to statement *id, first inserting the statement
+ * (f) when *id is 0, and adds their count to *written and the refunds
+ * among them to refunds (NULL: there are none).  A job (NULL for none)
+ * writes in a write transaction of its own, begun from the read one it
+ * staged in, and commits it, pauses and begins a read transaction again
+ * for what comes next. */
+int statement_chunk_write(ledger_db *db, int64_t me, const struct statement_fields *f,
+                          int64_t *id, struct job *job, struct refund_rows *refunds,
+                          int64_t *written, ledger_error *err);
 /* One statement of the caller's: 404 missing, 403 another user's. */
 int statement_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err);
 

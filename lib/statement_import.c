@@ -39,6 +39,7 @@
 #include "ofx.h"
 #include "qif.h"
 #include "camt.h"
+#include "job.h"
 
 /* The account a statement was imported from.  An account with a BANKID
  * is "<BANKID>:<ACCTID>"; a credit card has none, and its ACCTID is often
@@ -397,15 +398,17 @@ static int find_new_rows(ledger_db *db, int64_t me, const struct account_key *ac
     return LEDGER_OK;
 }
 
-/* Writes a's new rows (fresh[i]) to statement id, counting them in
- * *imported. */
-static int insert_rows(ledger_db *db, int64_t me, int64_t id, const struct ofx_account *a,
-                       const struct row_key *keys, const char *fresh, int64_t *imported,
-                       ledger_error *err)
+/* Writes statement f with a's new rows (fresh[i]), its id in *id, counting
+ * the rows in *imported: staged and written JOB_CHUNK_ROWS at a time
+ * (statement_chunk_write, which commits each when job is not NULL). */
+static int insert_rows(ledger_db *db, int64_t me, const struct statement_fields *f, int64_t *id,
+                       const struct ofx_account *a, const struct row_key *keys,
+                       const char *fresh, struct job *job, int64_t *imported, ledger_error *err)
 {
     char key[KEY_TEXT_SIZE];
-    size_t i;
+    size_t i, staged = 0;
 
+    *id = 0;
     for (i = 0; i < a->ntxns; i++) {
         const struct ofx_txn *t = &a->txns[i];
         struct statement_row r;
@@ -437,17 +440,28 @@ static int insert_rows(ledger_db *db, int64_t me, int64_t id, const struct ofx_a
             r.has_amount_aud = 1;
             r.rate = t->currate;
         }
-        if (statement_row_insert(db, me, id, &r, err))
+        if (statement_row_stage(db, me, &r, 0, err))
             return LEDGER_ERR;
-        ++*imported;
+        if (++staged == JOB_CHUNK_ROWS) {
+            if (statement_chunk_write(db, me, f, id, job, NULL, imported, err))
+                return LEDGER_ERR;
+            staged = 0;
+        }
     }
+    /* The last rows, or the statement alone (a new period, nothing new). */
+    if ((staged > 0 || *id == 0) && statement_chunk_write(db, me, f, id, job, NULL, imported, err))
+        return LEDGER_ERR;
     return LEDGER_OK;
 }
 
-/* Imports one account; adds what it created to `created`. */
+/* Imports one account; adds what it created to `created`.  A job is in a
+ * read transaction here, in which it finds the account's new rows and
+ * reads its statement back, and writes the rows in chunks between
+ * (insert_rows). */
 static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
-                          const struct ofx_account *a, cJSON *created, int64_t *imported,
-                          int64_t *skipped, cJSON *warnings, ledger_error *err)
+                          const struct ofx_account *a, struct job *job, cJSON *created,
+                          int64_t *imported, int64_t *skipped, cJSON *warnings,
+                          ledger_error *err)
 {
     struct statement_fields f;
     struct account_key account;
@@ -509,8 +523,7 @@ static int import_account(ledger_db *db, int64_t me, const struct ofx_doc *doc,
         f.closing = strcmp(f.statement_type, "credit_card") == 0
                     || strcmp(f.statement_type, "loan") == 0 ? -bal : bal;
     }
-    if (statement_insert(db, me, &f, &id, err)
-        || insert_rows(db, me, id, a, keys, fresh, imported, err)
+    if (insert_rows(db, me, &f, &id, a, keys, fresh, job, imported, err)
         || statement_get(db, me, id, &s, err))
         goto out;
     cJSON_AddItemToArray(created, s);
@@ -561,27 +574,33 @@ int ledger_statement_import(ledger_db *db, int64_t me, const char *buf, size_t l
     return ledger_statement_import_file(db, me, buf, len, NULL, NULL, out, created, err);
 }
 
+/* Called in a transaction, the import writes in that one.  Called in none,
+ * it begins its own (ledger_begin_as), and a file of more rows than a
+ * chunk runs as a job (job.c), whose last transaction takes the
+ * suggestions. */
 int ledger_statement_import_file(ledger_db *db, int64_t me, const char *buf, size_t len,
                                  const struct ledger_params *params, const char *media_type,
                                  cJSON **out, int *created, ledger_error *err)
 {
     struct ofx_doc doc;
-    cJSON *doc_out, *list, *warnings;
+    struct job job_run, *job = NULL;
+    cJSON *doc_out = NULL, *list, *warnings = NULL, *run = NULL;
     int64_t imported = 0, skipped = 0, before = 0;
-    cJSON *run = NULL;
-    size_t i;
+    size_t i, rows = 0;
+    int rc = LEDGER_ERR, own = 0;
 
     *created = 0;
+    *out = NULL;
     if (len == 0)
         return error_field(err, "file", "the body must be a statement file: OFX, QFX, QIF or "
                            "CAMT.053");
     if (read_file(buf, len, params, media_type, &doc, err))
         return LEDGER_ERR;
-    /* The rows this import writes come after the largest id there is. */
-    if (db_int(db, err, "import", &before, 0, "SELECT COALESCE(MAX(id), 0) FROM transactions")) {
-        ofx_doc_free(&doc);
-        return LEDGER_ERR;
-    }
+    for (i = 0; i < doc.naccounts; i++)
+        rows += doc.accounts[i].ntxns;
+    if (job_begin(db, me, "statement", rows, &job_run, &job, &own, err)
+        || statement_rows_begin(db, &before, err))
+        goto out;
     doc_out = cJSON_CreateObject();
     list = cJSON_AddArrayToObject(doc_out, "statements");
     /* Every value the reader dropped or read other than as written, then
@@ -596,27 +615,33 @@ int ledger_statement_import_file(ledger_db *db, int64_t me, const char *buf, siz
         cJSON_AddItemToArray(warnings, cJSON_CreateString(more));
     }
     for (i = 0; i < doc.naccounts; i++)
-        if (import_account(db, me, &doc, &doc.accounts[i], list, &imported, &skipped, warnings,
-                           err)) {
-            ofx_doc_free(&doc);
-            cJSON_Delete(warnings);
-            cJSON_Delete(doc_out);
-            return LEDGER_ERR;
-        }
+        if (import_account(db, me, &doc, &doc.accounts[i], job, list, &imported, &skipped,
+                           warnings, err))
+            goto out;
     /* The new rows take the suggestions that pass the owner's threshold,
      * as one run the owner can revert. */
-    if (imported && suggest_auto(db, me, before, &run, err)) {
-        ofx_doc_free(&doc);
-        cJSON_Delete(warnings);
-        cJSON_Delete(doc_out);
-        return LEDGER_ERR;
-    }
+    if (job_yield(db, job, 1, err) || (imported && suggest_auto(db, me, before, &run, err)))
+        goto out;
     cJSON_AddItemToObject(doc_out, "suggestion_run", run ? run : cJSON_CreateNull());
+    run = NULL;
     cJSON_AddNumberToObject(doc_out, "imported", (double)imported);
     cJSON_AddNumberToObject(doc_out, "skipped_duplicates", (double)skipped);
     cJSON_AddItemToObject(doc_out, "warnings", warnings);
-    ofx_doc_free(&doc);
-    *created = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc_out, "statements")) > 0;
+    warnings = NULL;
+    if (job_done(db, job, err) || (own && ledger_commit(db, err)))
+        goto out;
+    *created = cJSON_GetArraySize(list) > 0;
     *out = doc_out;
-    return LEDGER_OK;
+    doc_out = NULL;
+    rc = LEDGER_OK;
+out:
+    if (own && db->in_txn)
+        ledger_rollback(db);
+    if (job)
+        job_end(db, job);
+    cJSON_Delete(run);
+    cJSON_Delete(warnings);
+    cJSON_Delete(doc_out);
+    ofx_doc_free(&doc);
+    return rc;
 }

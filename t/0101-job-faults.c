@@ -1,7 +1,7 @@
 /*
- * Jobs (lib/job.c) under failure.  A CSV commit, a rule apply and a
- * revert run as jobs when called outside a transaction: chunks of their
- * own transactions, committed as they go.  Each is failed at points spread
+ * Jobs (lib/job.c) under failure.  A CSV commit, a rule apply, a revert, a
+ * statement and a statement file's import run as jobs when called outside
+ * a transaction: chunks of their own transactions, committed as they go.  Each is failed at points spread
  * over its run (SQLite interrupted at the k-th progress call):
  *   - once, a passing failure: the job's own end undoes it (a revert that
  *     had begun writing is finished instead, and answers as if whole);
@@ -80,9 +80,10 @@ static void fresh(void)
 /* The tables a job writes, but the times (created_at, reverted_at's). */
 static const char *const digest_sql[] = {
     "SELECT id, owner_id, date, description, merchant, category, amount, import_id,"
-    " override_category, override_merchant_normalized, eff_category, eff_merchant, has_split"
-    " FROM transactions ORDER BY id",
+    " override_category, override_merchant_normalized, eff_category, eff_merchant, has_split,"
+    " statement_id, fitid FROM transactions ORDER BY id",
     "SELECT id, owner_id, row_count FROM csv_imports ORDER BY id",
+    "SELECT id, owner_id, bank_name, account_id, period_start, period_end FROM statements ORDER BY id",
     "SELECT * FROM tags ORDER BY id",
     "SELECT * FROM transaction_tags ORDER BY 1, 2",
     "SELECT id, owner_id, rule_id, matches, transactions, reverted_at IS NULL FROM rule_runs ORDER BY id",
@@ -151,11 +152,13 @@ static int64_t alice(ledger_db *db)
     return id;
 }
 
-/* The body as a request's: text, read by the service's JSON reader
- * (which keeps each number's literal, as money.c reads it). */
-static cJSON *csv_body(const char *what)
+/* The body of a CSV commit (statement 0) or a statement of ROWS rows, as
+ * a request's: text, read by the service's JSON reader (which keeps each
+ * number's literal, as money.c reads it).  Some rows are refunds,
+ * resolved in the job's last transaction. */
+static cJSON *rows_body(const char *what, int statement)
 {
-    size_t cap = (size_t)ROWS * 160 + 64, used;
+    size_t cap = (size_t)ROWS * 200 + 256, used;
     char *text = malloc(cap);
     cJSON *b = NULL;
     ledger_error err;
@@ -163,13 +166,17 @@ static cJSON *csv_body(const char *what)
 
     if (text == NULL)
         return NULL;
-    used = (size_t)snprintf(text, cap, "{\"allow_duplicates\": true, \"rows\": [");
+    used = (size_t)snprintf(text, cap, "%s", statement
+                            ? "{\"bank_name\": \"Job Bank\", \"account_type\": \"Visa\","
+                              " \"period_start\": \"2025-01-01\", \"period_end\": \"2025-12-31\","
+                              " \"transactions\": ["
+                            : "{\"allow_duplicates\": true, \"rows\": [");
     for (i = 0; i < ROWS; i++)
-        /* Some refunds: resolved in the job's last transaction. */
         used += (size_t)snprintf(text + used, cap - used,
                                  "%s{\"date\": \"2025-%02d-%02d\", \"description\": \"%s %d\","
-                                 " \"amount\": %d.%02d%s}", i ? "," : "", 1 + i % 12, 1 + i % 28,
+                                 " \"amount\": %d.%02d%s%s}", i ? "," : "", 1 + i % 12, 1 + i % 28,
                                  what, i, 1 + i % 300, i % 100,
+                                 statement ? ", \"transaction_type\": \"debit\"" : "",
                                  i % 97 ? "" : i % 2 ? ", \"category\": \"refund\""
                                                      : ", \"category\": \"groceries\"");
     used += (size_t)snprintf(text + used, cap - used, "]}");
@@ -179,12 +186,45 @@ static cJSON *csv_body(const char *what)
     return b;
 }
 
-enum kind { JOB_COMMIT, JOB_APPLY, JOB_REVERT };
-static const char *const kind_name[] = { "CSV commit", "rule apply", "revert" };
+/* An OFX file of two accounts, ROWS rows between them. */
+static char *ofx_file(size_t *len)
+{
+    size_t cap = (size_t)ROWS * 200 + 1024, used = 0;
+    char *text = malloc(cap);
+    int i, acct;
+
+    if (text == NULL)
+        return NULL;
+    used += (size_t)snprintf(text + used, cap - used,
+                             "OFXHEADER:100\nDATA:OFXSGML\nVERSION:102\n\n<OFX><BANKMSGSRSV1>");
+    for (acct = 0; acct < 2; acct++) {
+        used += (size_t)snprintf(text + used, cap - used,
+                                 "<STMTTRNRS><STMTRS><CURDEF>AUD<BANKACCTFROM><BANKID>062000"
+                                 "<ACCTID>1234%d<ACCTTYPE>CHECKING</BANKACCTFROM>"
+                                 "<BANKTRANLIST><DTSTART>20250101<DTEND>20251231", acct);
+        for (i = acct * ROWS / 2; i < (acct + 1) * ROWS / 2; i++)
+            used += (size_t)snprintf(text + used, cap - used,
+                                     "<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>2025%02d%02d<TRNAMT>-%d.%02d"
+                                     "<FITID>F%06d<NAME>Shop %d</STMTTRN>",
+                                     1 + i % 12, 1 + i % 28, 1 + i % 300, i % 100, i, i % 50);
+        used += (size_t)snprintf(text + used, cap - used,
+                                 "</BANKTRANLIST><LEDGERBAL><BALAMT>100.00<DTASOF>20251231"
+                                 "</LEDGERBAL></STMTRS></STMTTRNRS>");
+    }
+    used += (size_t)snprintf(text + used, cap - used, "</BANKMSGSRSV1></OFX>\n");
+    *len = used;
+    return text;
+}
+
+enum kind { JOB_COMMIT, JOB_APPLY, JOB_REVERT, JOB_STATEMENT, JOB_IMPORT };
+static const char *const kind_name[] = { "CSV commit", "rule apply", "revert", "statement",
+                                         "OFX import" };
 
 struct setup {
     int64_t me, rule, run;
-    cJSON *body;
+    cJSON *body, *statement;
+    char *ofx;
+    size_t ofx_len;
 };
 
 /* Runs the job on the working copy, with f armed. */
@@ -202,9 +242,18 @@ static int run_job(ledger_db *db, enum kind kind, const struct setup *s, struct 
     case JOB_APPLY:
         rc = ledger_rule_apply(db, s->me, s->rule, &out, err);
         break;
-    default:
+    case JOB_REVERT:
         rc = ledger_rule_revert(db, s->me, s->run, &out, err);
         break;
+    case JOB_STATEMENT:
+        rc = ledger_statement_create(db, s->me, s->statement, &out, err);
+        break;
+    default: {
+        int created;
+
+        rc = ledger_statement_import(db, s->me, s->ofx, s->ofx_len, &out, &created, err);
+        break;
+    }
     }
     sqlite3_progress_handler(db->sql, 0, NULL, NULL);
     if (rc == LEDGER_OK && out == NULL)
@@ -299,7 +348,7 @@ int main(void)
 {
     ledger_db *db;
     ledger_error err;
-    struct setup s = { 0, 0, 0, NULL };
+    struct setup s = { 0, 0, 0, NULL, NULL, NULL, 0 };
     cJSON *out = NULL, *rule;
 
     if (mkdtemp(dir) == NULL)
@@ -310,7 +359,7 @@ int main(void)
     if (ledger_open(tpl, &db, &err))
         return 1;
     s.me = alice(db);
-    s.body = csv_body("earlier");
+    s.body = rows_body("earlier", 0);
     if (ledger_csv_commit(db, s.me, s.body, &out, &err))
         printf("# template rows: %s\n", err.message);
     cJSON_Delete(out);
@@ -326,7 +375,7 @@ int main(void)
     cJSON_Delete(rule);
     ledger_close(db);
 
-    s.body = csv_body("new");
+    s.body = rows_body("new", 0);
     sweep(JOB_COMMIT, &s, 0);
     sweep(JOB_COMMIT, &s, 1);
     sweep(JOB_APPLY, &s, 0);
@@ -343,6 +392,15 @@ int main(void)
     }
     sweep(JOB_REVERT, &s, 0);
     sweep(JOB_REVERT, &s, 1);
+
+    s.statement = rows_body("card", 1);
+    sweep(JOB_STATEMENT, &s, 0);
+    sweep(JOB_STATEMENT, &s, 1);
+    s.ofx = ofx_file(&s.ofx_len);
+    sweep(JOB_IMPORT, &s, 0);
+    sweep(JOB_IMPORT, &s, 1);
+    cJSON_Delete(s.statement);
+    free(s.ofx);
 
     /* A merge of a user whose job is under way (a row in jobs: another
      * process's, as far as this one knows) is refused, nothing moved. */

@@ -2,8 +2,8 @@
 # Fairness between users: other users' latency and 503s under a mixed load
 # of small reads and writes while one user runs the largest job the API
 # allows (a 100,000-row CSV commit, a rule applied to those 100,000 rows,
-# its revert, a statement of 100,000 rows), beside the same load without
-# it.
+# its revert, a statement of 100,000 rows, an OFX file of as many), beside
+# the same load without it.
 #
 #   contrib/bench/fair.pl --build DIR --db LEDGER.db [--procs 4]
 #                         [--clients 8] [--baseline SECONDS]
@@ -49,11 +49,11 @@ BenchServe::nginx_as_header($dir, $port, $src);
 my $base = "http://127.0.0.1:$port";
 
 sub call {
-    my ($http, $user, $method, $path, $body) = @_;
+    my ($http, $user, $method, $path, $body, $type) = @_;
     my %o = (headers => { 'X-Bench-User' => $user });
     if (defined $body) {
         $o{content} = $body;
-        $o{headers}{'Content-Type'} = 'application/json';
+        $o{headers}{'Content-Type'} = $type // 'application/json';
     }
     return $http->request($method, "$base$path", \%o);
 }
@@ -109,6 +109,17 @@ my $commit_body = '{"allow_duplicates":true,"rows":[' . big_rows('') . ']}';
 my $statement_body = '{"bank_name":"Fair Bank","account_type":"Visa Credit Card",'
                    . '"period_start":"2024-01-01","period_end":"2024-12-31","transactions":['
                    . big_rows(',"transaction_type":"debit"') . ']}';
+# A card's OFX file of as many rows (other dates and texts than the
+# statement's, so that none is taken for a row seen before).
+my $ofx_file = "OFXHEADER:100\nDATA:OFXSGML\nVERSION:102\n\n<OFX><CREDITCARDMSGSRSV1><CCSTMTTRNRS>"
+             . '<CCSTMTRS><CURDEF>AUD<CCACCTFROM><ACCTID>4000123412341234</CCACCTFROM>'
+             . '<BANKTRANLIST><DTSTART>20230101<DTEND>20231231'
+             . join('', map { sprintf('<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>2023%02d%02d<TRNAMT>-%d.%02d'
+                                      . '<FITID>FB%06d<NAME>FAIRBENCH SHOP %d</STMTTRN>',
+                                      1 + $_ % 12, 1 + $_ % 28, 1 + $_ % 300, $_ % 100, $_, $_ % 400) }
+                        0 .. $rows - 1)
+             . '</BANKTRANLIST><LEDGERBAL><BALAMT>-100.00<DTASOF>20231231</LEDGERBAL>'
+             . "</CCSTMTRS></CCSTMTTRNRS></CREDITCARDMSGSRSV1></OFX>\n";
 my $rule_body = '{"name":"fair bench","conditions":[{"field":"description","operator":"contains",'
               . '"value":"fairbench"}],"actions":[{"type":"set_merchant","merchant_normalized":"Bench"}]}';
 my $http = HTTP::Tiny->new(timeout => 600);
@@ -128,6 +139,8 @@ my @jobs = (
     }],
     ["revert of that run", sub { call($http, 'user01', 'DELETE', "/api/rules/apply/" . ($run_id // 0)) }],
     ["statement of $rows rows", sub { call($http, 'user01', 'POST', '/api/statements', $statement_body) }],
+    ["OFX file of $rows rows", sub { call($http, 'user01', 'POST', '/api/statements/import', $ofx_file,
+                                          'application/x-ofx') }],
 );
 my $failed = 0;
 for my $j (@jobs) {
