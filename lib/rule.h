@@ -71,6 +71,7 @@ struct prepared {
     int any;
     cJSON *rule;               /* owned */
     char *shares;              /* apply_split's completed shares as JSON, or NULL */
+    int shares_rows;           /* an action (apply_split, set_trip) shows rows to others */
 };
 /* Makes rule (which p then owns) ready to act: its actions are checked
  * again, as a tag or trip may be gone since it was saved, a 409 naming

@@ -119,8 +119,11 @@ int rule_prepare(ledger_db *db, int64_t me, cJSON *rule, struct prepared *p, led
     cJSON_ArrayForEach(a, json_get(rule, "actions")) {
         struct split_set ss;
 
+        if (strcmp(json_get(a, "type")->valuestring, "set_trip") == 0)
+            p->shares_rows = 1;
         if (strcmp(json_get(a, "type")->valuestring, "apply_split") != 0)
             continue;
+        p->shares_rows = 1;
         if (split_parse(db, json_get(a, "shares"), "shares", me, me, &ss, err))
             goto fail;
         free(p->shares);

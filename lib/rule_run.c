@@ -187,7 +187,8 @@ static int mark_unchanged(ledger_db *db, int64_t run_id, const int64_t *ids, siz
  * snapshot of every matched row; transactions counts those the actions
  * changed.  A job (job.c) commits each chunk of the rows nobody else sees,
  * and changes the shared ones (last in ids, SQL_IDS_READ_SHARED_LAST) in
- * its last transaction, with the run's record finished. */
+ * its last transaction, with the run's record finished: every row, for a
+ * rule whose actions share them. */
 static int run_rule(ledger_db *db, int64_t me, const struct prepared *p, const int64_t *ids,
                     size_t n, const char *source, struct job *job, cJSON **out,
                     ledger_error *err)
@@ -205,8 +206,10 @@ static int run_rule(ledger_db *db, int64_t me, const struct prepared *p, const i
                 || db_int(db, err, "run", &shared, 0, SQL_IDS_SHARED)))
         return LEDGER_ERR;
     /* A job: each chunk of the rows nobody else sees committed, then the
-     * shared ones (none, often) in its last transaction. */
-    own = n - (size_t)shared;
+     * shared ones (none, often) in its last transaction.  A rule that
+     * shares the rows it changes (a split, a trip) would show each chunk
+     * to others as it commits: all its rows are in the last. */
+    own = p->shares_rows ? 0 : n - (size_t)shared;
     for (off = 0; job && off < own; off += m) {
         m = own - off < JOB_CHUNK_ROWS ? own - off : JOB_CHUNK_ROWS;
         if (rule_chunk_fill_list(db, ids + off, m, err)

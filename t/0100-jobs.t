@@ -134,6 +134,36 @@ sub alice_in_child {
        'as every row is');
     $out = `$admin check --db '${\ $rig->db_path }' 2>&1`;
     is($?, 0, 'the summaries equal a recount') or diag($out);
+
+    # A rule that shares the rows it changes (a split) would show bob each
+    # chunk as it commits: all its rows change in its last transaction.
+    my $split = $rig->post('/api/rules', { name => 'share all', conditions => [
+            { field => 'description', operator => 'contains', value => 'running' } ],
+        actions => [ { type => 'apply_split',
+                       shares => [ { participant_id => $bob_id + 0, share_percent => 50 } ] } ] },
+        user => 'alice');
+    is($split->{status}, 201, 'a rule sharing every row with bob') or diag($split->{content});
+    my $before = $rig->sql("SELECT COUNT(*) FROM splits WHERE participant_id = $bob_id");
+    my ($share, $share_status) = alice_in_child($rig, 'POST', "/api/rules/apply/$split->{json}{id}", {});
+    my ($samples, $partial) = (0, 0);
+    my $end_by = time + ($slow ? 300 : 60);
+    while (time < $end_by) {
+        # One snapshot: the job's row and bob's splits together.
+        my ($jobs, $splits) = split /\|/, $rig->sql("SELECT (SELECT COUNT(*) FROM jobs),"
+                                                  . " (SELECT COUNT(*) FROM splits WHERE participant_id = $bob_id)");
+        last if $jobs == 0 && waitpid($share, POSIX::WNOHANG()) != 0;
+        next unless $jobs;
+        $samples++;
+        $partial++ if $splits != $before;
+        sleep 0.005;
+    }
+    ok($samples > 0, "the job was seen running $samples times");
+    is($partial, 0, 'and bob never had a share of its rows meanwhile');
+    is(Rig::slurp($share_status), 200, 'the apply ends 200');
+    is($rig->sql("SELECT COUNT(*) FROM splits WHERE participant_id = $bob_id") - $before, $rows - 1,
+       'then bob shares every row it matched');
+    $out = `$admin check --db '${\ $rig->db_path }' 2>&1`;
+    is($?, 0, 'the summaries equal a recount') or diag($out);
 }
 
 # ---- a killed job is undone by its owner's next request -----------------------------
