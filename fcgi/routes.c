@@ -25,7 +25,7 @@ const struct route routes[] = {
     { "DELETE", "/api/transactions/" ID "/tags", h_txn_tag_remove, ROUTE_WRITE | ROUTE_JSON, NULL },
     { "DELETE", "/api/transactions/" ID "/tags/" ID, h_txn_tag_remove, ROUTE_WRITE, NULL },
     { "GET", "/api/merchants", h_merchants_list, 0, NULL },
-    { "POST", "/api/merchants/clean", h_merchants_clean, ROUTE_WRITE, NULL },
+    { "POST", "/api/merchants/clean", h_merchants_clean, ROUTE_WRITE | ROUTE_JOB, NULL },
     { "GET", "/api/suggestions", h_suggestions_list, 0, NULL },
     { "POST", "/api/suggestions/apply", h_suggestions_apply, ROUTE_WRITE | ROUTE_JSON, NULL },
     { "GET", "/api/suggestions/settings", h_suggestions_settings_get, 0, NULL },

@@ -1,7 +1,8 @@
 /*
  * Jobs: a write too large for one short transaction (a CSV commit of up to
- * 100,000 rows, a rule applied to as many, its revert: seconds of writing)
- * written in many, so that no request holds the write lock for long:
+ * 100,000 rows, a statement or a statement file of as many, a rule applied
+ * to as many, its revert, the merchant run: seconds of writing) written
+ * in many, so that no request holds the write lock for long:
  * between two chunks other processes' waiting writers take the lock, and
  * another user's write waits for one chunk at most, not the whole job.
  *
@@ -9,10 +10,12 @@
  *   - Its row in jobs is committed before its first chunk.  While the row
  *     exists its owner's other requests are refused, 409 job_running
  *     (ledger_job_check, called in each request's transaction), and what
- *     a job writes is seen by nobody else until its last transaction (a CSV
- *     commit's new rows have no splits and no trip, and the summaries it
- *     adds to are its owner's; a rule apply or revert changes the rows
- *     shared with someone, by a split or a trip, in its last transaction).
+ *     a job writes is seen by nobody else until its last transaction (new
+ *     rows, a CSV commit's or a statement's, have no splits and no trip,
+ *     and the summaries they add to are their owner's; a rule apply, a
+ *     revert or the merchant run changes the rows shared with someone, by
+ *     a split or a trip, in its last transaction, and a rule that shares
+ *     the rows it changes changes them all there).
  *     So nobody reads a part of a job.
  *   - The row says what the job has committed so far.  A job that fails
  *     undoes that (job_end; a revert that began writing is finished

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "db.h"
+#include "job.h"
 #include "merchant_clean.h"
 #include "rule.h"
 #include "text.h"
@@ -194,15 +195,37 @@ static const char SQL_RUN_COUNT[] = "UPDATE rule_runs SET matches = ?2, transact
 static const char SQL_RUN_DROP[] = "DELETE FROM rule_runs WHERE id = ?1";
 /* The run is recorded as a rule run is (rule_run_rows with each row's
  * snapshot), with merchant_normalized in the snapshot, so that
- * DELETE /api/rules/apply/{run_id} puts it back (snapshot.c). */
+ * DELETE /api/rules/apply/{run_id} puts it back (snapshot.c).  The rows
+ * are written in chunks, the filled rows of ids lo (?2) to hi (?3): those
+ * nobody else sees, or all of them (?4), which then leave the fill.  A
+ * row shared by a split or a trip is one another user sees. */
+#define SHARED_ROW(t) "(" t ".has_split OR " t ".override_trip_id IS NOT NULL)"
+/* Each reads the chunk's filled rows and looks their rows up by id: a
+ * join the planner would drive from transactions walks every user's rows
+ * in the chunk's id range. */
 static const char SQL_RUN_SNAPSHOT[] =
     "INSERT INTO rule_run_rows (run_id, transaction_id, snapshot)"
     " SELECT ?1, t.id, json_set(" SNAPSHOT_JSON("t") ", '$.merchant_normalized', t.merchant_normalized)"
-    "   FROM temp.merchant_fill f JOIN transactions t ON t.id = f.id";
+    "   FROM temp.merchant_fill f CROSS JOIN transactions t ON t.id = f.id"
+    "  WHERE f.id BETWEEN ?2 AND ?3 AND (?4 OR NOT " SHARED_ROW("t") ")";
 static const char SQL_RUN_APPLY[] =
-    "UPDATE transactions SET merchant_normalized = f.name,"
-    " eff_merchant = COALESCE(transactions.override_merchant_normalized, f.name, transactions.merchant, '')"
-    " FROM temp.merchant_fill f WHERE transactions.id = f.id";
+    "UPDATE transactions SET"
+    " merchant_normalized = (SELECT f.name FROM temp.merchant_fill f WHERE f.id = transactions.id),"
+    " eff_merchant = COALESCE(override_merchant_normalized,"
+    "                         (SELECT f.name FROM temp.merchant_fill f WHERE f.id = transactions.id),"
+    "                         merchant, '')"
+    " WHERE id IN (SELECT id FROM temp.merchant_fill WHERE id BETWEEN ?2 AND ?3)"
+    "   AND (?4 OR NOT " SHARED_ROW("transactions") ")";
+static const char SQL_FILL_DONE[] =
+    "DELETE FROM temp.merchant_fill WHERE id BETWEEN ?2 AND ?3"
+    "   AND (?4 OR NOT EXISTS (SELECT 1 FROM transactions t"
+    "                           WHERE t.id = merchant_fill.id AND " SHARED_ROW("t") "))";
+/* The last id of the next chunk after ?1: JOB_CHUNK_ROWS filled rows,
+ * those nobody else sees or all of them (?2); NULL when none is left. */
+static const char SQL_CHUNK_END[] =
+    "SELECT max(id) FROM (SELECT f.id FROM temp.merchant_fill f CROSS JOIN transactions t ON t.id = f.id"
+    "                      WHERE f.id > ?1 AND (?2 OR NOT " SHARED_ROW("t") ")"
+    "                      ORDER BY f.id LIMIT ?3)";
 
 static int fill_rows(ledger_db *db, int64_t me, int renamed, int64_t *n, ledger_error *err)
 {
@@ -235,19 +258,51 @@ fail:
     return LEDGER_ERR;
 }
 
-/* One pass of the run: the rows found, their snapshots, their merchants. */
-static int run_pass(ledger_db *db, int64_t me, int64_t run_id, int renamed, int64_t *n, ledger_error *err)
+/* Writes the filled rows of ids lo to hi (those nobody else sees, or all)
+ * to run run_id: their snapshots, then their names. */
+static int apply_rows(ledger_db *db, int64_t run_id, int64_t lo, int64_t hi, int all,
+                      ledger_error *err)
 {
-    if (fill_rows(db, me, renamed, n, err))
+    if (db_exec(db, err, "merchant run", SQL_RUN_SNAPSHOT, DB_INT(run_id), DB_INT(lo), DB_INT(hi),
+                DB_INT(all))
+        || db_exec(db, err, "merchant run", SQL_RUN_APPLY, DB_INT(run_id), DB_INT(lo), DB_INT(hi),
+                   DB_INT(all))
+        || db_exec(db, err, "merchant run", SQL_FILL_DONE, DB_INT(run_id), DB_INT(lo), DB_INT(hi),
+                   DB_INT(all)))
         return LEDGER_ERR;
-    if (*n == 0)
-        return LEDGER_OK;
-    return db_exec(db, err, "merchant run", SQL_RUN_SNAPSHOT, DB_INT(run_id))
-           || db_exec(db, err, "merchant run", SQL_RUN_APPLY)
-           || db_exec(db, err, "merchant run", SQL_FILL_CLEAR) ? LEDGER_ERR : LEDGER_OK;
+    return LEDGER_OK;
 }
 
-int ledger_merchant_run(ledger_db *db, int64_t me, cJSON **out, ledger_error *err)
+/* One pass of the run: its rows found (in a job, in a read transaction),
+ * then written JOB_CHUNK_ROWS at a time, a job's each chunk in a write
+ * transaction of its own; *n is how many.  Rows another user sees stay in
+ * the fill for the run's last transaction, but those of the first pass
+ * (renamed): the override each has stays its effective merchant, so
+ * nobody sees them change. */
+static int run_pass(ledger_db *db, int64_t me, int64_t run_id, int renamed, struct job *job,
+                    int64_t *n, ledger_error *err)
+{
+    int64_t lo = 0, hi;
+
+    if (job_switch(db, job, 0, err) || fill_rows(db, me, renamed, n, err)
+        || job_switch(db, job, 1, err))
+        return LEDGER_ERR;
+    while (*n > 0) {
+        if (db_int(db, err, "merchant run", &hi, 0, SQL_CHUNK_END, DB_INT(lo), DB_INT(renamed),
+                   DB_INT(JOB_CHUNK_ROWS)))
+            return LEDGER_ERR;
+        if (hi == 0)
+            break;
+        if (apply_rows(db, run_id, lo + 1, hi, renamed, err) || job_yield(db, job, 0, err))
+            return LEDGER_ERR;
+        lo = hi;
+    }
+    return LEDGER_OK;
+}
+
+/* The run, in the caller's transaction or (job not NULL) as a job. */
+static int merchant_run(ledger_db *db, int64_t me, struct job *job, cJSON **out,
+                        ledger_error *err)
 {
     int64_t n_renamed = 0, rest = 0, run_id;
     cJSON *doc;
@@ -256,11 +311,14 @@ int ledger_merchant_run(ledger_db *db, int64_t me, cJSON **out, ledger_error *er
     if (db_exec(db, err, "merchant run", SQL_RUN_INSERT, DB_INT(me)))
         return LEDGER_ERR;
     run_id = sqlite3_last_insert_rowid(db->sql);
-    if (run_pass(db, me, run_id, 1, &n_renamed, err))
+    if (job_note(db, job, run_id, 0, 0, 0, err)
+        || run_pass(db, me, run_id, 1, job, &n_renamed, err))
         return LEDGER_ERR;
     /* The renamed rows now carry their cleaned names: read them again. */
     merchant_renames_forget(db);
-    if (run_pass(db, me, run_id, 0, &rest, err))
+    if (run_pass(db, me, run_id, 0, job, &rest, err)
+        || job_yield(db, job, 1, err)
+        || apply_rows(db, run_id, 0, INT64_MAX, 1, err))
         return LEDGER_ERR;
     if (n_renamed + rest > 0) {
         if (db_exec(db, err, "merchant run", SQL_RUN_COUNT, DB_INT(run_id), DB_INT(n_renamed + rest)))
@@ -278,4 +336,25 @@ int ledger_merchant_run(ledger_db *db, int64_t me, cJSON **out, ledger_error *er
     }
     *out = doc;
     return LEDGER_OK;
+}
+
+/* Outside a transaction, a job (job.c), undone as a rule apply is (from
+ * its run's snapshots) should it fail. */
+int ledger_merchant_run(ledger_db *db, int64_t me, cJSON **out, ledger_error *err)
+{
+    struct job job;
+    int rc;
+
+    if (db->in_txn)
+        return merchant_run(db, me, NULL, out, err);
+    if (job_start(db, me, "rule_apply", &job, err))
+        return LEDGER_ERR;
+    rc = ledger_begin(db, 1, err) || merchant_run(db, me, &job, out, err)
+         || job_done(db, &job, err) || ledger_commit(db, err);
+    if (rc) {
+        cJSON_Delete(*out);
+        *out = NULL;
+    }
+    job_end(db, &job);
+    return rc ? LEDGER_ERR : LEDGER_OK;
 }

@@ -7,9 +7,10 @@
 #   - A job whose process was killed leaves its committed chunks and its
 #     row; its owner's next request undoes them before it answers, and the
 #     summaries still equal a recount.
-#   - A rule apply and its revert are jobs too, and change the rows shared
-#     with someone (a split) in their last transaction: the participant
-#     never sees them half done.  A killed revert is finished by its
+#   - A rule apply, its revert and a merchant run are jobs too, and change
+#     the rows shared with someone (a split) in their last transaction: the
+#     participant never sees them half done; a rule that shares the rows it
+#     changes changes them all there.  A killed revert is finished by its
 #     owner's next request, not undone.
 #   - A commit refused (a bad row) or with nothing new leaves no job.
 use strict;
@@ -132,6 +133,29 @@ sub alice_in_child {
     is($end->{category} // 'none', 'none', 'then bob sees the row put back');
     is($rig->sql(q{SELECT COUNT(*) FROM transactions WHERE eff_category = 'groceries'}), 0,
        'as every row is');
+    $out = `$admin check --db '${\ $rig->db_path }' 2>&1`;
+    is($?, 0, 'the summaries equal a recount') or diag($out);
+
+    # The merchant run: a job too, the row bob sees named last.
+    my ($clean, $clean_status) = alice_in_child($rig, 'POST', '/api/merchants/clean', {});
+    my $named_sql = "SELECT COUNT(*) FROM transactions WHERE merchant_normalized IS NOT NULL"
+                  . " AND owner_id = $alice_id";
+    my $named = 0;
+    for (my $until = time + ($slow ? 120 : 30); time < $until && !$named; sleep 0.01) {
+        $named = $rig->sql($named_sql);
+    }
+    ok($named > 0, "the merchant run has named $named of alice's rows");
+    is($rig->get('/api/me', user => 'alice')->{status}, 409, "alice's request is refused meanwhile");
+    $mid = decode_json($rig->get("/api/transactions/$shared", user => 'bob')->{content});
+    is($mid->{merchant_normalized} // 'none', 'none', 'but not the row bob sees: it is named last');
+    is($rig->sql('SELECT COUNT(*) FROM jobs'), 1, 'the job was still running then');
+    waitpid($clean, 0);
+    is(Rig::slurp($clean_status), 200, 'the merchant run ends 200');
+    $end = decode_json($rig->get("/api/transactions/$shared", user => 'bob')->{content});
+    ok(defined $end->{merchant_normalized}, 'then bob sees the row named ('
+       . ($end->{merchant_normalized} // 'none') . ')');
+    is($rig->sql(q{SELECT COUNT(*) FROM transactions WHERE merchant_normalized IS NULL AND owner_id = }
+                 . $alice_id), 0, "as every row of alice's is");
     $out = `$admin check --db '${\ $rig->db_path }' 2>&1`;
     is($?, 0, 'the summaries equal a recount') or diag($out);
 

@@ -1,7 +1,8 @@
 /*
  * Jobs (lib/job.c) under failure.  A CSV commit, a rule apply, a revert, a
- * statement and a statement file's import run as jobs when called outside
- * a transaction: chunks of their own transactions, committed as they go.  Each is failed at points spread
+ * statement, a statement file's import and a merchant run run as jobs
+ * when called outside a transaction: chunks of their own transactions,
+ * committed as they go.  Each is failed at points spread
  * over its run (SQLite interrupted at the k-th progress call):
  *   - once, a passing failure: the job's own end undoes it (a revert that
  *     had begun writing is finished instead, and answers as if whole);
@@ -81,7 +82,7 @@ static void fresh(void)
 static const char *const digest_sql[] = {
     "SELECT id, owner_id, date, description, merchant, category, amount, import_id,"
     " override_category, override_merchant_normalized, eff_category, eff_merchant, has_split,"
-    " statement_id, fitid FROM transactions ORDER BY id",
+    " statement_id, fitid, merchant_normalized FROM transactions ORDER BY id",
     "SELECT id, owner_id, row_count FROM csv_imports ORDER BY id",
     "SELECT id, owner_id, bank_name, account_id, period_start, period_end FROM statements ORDER BY id",
     "SELECT * FROM tags ORDER BY id",
@@ -216,9 +217,9 @@ static char *ofx_file(size_t *len)
     return text;
 }
 
-enum kind { JOB_COMMIT, JOB_APPLY, JOB_REVERT, JOB_STATEMENT, JOB_IMPORT };
+enum kind { JOB_COMMIT, JOB_APPLY, JOB_REVERT, JOB_STATEMENT, JOB_IMPORT, JOB_MERCHANTS };
 static const char *const kind_name[] = { "CSV commit", "rule apply", "revert", "statement",
-                                         "OFX import" };
+                                         "OFX import", "merchant run" };
 
 struct setup {
     int64_t me, rule, run;
@@ -248,12 +249,15 @@ static int run_job(ledger_db *db, enum kind kind, const struct setup *s, struct 
     case JOB_STATEMENT:
         rc = ledger_statement_create(db, s->me, s->statement, &out, err);
         break;
-    default: {
+    case JOB_IMPORT: {
         int created;
 
         rc = ledger_statement_import(db, s->me, s->ofx, s->ofx_len, &out, &created, err);
         break;
     }
+    default:
+        rc = ledger_merchant_run(db, s->me, &out, err);
+        break;
     }
     sqlite3_progress_handler(db->sql, 0, NULL, NULL);
     if (rc == LEDGER_OK && out == NULL)
@@ -344,6 +348,49 @@ static void sweep(enum kind kind, const struct setup *s, int lasting)
        bad_state, left, drifted);
 }
 
+/* In the template: a row of alice's shared with bob (a split), which
+ * every job changes in its last transaction, and one she renamed, which
+ * the merchant run names in its first pass. */
+static void share_and_rename(ledger_db *db, int64_t me)
+{
+    ledger_error err;
+    cJSON *body = NULL, *out = NULL;
+    int64_t shared = sql_int(db, "SELECT id FROM transactions WHERE description = 'earlier 7'");
+    int64_t renamed = sql_int(db, "SELECT id FROM transactions WHERE description = 'earlier 8'");
+    int64_t bob = 0;
+    char text[96];
+    int rc;
+
+    rc = ledger_user_resolve(db, "bob", "bob@example.com", "Bob", &bob, &err)
+         || ledger_begin(db, 1, &err);
+    if (rc == 0) {
+        body = cJSON_Parse("{\"email\": \"bob@example.com\"}");
+        rc = ledger_participant_add(db, me, body, &out, &err);
+        cJSON_Delete(body);
+        cJSON_Delete(out);
+        body = out = NULL;
+    }
+    if (rc == 0) {
+        snprintf(text, sizeof text, "[{\"participant_id\": %lld, \"share_percent\": 50}]",
+                 (long long)bob);
+        rc = ledger_json_parse(text, strlen(text), &body, &err)
+             || ledger_split_set(db, me, shared, body, &out, &err);
+        cJSON_Delete(body);
+        cJSON_Delete(out);
+        body = out = NULL;
+    }
+    if (rc == 0) {
+        body = cJSON_Parse("{\"merchant_normalized\": \"My Shop\"}");
+        rc = ledger_txn_update(db, me, renamed, body, &out, &err) || ledger_commit(db, &err);
+        cJSON_Delete(body);
+        cJSON_Delete(out);
+    }
+    if (rc) {
+        printf("# share and rename: %s\n", err.message);
+        ledger_rollback(db);
+    }
+}
+
 int main(void)
 {
     ledger_db *db;
@@ -364,6 +411,7 @@ int main(void)
         printf("# template rows: %s\n", err.message);
     cJSON_Delete(out);
     cJSON_Delete(s.body);
+    share_and_rename(db, s.me);
     rule = cJSON_Parse("{\"name\": \"all\", \"conditions\": [{\"field\": \"amount\","
                        " \"operator\": \"gte\", \"value\": 0}], \"actions\": [{\"type\":"
                        " \"set_category\", \"category\": \"dining\"}]}");
@@ -401,6 +449,8 @@ int main(void)
     sweep(JOB_IMPORT, &s, 1);
     cJSON_Delete(s.statement);
     free(s.ofx);
+    sweep(JOB_MERCHANTS, &s, 0);
+    sweep(JOB_MERCHANTS, &s, 1);
 
     /* A merge of a user whose job is under way (a row in jobs: another
      * process's, as far as this one knows) is refused, nothing moved. */

@@ -1,9 +1,9 @@
 #!/usr/bin/perl
 # Fairness between users: other users' latency and 503s under a mixed load
 # of small reads and writes while one user runs the largest job the API
-# allows (a 100,000-row CSV commit, a rule applied to those 100,000 rows,
-# its revert, a statement of 100,000 rows, an OFX file of as many), beside
-# the same load without it.
+# allows (a 100,000-row CSV commit, the merchant run naming those rows, a
+# rule applied to them, its revert, a statement of 100,000 rows, an OFX
+# file of as many), beside the same load without it.
 #
 #   contrib/bench/fair.pl --build DIR --db LEDGER.db [--procs 4]
 #                         [--clients 8] [--baseline SECONDS]
@@ -129,6 +129,7 @@ my @windows = (['no big job (baseline)', $t_start + 1, time, 200, 0]);
 my ($rule_id, $run_id);
 my @jobs = (
     ["CSV commit of $rows rows", sub { call($http, 'user01', 'POST', '/api/import/csv/commit', $commit_body) }],
+    ["merchant run over $rows rows", sub { call($http, 'user01', 'POST', '/api/merchants/clean', '{}') }],
     ["rule apply over $rows rows", sub {
         my $r = call($http, 'user01', 'POST', '/api/rules', $rule_body);
         ($rule_id) = $r->{content} =~ /"id":\s*(\d+)/;
