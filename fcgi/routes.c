@@ -63,7 +63,7 @@ const struct route routes[] = {
     { "GET", "/api/rules", h_rules_list, 0, NULL },
     { "POST", "/api/rules", h_rules_create, ROUTE_WRITE | ROUTE_JSON, NULL },
     { "GET", "/api/rules/runs", h_rules_runs, 0, NULL },
-    { "POST", "/api/rules/apply", h_rules_apply_all, ROUTE_WRITE, NULL },
+    { "POST", "/api/rules/apply", h_rules_apply_all, ROUTE_WRITE | ROUTE_JOB, NULL },
     { "POST", "/api/rules/apply/" ID, h_rules_apply, ROUTE_WRITE | ROUTE_JOB, NULL },
     { "DELETE", "/api/rules/apply/" ID, h_rules_revert, ROUTE_WRITE | ROUTE_JOB, NULL },
     { "GET", "/api/rules/" ID, h_rules_get, ROUTE_ONE, NULL },

@@ -48,13 +48,16 @@ int ledger_begin(ledger_db *db, int write, ledger_error *err)
     db->txn_write = write;
     db->changes_at_begin = sqlite3_total_changes64(db->sql);
     db->bind_failed = 0;
-    db_regexp_begin(db);  /* the transaction's matching budget (ledger_regexp) */
-    /* Another connection may have written since, but for a job's next
+    /* A job's transactions are one request's: they share its matching
+     * budget (ledger_regexp), and the merchant renames it read, which
+     * another connection may have changed since, but for a job's next
      * transaction: its owner's other requests are refused meanwhile, and
      * the job's own writes that rename forget the names as they do
      * (merchant_name.c). */
-    if (db->job_id == 0)
+    if (db->job_id == 0) {
+        db_regexp_begin(db);
         merchant_renames_forget(db);
+    }
     return LEDGER_OK;
 }
 

@@ -1,10 +1,11 @@
 /*
  * Jobs: a write too large for one short transaction (a CSV commit of up to
  * 100,000 rows, a statement or a statement file of as many, a rule applied
- * to as many, its revert, the merchant run: seconds of writing) written
- * in many, so that no request holds the write lock for long:
- * between two chunks other processes' waiting writers take the lock, and
- * another user's write waits for one chunk at most, not the whole job.
+ * to as many, apply-all, a run's revert, the merchant run: seconds of
+ * writing) written in many, so that no request holds the write lock for
+ * long: between two chunks other processes' waiting writers take the
+ * lock, and another user's write waits for one chunk at most, not the
+ * whole job.
  *
  * It stays all or nothing for everyone who can read it:
  *   - Its row in jobs is committed before its first chunk.  While the row
@@ -12,10 +13,10 @@
  *     (ledger_job_check, called in each request's transaction), and what
  *     a job writes is seen by nobody else until its last transaction (new
  *     rows, a CSV commit's or a statement's, have no splits and no trip,
- *     and the summaries they add to are their owner's; a rule apply, a
- *     revert or the merchant run changes the rows shared with someone, by
- *     a split or a trip, in its last transaction, and a rule that shares
- *     the rows it changes changes them all there).
+ *     and the summaries they add to are their owner's; a rule apply,
+ *     apply-all, a revert or the merchant run changes the rows shared with
+ *     someone, by a split or a trip, in its last transaction, and a rule
+ *     that shares the rows it changes changes them all there).
  *     So nobody reads a part of a job.
  *   - The row says what the job has committed so far.  A job that fails
  *     undoes that (job_end; a revert that began writing is finished
@@ -72,6 +73,7 @@ static const char SQL_NOTE[] =
     " hi = COALESCE(NULLIF(?5, 0), hi) WHERE id = ?1";
 static const char SQL_DONE[] = "DELETE FROM jobs WHERE id = ?";
 static const char SQL_KIND[] = "SELECT kind, batch FROM jobs WHERE id = ?";
+static const char SQL_LEFT[] = "SELECT count(*) FROM jobs WHERE id = ?";
 static const char SQL_UNDO_RUN_ROWS[] = "DELETE FROM rule_run_rows WHERE run_id = ?";
 static const char SQL_UNDO_RUN[] = "DELETE FROM rule_runs WHERE id = ?";
 static const char SQL_UNDO_ROWS[] =
@@ -91,6 +93,11 @@ static const char SQL_UNDO_STATEMENT_ROWS[] =
     "DELETE FROM transactions WHERE id IN (SELECT t.id FROM jobs j, statements s, transactions t"
     " WHERE j.id = ?1 AND s.owner_id = j.owner_id AND s.id BETWEEN j.lo AND j.hi"
     " AND t.statement_id = s.id LIMIT ?2)";
+/* An apply-all's last run of those it wrote (the owner's runs with ids
+ * from lo to hi), undone first. */
+static const char SQL_UNDO_LAST_RUN[] =
+    "SELECT max(r.id) FROM jobs j, rule_runs r"
+    " WHERE j.id = ?1 AND r.owner_id = j.owner_id AND r.id BETWEEN j.lo AND j.hi";
 static const char SQL_UNDO_STATEMENTS[] =
     "DELETE FROM statements WHERE id IN (SELECT s.id FROM jobs j, statements s"
     " WHERE j.id = ?1 AND s.owner_id = j.owner_id AND s.id BETWEEN j.lo AND j.hi)";
@@ -210,18 +217,25 @@ int ledger_job_check(ledger_db *db, int64_t me, int64_t *dead, ledger_error *err
     return LEDGER_OK;
 }
 
-/* A rule apply's undo, in one transaction: its rows put back as its
- * snapshots of them say (the owner, refused meanwhile, changed none of
- * them since), and its record gone.  A revert's is its end instead (see
- * rule_revert.c): the rest of its rows put back, the run marked reverted.
- * Either does nothing before the job noted its run (the revert's checks
- * had not passed). */
+/* A run written by a job, undone: its rows put back as its snapshots of
+ * them say (the owner, refused meanwhile, changed none of them since),
+ * and its record gone. */
+static int run_undo(ledger_db *db, int64_t run, ledger_error *err)
+{
+    if (run_restore(db, run, 0, err)
+        || db_exec(db, err, "job undo", SQL_UNDO_RUN_ROWS, DB_INT(run))
+        || db_exec(db, err, "job undo", SQL_UNDO_RUN, DB_INT(run)))
+        return LEDGER_ERR;
+    return LEDGER_OK;
+}
+
+/* A rule apply's undo, in one transaction (run_undo).  A revert's is its
+ * end instead (see rule_revert.c): the rest of its rows put back, the run
+ * marked reverted.  Either does nothing before the job noted its run (the
+ * revert's checks had not passed). */
 static int undo_run(ledger_db *db, int64_t id, int is_revert, int64_t run, ledger_error *err)
 {
-    if (run && !is_revert
-        && (run_restore(db, run, 0, err)
-            || db_exec(db, err, "job undo", SQL_UNDO_RUN_ROWS, DB_INT(run))
-            || db_exec(db, err, "job undo", SQL_UNDO_RUN, DB_INT(run))))
+    if (run && !is_revert && run_undo(db, run, err))
         return LEDGER_ERR;
     if (run && is_revert && (run_restore(db, run, 0, err) || rule_run_reverted(db, run, err)))
         return LEDGER_ERR;
@@ -234,13 +248,13 @@ static int undo_run(ledger_db *db, int64_t id, int is_revert, int64_t run, ledge
 /* One transaction of job id's undo.  A CSV commit's: up to JOB_CHUNK_ROWS
  * of its rows, or, with none left, its batch, its tag and its row; a
  * statement job's the same with its statements' rows, then its
- * statements; *more says whether rows were deleted (another transaction
- * follows). */
+ * statements; an apply-all's, one of its runs; *more says whether another
+ * transaction follows. */
 static int undo_step(ledger_db *db, int64_t id, int *more, ledger_error *err)
 {
     sqlite3_stmt *st;
     int64_t run = 0;
-    int is_apply = 0, is_revert = 0, is_statement = 0, rc;
+    int is_apply = 0, is_revert = 0, is_statement = 0, is_all = 0, rc;
 
     *more = 0;
     if (ledger_begin(db, 1, err))
@@ -254,6 +268,7 @@ static int undo_step(ledger_db *db, int64_t id, int *more, ledger_error *err)
         is_apply = kind && strcmp(kind, "rule_apply") == 0;
         is_revert = kind && strcmp(kind, "rule_revert") == 0;
         is_statement = kind && strcmp(kind, "statement") == 0;
+        is_all = kind && strcmp(kind, "rule_apply_all") == 0;
         run = sqlite3_column_int64(st, 1);
     }
     db_stmt_done(st);
@@ -263,6 +278,16 @@ static int undo_step(ledger_db *db, int64_t id, int *more, ledger_error *err)
     }
     if (rc == SQLITE_DONE)  /* undone already, by another process */
         return ledger_commit(db, err);
+    /* An apply-all's: one run a transaction, the last first, then its row. */
+    if (is_all) {
+        if (db_int(db, err, "job undo", &run, 0, SQL_UNDO_LAST_RUN, DB_INT(id)))
+            goto fail;
+        *more = run != 0;
+        if (run ? run_undo(db, run, err) : db_exec(db, err, "job undo", SQL_DONE, DB_INT(id)))
+            goto fail;
+        bookkeeping(db);
+        return ledger_commit(db, err);
+    }
     if (is_apply || is_revert) {
         if (undo_run(db, id, is_revert, run, err))
             goto fail;
@@ -455,8 +480,7 @@ void job_end(ledger_db *db, struct job *job)
     /* A row left (the job failed, or its last commit did) is undone now;
      * should that fail too, the next request of the owner's finds the job
      * dead once its byte is let go, and undoes it then. */
-    if (db_int(db, &ignored, "jobs", &left, 0, "SELECT count(*) FROM jobs WHERE id = ?",
-               DB_INT(job->id)) || left)
+    if (db_int(db, &ignored, "jobs", &left, 0, SQL_LEFT, DB_INT(job->id)) || left)
         job_undo(db, job->id, &ignored);
     db->job_id = 0;
     byte_lock(db, job->id, F_UNLCK, &ignored);

@@ -454,7 +454,8 @@ int ledger_rule_update(ledger_db *db, int64_t me, int64_t id, const cJSON *body,
                        ledger_error *err);
 int ledger_rule_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err);
 /* Every enabled, non-manual_only rule, against rows no still-applied run
- * of that rule changed: {runs, matches, transactions}. */
+ * of that rule changed: {runs, matches, transactions}.  Called in no
+ * transaction it runs as a job, as a rule apply and a revert do. */
 int ledger_rule_apply_all(ledger_db *db, int64_t me, cJSON **out, ledger_error *err);
 int ledger_rule_apply(ledger_db *db, int64_t me, int64_t rule_id, cJSON **out, ledger_error *err);
 /* The quick action: {transaction_ids}, conditions ignored. */

@@ -104,4 +104,38 @@ int rule_run_snapshot(ledger_db *db, int64_t run_id, ledger_error *err);
 int rule_act(ledger_db *db, int64_t me, const struct prepared *p, const int64_t *ids, size_t n,
              struct changed *changed, ledger_error *err);
 
+/* ---- runs (rule_run.c) ------------------------------------------------------------ */
+struct job;
+/* The order of rule_match_ids' ids: by id; a job's, the rows shared with
+ * someone (by a split or a trip) last; or those rows alone, named by the
+ * selection (which then adds to the conditions, not stands for them). */
+enum match_order { MATCH_BY_ID, MATCH_SHARED_LAST, MATCH_SHARED_ONLY };
+/* The ids of the caller's rows the rule matches, in id order and in
+ * temp.rule_matches: by its conditions (one query built by rule_sql.c) or,
+ * for the quick action, a selection (a JSON array) with the conditions
+ * ignored; apply-all (skip_seen) leaves out rows a still-applied run of
+ * the rule has seen. */
+int rule_match_ids(ledger_db *db, int64_t me, const struct prepared *p, const char *selection,
+                   int skip_seen, enum match_order order, int64_t **ids, size_t *n,
+                   ledger_error *err);
+/* How many of the rows in temp.rule_matches are shared with someone. */
+int rule_matches_shared(ledger_db *db, int64_t *n, ledger_error *err);
+/* 400 (status given: apply-all passes over such a rule with a 409) when
+ * a run would match more than RULE_RUN_ROWS_MAX rows. */
+int rule_run_size(size_t n, int status, ledger_error *err);
+/* A run's record, of p over n matched rows (source: "conditions" or
+ * "selection"), its id in *run_id. */
+int rule_run_begin(ledger_db *db, int64_t me, const struct prepared *p, const char *source,
+                   size_t n, int64_t *run_id, ledger_error *err);
+/* Finishes run_id over the rows ids[0..n) it matched, of which c changed:
+ * the others marked unchanged, its counts written. */
+int rule_run_end(ledger_db *db, int64_t run_id, const int64_t *ids, size_t n, struct changed *c,
+                 ledger_error *err);
+/* Applies p to the rows ids[0..n) (they matched): one run record with a
+ * snapshot of every matched row; transactions counts those the actions
+ * changed.  *out is the run (rule_run_get). */
+int rule_run_write(ledger_db *db, int64_t me, const struct prepared *p, const int64_t *ids,
+                   size_t n, const char *source, struct job *job, cJSON **out,
+                   ledger_error *err);
+
 #endif

@@ -1,7 +1,7 @@
 /*
- * Rule runs: a rule applied to the rows its conditions match (apply, and
- * apply-all for every rule that runs on its own), to a selection (the
- * quick action), or as a dry run (preview).
+ * Rule runs: a rule applied to the rows its conditions match (apply; and
+ * apply-all, rule_apply_all.c, for every rule that runs on its own), to a
+ * selection (the quick action), or as a dry run (preview).
  *
  * Every run is recorded (rule_runs) with the rule's name copied, so the
  * record outlives edits and deletion of the rule, and with a snapshot of
@@ -20,12 +20,11 @@
 #include "rule.h"
 #include "job.h"
 
-static const char SQL_RULE_AUTO[] =
-    RULE_COLUMNS " WHERE owner_id = ? AND enabled AND NOT manual_only ORDER BY id";
 static const char SQL_RUN_INSERT[] =
     "INSERT INTO rule_runs (id, owner_id, rule_id, rule_name, source, matches)"
     " VALUES (" NEXT_ID("rule_runs") ", ?, ?, ?, ?, ?)";
-static const char SQL_RUN_FINISH[] = "UPDATE rule_runs SET transactions = ? WHERE id = ?";
+static const char SQL_RUN_FINISH[] =
+    "UPDATE rule_runs SET transactions = ?1, matches = ?2 WHERE id = ?3";
 /* The matched rows of a run go into the temporary table rule_matches
  * (made by db.c for each connection) as they are found.  They are acted on
  * RUN_CHUNK at a time, in id order: a chunk is copied into rule_ids, and
@@ -35,11 +34,6 @@ static const char SQL_RUN_FINISH[] = "UPDATE rule_runs SET transactions = ? WHER
  * snapshot. */
 #define RUN_CHUNK 4096
 static const char SQL_IDS_CLEAR[] = "DELETE FROM temp.rule_matches";
-/* The rows the runs of one apply-all (a JSON array of run ids) matched and
- * changed, each row once however many rules it met. */
-static const char SQL_RUNS_ROWS[] =
-    "SELECT COUNT(DISTINCT transaction_id), COUNT(DISTINCT CASE WHEN changed THEN transaction_id END)"
-    "  FROM rule_run_rows WHERE run_id IN (SELECT value FROM json_each(?1))";
 static const char SQL_IDS_READ[] = "SELECT id FROM temp.rule_matches ORDER BY id";
 /* A job's order (job.c): the rows nobody else sees first, then those
  * shared with someone by a split or a trip, which its last transaction
@@ -69,13 +63,9 @@ static const char SQL_RUN_SNAPSHOT[] =
 static const char SQL_RUN_UNCHANGED[] =
     "UPDATE rule_run_rows SET changed = 0 WHERE run_id = ?1 AND transaction_id = ?2";
 
-/* The ids of the caller's rows the rule matches, in id order and in
- * temp.rule_matches: by its conditions (one query built by rule_sql.c) or, for
- * the quick action, a selection (a JSON array) with the conditions
- * ignored; apply-all leaves out rows a still-applied run of the rule has
- * seen. */
-static int match_ids(ledger_db *db, int64_t me, const struct prepared *p, const char *selection,
-                     int skip_seen, int shared_last, int64_t **ids, size_t *n, ledger_error *err)
+int rule_match_ids(ledger_db *db, int64_t me, const struct prepared *p, const char *selection,
+                   int skip_seen, enum match_order order, int64_t **ids, size_t *n,
+                   ledger_error *err)
 {
     struct sqlbuf b = { NULL, 0, 0 };
     struct changed read = { NULL, 0, 0 };
@@ -89,21 +79,39 @@ static int match_ids(ledger_db *db, int64_t me, const struct prepared *p, const 
         goto oom;
     if (db_exec(db, err, "rule action", SQL_IDS_CLEAR))
         goto out;
+    /* The shared rows alone: those of the selection (the caller's shared
+     * rows, few), with the conditions, each row looked up by id (the owner
+     * a filter, +, not the index the planner would walk instead). */
     if (sqlbuf_put(&b, "INSERT INTO temp.rule_matches (id)"
                        " SELECT t.id FROM transactions t LEFT JOIN statements s ON s.id = t.statement_id"
-                       " WHERE t.owner_id = ?1 AND t.reconciled_with_id IS NULL AND "))
+                       " WHERE "))
         goto oom;
-    if (selection) {
+    if (order == MATCH_SHARED_ONLY) {
+        if (sqlbuf_put(&b, "+t.owner_id = ?1 AND t.id IN (SELECT value FROM json_each(?)) AND "))
+            goto oom;
+        cJSON_AddItemToArray(binds, cJSON_CreateString(selection));
+    } else if (sqlbuf_put(&b, "t.owner_id = ?1 AND ")) {
+        goto oom;
+    }
+    if (sqlbuf_put(&b, "t.reconciled_with_id IS NULL AND "))
+        goto oom;
+    if (selection && order != MATCH_SHARED_ONLY) {
         if (sqlbuf_put(&b, "t.id IN (SELECT value FROM json_each(?))"))
             goto oom;
         cJSON_AddItemToArray(binds, cJSON_CreateString(selection));
     } else if (rule_conditions_sql(json_get(p->rule, "conditions"), p->any, &b, binds, err)) {
         goto out;
     }
+    /* Over every row, the rows seen are one set, read once; over a few,
+     * each is looked up (rule_run_rows_txn). */
     if (skip_seen) {
-        if (sqlbuf_put(&b, " AND t.id NOT IN (SELECT rr.transaction_id FROM rule_run_rows rr"
-                           " JOIN rule_runs r ON r.id = rr.run_id"
-                           " WHERE r.owner_id = ?1 AND r.rule_id = ? AND r.reverted_at IS NULL)"))
+        if (sqlbuf_put(&b, order == MATCH_SHARED_ONLY
+                           ? " AND NOT EXISTS (SELECT 1 FROM rule_run_rows rr"
+                             " JOIN rule_runs r ON r.id = rr.run_id WHERE rr.transaction_id = t.id"
+                             " AND r.owner_id = ?1 AND r.rule_id = ? AND r.reverted_at IS NULL)"
+                           : " AND t.id NOT IN (SELECT rr.transaction_id FROM rule_run_rows rr"
+                             " JOIN rule_runs r ON r.id = rr.run_id"
+                             " WHERE r.owner_id = ?1 AND r.rule_id = ? AND r.reverted_at IS NULL)"))
             goto oom;
         cJSON_AddItemToArray(binds, cJSON_CreateNumber((double)p->id));
     }
@@ -127,7 +135,8 @@ static int match_ids(ledger_db *db, int64_t me, const struct prepared *p, const 
     /* Read back from the table (in id order, its key) rather than by
      * RETURNING, which would keep a second copy of every id until the
      * insert ends, then need sorting. */
-    if (db_each_args(db, err, "rule match", shared_last ? SQL_IDS_READ_SHARED_LAST : SQL_IDS_READ,
+    if (db_each_args(db, err, "rule match",
+                     order == MATCH_SHARED_LAST ? SQL_IDS_READ_SHARED_LAST : SQL_IDS_READ,
                      NULL, 0, rule_ids_add, &read))
         goto out;
     *ids = read.ids;
@@ -150,9 +159,7 @@ out:
     return rc;
 }
 
-/* 400 (status given: apply-all passes over such a rule with a 409) when
- * a run would match more than RULE_RUN_ROWS_MAX rows. */
-static int run_size(size_t n, int status, ledger_error *err)
+int rule_run_size(size_t n, int status, ledger_error *err)
 {
     if (n <= RULE_RUN_ROWS_MAX)
         return LEDGER_OK;
@@ -183,27 +190,48 @@ static int mark_unchanged(ledger_db *db, int64_t run_id, const int64_t *ids, siz
     return LEDGER_OK;
 }
 
-/* Applies p to the rows ids[0..n) (they matched): one run record with a
- * snapshot of every matched row; transactions counts those the actions
- * changed.  A job (job.c) commits each chunk of the rows nobody else sees,
- * and changes the shared ones (last in ids, SQL_IDS_READ_SHARED_LAST) in
- * its last transaction, with the run's record finished: every row, for a
- * rule whose actions share them. */
-static int run_rule(ledger_db *db, int64_t me, const struct prepared *p, const int64_t *ids,
-                    size_t n, const char *source, struct job *job, cJSON **out,
-                    ledger_error *err)
+int rule_matches_shared(ledger_db *db, int64_t *n, ledger_error *err)
 {
-    struct changed c = { NULL, 0, 0 };
-    int64_t run_id, changed, shared = 0;
-    size_t off, m, own;
-    int rc = LEDGER_ERR;
+    return db_int(db, err, "run", n, 0, SQL_IDS_SHARED);
+}
 
+int rule_run_begin(ledger_db *db, int64_t me, const struct prepared *p, const char *source,
+                   size_t n, int64_t *run_id, ledger_error *err)
+{
     if (db_exec(db, err, "run", SQL_RUN_INSERT, DB_INT(me), DB_INT(p->id), DB_TEXT(p->name),
                 DB_TEXT(source), DB_INT(n)))
         return LEDGER_ERR;
-    run_id = sqlite3_last_insert_rowid(db->sql);
-    if (job && (job_note(db, job, run_id, 0, 0, 0, err)
-                || db_int(db, err, "run", &shared, 0, SQL_IDS_SHARED)))
+    *run_id = sqlite3_last_insert_rowid(db->sql);
+    return LEDGER_OK;
+}
+
+int rule_run_end(ledger_db *db, int64_t run_id, const int64_t *ids, size_t n, struct changed *c,
+                 ledger_error *err)
+{
+    int64_t changed = rule_changed_count(c);  /* sorts c for mark_unchanged */
+
+    if (mark_unchanged(db, run_id, ids, n, c, err)
+        || db_exec(db, err, "run", SQL_RUN_FINISH, DB_INT(changed), DB_INT(n), DB_INT(run_id)))
+        return LEDGER_ERR;
+    return LEDGER_OK;
+}
+
+/* A job commits each chunk of the rows nobody else sees, and changes the
+ * shared ones (last in ids, MATCH_SHARED_LAST) in its last transaction,
+ * with the run's record finished: every row, for a rule whose actions
+ * share them. */
+int rule_run_write(ledger_db *db, int64_t me, const struct prepared *p, const int64_t *ids,
+                   size_t n, const char *source, struct job *job, cJSON **out,
+                   ledger_error *err)
+{
+    struct changed c = { NULL, 0, 0 };
+    int64_t run_id, shared = 0;
+    size_t off, m, own;
+    int rc = LEDGER_ERR;
+
+    if (rule_run_begin(db, me, p, source, n, &run_id, err)
+        || (job && (job_note(db, job, run_id, 0, 0, 0, err)
+                    || rule_matches_shared(db, &shared, err))))
         return LEDGER_ERR;
     /* A job: each chunk of the rows nobody else sees committed, then the
      * shared ones (none, often) in its last transaction.  A rule that
@@ -213,7 +241,7 @@ static int run_rule(ledger_db *db, int64_t me, const struct prepared *p, const i
     for (off = 0; job && off < own; off += m) {
         m = own - off < JOB_CHUNK_ROWS ? own - off : JOB_CHUNK_ROWS;
         if (rule_chunk_fill_list(db, ids + off, m, err)
-            || db_exec(db, err, "rule action", SQL_RUN_SNAPSHOT, DB_INT(run_id))
+            || rule_run_snapshot(db, run_id, err)
             || rule_act(db, me, p, ids + off, m, &c, err)
             || job_yield(db, job, off + m >= own, err))
             goto out;
@@ -221,135 +249,15 @@ static int run_rule(ledger_db *db, int64_t me, const struct prepared *p, const i
     for (off = job ? own : 0; off < n; off += m) {
         m = job ? n - off : n - off < RUN_CHUNK ? n - off : RUN_CHUNK;
         if ((job ? rule_chunk_fill_list : rule_chunk_fill)(db, ids + off, m, err)
-            || db_exec(db, err, "rule action", SQL_RUN_SNAPSHOT, DB_INT(run_id))
+            || rule_run_snapshot(db, run_id, err)
             || rule_act(db, me, p, ids + off, m, &c, err))
             goto out;
     }
-    changed = rule_changed_count(&c);
-    if (mark_unchanged(db, run_id, ids, n, &c, err)
-        || db_exec(db, err, "run", SQL_RUN_FINISH, DB_INT(changed), DB_INT(run_id)))
+    if (rule_run_end(db, run_id, ids, n, &c, err))
         goto out;
     rc = rule_run_get(db, me, run_id, out, NULL, err);
 out:
     free(c.ids);
-    return rc;
-}
-
-/* A rule that cannot run (a 409: what it names is gone, its pattern
- * needs too much backtracking, or the request's time for matching
- * patterns is spent) is said in skipped and passed over: one rule's
- * deleted tag must not stop every other rule.  Nonzero, with err kept,
- * for any other error. */
-static int skip_rule(cJSON *skipped, const cJSON *rule, ledger_error *err)
-{
-    cJSON *o;
-
-    if (err->status != 409)
-        return LEDGER_ERR;
-    o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "rule_id", json_get(rule, "id")->valuedouble);
-    cJSON_AddStringToObject(o, "name", json_get(rule, "name")->valuestring);
-    cJSON_AddStringToObject(o, "reason", err->message);
-    cJSON_AddItemToArray(skipped, o);
-    ledger_error_clear(err);
-    return LEDGER_OK;
-}
-
-/* One rule of apply-all: its run (when it matched rows) goes to runs and
- * its id to run_ids; a rule that cannot run goes to skipped. */
-static int apply_auto(ledger_db *db, int64_t me, const cJSON *rule, cJSON *runs, cJSON *run_ids,
-                      cJSON *skipped, ledger_error *err)
-{
-    struct prepared p;
-    cJSON *copy = cJSON_Duplicate(rule, 1), *run = NULL;
-    const cJSON *id;
-    int64_t *ids = NULL;
-    size_t n = 0;
-    int rc;
-
-    if (copy == NULL)
-        return ledger_error_oom(err);
-    if (rule_prepare(db, me, copy, &p, err)) {
-        cJSON_Delete(copy);
-        return skip_rule(skipped, rule, err);
-    }
-    if (match_ids(db, me, &p, NULL, 1, 0, &ids, &n, err) || run_size(n, 409, err)) {
-        free(ids);
-        rule_prepared_free(&p);
-        return skip_rule(skipped, rule, err);
-    }
-    rc = n ? run_rule(db, me, &p, ids, n, "conditions", NULL, &run, err) : LEDGER_OK;
-    free(ids);
-    rule_prepared_free(&p);
-    if (rc || run == NULL)
-        return rc;
-    /* Its id counts its rows (runs_rows): a run without one (memory ran
-     * out making it) is an error, not a run left out of them. */
-    id = json_get(run, "id");
-    if (!cJSON_IsNumber(id)
-        || !cJSON_AddItemToArray(run_ids, cJSON_CreateNumber(id->valuedouble))) {
-        cJSON_Delete(run);
-        return ledger_error_oom(err);
-    }
-    cJSON_AddItemToArray(runs, run);
-    return LEDGER_OK;
-}
-
-/* apply-all's matches and transactions: the rows its runs (run_ids)
- * matched and changed, each once, as a sum over the runs would count a
- * row two rules changed twice. */
-static int runs_rows(ledger_db *db, const cJSON *run_ids, cJSON *doc, ledger_error *err)
-{
-    char *text = cJSON_PrintUnformatted(run_ids);
-    sqlite3_stmt *st;
-    int rc = LEDGER_ERR;
-
-    if (text == NULL)
-        return ledger_error_oom(err);
-    if ((st = db_stmt(db, SQL_RUNS_ROWS, err)) == NULL)
-        goto out;
-    db_bind_text(db, st, 1, text);
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        cJSON_AddNumberToObject(doc, "matches", (double)sqlite3_column_int64(st, 0));
-        cJSON_AddNumberToObject(doc, "transactions", (double)sqlite3_column_int64(st, 1));
-        rc = LEDGER_OK;
-    }
-    db_stmt_done(st);
-    if (rc)
-        db_error(db, err, "rule runs");
-out:
-    free(text);
-    return rc;
-}
-
-int ledger_rule_apply_all(ledger_db *db, int64_t me, cJSON **out, ledger_error *err)
-{
-    sqlite3_stmt *st = db_stmt(db, SQL_RULE_AUTO, err);
-    cJSON *rules = NULL, *rule, *doc = NULL, *runs, *skipped, *run_ids = NULL;
-    int rc = LEDGER_ERR;
-
-    if (st == NULL)
-        return LEDGER_ERR;
-    sqlite3_bind_int64(st, 1, me);
-    if (db_list(db, st, rule_json, &rules, err))
-        return LEDGER_ERR;
-    run_ids = cJSON_CreateArray();
-    doc = cJSON_CreateObject();
-    runs = cJSON_AddArrayToObject(doc, "runs");
-    skipped = cJSON_AddArrayToObject(doc, "skipped");
-    /* In id order; each rule sees the rows as the rules before it left them. */
-    cJSON_ArrayForEach(rule, json_get(rules, "items"))
-        if (apply_auto(db, me, rule, runs, run_ids, skipped, err))
-            goto out;
-    if (runs_rows(db, run_ids, doc, err))
-        goto out;
-    *out = doc;
-    doc = NULL;
-    rc = LEDGER_OK;
-out:
-    cJSON_Delete(run_ids);
-    cJSON_Delete(rules);
-    cJSON_Delete(doc);
     return rc;
 }
 
@@ -468,7 +376,7 @@ static int rule_one(ledger_db *db, int64_t me, int64_t rule_id, const cJSON *bod
     if (rule_prepare(db, me, rule, &p, err))
         goto out;
     rule = NULL;  /* p owns it now */
-    if (match_ids(db, me, &p, sel_text, 0, job != NULL, &ids, &n, err)
+    if (rule_match_ids(db, me, &p, sel_text, 0, job ? MATCH_SHARED_LAST : MATCH_BY_ID, &ids, &n, err)
         || (job && (ledger_commit(db, err) || ledger_begin(db, 1, err))))
         goto done;
     /* Rules act on rows the caller owns: a selection naming a row only
@@ -484,9 +392,9 @@ static int rule_one(ledger_db *db, int64_t me, int64_t rule_id, const cJSON *bod
          * what it rolls back, which SQLite's count of changes still
          * holds: taken off, so a preview moves no data version. */
         db->changes_at_begin += sqlite3_total_changes64(db->sql) - changes;
-    } else if (run_size(n, 400, err) == LEDGER_OK)
-        rc = run_rule(db, me, &p, ids, n, mode == MODE_SELECTION ? "selection" : "conditions", job,
-                      out, err);
+    } else if (rule_run_size(n, 400, err) == LEDGER_OK)
+        rc = rule_run_write(db, me, &p, ids, n, mode == MODE_SELECTION ? "selection" : "conditions",
+                            job, out, err);
 done:
     rule_prepared_free(&p);
 out:

@@ -4,13 +4,17 @@
 -- the owner's statements whose ids are between lo and hi, a chunk at a
 -- time, and then those statements: a job's statements take ids after
 -- every statement there is, and the owner, refused meanwhile, makes no
--- other.  SQLite cannot change a CHECK in place, so the table is made
--- again with the new kind, keeping any row it holds.
+-- other.  So does apply-all (POST /api/rules/apply, lib/rule_run.c), whose
+-- lo and hi bound the ids of the rule runs it has written; its undo puts
+-- back each of the owner's runs between them, the last first, from their
+-- snapshots.  SQLite cannot change a CHECK in place, so the table is made
+-- again with the new kinds, keeping any row it holds.
 CREATE TABLE jobs_new (
     id        INTEGER PRIMARY KEY,
     owner_id  INTEGER NOT NULL UNIQUE REFERENCES users(id) ON DELETE CASCADE,
     kind      TEXT NOT NULL
-              CHECK (kind IN ('csv_commit', 'rule_apply', 'rule_revert', 'statement')),
+              CHECK (kind IN ('csv_commit', 'rule_apply', 'rule_revert', 'statement',
+                              'rule_apply_all')),
     batch     INTEGER,
     tag       INTEGER,
     lo        INTEGER,

@@ -7,11 +7,11 @@
 #   - A job whose process was killed leaves its committed chunks and its
 #     row; its owner's next request undoes them before it answers, and the
 #     summaries still equal a recount.
-#   - A rule apply, its revert and a merchant run are jobs too, and change
-#     the rows shared with someone (a split) in their last transaction: the
-#     participant never sees them half done; a rule that shares the rows it
-#     changes changes them all there.  A killed revert is finished by its
-#     owner's next request, not undone.
+#   - A rule apply, its revert, apply-all and a merchant run are jobs too,
+#     and change the rows shared with someone (a split) in their last
+#     transaction: the participant never sees them half done; a rule that
+#     shares the rows it changes changes them all there.  A killed revert is
+#     finished by its owner's next request, not undone.
 #   - A commit refused (a bad row) or with nothing new leaves no job.
 use strict;
 use warnings;
@@ -156,6 +156,28 @@ sub alice_in_child {
        . ($end->{merchant_normalized} // 'none') . ')');
     is($rig->sql(q{SELECT COUNT(*) FROM transactions WHERE merchant_normalized IS NULL AND owner_id = }
                  . $alice_id), 0, "as every row of alice's is");
+    $out = `$admin check --db '${\ $rig->db_path }' 2>&1`;
+    is($?, 0, 'the summaries equal a recount') or diag($out);
+
+    # Apply-all: a job too.  The rule reverted above runs again over every
+    # row of alice's, bob's row changed last.
+    my ($all, $all_status) = alice_in_child($rig, 'POST', '/api/rules/apply', {});
+    my $grocery_sql = "SELECT COUNT(*) FROM transactions WHERE eff_category = 'groceries'"
+                    . " AND owner_id = $alice_id";
+    my $done = 0;
+    for (my $until = time + ($slow ? 120 : 30); time < $until && !$done; sleep 0.01) {
+        $done = $rig->sql($grocery_sql);
+    }
+    ok($done > 0, "apply-all has changed $done of alice's rows");
+    is($rig->get('/api/me', user => 'alice')->{status}, 409, "alice's request is refused meanwhile");
+    $mid = decode_json($rig->get("/api/transactions/$shared", user => 'bob')->{content});
+    is($mid->{category} // 'none', 'none', 'but not the row bob sees: it changes last');
+    is($rig->sql('SELECT COUNT(*) FROM jobs'), 1, 'the job was still running then');
+    waitpid($all, 0);
+    is(Rig::slurp($all_status), 200, 'apply-all ends 200');
+    $end = decode_json($rig->get("/api/transactions/$shared", user => 'bob')->{content});
+    is($end->{category}, 'groceries', 'then bob sees the row changed');
+    is($rig->sql($grocery_sql), $rows, "as every row of alice's is");
     $out = `$admin check --db '${\ $rig->db_path }' 2>&1`;
     is($?, 0, 'the summaries equal a recount') or diag($out);
 

@@ -1,8 +1,8 @@
 /*
  * Jobs (lib/job.c) under failure.  A CSV commit, a rule apply, a revert, a
- * statement, a statement file's import and a merchant run run as jobs
- * when called outside a transaction: chunks of their own transactions,
- * committed as they go.  Each is failed at points spread
+ * statement, a statement file's import, a merchant run and apply-all run
+ * as jobs when called outside a transaction: chunks of their own
+ * transactions, committed as they go.  Each is failed at points spread
  * over its run (SQLite interrupted at the k-th progress call):
  *   - once, a passing failure: the job's own end undoes it (a revert that
  *     had begun writing is finished instead, and answers as if whole);
@@ -217,9 +217,10 @@ static char *ofx_file(size_t *len)
     return text;
 }
 
-enum kind { JOB_COMMIT, JOB_APPLY, JOB_REVERT, JOB_STATEMENT, JOB_IMPORT, JOB_MERCHANTS };
+enum kind { JOB_COMMIT, JOB_APPLY, JOB_REVERT, JOB_STATEMENT, JOB_IMPORT, JOB_MERCHANTS,
+            JOB_APPLY_ALL };
 static const char *const kind_name[] = { "CSV commit", "rule apply", "revert", "statement",
-                                         "OFX import", "merchant run" };
+                                         "OFX import", "merchant run", "apply-all" };
 
 struct setup {
     int64_t me, rule, run;
@@ -255,8 +256,11 @@ static int run_job(ledger_db *db, enum kind kind, const struct setup *s, struct 
         rc = ledger_statement_import(db, s->me, s->ofx, s->ofx_len, &out, &created, err);
         break;
     }
-    default:
+    case JOB_MERCHANTS:
         rc = ledger_merchant_run(db, s->me, &out, err);
+        break;
+    default:
+        rc = ledger_rule_apply_all(db, s->me, &out, err);
         break;
     }
     sqlite3_progress_handler(db->sql, 0, NULL, NULL);
@@ -391,6 +395,92 @@ static void share_and_rename(ledger_db *db, int64_t me)
     }
 }
 
+/* apply-all as a job ends as it does in one transaction, with rules that
+ * build on each other, the row shared with bob (matched again in the
+ * job's last transaction) and a rule that shares rows (it and the rules
+ * after it run whole in the last transaction). */
+static void apply_all_alike(const struct setup *s)
+{
+    /* %lld: the tag (r5) or bob (r6). */
+#define R4 "{\"name\": \"r4\", \"conditions\": [{\"field\": \"description\", \"operator\":" \
+           " \"contains\", \"value\": \"earlier 7\"}], \"actions\": [{\"type\": \"set_category\"," \
+           " \"category\": \"dining\"}]}"
+#define R5 "{\"name\": \"r5\", \"conditions\": [{\"field\": \"category\", \"operator\":" \
+           " \"equals\", \"value\": \"dining\"}], \"actions\": [{\"type\": \"add_tag\"," \
+           " \"tag_id\": %lld}]}"
+#define R6 "{\"name\": \"r6\", \"conditions\": [{\"field\": \"description\", \"operator\":" \
+           " \"contains\", \"value\": \"earlier 2\"}], \"actions\": [{\"type\": \"apply_split\"," \
+           " \"shares\": [{\"participant_id\": %lld, \"share_percent\": 50}]}]}"
+#define R7 "{\"name\": \"r7\", \"conditions\": [{\"field\": \"tag\", \"operator\":" \
+           " \"equals\", \"value\": \"seen\"}], \"actions\": [{\"type\": \"set_merchant\"," \
+           " \"merchant_normalized\": \"Tagged\"}]}"
+    ledger_db *db;
+    ledger_error err;
+    cJSON *out = NULL, *body;
+    uint64_t one = 0, job = 1;
+    int64_t tag = 0, bob;
+    char text[512];
+    size_t i;
+    int pass, rc = 0;
+
+    /* The rules, in the template. */
+    if (ledger_open(tpl, &db, &err))
+        return;
+    bob = sql_int(db, "SELECT id FROM users WHERE subject = 'bob'");
+    body = cJSON_Parse("{\"name\": \"seen\"}");
+    if (ledger_begin(db, 1, &err) || ledger_tag_create(db, s->me, body, &out, &err)
+        || ledger_commit(db, &err))
+        printf("# tag: %s\n", err.message);
+    else
+        tag = (int64_t)json_get(out, "id")->valuedouble;
+    cJSON_Delete(body);
+    cJSON_Delete(out);
+    for (i = 0; i < 4; i++) {
+        if (i == 0)
+            snprintf(text, sizeof text, R4);
+        else if (i == 1)
+            snprintf(text, sizeof text, R5, (long long)tag);
+        else if (i == 2)
+            snprintf(text, sizeof text, R6, (long long)bob);
+        else
+            snprintf(text, sizeof text, R7);
+        body = NULL;
+        out = NULL;
+        if (ledger_json_parse(text, strlen(text), &body, &err) || ledger_begin(db, 1, &err)
+            || ledger_rule_create(db, s->me, body, &out, &err) || ledger_commit(db, &err))
+            printf("# rule %zu: %s\n", i + 4, err.message);
+        cJSON_Delete(body);
+        cJSON_Delete(out);
+    }
+    ledger_close(db);
+    /* Once in one transaction, once as a job. */
+    for (pass = 0; pass < 2; pass++) {
+        fresh();
+        if (copy_file(tpl, work) || ledger_open(work, &db, &err)) {
+            ok(0, "apply-all alike: open the copy");
+            return;
+        }
+        out = NULL;
+        if (pass == 0)
+            rc |= ledger_begin(db, 1, &err) || ledger_rule_apply_all(db, s->me, &out, &err)
+                  || ledger_commit(db, &err);
+        else
+            rc |= ledger_rule_apply_all(db, s->me, &out, &err);
+        if (rc)
+            printf("# apply-all: %s\n", err.message);
+        cJSON_Delete(out);
+        *(pass ? &job : &one) = digest(db);
+        if (pass == 1)
+            is_int(sql_int(db, "SELECT count(*) FROM splits s JOIN transactions t"
+                               " ON t.id = s.transaction_id WHERE t.description LIKE 'earlier 2%'"
+                               " AND s.participant_id = (SELECT id FROM users WHERE subject = 'bob')"),
+                   sql_int(db, "SELECT count(*) FROM transactions WHERE description LIKE 'earlier 2%'"),
+                   "apply-all's sharing rule shared its rows");
+        ledger_close(db);
+    }
+    ok(rc == 0 && one == job, "apply-all as a job ends as it does in one transaction");
+}
+
 int main(void)
 {
     ledger_db *db;
@@ -451,6 +541,34 @@ int main(void)
     free(s.ofx);
     sweep(JOB_MERCHANTS, &s, 0);
     sweep(JOB_MERCHANTS, &s, 1);
+
+    /* For apply-all: two more rules, which no run has seen (the first's
+     * run, applied above, has seen every row). */
+    if (ledger_open(tpl, &db, &err) == LEDGER_OK) {
+        static const char *const more[] = {
+            "{\"name\": \"name them\", \"conditions\": [{\"field\": \"description\","
+            " \"operator\": \"contains\", \"value\": \"earlier\"}], \"actions\": [{\"type\":"
+            " \"set_merchant\", \"merchant_normalized\": \"Earlier Shop\"}]}",
+            "{\"name\": \"large\", \"conditions\": [{\"field\": \"amount\", \"operator\":"
+            " \"gte\", \"value\": 100}], \"actions\": [{\"type\": \"set_category\","
+            " \"category\": \"groceries\"}]}",
+        };
+        size_t i;
+
+        for (i = 0; i < sizeof more / sizeof more[0]; i++) {
+            rule = cJSON_Parse(more[i]);
+            if (ledger_begin(db, 1, &err) || ledger_rule_create(db, s.me, rule, &out, &err)
+                || ledger_commit(db, &err))
+                printf("# rule: %s\n", err.message);
+            cJSON_Delete(out);
+            cJSON_Delete(rule);
+            out = NULL;
+        }
+        ledger_close(db);
+    }
+    sweep(JOB_APPLY_ALL, &s, 0);
+    sweep(JOB_APPLY_ALL, &s, 1);
+    apply_all_alike(&s);
 
     /* A merge of a user whose job is under way (a row in jobs: another
      * process's, as far as this one knows) is refused, nothing moved. */

@@ -2,8 +2,9 @@
 # Fairness between users: other users' latency and 503s under a mixed load
 # of small reads and writes while one user runs the largest job the API
 # allows (a 100,000-row CSV commit, the merchant run naming those rows, a
-# rule applied to them, its revert, a statement of 100,000 rows, an OFX
-# file of as many), beside the same load without it.
+# rule applied to them, its revert, apply-all running it again with the
+# user's other rules, a statement of 100,000 rows, an OFX file of as
+# many), beside the same load without it.
 #
 #   contrib/bench/fair.pl --build DIR --db LEDGER.db [--procs 4]
 #                         [--clients 8] [--baseline SECONDS]
@@ -139,6 +140,7 @@ my @jobs = (
         return $r;
     }],
     ["revert of that run", sub { call($http, 'user01', 'DELETE', "/api/rules/apply/" . ($run_id // 0)) }],
+    ["apply-all (that rule again)", sub { call($http, 'user01', 'POST', '/api/rules/apply', '{}') }],
     ["statement of $rows rows", sub { call($http, 'user01', 'POST', '/api/statements', $statement_body) }],
     ["OFX file of $rows rows", sub { call($http, 'user01', 'POST', '/api/statements/import', $ofx_file,
                                           'application/x-ofx') }],
