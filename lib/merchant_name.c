@@ -197,9 +197,8 @@ static const char SQL_RUN_DROP[] = "DELETE FROM rule_runs WHERE id = ?1";
  * snapshot), with merchant_normalized in the snapshot, so that
  * DELETE /api/rules/apply/{run_id} puts it back (snapshot.c).  The rows
  * are written in chunks, the filled rows of ids lo (?2) to hi (?3): those
- * nobody else sees, or all of them (?4), which then leave the fill.  A
- * row shared by a split or a trip is one another user sees. */
-#define SHARED_ROW(t) "(" t ".has_split OR " t ".override_trip_id IS NOT NULL)"
+ * nobody else sees (SQL_SHARED_ROW), or all of them (?4), which then
+ * leave the fill. */
 /* Each reads the chunk's filled rows and looks their rows up by id: a
  * join the planner would drive from transactions walks every user's rows
  * in the chunk's id range. */
@@ -207,7 +206,7 @@ static const char SQL_RUN_SNAPSHOT[] =
     "INSERT INTO rule_run_rows (run_id, transaction_id, snapshot)"
     " SELECT ?1, t.id, json_set(" SNAPSHOT_JSON("t") ", '$.merchant_normalized', t.merchant_normalized)"
     "   FROM temp.merchant_fill f CROSS JOIN transactions t ON t.id = f.id"
-    "  WHERE f.id BETWEEN ?2 AND ?3 AND (?4 OR NOT " SHARED_ROW("t") ")";
+    "  WHERE f.id BETWEEN ?2 AND ?3 AND (?4 OR NOT " SQL_SHARED_ROW("t") ")";
 static const char SQL_RUN_APPLY[] =
     "UPDATE transactions SET"
     " merchant_normalized = (SELECT f.name FROM temp.merchant_fill f WHERE f.id = transactions.id),"
@@ -215,16 +214,16 @@ static const char SQL_RUN_APPLY[] =
     "                         (SELECT f.name FROM temp.merchant_fill f WHERE f.id = transactions.id),"
     "                         merchant, '')"
     " WHERE id IN (SELECT id FROM temp.merchant_fill WHERE id BETWEEN ?2 AND ?3)"
-    "   AND (?4 OR NOT " SHARED_ROW("transactions") ")";
+    "   AND (?4 OR NOT " SQL_SHARED_ROW("transactions") ")";
 static const char SQL_FILL_DONE[] =
     "DELETE FROM temp.merchant_fill WHERE id BETWEEN ?2 AND ?3"
     "   AND (?4 OR NOT EXISTS (SELECT 1 FROM transactions t"
-    "                           WHERE t.id = merchant_fill.id AND " SHARED_ROW("t") "))";
+    "                           WHERE t.id = merchant_fill.id AND " SQL_SHARED_ROW("t") "))";
 /* The last id of the next chunk after ?1: JOB_CHUNK_ROWS filled rows,
  * those nobody else sees or all of them (?2); NULL when none is left. */
 static const char SQL_CHUNK_END[] =
     "SELECT max(id) FROM (SELECT f.id FROM temp.merchant_fill f CROSS JOIN transactions t ON t.id = f.id"
-    "                      WHERE f.id > ?1 AND (?2 OR NOT " SHARED_ROW("t") ")"
+    "                      WHERE f.id > ?1 AND (?2 OR NOT " SQL_SHARED_ROW("t") ")"
     "                      ORDER BY f.id LIMIT ?3)";
 
 static int fill_rows(ledger_db *db, int64_t me, int renamed, int64_t *n, ledger_error *err)

@@ -106,6 +106,9 @@ int rule_act(ledger_db *db, int64_t me, const struct prepared *p, const int64_t 
 
 /* ---- runs (rule_run.c) ------------------------------------------------------------ */
 struct job;
+/* Row t is one another user sees: shared by a split or in a trip.  A job
+ * changes such rows in its last transaction (job.c). */
+#define SQL_SHARED_ROW(t) "(" t ".has_split OR " t ".override_trip_id IS NOT NULL)"
 /* The order of rule_match_ids' ids: by id; a job's, the rows shared with
  * someone (by a split or a trip) last; or those rows alone, named by the
  * selection (which then adds to the conditions, not stands for them). */
@@ -123,6 +126,14 @@ int rule_matches_shared(ledger_db *db, int64_t *n, ledger_error *err);
 /* 400 (status given: apply-all passes over such a rule with a 409) when
  * a run would match more than RULE_RUN_ROWS_MAX rows. */
 int rule_run_size(size_t n, int status, ledger_error *err);
+/* Writes run_id of p over the rows ids[0..n), which nobody else sees,
+ * JOB_CHUNK_ROWS to a transaction of job's: each chunk snapshotted and
+ * acted on (its changes into c), committed, and the next write
+ * transaction begun, the job's last after the last chunk when last is
+ * set (job_yield). */
+int rule_run_chunks(ledger_db *db, int64_t me, const struct prepared *p, int64_t run_id,
+                    const int64_t *ids, size_t n, struct job *job, int last, struct changed *c,
+                    ledger_error *err);
 /* A run's record, of p over n matched rows (source: "conditions" or
  * "selection"), its id in *run_id. */
 int rule_run_begin(ledger_db *db, int64_t me, const struct prepared *p, const char *source,

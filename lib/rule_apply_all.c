@@ -21,8 +21,8 @@ static const char SQL_RULE_AUTO[] =
     RULE_COLUMNS " WHERE owner_id = ? AND enabled AND NOT manual_only ORDER BY id";
 /* The caller's rows shared with someone, by a split or a trip. */
 static const char SQL_SHARED_IDS[] =
-    "SELECT json_group_array(id) FROM transactions"
-    " WHERE owner_id = ?1 AND (has_split OR override_trip_id IS NOT NULL)";
+    "SELECT json_group_array(t.id) FROM transactions t"
+    " WHERE t.owner_id = ?1 AND " SQL_SHARED_ROW("t");
 /* The rows the runs of one apply-all (a JSON array of run ids) matched and
  * changed, each row once however many rules it met. */
 static const char SQL_RUNS_ROWS[] =
@@ -226,7 +226,7 @@ static int auto_own_rows(ledger_db *db, int64_t me, const cJSON *rule, struct jo
 {
     cJSON *copy = cJSON_Duplicate(rule, 1);
     int64_t *ids = NULL, shared = 0;
-    size_t n = 0, own, off, m;
+    size_t n = 0, own;
 
     *ran = *tail = 0;
     memset(r, 0, sizeof *r);
@@ -260,14 +260,8 @@ static int auto_own_rows(ledger_db *db, int64_t me, const cJSON *rule, struct jo
     *ran = 1;
     if (job_note(db, job, 0, 0, r->run_id, r->run_id, err))
         return LEDGER_ERR;
-    for (off = 0; off < own; off += m) {
-        m = own - off < JOB_CHUNK_ROWS ? own - off : JOB_CHUNK_ROWS;
-        if (rule_chunk_fill_list(db, ids + off, m, err)
-            || rule_run_snapshot(db, r->run_id, err)
-            || rule_act(db, me, &r->p, ids + off, m, &r->c, err)
-            || job_yield(db, job, 0, err))
-            return LEDGER_ERR;
-    }
+    if (rule_run_chunks(db, me, &r->p, r->run_id, ids, own, job, 0, &r->c, err))
+        return LEDGER_ERR;
     return job_switch(db, job, 0, err);
 }
 

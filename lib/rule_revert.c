@@ -138,7 +138,7 @@ static int later_change(ledger_db *db, int64_t run_id, ledger_error *err)
  * owner's alone. */
 static const char SQL_REVERT_ROWS[] =
     "SELECT rr.transaction_id,"
-    "       t.has_split OR t.override_trip_id IS NOT NULL"
+    "       " SQL_SHARED_ROW("t")
     "       OR json_extract(rr.snapshot, '$.override_trip_id') IS NOT NULL"
     "       OR json_array_length(rr.snapshot, '$.splits') > 0"
     "  FROM rule_run_rows rr JOIN transactions t ON t.id = rr.transaction_id"

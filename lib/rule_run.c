@@ -40,10 +40,10 @@ static const char SQL_IDS_READ[] = "SELECT id FROM temp.rule_matches ORDER BY id
  * changes, all of them at once. */
 static const char SQL_IDS_READ_SHARED_LAST[] =
     "SELECT m.id FROM temp.rule_matches m JOIN transactions t ON t.id = m.id"
-    " ORDER BY t.has_split OR t.override_trip_id IS NOT NULL, m.id";
+    " ORDER BY " SQL_SHARED_ROW("t") ", m.id";
 static const char SQL_IDS_SHARED[] =
     "SELECT count(*) FROM temp.rule_matches m JOIN transactions t ON t.id = m.id"
-    " WHERE t.has_split OR t.override_trip_id IS NOT NULL";
+    " WHERE " SQL_SHARED_ROW("t");
 /* Every matched row is recorded, changed or not, so apply-all knows the
  * rule has seen it; those the actions left as they were are marked (see
  * mark_unchanged), so a revert does not put them back over later edits.
@@ -216,6 +216,23 @@ int rule_run_end(ledger_db *db, int64_t run_id, const int64_t *ids, size_t n, st
     return LEDGER_OK;
 }
 
+int rule_run_chunks(ledger_db *db, int64_t me, const struct prepared *p, int64_t run_id,
+                    const int64_t *ids, size_t n, struct job *job, int last, struct changed *c,
+                    ledger_error *err)
+{
+    size_t off, m;
+
+    for (off = 0; off < n; off += m) {
+        m = n - off < JOB_CHUNK_ROWS ? n - off : JOB_CHUNK_ROWS;
+        if (rule_chunk_fill_list(db, ids + off, m, err)
+            || rule_run_snapshot(db, run_id, err)
+            || rule_act(db, me, p, ids + off, m, c, err)
+            || job_yield(db, job, last && off + m >= n, err))
+            return LEDGER_ERR;
+    }
+    return LEDGER_OK;
+}
+
 /* A job commits each chunk of the rows nobody else sees, and changes the
  * shared ones (last in ids, MATCH_SHARED_LAST) in its last transaction,
  * with the run's record finished: every row, for a rule whose actions
@@ -238,14 +255,8 @@ int rule_run_write(ledger_db *db, int64_t me, const struct prepared *p, const in
      * shares the rows it changes (a split, a trip) would show each chunk
      * to others as it commits: all its rows are in the last. */
     own = p->shares_rows ? 0 : n - (size_t)shared;
-    for (off = 0; job && off < own; off += m) {
-        m = own - off < JOB_CHUNK_ROWS ? own - off : JOB_CHUNK_ROWS;
-        if (rule_chunk_fill_list(db, ids + off, m, err)
-            || rule_run_snapshot(db, run_id, err)
-            || rule_act(db, me, p, ids + off, m, &c, err)
-            || job_yield(db, job, off + m >= own, err))
-            goto out;
-    }
+    if (job && rule_run_chunks(db, me, p, run_id, ids, own, job, 1, &c, err))
+        goto out;
     for (off = job ? own : 0; off < n; off += m) {
         m = job ? n - off : n - off < RUN_CHUNK ? n - off : RUN_CHUNK;
         if ((job ? rule_chunk_fill_list : rule_chunk_fill)(db, ids + off, m, err)
