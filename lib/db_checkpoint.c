@@ -3,7 +3,8 @@
  * the write-ahead log into the database inside the commit that grows the
  * log past its threshold, and that request's client waits for the copy; a
  * server that has answered first makes it in ledger_idle instead.  The
- * rule: a checkpoint never runs inside a request.
+ * rule: a checkpoint never runs inside a request, but in a job's pauses
+ * (job.c), where it holds no lock and its client waits for the job anyway.
  */
 #include "db.h"
 

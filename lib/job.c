@@ -50,7 +50,14 @@
 /* The pause after each chunk's commit.  A waiting writer in another
  * process tries the lock at least every 4 ms (db_busy_wait), and holds it
  * for a millisecond or two, so in this long the writers waiting take it in
- * turn before the next chunk asks again. */
+ * turn before the next chunk asks again.
+ *
+ * The pause checkpoints first (ledger_idle), holding no lock: the process
+ * running a job answers nothing else, so its checkpoints would otherwise
+ * wait for the job's end, and the chunks' pages would pile up in the log
+ * (each chunk writes again the pages of every index its rows touch: a
+ * 100,000-row statement's delete grows it past a gigabyte), for the job's
+ * last commit, synced, to write to disk while it holds the lock. */
 #define JOB_PAUSE_MS 10
 
 /* A chunk's commit after the first is not synced to disk (WAL,
@@ -440,6 +447,7 @@ int job_pause(ledger_db *db, const struct job *job, int last, ledger_error *err)
         return LEDGER_OK;
     if (ledger_commit(db, err))
         return LEDGER_ERR;
+    ledger_idle(db);
     sqlite3_sleep(JOB_PAUSE_MS);
     return db_step_once(db, last ? SQL_SYNC_FULL : SQL_SYNC_NORMAL, "job", err);
 }
