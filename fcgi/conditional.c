@@ -122,6 +122,26 @@ int conditional_before(struct request *r, const struct route *route, int *holds)
     return 0;
 }
 
+int conditional_refused(ledger_error *err)
+{
+    return ledger_error_set(err, 412, "precondition_failed", NULL,
+                            "If-Match does not name the current version of this resource:"
+                            " it was changed or deleted since it was read; nothing was written");
+}
+
+int conditional_job(void *ctx, ledger_error *err)
+{
+    struct request *r = ctx;
+    int holds;
+
+    if (conditional_before(r, r->route, &holds)) {
+        if (err != &r->err)
+            *err = r->err;
+        return -1;
+    }
+    return holds ? 0 : conditional_refused(err);
+}
+
 int conditional_after(struct request *r, const struct route *route)
 {
     int exists;

@@ -17,6 +17,16 @@ int etag_listed(const char *field, const char *tag);
  * failure. */
 int conditional_before(struct request *r, const struct route *route, int *holds);
 
+/* The 412 of a write whose If-Match fails: -1, with err set. */
+int conditional_refused(ledger_error *err);
+
+/* The If-Match of a write to one resource that may run as a job, which
+ * begins its own transactions (a ledger_cond_fn, ctx the request): the
+ * library calls it in the write's own snapshot, once the write would
+ * succeed; as conditional_before checks it, -1 with err set (412) when it
+ * fails. */
+int conditional_job(void *ctx, ledger_error *err);
+
 /* After a write to one resource succeeded: its new representation's tag,
  * for the answer's ETag.  -1 with r->err set on a failure. */
 int conditional_after(struct request *r, const struct route *route);

@@ -122,7 +122,8 @@ static void run_handler(struct request *r, const struct route *route)
     ledger_error failed;
 
     /* A job begins and ends its own transactions, and refuses to start
-     * beside another of the caller's itself. */
+     * beside another of the caller's itself; one to one resource checks
+     * its If-Match in its own snapshot (conditional_job). */
     if (route->flags & ROUTE_JOB) {
         if (route->handler(r) && r->err.status == 0)
             request_fail(r, 500, "internal", NULL, "handler failed without an error");
@@ -141,9 +142,7 @@ static void run_handler(struct request *r, const struct route *route)
         /* Only a write that would succeed is refused for its condition
          * (RFC 9110 13.2.1): its work is rolled back. */
         if (!holds) {
-            request_fail(r, 412, "precondition_failed", NULL,
-                         "If-Match does not name the current version of this resource:"
-                         " it was changed or deleted since it was read; nothing was written");
+            conditional_refused(&r->err);
             goto fail;
         }
         if (conditional_after(r, route))
@@ -285,7 +284,7 @@ int dispatch(FCGX_Request *fcgx, const struct config *cfg, ledger_db *db,
     }
     if (request_parse_uri(&r))
         goto answer;
-    route = router_match(rt, &r);
+    r.route = route = router_match(rt, &r);
     if (route == NULL)
         goto answer;
     if (ledger_user_resolve(db, subject, verified_email(cfg, fcgx->envp),

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "conditional.h"
 #include "handlers.h"
 
 /* GET /api/statements */
@@ -52,5 +53,5 @@ int h_statements_delete(struct request *r)
     if (arg_id(r, 0, &id))
         return -1;
     r->status = 204;
-    return ledger_statement_delete(r->db, r->user_id, id, &r->err);
+    return ledger_statement_delete(r->db, r->user_id, id, conditional_job, r, &r->err);
 }

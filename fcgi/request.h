@@ -10,6 +10,8 @@
 
 #define ROUTE_MAX_ARGS 4
 
+struct route;
+
 /* Everything here lives for one request; request_end frees it.  Pointers
  * into the FastCGI environment (method) die at the next accept. */
 struct request {
@@ -28,6 +30,7 @@ struct request {
     int64_t user_id;
     char *args[ROUTE_MAX_ARGS]; /* decoded path captures */
     int nargs;
+    const struct route *route;  /* the route matched */
 
     int status;                 /* response */
     cJSON *out;

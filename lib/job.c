@@ -1,8 +1,8 @@
 /*
  * Jobs: a write too large for one short transaction (a CSV commit of up to
- * 100,000 rows, a statement or a statement file of as many, a rule applied
- * to as many, apply-all, a run's revert, the merchant run: seconds of
- * writing) written in many, so that no request holds the write lock for
+ * 100,000 rows, a statement or a statement file of as many, a statement's
+ * delete, a rule applied to as many, apply-all, a run's revert, the
+ * merchant run: seconds of writing) written in many, so that no request holds the write lock for
  * long: between two chunks other processes' waiting writers take the
  * lock, and another user's write waits for one chunk at most, not the
  * whole job.
@@ -14,14 +14,15 @@
  *     a job writes is seen by nobody else until its last transaction (new
  *     rows, a CSV commit's or a statement's, have no splits and no trip,
  *     and the summaries they add to are their owner's; a rule apply,
- *     apply-all, a revert or the merchant run changes the rows shared with
- *     someone, by a split or a trip, in its last transaction, and a rule
- *     that shares the rows it changes changes them all there).
- *     So nobody reads a part of a job.
+ *     apply-all, a revert, the merchant run or a statement's delete
+ *     changes the rows shared with someone, by a split or a trip, in its
+ *     last transaction, and a rule that shares the rows it changes
+ *     changes them all there).  So nobody reads a part of a job.
  *   - The row says what the job has committed so far.  A job that fails
  *     undoes that (job_end; a revert that began writing is finished
- *     instead, from its run's snapshots); its last transaction deletes the
- *     row with its last chunk, and only then is the job's answer sent.
+ *     instead, from its run's snapshots, and so is a statement's delete);
+ *     its last transaction deletes the row with its last chunk, and only
+ *     then is the job's answer sent.
  *   - A job's process holds a POSIX lock on the byte at the job's id of the
  *     file <database>-jobs while the job runs.  The system lets go of it
  *     when the process dies (kill -9, a crash), so a job row whose byte
@@ -46,6 +47,7 @@
 #include "job.h"
 #include "txn.h"
 #include "rule.h"
+#include "statement.h"
 
 /* The pause after each chunk's commit.  A waiting writer in another
  * process tries the lock at least every 4 ms (db_busy_wait), and holds it
@@ -255,13 +257,13 @@ static int undo_run(ledger_db *db, int64_t id, int is_revert, int64_t run, ledge
 /* One transaction of job id's undo.  A CSV commit's: up to JOB_CHUNK_ROWS
  * of its rows, or, with none left, its batch, its tag and its row; a
  * statement job's the same with its statements' rows, then its
- * statements; an apply-all's, one of its runs; *more says whether another
- * transaction follows. */
+ * statements; an apply-all's, one of its runs; a statement delete's, a
+ * step of its end; *more says whether another transaction follows. */
 static int undo_step(ledger_db *db, int64_t id, int *more, ledger_error *err)
 {
     sqlite3_stmt *st;
     int64_t run = 0;
-    int is_apply = 0, is_revert = 0, is_statement = 0, is_all = 0, rc;
+    int is_apply = 0, is_revert = 0, is_statement = 0, is_all = 0, is_delete = 0, rc;
 
     *more = 0;
     if (ledger_begin(db, 1, err))
@@ -276,6 +278,7 @@ static int undo_step(ledger_db *db, int64_t id, int *more, ledger_error *err)
         is_revert = kind && strcmp(kind, "rule_revert") == 0;
         is_statement = kind && strcmp(kind, "statement") == 0;
         is_all = kind && strcmp(kind, "rule_apply_all") == 0;
+        is_delete = kind && strcmp(kind, "statement_delete") == 0;
         run = sqlite3_column_int64(st, 1);
     }
     db_stmt_done(st);
@@ -291,6 +294,17 @@ static int undo_step(ledger_db *db, int64_t id, int *more, ledger_error *err)
             goto fail;
         *more = run != 0;
         if (run ? run_undo(db, run, err) : db_exec(db, err, "job undo", SQL_DONE, DB_INT(id)))
+            goto fail;
+        bookkeeping(db);
+        return ledger_commit(db, err);
+    }
+    /* A statement's delete is finished: a chunk a transaction, then the
+     * rest with its row (nothing before it noted its statement). */
+    if (is_delete) {
+        if (run && statement_delete_step(db, run, 0, more, err))
+            goto fail;
+        if (!*more && ((run && statement_delete_step(db, run, 1, more, err))
+                       || db_exec(db, err, "job undo", SQL_DONE, DB_INT(id))))
             goto fail;
         bookkeeping(db);
         return ledger_commit(db, err);

@@ -344,8 +344,15 @@ int ledger_statement_import(ledger_db *db, int64_t me, const char *buf, size_t l
 int ledger_statement_import_file(ledger_db *db, int64_t me, const char *buf, size_t len,
                                  const struct ledger_params *params, const char *media_type,
                                  cJSON **out, int *created, ledger_error *err);
-/* DELETE: the statement and its rows, owner only. */
-int ledger_statement_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err);
+/* A caller's condition on a write (an HTTP If-Match), for a write that may
+ * run as a job and so begins its own transactions: called in the write's
+ * own snapshot, once its other checks have passed and before anything is
+ * written; LEDGER_ERR with err set (412) refuses the write. */
+typedef int ledger_cond_fn(void *ctx, ledger_error *err);
+/* DELETE: the statement and its rows, owner only; cond (NULL for none)
+ * with ctx as above.  More rows than a chunk are deleted as a job. */
+int ledger_statement_delete(ledger_db *db, int64_t me, int64_t id, ledger_cond_fn *cond,
+                            void *ctx, ledger_error *err);
 
 /* ---- sharing ------------------------------------------------------------------- */
 

@@ -640,7 +640,10 @@ static const char SQL_STATEMENT_MATCHES[] =
     "SELECT r.manual_id, r.statement_txn_id, r.snapshot, r.after_run FROM reconciliations r"
     "  JOIN transactions t ON t.id = r.statement_txn_id WHERE t.statement_id = ?1";
 
-int reconcile_release_statement(ledger_db *db, int64_t statement_id, ledger_error *err)
+/* The matches into statement statement_id's rows, checked as an undo
+ * checks them, and with give_back undone. */
+static int release_statement(ledger_db *db, int64_t statement_id, int give_back,
+                             ledger_error *err)
 {
     struct match { int64_t manual, stmt, after_run; char *snapshot; } *m = NULL;
     int64_t later = 0;
@@ -688,7 +691,7 @@ int reconcile_release_statement(ledger_db *db, int64_t statement_id, ledger_erro
             goto out;
         }
     }
-    for (i = 0; i < n; i++)
+    for (i = 0; give_back && i < n; i++)
         if (undo_match(db, m[i].manual, m[i].stmt, m[i].snapshot, err))
             goto out;
     rc = LEDGER_OK;
@@ -697,4 +700,14 @@ out:
         free(m[i].snapshot);
     free(m);
     return rc;
+}
+
+int reconcile_check_statement(ledger_db *db, int64_t statement_id, ledger_error *err)
+{
+    return release_statement(db, statement_id, 0, err);
+}
+
+int reconcile_release_statement(ledger_db *db, int64_t statement_id, ledger_error *err)
+{
+    return release_statement(db, statement_id, 1, err);
 }

@@ -1,7 +1,7 @@
 /*
- * Statements: create from JSON, list, read one, delete, and the balance
- * assertion (Business rule E).  Statements are owner-scoped: another
- * user's statement is 403, a missing one 404.
+ * Statements: create from JSON, list, read one, and the balance assertion
+ * (Business rule E); the delete is statement_delete.c's.  Statements are
+ * owner-scoped: another user's statement is 403, a missing one 404.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,7 +134,6 @@ static const char SQL_STMT_INSERT[] =
 static const char SQL_STMT_LIST[] =
     STMT_SELECT " WHERE s.owner_id = ? ORDER BY s.period_end DESC, s.id DESC";
 static const char SQL_STMT_ONE[] = STMT_SELECT " WHERE s.id = ?";
-static const char SQL_STMT_DELETE[] = "DELETE FROM statements WHERE id = ?";
 
 static cJSON *statement_json(sqlite3_stmt *st)
 {
@@ -217,26 +216,6 @@ int ledger_statement_list(ledger_db *db, int64_t me, cJSON **out, ledger_error *
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);
     return db_list(db, st, statement_json, out, err);
-}
-
-int ledger_statement_delete(ledger_db *db, int64_t me, int64_t id, ledger_error *err)
-{
-    cJSON *cur = NULL;
-
-    if (statement_get(db, me, id, &cur, err))
-        return LEDGER_ERR;
-    cJSON_Delete(cur);
-    /* Manual rows reconciled into its rows come back first as an undo
-     * gives them back, with what was done to the purchase meanwhile (its
-     * split and trip, its participants' tags): on the statement row alone
-     * that would go with it (a participant's settle with it).  As
-     * for an undo, a rule run since that changed one is reverted first
-     * (409 names it). */
-    if (reconcile_release_statement(db, id, err))
-        return LEDGER_ERR;
-    /* Its rows go with it (ON DELETE CASCADE), and their splits, tags and
-     * rule snapshots with them. */
-    return db_exec(db, err, "statement delete", SQL_STMT_DELETE, DB_INT(id));
 }
 
 /* A number parameter, or NULL when the value is absent (has is 0). */

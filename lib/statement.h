@@ -71,6 +71,11 @@ int statement_chunk_write(ledger_db *db, int64_t me, const struct statement_fiel
                           int64_t *written, ledger_error *err);
 /* One statement of the caller's: 404 missing, 403 another user's. */
 int statement_get(ledger_db *db, int64_t me, int64_t id, cJSON **out, ledger_error *err);
+/* One transaction of statement id's delete (statement_delete.c), in the
+ * caller's write transaction: a chunk of the rows its owner alone sees,
+ * *more set when a whole chunk went; or, with end, the rest: its matches
+ * given back, the statement and its shared rows deleted. */
+int statement_delete_step(ledger_db *db, int64_t id, int end, int *more, ledger_error *err);
 
 /* ---- a new statement or import row's checks (statement.c) ------------------------
  * What every row a statement or a CSV import creates is held to once its

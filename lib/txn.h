@@ -190,8 +190,10 @@ int row_restore(ledger_db *db, int64_t id, const char *snapshot, ledger_error *e
  * of them in temp.rule_ids. */
 int run_restore(ledger_db *db, int64_t run_id, int chunk, ledger_error *err);
 /* Undoes every match into the rows of statement statement_id (reconcile.c),
- * before the statement is deleted. */
+ * before the statement is deleted; 409 when a rule run since changed a
+ * matched row.  The check alone, writing nothing: reconcile_check_statement. */
 int reconcile_release_statement(ledger_db *db, int64_t statement_id, ledger_error *err);
+int reconcile_check_statement(ledger_db *db, int64_t statement_id, ledger_error *err);
 /* The snapshot of row t (an alias of transactions) as one SQL expression,
  * so a whole set of rows can be saved or compared in one statement. */
 #define SNAPSHOT_JSON(t) \

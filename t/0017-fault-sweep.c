@@ -655,7 +655,7 @@ static int payment_create(struct fixture *f, cJSON **out, ledger_error *err)
 
 DROP(trip_delete, ledger_trip_delete(f->db, f->alice, f->trip, err))
 DROP(tag_delete, ledger_tag_delete(f->db, f->alice, f->tag, err))
-DROP(statement_delete, ledger_statement_delete(f->db, f->alice, 1, err))
+DROP(statement_delete, ledger_statement_delete(f->db, f->alice, 1, NULL, NULL, err))
 CALL(one_txn, ledger_txn_get(f->db, f->bob, f->split_row, out, err))
 CALL(one_statement, ledger_statement_get(f->db, f->alice, 1, out, err))
 CALL(merchant_history, ledger_analytics_merchant(f->db, f->alice, "Grocer", &dated, out, err))

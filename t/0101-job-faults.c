@@ -1,11 +1,13 @@
 /*
  * Jobs (lib/job.c) under failure.  A CSV commit, a rule apply, a revert, a
- * statement, a statement file's import, a merchant run and apply-all run
- * as jobs when called outside a transaction: chunks of their own
- * transactions, committed as they go.  Each is failed at points spread
- * over its run (SQLite interrupted at the k-th progress call):
- *   - once, a passing failure: the job's own end undoes it (a revert that
- *     had begun writing is finished instead, and answers as if whole);
+ * statement, a statement file's import, a merchant run, apply-all and a
+ * statement's delete run as jobs when called outside a transaction: chunks
+ * of their own transactions, committed as they go.  Each is failed at
+ * points spread over its run (SQLite interrupted at the k-th progress
+ * call):
+ *   - once, a passing failure: the job's own end undoes it (a revert or a
+ *     delete that had begun writing is finished instead, and answers as if
+ *     whole);
  *   - from then on, until its caller returns: its end fails too, and the
  *     job is left, dead, for its owner's next request, which recovers it
  *     (ledger_job_check, ledger_job_recover), as a killed job is.
@@ -82,7 +84,9 @@ static void fresh(void)
 static const char *const digest_sql[] = {
     "SELECT id, owner_id, date, description, merchant, category, amount, import_id,"
     " override_category, override_merchant_normalized, eff_category, eff_merchant, has_split,"
-    " statement_id, fitid, merchant_normalized FROM transactions ORDER BY id",
+    " statement_id, fitid, merchant_normalized, reconciled_with_id FROM transactions ORDER BY id",
+    "SELECT manual_id, statement_txn_id FROM reconciliations ORDER BY 1",
+    "SELECT transaction_id, viewer_id FROM shared_rows ORDER BY 1, 2",
     "SELECT id, owner_id, row_count FROM csv_imports ORDER BY id",
     "SELECT id, owner_id, bank_name, account_id, period_start, period_end FROM statements ORDER BY id",
     "SELECT * FROM tags ORDER BY id",
@@ -218,12 +222,13 @@ static char *ofx_file(size_t *len)
 }
 
 enum kind { JOB_COMMIT, JOB_APPLY, JOB_REVERT, JOB_STATEMENT, JOB_IMPORT, JOB_MERCHANTS,
-            JOB_APPLY_ALL };
+            JOB_APPLY_ALL, JOB_DELETE };
 static const char *const kind_name[] = { "CSV commit", "rule apply", "revert", "statement",
-                                         "OFX import", "merchant run", "apply-all" };
+                                         "OFX import", "merchant run", "apply-all",
+                                         "statement delete" };
 
 struct setup {
-    int64_t me, rule, run;
+    int64_t me, rule, run, doomed;  /* doomed: the statement JOB_DELETE deletes */
     cJSON *body, *statement;
     char *ofx;
     size_t ofx_len;
@@ -259,12 +264,15 @@ static int run_job(ledger_db *db, enum kind kind, const struct setup *s, struct 
     case JOB_MERCHANTS:
         rc = ledger_merchant_run(db, s->me, &out, err);
         break;
-    default:
+    case JOB_APPLY_ALL:
         rc = ledger_rule_apply_all(db, s->me, &out, err);
+        break;
+    default:
+        rc = ledger_statement_delete(db, s->me, s->doomed, NULL, NULL, err);
         break;
     }
     sqlite3_progress_handler(db->sql, 0, NULL, NULL);
-    if (rc == LEDGER_OK && out == NULL)
+    if (rc == LEDGER_OK && out == NULL && kind != JOB_DELETE)
         rc = ledger_error_set(err, 500, "internal", NULL, "no answer");
     cJSON_Delete(out);
     return rc;
@@ -330,10 +338,12 @@ static void sweep(enum kind kind, const struct setup *s, int lasting)
             left++;
         left += sql_int(db, "SELECT count(*) FROM jobs");
         now = digest(db);
-        /* An error answer: nothing written, but for a revert that had
-         * begun (finished by the next request).  A success: all of it. */
+        /* An error answer: nothing written, but for a revert or a delete
+         * that had begun (finished by the next request).  A success: all
+         * of it. */
         if (rc == LEDGER_OK ? now != after
-                            : !(now == before || (kind == JOB_REVERT && now == after))) {
+                            : !(now == before
+                                || ((kind == JOB_REVERT || kind == JOB_DELETE) && now == after))) {
             if (bad_state++ == 0)
                 printf("# %s failing at %ld of %ld%s: rc %d (%s), the ledger is %s\n",
                        kind_name[kind], at.k, total, lasting ? " on" : "", rc,
@@ -481,11 +491,111 @@ static void apply_all_alike(const struct setup *s)
     ok(rc == 0 && one == job, "apply-all as a job ends as it does in one transaction");
 }
 
+/* In the template: a statement of ROWS rows of alice's for JOB_DELETE, one
+ * of them shared with bob (a split), which the delete takes in its last
+ * transaction, and one a manual row of hers is reconciled into, which the
+ * delete gives back there. */
+static int64_t doomed_statement(const struct setup *s)
+{
+    ledger_db *db;
+    ledger_error err;
+    cJSON *body, *out = NULL;
+    int64_t id = 0, manual = 0;
+    char text[160];
+    int rc;
+
+    if (ledger_open(tpl, &db, &err))
+        return 0;
+    body = rows_body("gone", 1);
+    rc = ledger_begin(db, 1, &err) || ledger_statement_create(db, s->me, body, &out, &err);
+    cJSON_Delete(body);
+    if (rc == 0)
+        id = (int64_t)json_get(out, "id")->valuedouble;
+    cJSON_Delete(out);
+    out = body = NULL;
+    if (rc == 0) {
+        snprintf(text, sizeof text, "[{\"participant_id\": %lld, \"share_percent\": 50}]",
+                 (long long)sql_int(db, "SELECT id FROM users WHERE subject = 'bob'"));
+        rc = ledger_json_parse(text, strlen(text), &body, &err)
+             || ledger_split_set(db, s->me,
+                                 sql_int(db, "SELECT id FROM transactions WHERE description = 'gone 7'"),
+                                 body, &out, &err);
+        cJSON_Delete(body);
+        cJSON_Delete(out);
+        out = body = NULL;
+    }
+    if (rc == 0) {
+        /* "gone 5": 2025-06-06, 6.05 */
+        body = cJSON_Parse("{\"date\": \"2025-06-06\", \"amount\": 6.05, \"description\": \"lunch\","
+                           " \"payment_method\": \"card\"}");
+        rc = ledger_txn_create(db, s->me, body, &out, &err);
+        if (rc == 0)
+            manual = (int64_t)json_get(out, "id")->valuedouble;
+        cJSON_Delete(body);
+        cJSON_Delete(out);
+        out = body = NULL;
+    }
+    if (rc == 0) {
+        snprintf(text, sizeof text,
+                 "{\"matches\": [{\"manual_id\": %lld, \"statement_transaction_id\": %lld}]}",
+                 (long long)manual,
+                 (long long)sql_int(db, "SELECT id FROM transactions WHERE description = 'gone 5'"));
+        rc = ledger_json_parse(text, strlen(text), &body, &err)
+             || ledger_reconcile_apply(db, s->me, body, &out, &err) || ledger_commit(db, &err);
+        cJSON_Delete(body);
+        cJSON_Delete(out);
+    }
+    if (rc) {
+        printf("# doomed statement: %s\n", err.message);
+        ledger_rollback(db);
+        id = 0;
+    }
+    ledger_close(db);
+    return id;
+}
+
+/* A statement's delete as a job ends as it does in one transaction: the
+ * manual row back, bob's share gone with the row. */
+static void delete_alike(const struct setup *s)
+{
+    ledger_db *db;
+    ledger_error err;
+    uint64_t one = 0, job = 1;
+    int pass, rc = 0;
+
+    for (pass = 0; pass < 2; pass++) {
+        fresh();
+        if (copy_file(tpl, work) || ledger_open(work, &db, &err)) {
+            ok(0, "delete alike: open the copy");
+            return;
+        }
+        if (pass == 0)
+            rc |= ledger_begin(db, 1, &err)
+                  || ledger_statement_delete(db, s->me, s->doomed, NULL, NULL, &err)
+                  || ledger_commit(db, &err);
+        else
+            rc |= ledger_statement_delete(db, s->me, s->doomed, NULL, NULL, &err);
+        if (rc)
+            printf("# delete: %s\n", err.message);
+        *(pass ? &job : &one) = digest(db);
+        if (pass == 1) {
+            is_int(sql_int(db, "SELECT count(*) FROM transactions WHERE description = 'lunch'"
+                               " AND reconciled_with_id IS NULL"), 1,
+                   "the statement's delete gave the reconciled manual row back");
+            is_int(sql_int(db, "SELECT count(*) FROM splits s, users u"
+                               " WHERE u.id = s.participant_id AND u.subject = 'bob'"), 1,
+                   "and took bob's share of its row with it (his other one stays)");
+        }
+        ledger_close(db);
+    }
+    ok(rc == 0 && one == job, "a statement's delete as a job ends as it does in one transaction");
+}
+
 int main(void)
 {
     ledger_db *db;
     ledger_error err;
-    struct setup s = { 0, 0, 0, NULL, NULL, NULL, 0 };
+    struct setup s = { 0, 0, 0, 0, NULL, NULL, NULL, 0 };
     cJSON *out = NULL, *rule;
 
     if (mkdtemp(dir) == NULL)
@@ -595,6 +705,13 @@ int main(void)
         db->job_id = 0;
         ledger_close(db);
     }
+
+    /* Last, as it adds a statement to the template. */
+    s.doomed = doomed_statement(&s);
+    ok(s.doomed > 0, "a statement of %d rows to delete, one row shared, one reconciled", ROWS);
+    sweep(JOB_DELETE, &s, 0);
+    sweep(JOB_DELETE, &s, 1);
+    delete_alike(&s);
     cJSON_Delete(s.body);
     fresh();
     snprintf(work, sizeof work, "%s/tpl.db", dir);

@@ -12,6 +12,12 @@
 #     that repeats one (found in its last transaction) is a 409, and its
 #     rows written meanwhile are undone.
 #   - A file imported again as a job finds every row seen.
+# A statement's delete (DELETE /api/statements/{id}) of as many rows is a
+# job too, finished rather than undone once it has begun:
+#   - meanwhile its owner is refused, the row of it shared with bob stays
+#     his and the manual row reconciled into another stays hidden, until
+#     its last transaction; its If-Match is checked in the job's snapshot;
+#   - a killed one is finished by its owner's next request.
 use strict;
 use warnings;
 use Test::More;
@@ -47,7 +53,7 @@ sub ofx_file {
 }
 
 # Waits until the job has committed a chunk: its row names its first
-# statement from the first.
+# statement from the first (a delete's, its statement).
 sub job_underway {
     my ($rig) = @_;
     my $end = time + ($slow ? 120 : 30);
@@ -62,12 +68,12 @@ sub job_underway {
 # Sends a request as alice from a child; returns its pid and the file its
 # answer's status goes to.
 sub alice_in_child {
-    my ($rig, $path, %o) = @_;
+    my ($rig, $method, $path, %o) = @_;
     my $status = $rig->dir . '/status';
     unlink $status;
     my $pid = fork // die;
     if ($pid == 0) {
-        my $r = $rig->request('POST', $path, user => 'alice', %o);
+        my $r = $rig->request($method, $path, user => 'alice', %o);
         Rig::write_file($status, $r->{status});
         POSIX::_exit(0);
     }
@@ -84,7 +90,8 @@ sub recount_ok {
 {
     my $rig = Rig->new(procs => 3);
     is($rig->get('/api/me', user => $_)->{status}, 200, "$_ exists") for qw(alice bob);
-    my ($pid, $status) = alice_in_child($rig, '/api/statements', json => statement_body('running'));
+    my ($pid, $status) = alice_in_child($rig, 'POST', '/api/statements',
+                                         json => statement_body('running'));
     ok(job_underway($rig), 'the statement has committed a chunk of its rows and is still running');
     my $list = $rig->get('/api/statements', user => 'alice');
     is($list->{status}, 409, "meanwhile alice's read is refused, so she reads no part of it")
@@ -117,7 +124,7 @@ for my $case (['statement', '/api/statements', json => statement_body('killed')]
     my $kept = $rig->post('/api/statements', statement_body('kept', rows => 2), user => 'alice');
     is($kept->{status}, 201, "$what: an earlier statement of alice's") or diag($kept->{content});
     my $before = $rig->sql('SELECT COUNT(*) FROM transactions');
-    my ($pid) = alice_in_child($rig, $path, @o);
+    my ($pid) = alice_in_child($rig, 'POST', $path, @o);
     ok(job_underway($rig), "$what: the job has committed a chunk");
     $rig->stop_fcgi('KILL');
     waitpid($pid, 0);
@@ -169,6 +176,114 @@ for my $case (['statement', '/api/statements', json => statement_body('killed')]
     is($re->{json}{skipped_duplicates}, $rows, 'every row seen');
     is($rig->sql('SELECT COUNT(*) FROM jobs'), 0, 'no job left');
     is($rig->get('/api/me', user => 'alice')->{status}, 200, 'alice goes on');
+    recount_ok($rig);
+}
+
+# ---- a statement's delete ---------------------------------------------------------------------
+
+# Alice's statement of $rows rows, one row shared with bob and a manual row
+# of hers reconciled into another; (statement, shared row, manual row).
+sub doomed_statement {
+    my ($rig) = @_;
+    is($rig->get('/api/me', user => $_)->{status}, 200, "$_ exists") for qw(alice bob);
+    my $st = $rig->post('/api/statements', statement_body('doomed'), user => 'alice');
+    is($st->{status}, 201, "alice's statement of $rows rows") or diag($st->{content});
+    my ($alice_id, $bob_id) = map { $rig->sql("SELECT id FROM users WHERE subject = '$_'") } qw(alice bob);
+    my $shared = $rig->sql("SELECT id FROM transactions WHERE description = 'doomed 7'");
+    $rig->sql("INSERT INTO splits (transaction_id, participant_id, share_percent)"
+              . " VALUES ($shared, $alice_id, 5000), ($shared, $bob_id, 5000)");
+    is($rig->get("/api/transactions/$shared", user => 'bob')->{status}, 200,
+       'bob sees the row of it alice shares with him');
+    # "doomed 5": 2025-06-06, 6.00
+    my $manual = $rig->post('/api/transactions', { date => '2025-06-06', amount => 6,
+                                                   description => 'lunch', payment_method => 'card' },
+                            user => 'alice');
+    is($manual->{status}, 201, 'a manual row of hers') or diag($manual->{content});
+    my $match = $rig->post('/api/reconcile', { matches => [ {
+            manual_id => $manual->{json}{id},
+            statement_transaction_id => $rig->sql("SELECT id FROM transactions WHERE description = 'doomed 5'") + 0 } ] },
+        user => 'alice');
+    is($match->{status}, 200, 'reconciled into another row of the statement') or diag($match->{content});
+    return ($st->{json}{id}, $shared, $manual->{json}{id});
+}
+
+sub delete_underway {
+    my ($rig, $id) = @_;
+    my $end = time + ($slow ? 120 : 30);
+    while (time < $end) {
+        return 1 if $rig->sql("SELECT COUNT(*) FROM jobs WHERE kind = 'statement_delete' AND batch = $id") > 0
+                 && $rig->sql("SELECT COUNT(*) FROM transactions WHERE statement_id = $id") < $rows;
+        sleep 0.01;
+    }
+    return 0;
+}
+
+{
+    my $rig = Rig->new(procs => 3);
+    my ($id, $shared, $manual) = doomed_statement($rig);
+    my $stale = $rig->del("/api/statements/$id", user => 'alice', headers => { 'If-Match' => '"stale"' });
+    is($stale->{status}, 412, 'a delete whose If-Match names no version of it is 412')
+        or diag($stale->{content});
+    is($rig->sql("SELECT COUNT(*) FROM transactions WHERE statement_id = $id") . ' '
+       . $rig->sql('SELECT COUNT(*) FROM jobs'), "$rows 0", 'nothing deleted, no job left');
+    my $tag = $rig->get("/api/statements/$id", user => 'alice')->{headers}{etag};
+    ok($tag, "the statement's tag");
+    my ($pid, $status) = alice_in_child($rig, 'DELETE', "/api/statements/$id",
+                                        headers => { 'If-Match' => $tag });
+    ok(delete_underway($rig, $id), 'the delete, If-Match its tag, has committed a chunk and runs');
+    my $list = $rig->get('/api/statements', user => 'alice');
+    is($list->{status}, 409, "meanwhile alice's read is refused") or diag($list->{content});
+    is($rig->get("/api/transactions/$shared", user => 'bob')->{status}, 200,
+       'bob still reads the row shared with him');
+    my ($samples, $partial) = (0, 0);
+    my $end_by = time + ($slow ? 300 : 60);
+    while (time < $end_by) {
+        # One snapshot: the job's row, the shared row, the manual row hidden.
+        my ($jobs, $seen, $hidden) = split /\|/, $rig->sql(
+            "SELECT (SELECT COUNT(*) FROM jobs), (SELECT COUNT(*) FROM transactions WHERE id = $shared),"
+            . " (SELECT COUNT(*) FROM transactions WHERE id = $manual AND reconciled_with_id IS NOT NULL)");
+        last if $jobs == 0 && waitpid($pid, POSIX::WNOHANG()) != 0;
+        next unless $jobs;
+        $samples++;
+        $partial++ if $seen != 1 || $hidden != 1;
+        sleep 0.005;
+    }
+    ok($samples > 0, "the delete was seen running $samples times");
+    is($partial, 0, 'and the shared row and the match stayed as they were meanwhile');
+    is(Rig::slurp($status), 204, 'the delete ends 204');
+    is($rig->get("/api/statements/$id", user => 'alice')->{status}, 404, 'the statement is gone');
+    is($rig->sql("SELECT COUNT(*) FROM transactions WHERE statement_id = $id"), 0, 'with its rows');
+    is($rig->get("/api/transactions/$shared", user => 'bob')->{status}, 404,
+       'bob no longer reads the shared one');
+    my $back = $rig->get("/api/transactions/$manual", user => 'alice');
+    is($back->{status}, 200, 'the manual row is back') or diag($back->{content});
+    is($rig->sql("SELECT reconciled_with_id IS NULL FROM transactions WHERE id = $manual"), 1,
+       'matched to nothing');
+    is($rig->sql('SELECT COUNT(*) FROM jobs'), 0, 'and no job is left');
+    recount_ok($rig);
+}
+
+{
+    my $rig = Rig->new;
+    my ($id, $shared, $manual) = doomed_statement($rig);
+    my ($pid) = alice_in_child($rig, 'DELETE', "/api/statements/$id");
+    ok(delete_underway($rig, $id), 'a delete has committed a chunk');
+    $rig->stop_fcgi('KILL');
+    waitpid($pid, 0);
+    $rig->start_fcgi;
+    my $left = $rig->sql("SELECT COUNT(*) FROM transactions WHERE statement_id = $id");
+    ok($left > 0 && $left < $rows, "the kill left $left of its $rows rows");
+    is($rig->get("/api/transactions/$shared", user => 'bob')->{status}, 200,
+       'bob is answered, the shared row still his');
+    is($rig->sql('SELECT COUNT(*) FROM jobs'), 1, "and alice's job is left alone");
+    my $list = $rig->get('/api/statements', user => 'alice');
+    is($list->{status}, 200, "alice's next request is answered") or diag($list->{content});
+    is($list->{json}{total}, 0, 'once it has finished the delete: no statement');
+    is($rig->sql("SELECT COUNT(*) FROM transactions WHERE statement_id = $id"), 0, 'no row of it');
+    is($rig->sql("SELECT reconciled_with_id IS NULL FROM transactions WHERE id = $manual"), 1,
+       'the manual row back');
+    is($rig->get("/api/transactions/$shared", user => 'bob')->{status}, 404, "and bob's share gone");
+    is($rig->sql('SELECT COUNT(*) FROM jobs'), 0, 'no job left');
     recount_ok($rig);
 }
 

@@ -3,8 +3,8 @@
 # of small reads and writes while one user runs the largest job the API
 # allows (a 100,000-row CSV commit, the merchant run naming those rows, a
 # rule applied to them, its revert, apply-all running it again with the
-# user's other rules, a statement of 100,000 rows, an OFX file of as
-# many), beside the same load without it.
+# user's other rules, a statement of 100,000 rows, its delete, an OFX
+# file of as many), beside the same load without it.
 #
 #   contrib/bench/fair.pl --build DIR --db LEDGER.db [--procs 4]
 #                         [--clients 8] [--baseline SECONDS]
@@ -127,7 +127,7 @@ my $http = HTTP::Tiny->new(timeout => 600);
 my $t_start = time;
 sleep $baseline;
 my @windows = (['no big job (baseline)', $t_start + 1, time, 200, 0]);
-my ($rule_id, $run_id);
+my ($rule_id, $run_id, $statement_id);
 my @jobs = (
     ["CSV commit of $rows rows", sub { call($http, 'user01', 'POST', '/api/import/csv/commit', $commit_body) }],
     ["merchant run over $rows rows", sub { call($http, 'user01', 'POST', '/api/merchants/clean', '{}') }],
@@ -141,7 +141,14 @@ my @jobs = (
     }],
     ["revert of that run", sub { call($http, 'user01', 'DELETE', "/api/rules/apply/" . ($run_id // 0)) }],
     ["apply-all (that rule again)", sub { call($http, 'user01', 'POST', '/api/rules/apply', '{}') }],
-    ["statement of $rows rows", sub { call($http, 'user01', 'POST', '/api/statements', $statement_body) }],
+    ["statement of $rows rows", sub {
+        my $r = call($http, 'user01', 'POST', '/api/statements', $statement_body);
+        ($statement_id) = $r->{content} =~ /"id":\s*(\d+)/;
+        return $r;
+    }],
+    ["delete of that statement", sub {
+        call($http, 'user01', 'DELETE', "/api/statements/" . ($statement_id // 0))
+    }],
     ["OFX file of $rows rows", sub { call($http, 'user01', 'POST', '/api/statements/import', $ofx_file,
                                           'application/x-ofx') }],
 );
