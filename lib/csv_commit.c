@@ -591,25 +591,18 @@ int ledger_csv_commit(ledger_db *db, int64_t me, const cJSON *body, cJSON **out,
 int ledger_csv_commit_text(ledger_db *db, int64_t me, const char *text, size_t len, cJSON **out,
                            ledger_error *err)
 {
-    struct json_slices rows;
-    struct json_items src;
-    cJSON *body = NULL;
+    struct json_lazy body;
     int rc;
 
-    if (json_parse_lazy(text, len, "rows", &body, &rows, err))
+    if (json_lazy_parse(text, len, "rows", &body, err))
         return LEDGER_ERR;
-    memset(&src, 0, sizeof src);
-    src.text = text;
-    src.slices = &rows;
     /* A "rows" that is no array was read whole: it is refused as one. */
-    if (field_require_object(body, err))
+    if (field_require_object(body.body, err))
         rc = LEDGER_ERR;
-    else if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(body, "rows")))
+    else if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(body.body, "rows")))
         rc = error_field(err, "rows", "rows must be an array of 1 to %d rows", COMMIT_ROWS_MAX);
     else
-        rc = commit(db, me, body, &src, rows.n, 1, out, err);
-    json_items_end(&src);
-    cJSON_Delete(body);
-    json_slices_free(&rows);
+        rc = commit(db, me, body.body, &body.items, body.n, 1, out, err);
+    json_lazy_end(&body);
     return rc;
 }

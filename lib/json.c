@@ -582,6 +582,26 @@ void json_items_end(struct json_items *it)
     it->parsed = NULL;
 }
 
+int json_lazy_parse(const char *text, size_t len, const char *member, struct json_lazy *l,
+                    ledger_error *err)
+{
+    memset(l, 0, sizeof *l);
+    if (json_parse_lazy(text, len, member, &l->body, &l->slices, err))
+        return LEDGER_ERR;
+    l->items.text = text;
+    l->items.slices = &l->slices;
+    l->n = l->slices.n;
+    return LEDGER_OK;
+}
+
+void json_lazy_end(struct json_lazy *l)
+{
+    json_items_end(&l->items);
+    cJSON_Delete(l->body);
+    l->body = NULL;
+    json_slices_free(&l->slices);
+}
+
 int ledger_utf8_valid(const char *s, size_t len)
 {
     const unsigned char *p = (const unsigned char *)s, *end = p + len;

@@ -38,4 +38,18 @@ struct json_items {
 const cJSON *json_item(struct json_items *it, size_t i, ledger_error *err);
 void json_items_end(struct json_items *it);
 
+/* A body whose array member `member` is read an item at a time (a CSV
+ * commit's rows, a statement's): body, the tree without it
+ * (json_parse_lazy), and items, its n items, read from text, which
+ * outlives it.  json_lazy_end frees it all, also after a failed parse. */
+struct json_lazy {
+    cJSON *body;
+    struct json_slices slices;
+    struct json_items items;
+    size_t n;
+};
+int json_lazy_parse(const char *text, size_t len, const char *member, struct json_lazy *l,
+                    ledger_error *err);
+void json_lazy_end(struct json_lazy *l);
+
 #endif

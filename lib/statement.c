@@ -580,20 +580,13 @@ int ledger_statement_create(ledger_db *db, int64_t me, const cJSON *body, cJSON 
 int ledger_statement_create_text(ledger_db *db, int64_t me, const char *text, size_t len,
                                  cJSON **out, ledger_error *err)
 {
-    struct json_slices rows;
-    struct json_items items;
-    cJSON *body = NULL;
+    struct json_lazy body;
     int rc;
 
-    if (json_parse_lazy(text, len, "transactions", &body, &rows, err))
+    if (json_lazy_parse(text, len, "transactions", &body, err))
         return LEDGER_ERR;
-    memset(&items, 0, sizeof items);
-    items.text = text;
-    items.slices = &rows;
-    rc = field_require_object(body, err) ? LEDGER_ERR
-                                         : create(db, me, body, &items, rows.n, out, err);
-    json_items_end(&items);
-    cJSON_Delete(body);
-    json_slices_free(&rows);
+    rc = field_require_object(body.body, err)
+         ? LEDGER_ERR : create(db, me, body.body, &body.items, body.n, out, err);
+    json_lazy_end(&body);
     return rc;
 }
