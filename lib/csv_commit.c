@@ -45,13 +45,10 @@ static const char SQL_PENDING[] =
     " ?11)";
 /* The columns a manual row from a CSV file has (statement_row_insert's,
  * less those a CSV row never sets), in the rows' order, with the ids after
- * ?3, the base id_high_water gives (SQL_ID_BASE: read first, as a subquery
- * on transactions here would make SQLite copy the whole SELECT aside
- * before writing).  The staged rows' seq counts from 1 (the table is
- * emptied before each file), so their ids are ?3 + 1 on, in order, known
- * without RETURNING (which would keep every id aside to hand back); with
- * no base SQLite gives the ids, and RETURNING says which. */
-static const char SQL_ID_BASE[] = "SELECT " ROW_ID_BASE("transactions");
+ * ?3, the base (rows_id_base).  The staged rows' seq counts from 1 (the
+ * table is emptied before each file), so their ids are ?3 + 1 on, in
+ * order, known without RETURNING (which would keep every id aside to hand
+ * back); with no base SQLite gives the ids, and RETURNING says which. */
 #define WRITE_ROWS                                                                             \
     "INSERT INTO transactions (id, statement_id, owner_id, date, description, merchant, category," \
     " transaction_type, amount, currency, payment_method, import_id, eff_category, eff_merchant," \
@@ -232,23 +229,16 @@ static int stage_rows(ledger_db *db, int64_t me, struct json_items *src, const i
 static int write_rows(ledger_db *db, int64_t me, int64_t batch, size_t staged, int64_t *ids,
                       size_t cap, size_t *n, ledger_error *err)
 {
-    sqlite3_stmt *st = db_stmt(db, SQL_ID_BASE, err);
-    int64_t base = 0;
+    sqlite3_stmt *st;
+    int64_t base;
     int rc, known;
 
     *n = 0;
-    if (st == NULL)
+    if (rows_id_base(db, (int64_t)cap, &base, err))
         return LEDGER_ERR;
-    rc = sqlite3_step(st);
-    /* Past the largest id there is room for, or with no mark, ?3 stays
-     * NULL and SQLite gives the ids (at random at the top). */
-    known = rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER
-            && sqlite3_column_int64(st, 0) <= INT64_MAX - (int64_t)cap;
-    if (known)
-        base = sqlite3_column_int64(st, 0);
-    db_stmt_done(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return db_error(db, err, "csv import");
+    /* Past the largest id there is room for, ?3 stays NULL and SQLite
+     * gives the ids (at random at the top). */
+    known = base >= 0;
     if ((st = db_stmt(db, known ? SQL_WRITE : SQL_WRITE_RETURNING, err)) == NULL)
         return LEDGER_ERR;
     sqlite3_bind_int64(st, 1, me);
@@ -264,11 +254,8 @@ static int write_rows(ledger_db *db, int64_t me, int64_t batch, size_t staged, i
         /* The last id is the base plus the last seq: with as many rows as
          * were staged, seq was 1 to that count.  (No rows: nothing to
          * check, and the last id is another statement's.) */
-        if (staged > 0
-            && ((size_t)sqlite3_changes(db->sql) != staged
-                || sqlite3_last_insert_rowid(db->sql) != base + (int64_t)staged))
-            return ledger_error_set(err, 500, "internal", NULL,
-                                    "csv import: the rows did not take the ids expected");
+        if (staged > 0 && rows_ids_taken(db, base, (int64_t)staged, err))
+            return LEDGER_ERR;
         for (*n = 0; *n < staged && *n < cap; (*n)++)
             ids[*n] = base + (int64_t)*n + 1;
     } else {

@@ -40,6 +40,13 @@ int statement_insert(ledger_db *db, int64_t me, const struct statement_fields *f
                      ledger_error *err);
 
 /* ---- a statement's rows on their way in (statement_rows.c) ----------------------- */
+/* Rows written by one INSERT ... SELECT from a stage take ids base + seq,
+ * seq 1 to n, with base read first (ROW_ID_BASE: as a subquery in the
+ * INSERT it would make SQLite copy the whole SELECT aside before
+ * writing): *base, or -1 when fewer than n ids are left past the largest.
+ * After the INSERT, rows_ids_taken checks the n rows took them (500). */
+int rows_id_base(ledger_db *db, int64_t n, int64_t *base, ledger_error *err);
+int rows_ids_taken(ledger_db *db, int64_t base, int64_t n, ledger_error *err);
 struct job;
 /* A refund row written without its category, to resolve once all the
  * rows are there (category_resolve_refund_row). */

@@ -28,12 +28,11 @@ static const char SQL_STAGE[] =
     " currency, amount_aud, rate, principal, interest, fitid, payment_method, fitid_out,"
     " merchant_normalized, refund)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
-/* The ids come after ?3, the base read first (a subquery on transactions
- * here would make SQLite copy the whole SELECT aside before writing): the
- * staged rows' seq counts from 1, as the table is emptied after each
- * chunk, so row k's id is ?3 + k.  The effective values are those
- * transactions_effective_insert gives. */
 static const char SQL_ID_BASE[] = "SELECT " ROW_ID_BASE("transactions");
+/* The ids come after ?3, the base (rows_id_base): the staged rows' seq
+ * counts from 1, as the table is emptied after each chunk, so row k's id
+ * is ?3 + k.  The effective values are those
+ * transactions_effective_insert gives. */
 static const char SQL_WRITE[] =
     "INSERT INTO transactions (id, statement_id, owner_id, date, description, merchant, category,"
     " transaction_type, amount, currency, amount_aud, exchange_rate_to_aud, principal_amount,"
@@ -121,37 +120,53 @@ static int refunds_add(ledger_db *db, int64_t base, struct refund_rows *refunds,
     return rc == SQLITE_DONE ? LEDGER_OK : db_error(db, err, "statement rows");
 }
 
+int rows_id_base(ledger_db *db, int64_t n, int64_t *base, ledger_error *err)
+{
+    sqlite3_stmt *st = db_stmt(db, SQL_ID_BASE, err);
+    int rc;
+
+    *base = -1;
+    if (st == NULL)
+        return LEDGER_ERR;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER
+        && sqlite3_column_int64(st, 0) >= 0 && sqlite3_column_int64(st, 0) <= INT64_MAX - n)
+        *base = sqlite3_column_int64(st, 0);
+    db_stmt_done(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return db_error(db, err, "row ids");
+    return LEDGER_OK;
+}
+
+int rows_ids_taken(ledger_db *db, int64_t base, int64_t n, ledger_error *err)
+{
+    if (sqlite3_changes(db->sql) != n || sqlite3_last_insert_rowid(db->sql) != base + n)
+        return ledger_error_set(err, 500, "internal", NULL,
+                                "the rows written did not take the ids expected");
+    return LEDGER_OK;
+}
+
 /* Writes the staged rows to statement id, and empties the stage; their
  * count is added to *written. */
 static int rows_write(ledger_db *db, int64_t me, int64_t id, struct refund_rows *refunds,
                       int64_t *written, ledger_error *err)
 {
-    sqlite3_stmt *st;
-    int64_t base = 0, staged;
-    int rc;
+    int64_t base, staged;
 
     if (db_int(db, err, "statement rows", &staged, 0, SQL_STAGED))
         return LEDGER_ERR;
     if (staged == 0)
         return LEDGER_OK;
-    if ((st = db_stmt(db, SQL_ID_BASE, err)) == NULL)
+    if (rows_id_base(db, staged, &base, err))
         return LEDGER_ERR;
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
-        base = sqlite3_column_int64(st, 0);
-    db_stmt_done(st);
-    if (rc != SQLITE_ROW)
-        return db_error(db, err, "statement rows");
     /* Ids run out only past 2^63 rows written: no room is a refusal,
      * not rows given ids that are not theirs. */
-    if (base < 0 || base > INT64_MAX - staged)
+    if (base < 0)
         return ledger_error_set(err, 507, "insufficient_storage", NULL,
                                 "the ledger has no row ids left for %lld rows", (long long)staged);
-    if (db_exec(db, err, "statement rows", SQL_WRITE, DB_INT(id), DB_INT(me), DB_INT(base)))
+    if (db_exec(db, err, "statement rows", SQL_WRITE, DB_INT(id), DB_INT(me), DB_INT(base))
+        || rows_ids_taken(db, base, staged, err))
         return LEDGER_ERR;
-    if (sqlite3_changes(db->sql) != staged || sqlite3_last_insert_rowid(db->sql) != base + staged)
-        return ledger_error_set(err, 500, "internal", NULL,
-                                "statement rows: the rows did not take the ids expected");
     if ((refunds && refunds_add(db, base, refunds, err)) || rows_clear(db, err))
         return LEDGER_ERR;
     *written += staged;
