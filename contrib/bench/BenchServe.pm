@@ -1,11 +1,13 @@
-# What the benchmark's HTTP scripts (http.pl, fair.pl) share: a free
-# port, ledger-fcgi processes on one socket, and an nginx in front of
-# them.  The processes started are kept in @BenchServe::kids and stopped
+# What the benchmark's HTTP scripts (http.pl, fair.pl, memory.pl) share:
+# a free port, ledger-fcgi processes on one socket, an nginx in front of
+# them, and the rows of the big jobs' bodies.  The processes started are kept in @BenchServe::kids and stopped
 # when the script ends, however it ends.
 package BenchServe;
 
 use strict;
 use warnings;
+use File::Copy ();
+use File::Temp ();
 use IO::Socket::INET;
 use IO::Socket::UNIX;
 use POSIX ();
@@ -114,6 +116,30 @@ HTTP
             fastcgi_keep_conn off;
         }
 LOC
+}
+
+# site($name, $src_db, $src): a directory of its own (ledger-$name-*,
+# removed at exit) holding a copy of the ledger $src_db as ledger.db, and
+# nginx_as_header on a free port in front of its ledger.sock, where the
+# caller serves it.  ($dir, $port).
+sub site {
+    my ($name, $src_db, $src) = @_;
+    my $dir = File::Temp::tempdir("ledger-$name-XXXXXX", TMPDIR => 1, CLEANUP => 1);
+    chmod 0711, $dir;
+    my $port = free_port();
+    File::Copy::copy($src_db, "$dir/ledger.db") or die "copy: $!";
+    nginx_as_header($dir, $port, $src);
+    return ($dir, $port);
+}
+
+# rows($n, $label, $more): $n rows of a big job's JSON body, joined by
+# commas: dates over a year, descriptions "$label N", amounts up to
+# 300.99, and $more (",\"transaction_type\":\"debit\"", say) in each.
+sub rows {
+    my ($n, $label, $more) = @_;
+    return join(',', map { sprintf('{"date":"2024-%02d-%02d","description":"%s %d","amount":%d.%02d%s}',
+                                   1 + $_ % 12, 1 + $_ % 28, $label, $_, 1 + $_ % 300, $_ % 100,
+                                   $more // '') } 0 .. $n - 1);
 }
 
 1;

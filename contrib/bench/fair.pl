@@ -22,8 +22,6 @@ use strict;
 use warnings;
 use Cwd qw(abs_path);
 use File::Basename qw(dirname);
-use File::Copy qw(copy);
-use File::Temp qw(tempdir);
 use Getopt::Long;
 use HTTP::Tiny;
 use IO::Socket::INET;
@@ -40,13 +38,9 @@ GetOptions('build=s' => \$build, 'db=s' => \$src_db, 'procs=i' => \$procs, 'clie
     or die "usage: $0 --build DIR --db PATH [--procs N] [--clients N] [--baseline S]\n";
 die "usage: $0 --build DIR --db PATH\n" unless -d $build && -f $src_db;
 my $src = abs_path(dirname($0) . '/../..');
-my $dir = tempdir('ledger-fair-XXXXXX', TMPDIR => 1, CLEANUP => 1);
-chmod 0711, $dir;
-my $port = BenchServe::free_port();
-copy($src_db, "$dir/ledger.db") or die "copy: $!";
+my ($dir, $port) = BenchServe::site('fair', $src_db, $src);
 BenchServe::serve($dir, "$dir/ledger.sock", $procs, "$build/fcgi/ledger-fcgi", '--db', "$dir/ledger.db",
                   '--log-level', 'warn');
-BenchServe::nginx_as_header($dir, $port, $src);
 my $base = "http://127.0.0.1:$port";
 
 sub call {
@@ -97,19 +91,10 @@ for my $c (1 .. $clients) {
 
 # The big user's jobs, one after another, each timed.  The rows, each
 # with $more in it.
-sub big_rows {
-    my ($more) = @_;
-    my @r;
-    for my $i (0 .. $rows - 1) {
-        push @r, sprintf('{"date":"2024-%02d-%02d","description":"fairbench row %d","amount":%d.%02d%s}',
-                         1 + $i % 12, 1 + $i % 28, $i, 1 + $i % 300, $i % 100, $more);
-    }
-    return join(',', @r);
-}
-my $commit_body = '{"allow_duplicates":true,"rows":[' . big_rows('') . ']}';
+my $commit_body = '{"allow_duplicates":true,"rows":[' . BenchServe::rows($rows, 'fairbench row') . ']}';
 my $statement_body = '{"bank_name":"Fair Bank","account_type":"Visa Credit Card",'
                    . '"period_start":"2024-01-01","period_end":"2024-12-31","transactions":['
-                   . big_rows(',"transaction_type":"debit"') . ']}';
+                   . BenchServe::rows($rows, 'fairbench row', ',"transaction_type":"debit"') . ']}';
 # A card's OFX file of as many rows (other dates and texts than the
 # statement's, so that none is taken for a row seen before).
 my $ofx_file = "OFXHEADER:100\nDATA:OFXSGML\nVERSION:102\n\n<OFX><CREDITCARDMSGSRSV1><CCSTMTTRNRS>"

@@ -23,8 +23,6 @@ use strict;
 use warnings;
 use Cwd qw(abs_path);
 use File::Basename qw(dirname);
-use File::Copy qw(copy);
-use File::Temp qw(tempdir);
 use Getopt::Long;
 use HTTP::Tiny;
 use FindBin;
@@ -36,12 +34,8 @@ GetOptions('build=s' => \$build, 'db=s' => \$src_db, 'rows=i' => \$rows)
     or die "usage: $0 --build DIR --db PATH [--rows N]\n";
 die "usage: $0 --build DIR --db PATH\n" unless -d $build && -f $src_db;
 my $src = abs_path(dirname($0) . '/../..');
-my $dir = tempdir('ledger-memory-XXXXXX', TMPDIR => 1, CLEANUP => 1);
-chmod 0711, $dir;
-my $port = BenchServe::free_port();
-copy($src_db, "$dir/ledger.db") or die "copy: $!";
+my ($dir, $port) = BenchServe::site('memory', $src_db, $src);
 my $pid;
-BenchServe::nginx_as_header($dir, $port, $src);
 my $http = HTTP::Tiny->new(timeout => 600);
 
 sub post {
@@ -57,17 +51,13 @@ sub hwm_kib {
     return 0;
 }
 
-my @commit = map { sprintf '{"date":"2024-%02d-%02d","description":"memory row %d","amount":%d.%02d}',
-                   1 + $_ % 12, 1 + $_ % 28, $_, 1 + $_ % 300, $_ % 100 } 0 .. $rows - 1;
-my @statement = map { sprintf '{"date":"2024-%02d-%02d","description":"memory row %d","amount":%d.%02d,'
-                      . '"transaction_type":"debit"}', 1 + $_ % 12, 1 + $_ % 28, $_, 1 + $_ % 300,
-                      $_ % 100 } 0 .. $rows - 1;
 my @bodies = (
     ["statement of $rows rows", '/api/statements',
      '{"bank_name":"Memory Bank","account_type":"Visa Credit Card","period_start":"2024-01-01",'
-     . '"period_end":"2024-12-31","transactions":[' . join(',', @statement) . ']}', 201],
+     . '"period_end":"2024-12-31","transactions":['
+     . BenchServe::rows($rows, 'memory row', ',"transaction_type":"debit"') . ']}', 201],
     ["CSV commit of $rows rows", '/api/import/csv/commit',
-     '{"allow_duplicates":true,"rows":[' . join(',', @commit) . ']}', 201],
+     '{"allow_duplicates":true,"rows":[' . BenchServe::rows($rows, 'memory row') . ']}', 201],
     # 16 MiB less a byte: the most max_body_bytes lets through.
     ['16 MiB of small values', '/api/transactions', '[' . join(',', (0) x (8 * 1024 * 1024 - 1)) . ']', 413],
     ['an object of 500,000 keys', '/api/transactions',
