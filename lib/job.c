@@ -2,10 +2,10 @@
  * Jobs: a write too large for one short transaction (a CSV commit of up to
  * 100,000 rows, a statement or a statement file of as many, a statement's
  * delete, a rule applied to as many, apply-all, a run's revert, the
- * merchant run: seconds of writing) written in many, so that no request holds the write lock for
- * long: between two chunks other processes' waiting writers take the
- * lock, and another user's write waits for one chunk at most, not the
- * whole job.
+ * merchant run: seconds of writing) written in many, so that no request
+ * holds the write lock for long: between two chunks other processes'
+ * waiting writers take the lock, and another user's write waits for one
+ * chunk at most, not the whole job.
  *
  * It stays all or nothing for everyone who can read it:
  *   - Its row in jobs is committed before its first chunk.  While the row

@@ -79,6 +79,11 @@ static const char SQL_TRIP_PARTICIPANTS[] =
     "    LEFT JOIN user_contacts c ON c.user_id = ?2 AND c.contact_id = u.id"
     "   WHERE u.id IN (" PARTICIPANTS_SQL("?1") "))"
     " ORDER BY COALESCE(name, email) COLLATE NOCASE, id";
+/* The rows trip ?2 would hold with the rows ids ?1 in it. */
+static const char SQL_TRIP_ROOM[] =
+    "SELECT (SELECT count(*) FROM transactions WHERE override_trip_id = ?2)"
+    " + (SELECT count(*) FROM json_each(?1) j JOIN transactions t ON t.id = j.value"
+    "    WHERE t.override_trip_id IS NOT ?2)";
 static const char SQL_TRIP_ASSIGN[] =
     "UPDATE transactions SET override_trip_id = ?2 WHERE id IN (SELECT value FROM json_each(?1))";
 /* A reconciled manual row is no row of the trip: hidden from everyone,
@@ -296,8 +301,29 @@ static int ids_needing_access(ledger_db *db, int64_t trip_id, const char *text, 
     return rc == SQLITE_ROW && *rest ? LEDGER_OK : db_error(db, err, "trip rows");
 }
 
+/* The 400 (on field) of a trip that would hold n rows, past
+ * TRIP_ROWS_MAX. */
+static int too_many_rows(const char *field, int64_t n, ledger_error *err)
+{
+    return ledger_error_set(err, 400, "invalid_field", field,
+                            "a trip holds at most %d rows (rows per trip); this would make it"
+                            " %lld", TRIP_ROWS_MAX, (long long)n);
+}
+
+/* too_many_rows when the trip would hold more than TRIP_ROWS_MAX rows
+ * with the rows ids (JSON text) assigned to it. */
+static int trip_room(ledger_db *db, int64_t trip_id, const char *ids, ledger_error *err)
+{
+    int64_t n;
+
+    if (db_int(db, err, "trip rows", &n, 0, SQL_TRIP_ROOM, DB_TEXT(ids), DB_INT(trip_id)))
+        return LEDGER_ERR;
+    return n > TRIP_ROWS_MAX ? too_many_rows("transaction_ids", n, err) : LEDGER_OK;
+}
+
 /* Assigns (assign) or unassigns rows: every id must be accessible, except
- * the rows in the trip its owner takes out (ids_needing_access). */
+ * the rows in the trip its owner takes out (ids_needing_access); an
+ * assignment past TRIP_ROWS_MAX is refused once they are found to be. */
 static int set_rows(ledger_db *db, int64_t me, int64_t trip_id, const cJSON *ids, int assign,
                     int owner, int64_t *changed, ledger_error *err)
 {
@@ -310,6 +336,7 @@ static int set_rows(ledger_db *db, int64_t me, int64_t trip_id, const cJSON *ids
     rc = (!assign && ids_needing_access(db, trip_id, text, owner, &rest, err))
          || access_txn_set(db, me, rest ? rest : ids, "transaction_ids", err)
          || (assign && trip_check_row_owners(db, me, trip_id, text, "transaction_ids", err))
+         || (assign && trip_room(db, trip_id, text, err))
          || db_exec(db, err, "trip rows", assign ? SQL_TRIP_ASSIGN : SQL_TRIP_UNASSIGN,
                     DB_TEXT(text), DB_INT(trip_id));
     if (rc == 0)
@@ -384,6 +411,13 @@ int ledger_trip_from_tag(ledger_db *db, int64_t me, const cJSON *body, cJSON **o
     db_stmt_done(st);
     if (rc != SQLITE_ROW || ids == NULL)
         return db_error(db, err, "trip from tag");
+    /* The trip is new, so it would hold every row of the tag's: refused
+     * before their checks, which take a while for many rows. */
+    if (cJSON_GetArraySize(ids) > TRIP_ROWS_MAX) {
+        rc = too_many_rows("tag_id", cJSON_GetArraySize(ids), err);
+        cJSON_Delete(ids);
+        return rc;
+    }
     if (cJSON_GetArraySize(ids) && set_rows(db, me, trip_id, ids, 1, 1, &changed, err)) {
         cJSON_Delete(ids);
         return LEDGER_ERR;

@@ -13,6 +13,10 @@
 /* The most tags one user has (the CSV import's own tag aside): what a
  * row's tags cost to read, filter and put back grows with them. */
 #define TAGS_PER_USER_MAX 1000
+/* The most rows one trip holds.  A trip's rows are shared with its
+ * participants, so they change together, in one transaction: a trip from
+ * a tag, and a trip's delete, which takes every row out of it (trip.c). */
+#define TRIP_ROWS_MAX 10000
 /* 404 when the tag does not exist, 403 when it is not the user's. */
 int tag_check_owner(ledger_db *db, int64_t user_id, int64_t tag_id, ledger_error *err);
 

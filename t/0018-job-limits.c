@@ -1,8 +1,10 @@
 /*
  * What makes a job expensive is bounded, each bound named in its 400:
- * tags per user (TAGS_PER_USER_MAX), by either way a tag is made, and the
+ * tags per user (TAGS_PER_USER_MAX), by either way a tag is made; the
  * rows one rule run changes (RULE_RUN_ROWS_MAX), by apply (a 400, nothing
- * written) and by apply-all (the rule passed over, the others run).
+ * written) and by apply-all (the rule passed over, the others run); and
+ * the rows one trip holds (TRIP_ROWS_MAX), by assigning rows and by a
+ * trip from a tag, whose rows change in one transaction.
  * Unit-tested, as the bounds take more rows and tags than an HTTP test
  * can make in its time.
  */
@@ -112,6 +114,116 @@ static void runs(ledger_db *db, int64_t me)
            RULE_RUN_ROWS_MAX, "and changes every row");
 }
 
+/* A call in a transaction of its own, as a request's: rolled back when
+ * it fails. */
+static int in_txn(ledger_db *db, int rc, ledger_error *err)
+{
+    if (rc == LEDGER_OK)
+        return ledger_commit(db, err);
+    ledger_rollback(db);
+    return rc;
+}
+
+static void trips(ledger_db *db, int64_t me)
+{
+    ledger_error err;
+    cJSON *body, *out = NULL;
+    char sql[512], text[128];
+    int64_t trip = 0, extra, tag, bob = 0;
+    int rc;
+
+    body = cJSON_Parse("{\"name\": \"the long one\"}");
+    if (ledger_begin(db, 1, &err) == LEDGER_OK
+        && in_txn(db, ledger_trip_create(db, me, body, &out, &err), &err) == LEDGER_OK)
+        trip = (int64_t)cJSON_GetObjectItem(out, "id")->valuedouble;
+    ok(trip > 0, "a trip (%s)", err.message);
+    cJSON_Delete(body);
+    cJSON_Delete(out);
+    out = NULL;
+    snprintf(sql, sizeof sql,
+             "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < %d)"
+             " INSERT INTO transactions (owner_id, date, transaction_type, amount, description,"
+             " override_trip_id) SELECT %lld, '2026-03-01', 'debit', 100 + i, 'away ' || i, %lld FROM k",
+             TRIP_ROWS_MAX, (long long)me, (long long)trip);
+    sql_exec(db, sql);
+    sql_exec(db, "INSERT INTO transactions (owner_id, date, transaction_type, amount, description)"
+                 " VALUES (1, '2026-03-02', 'debit', 5, 'one more')");
+    extra = sqlite3_last_insert_rowid(db->sql);
+    snprintf(text, sizeof text, "{\"transaction_ids\": [%lld, %lld]}", (long long)extra,
+             (long long)sql_int(db, "SELECT id FROM transactions WHERE description = 'away 1'"));
+    body = cJSON_Parse(text);
+    ledger_error_clear(&err);
+    rc = ledger_begin(db, 1, &err) ? LEDGER_ERR
+                                    : in_txn(db, ledger_trip_rows(db, me, trip, body, 1, &out, &err), &err);
+    ok(refused(rc, &err, "transaction_ids", "rows per trip"),
+       "a row more than %d in a trip is a 400 naming the limit (%s)", TRIP_ROWS_MAX, err.message);
+    cJSON_Delete(out);
+    out = NULL;
+    is_int(sql_int(db, "SELECT COUNT(*) FROM transactions WHERE override_trip_id IS NOT NULL"),
+           TRIP_ROWS_MAX, "and is not put in it");
+    cJSON_Delete(body);
+    /* The row's access is checked first: another user's row is a 403, as
+     * without the limit, whatever the trip holds. */
+    ledger_user_resolve(db, "bob", "bob@example.org", NULL, &bob, &err);
+    snprintf(sql, sizeof sql, "INSERT INTO transactions (owner_id, date, transaction_type, amount,"
+                              " description) VALUES (%lld, '2026-03-02', 'debit', 5, 'bob''s')",
+             (long long)bob);
+    sql_exec(db, sql);
+    snprintf(text, sizeof text, "{\"transaction_ids\": [%lld]}",
+             (long long)sqlite3_last_insert_rowid(db->sql));
+    body = cJSON_Parse(text);
+    ledger_error_clear(&err);
+    rc = ledger_begin(db, 1, &err) ? LEDGER_ERR
+                                    : in_txn(db, ledger_trip_rows(db, me, trip, body, 1, &out, &err), &err);
+    ok(rc == LEDGER_ERR && err.status == 403, "another user's row is 403 before the limit (%d %s)",
+       err.status, err.message);
+    cJSON_Delete(out);
+    out = NULL;
+    cJSON_Delete(body);
+    snprintf(text, sizeof text, "{\"transaction_ids\": [%lld]}",
+             (long long)sql_int(db, "SELECT id FROM transactions WHERE description = 'away 1'"));
+    body = cJSON_Parse(text);
+    ledger_error_clear(&err);
+    ok(ledger_begin(db, 1, &err) == LEDGER_OK
+       && in_txn(db, ledger_trip_rows(db, me, trip, body, 1, &out, &err), &err) == LEDGER_OK,
+       "a row already in the full trip is put in it again (%s)", err.message);
+    cJSON_Delete(body);
+    cJSON_Delete(out);
+    out = NULL;
+
+    /* A trip from a tag (one on no row yet) on one row more than a trip
+     * holds. */
+    tag = sql_int(db, "SELECT id FROM tags WHERE name = 'tag 8'");
+    snprintf(sql, sizeof sql, "INSERT INTO transaction_tags (transaction_id, tag_id)"
+                              " SELECT id, %lld FROM transactions WHERE description LIKE 'many %%'"
+                              " ORDER BY id LIMIT %d", (long long)tag, TRIP_ROWS_MAX + 1);
+    sql_exec(db, sql);
+    snprintf(text, sizeof text, "{\"tag_id\": %lld}", (long long)tag);
+    body = cJSON_Parse(text);
+    ledger_error_clear(&err);
+    rc = ledger_begin(db, 1, &err) ? LEDGER_ERR
+                                    : in_txn(db, ledger_trip_from_tag(db, me, body, &out, &err), &err);
+    ok(refused(rc, &err, "tag_id", "rows per trip"),
+       "a trip from a tag on %d rows is a 400 naming the limit (%s)", TRIP_ROWS_MAX + 1, err.message);
+    cJSON_Delete(out);
+    out = NULL;
+    is_int(sql_int(db, "SELECT COUNT(*) FROM trips"), 1, "no trip is made");
+    is_int(sql_int(db, "SELECT COUNT(*) FROM transaction_tags WHERE tag_id = (SELECT id FROM tags"
+                       " WHERE name = 'tag 8')"), TRIP_ROWS_MAX + 1, "and the tag stays on its rows");
+    snprintf(sql, sizeof sql, "DELETE FROM transaction_tags WHERE tag_id = %lld AND transaction_id ="
+                              " (SELECT max(transaction_id) FROM transaction_tags WHERE tag_id = %lld)",
+             (long long)tag, (long long)tag);
+    sql_exec(db, sql);
+    ledger_error_clear(&err);
+    ok(ledger_begin(db, 1, &err) == LEDGER_OK
+       && in_txn(db, ledger_trip_from_tag(db, me, body, &out, &err), &err) == LEDGER_OK,
+       "on %d rows it is made (%s)", TRIP_ROWS_MAX, err.message);
+    cJSON_Delete(body);
+    cJSON_Delete(out);
+    is_int(sql_int(db, "SELECT COUNT(*) FROM transactions WHERE override_trip_id ="
+                       " (SELECT max(id) FROM trips)"), TRIP_ROWS_MAX, "holding them all");
+}
+
 int main(void)
 {
     ledger_db *db = NULL;
@@ -122,6 +234,7 @@ int main(void)
     ledger_user_resolve(db, "alice", "alice@example.org", NULL, &me, &err);
     tags(db, me);
     runs(db, me);
+    trips(db, me);
     ledger_close(db);
     return done_testing();
 }
