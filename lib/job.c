@@ -207,8 +207,8 @@ void job_close(ledger_db *db)
 int ledger_job_busy(ledger_error *err)
 {
     return ledger_error_set(err, 409, "job_running", NULL,
-                            "a job of yours (an import or a rule run) is still being written;"
-                            " try again when it has finished");
+                            "a job of yours (an import, a rule run or a delete) is still being"
+                            " written; try again when it has finished");
 }
 
 int ledger_job_check(ledger_db *db, int64_t me, int64_t *dead, ledger_error *err)
